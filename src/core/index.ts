@@ -1,0 +1,18 @@
+export type { ParseEvent, ParseEventType, ToolCallEvent } from './events.ts';
+export { createIdGenerator, type IdGenerator } from './ids.ts';
+export type { ProtocolFault, ProtocolFaultCode, ValidationProblem } from './problems.ts';
+export {
+  DEFAULT_MAX_CALL_CHARS,
+  type ParsedContent,
+  type ParseOptions,
+  type StreamParser,
+  type ToolCallProtocol,
+} from './protocol.ts';
+export { hasOwnProperty, setOwnProperty } from './safe-object.ts';
+export type {
+  JsonSchema,
+  ToolCallToFormat,
+  ToolDefinition,
+  ToolResponseToFormat,
+} from './tool.ts';
+export { type StreamableKind, UNCONSTRAINED_POLICY, type ValuePolicy } from './value-policy.ts';
