@@ -1,0 +1,67 @@
+import type { ParseEvent, ParseOptions, ProtocolFaultCode, ToolDefinition } from '../../core/index.ts';
+
+/** ParseOptions with every default filled in. */
+export interface ResolvedParseOptions {
+  readonly tools: readonly ToolDefinition[];
+  readonly toolsByName: ReadonlyMap<string, ToolDefinition>;
+  readonly maxCallChars: number;
+  readonly emitRawTextOnError: boolean;
+  readonly startInReasoning: boolean;
+  readonly validate: boolean;
+  readonly generateId: () => string;
+}
+
+export type { ParseOptions };
+
+/** How a call body ended; read by the engine once `write` returns an index or `finish` returns. */
+export type CallOutcome =
+  /** A call (valid or not) was emitted by the body. */
+  | { readonly kind: 'call' }
+  /** What looked like an opener was not a call: its raw text is ordinary text, no fault. */
+  | { readonly kind: 'not-a-call' }
+  /** Malformed: the engine reports the raw text in an `error` event (and as text by default). */
+  | {
+      readonly kind: 'fault';
+      readonly code: ProtocolFaultCode;
+      readonly message: string;
+      readonly toolName?: string;
+      readonly toolCallId?: string;
+    };
+
+/** What the engine offers the body of the call it is parsing. */
+export interface CallContext {
+  readonly options: ResolvedParseOptions;
+  /** Emits a non-text event (closing any open text block first). */
+  emit(event: ParseEvent): void;
+  /** Emits text from inside a call (e.g. a batch element naming an undeclared tool). */
+  emitText(text: string): void;
+  /**
+   * Reports a fault about part of a call while the body goes on (a batch where one element is
+   * malformed): an `error` event with `raw`, and `raw` as text unless the caller opted out.
+   */
+  reportFault(fault: {
+    readonly code: ProtocolFaultCode;
+    readonly message: string;
+    readonly raw: string;
+    readonly toolName?: string;
+    readonly toolCallId?: string;
+  }): void;
+  /** Sets how the call ended; the last one set before the body returns counts. */
+  settle(outcome: CallOutcome): void;
+}
+
+/**
+ * The protocol-specific parser of one call, from just after its opener to its end. The engine
+ * feeds it every character of the call exactly once.
+ */
+export interface CallBody {
+  /**
+   * Consumes `text[start, end)`. Returns the index just after the call's end (the top level
+   * resumes there; the body must have settled its outcome) or -1 when it needs more text.
+   */
+  write(text: string, start: number, end: number): number;
+  /** The stream ended inside the call: complete it if possible, and settle the outcome. */
+  finish(): void;
+  /** The call is being abandoned (size cap): close whatever the body streamed (`tool-input-end`). */
+  abandon(): void;
+}

@@ -1,0 +1,317 @@
+import {
+  createIdGenerator,
+  DEFAULT_MAX_CALL_CHARS,
+  type ParseEvent,
+  type ParseOptions,
+  type ProtocolFaultCode,
+  type StreamParser,
+  type ToolDefinition,
+} from '../../core/index.ts';
+import { compileOpeners, type Opener, type OpenerTrie } from '../../scan/opener-trie.ts';
+import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from './call-body.ts';
+
+/** What a protocol tells the engine: which openers start a call, and how to parse its body. */
+export interface ProtocolGrammar<CallData> {
+  /** Openers of calls, built from the declared tools (several may share a body kind). */
+  callOpeners(options: ResolvedParseOptions): readonly Opener<CallData>[];
+  /** A fresh body for a call whose opener just matched. */
+  openCall(data: CallData, context: CallContext): CallBody;
+}
+
+/** Reasoning blocks, recognised by every protocol before anything else. */
+const REASONING_TAGS = [
+  { open: '<think>', close: '</think>' },
+  { open: '<thinking>', close: '</thinking>' },
+] as const;
+
+type TopLevelData<CallData> =
+  | { readonly kind: 'reasoning'; readonly closers: readonly string[] }
+  | { readonly kind: 'call'; readonly call: CallData };
+
+const enum Mode {
+  Text,
+  Reasoning,
+  Call,
+}
+
+export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions {
+  const toolsByName = new Map<string, ToolDefinition>();
+  for (const tool of options.tools) toolsByName.set(tool.name, tool);
+  return {
+    tools: options.tools,
+    toolsByName,
+    maxCallChars: options.maxCallChars ?? DEFAULT_MAX_CALL_CHARS,
+    emitRawTextOnError: options.emitRawTextOnError ?? true,
+    startInReasoning: options.startInReasoning ?? false,
+    validate: options.validate ?? true,
+    generateId: options.generateId ?? createIdGenerator('tw'),
+  };
+}
+
+/** Observes where calls start and end, in stream offsets (for `extractToolCallSegments`). */
+export interface CallSpanObserver {
+  (start: number, end: number): void;
+}
+
+/**
+ * The top level shared by every protocol: text, reasoning blocks, and handing calls to the
+ * protocol's body parser. A plain state machine; each character is looked at a bounded number of
+ * times, and the only text held back is a possible opener or closer cut by the chunk's end.
+ */
+export function createStreamEngine<CallData>(
+  grammar: ProtocolGrammar<CallData>,
+  parseOptions: ParseOptions,
+  onCallSpan?: CallSpanObserver,
+): StreamParser {
+  const options = resolveParseOptions(parseOptions);
+  const openers: Opener<TopLevelData<CallData>>[] = REASONING_TAGS.map((tag) => ({
+    literal: tag.open,
+    delimited: false,
+    data: { kind: 'reasoning', closers: [tag.close] },
+  }));
+  for (const opener of grammar.callOpeners(options)) {
+    openers.push({ ...opener, data: { kind: 'call', call: opener.data } });
+  }
+  const trie: OpenerTrie<TopLevelData<CallData>> = compileOpeners(openers);
+  const triggers = trie.firstCharacters.map((code) => String.fromCharCode(code));
+
+  let out: ParseEvent[] = [];
+  let mode: Mode = options.startInReasoning ? Mode.Reasoning : Mode.Text;
+  let reasoningClosers: readonly string[] = REASONING_TAGS.map((tag) => tag.close);
+  /** A possible opener or closer cut by the end of the last chunk. */
+  let pending = '';
+  /** Stream offset of `pending[0]` (or of the next chunk when nothing is pending). */
+  let offset = 0;
+  let textId: string | undefined;
+  let reasoningId: string | undefined;
+
+  let body: CallBody | undefined;
+  let outcome: CallOutcome | undefined;
+  let callRaw: string[] = [];
+  let callChars = 0;
+  let callStart = 0;
+
+  const context: CallContext = {
+    options,
+    emit: (event) => {
+      closeText();
+      out.push(event);
+    },
+    emitText: (text) => emitText(text),
+    reportFault: ({ code, message, raw, ...extra }) => {
+      closeText();
+      reportFault(code, message, raw, extra);
+    },
+    settle: (result) => {
+      outcome = result;
+    },
+  };
+
+  function emitText(delta: string): void {
+    if (delta.length === 0) return;
+    if (textId === undefined) {
+      textId = options.generateId();
+      out.push({ type: 'text-start', id: textId });
+    }
+    out.push({ type: 'text-delta', id: textId, delta });
+  }
+
+  function closeText(): void {
+    if (textId === undefined) return;
+    out.push({ type: 'text-end', id: textId });
+    textId = undefined;
+  }
+
+  function emitReasoning(delta: string): void {
+    if (reasoningId === undefined) {
+      reasoningId = options.generateId();
+      out.push({ type: 'reasoning-start', id: reasoningId });
+    }
+    if (delta.length > 0) out.push({ type: 'reasoning-delta', id: reasoningId, delta });
+  }
+
+  function closeReasoning(): void {
+    if (reasoningId === undefined) return;
+    out.push({ type: 'reasoning-end', id: reasoningId });
+    reasoningId = undefined;
+  }
+
+  function reportFault(code: ProtocolFaultCode, message: string, raw: string, extra: object) {
+    out.push({
+      type: 'error',
+      error: { code, message, raw, offset: callStart, ...extra },
+    });
+    if (options.emitRawTextOnError) emitText(raw);
+  }
+
+  /** The body has returned with its outcome settled: report and leave call mode. */
+  function closeCall(endOffset: number): void {
+    const result = outcome ?? { kind: 'not-a-call' };
+    const raw = callRaw.join('');
+    if (result.kind === 'call') {
+      onCallSpan?.(callStart, endOffset);
+    } else if (result.kind === 'not-a-call') {
+      emitText(raw);
+    } else {
+      const { kind: _kind, code, message, ...extra } = result;
+      reportFault(code, message, raw, extra);
+    }
+    body = undefined;
+    outcome = undefined;
+    callRaw = [];
+    callChars = 0;
+    mode = Mode.Text;
+  }
+
+  /**
+   * Next position of each trigger character in the current text. Kept across calls so text with
+   * many of one trigger and none of another is not searched to its end again and again.
+   * -2 means "not searched yet"; `push` resets it for each new text.
+   */
+  const nextTrigger: number[] = triggers.map(() => -2);
+
+  function findTrigger(text: string, from: number): number {
+    let next = -1;
+    for (let index = 0; index < triggers.length; index++) {
+      let found = nextTrigger[index]!;
+      if (found === -2 || (found !== -1 && found < from)) {
+        found = text.indexOf(triggers[index]!, from);
+        nextTrigger[index] = found;
+      }
+      if (found !== -1 && (next === -1 || found < next)) next = found;
+    }
+    return next;
+  }
+
+  /** Scans text mode from `start`; returns where it stopped (end of text, or a mode change). */
+  function scanText(text: string, start: number): number {
+    let from = start;
+    while (from < text.length) {
+      const next = findTrigger(text, from);
+      if (next === -1) break;
+      const match = trie.match(text, next);
+      if (match.kind === 'none') {
+        from = next + 1;
+        continue;
+      }
+      emitText(text.slice(start, next));
+      if (match.kind === 'partial') {
+        pending = text.slice(next);
+        return text.length;
+      }
+      const data = match.opener.data;
+      closeText();
+      if (data.kind === 'reasoning') {
+        mode = Mode.Reasoning;
+        reasoningClosers = data.closers;
+        emitReasoning('');
+      } else {
+        mode = Mode.Call;
+        callStart = offset + next;
+        callRaw = [text.slice(next, next + match.length)];
+        callChars = match.length;
+        outcome = undefined;
+        body = grammar.openCall(data.call, context);
+      }
+      return next + match.length;
+    }
+    emitText(text.slice(start));
+    return text.length;
+  }
+
+  function scanReasoning(text: string, start: number): number {
+    let closeAt = -1;
+    let closer = '';
+    for (const candidate of reasoningClosers) {
+      const found = text.indexOf(candidate, start);
+      if (found !== -1 && (closeAt === -1 || found < closeAt)) {
+        closeAt = found;
+        closer = candidate;
+      }
+    }
+    if (closeAt !== -1) {
+      emitReasoning(text.slice(start, closeAt));
+      closeReasoning();
+      mode = Mode.Text;
+      return closeAt + closer.length;
+    }
+    // Hold back the longest tail that could still grow into a closer.
+    let hold = 0;
+    for (const candidate of reasoningClosers) {
+      const longest = Math.min(candidate.length - 1, text.length - start);
+      for (let size = longest; size > hold; size--) {
+        if (text.startsWith(candidate.slice(0, size), text.length - size)) {
+          hold = size;
+          break;
+        }
+      }
+    }
+    emitReasoning(text.slice(start, text.length - hold));
+    pending = text.slice(text.length - hold);
+    return text.length;
+  }
+
+  function scanCall(text: string, start: number): number {
+    const allowed = options.maxCallChars - callChars;
+    const end = Math.min(text.length, start + allowed);
+    const stop = body!.write(text, start, end);
+    const consumedTo = stop === -1 ? end : stop;
+    callRaw.push(text.slice(start, consumedTo));
+    callChars += consumedTo - start;
+    if (stop !== -1) {
+      closeCall(offset + stop);
+      return stop;
+    }
+    if (callChars >= options.maxCallChars) {
+      body!.abandon();
+      outcome = {
+        kind: 'fault',
+        code: 'call-too-large',
+        message: `a tool call exceeded maxCallChars (${options.maxCallChars} characters); it was abandoned and the rest is read as text`,
+      };
+      closeCall(offset + end);
+      return end;
+    }
+    return text.length;
+  }
+
+  function push(chunk: string): ParseEvent[] {
+    out = [];
+    nextTrigger.fill(-2);
+    let text = chunk;
+    if (pending.length > 0) {
+      text = pending + chunk;
+      pending = '';
+    }
+    let position = 0;
+    while (position < text.length) {
+      if (mode === Mode.Text) position = scanText(text, position);
+      else if (mode === Mode.Reasoning) position = scanReasoning(text, position);
+      else position = scanCall(text, position);
+    }
+    offset += text.length - pending.length;
+    return out;
+  }
+
+  function end(): ParseEvent[] {
+    out = [];
+    const held = pending;
+    pending = '';
+    if (mode === Mode.Call && body) {
+      body.finish();
+      closeCall(offset);
+    } else if (mode === Mode.Reasoning) {
+      emitReasoning(held);
+      closeReasoning();
+    } else {
+      emitText(held);
+    }
+    offset += held.length;
+    closeText();
+    closeReasoning();
+    mode = Mode.Text;
+    return out;
+  }
+
+  return { push, end };
+}

@@ -1,0 +1,64 @@
+import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
+import { describeParameters } from '../shared/describe-tool.ts';
+import { exampleInput, inputAsValue } from '../shared/example-input.ts';
+import { jsonForPrompt } from '../shared/json-text.ts';
+
+/** One `<execute>` block holding the calls as a JSON array, in order (seed 001). */
+export function formatExecuteToolCall(calls: readonly ToolCallToFormat[]): string {
+  const lines = calls.map(
+    (call) => `  ${jsonForPrompt({ name: call.toolName, args: inputAsValue(call.input) })}`,
+  );
+  return `<execute>\n[\n${lines.join(',\n')}\n]\n</execute>`;
+}
+
+/** One `<results>` block: `{tool, status, content}` per call, in call order (seed 001). */
+export function formatExecuteToolResponse(results: readonly ToolResponseToFormat[]): string {
+  const lines = results.map(
+    (result) =>
+      `  ${jsonForPrompt({
+        tool: result.toolName,
+        status: result.isError ? 'failure' : 'success',
+        content: result.isError && typeof result.output !== 'string' ? String(result.output) : result.output,
+      })}`,
+  );
+  return `<results>\n[\n${lines.join(',\n')}\n]\n</results>`;
+}
+
+export function formatExecuteTools(tools: readonly ToolDefinition[]): string {
+  const sections = tools.map((tool) => {
+    const lines = [`### ${tool.name}`];
+    if (tool.description) lines.push(tool.description);
+    const parameters = describeParameters(tool);
+    lines.push(parameters.length > 0 ? `Arguments:\n${parameters.join('\n')}` : 'No arguments.');
+    lines.push(`JSON Schema of args: ${jsonForPrompt(tool.inputSchema)}`);
+    return lines.join('\n');
+  });
+  const example = formatExecuteToolCall(
+    tools.slice(0, 2).map((tool) => ({ toolName: tool.name, input: exampleInput(tool.inputSchema) })),
+  );
+  return [
+    '# Tools',
+    '',
+    'Think first inside <think>...</think> if you need to; it is never run or shown.',
+    'To use tools, write one <execute> block holding a JSON array of calls:',
+    '',
+    '<execute>',
+    '[',
+    '  {"name": "tool_name", "args": {"arg_name": "value"}}',
+    ']',
+    '</execute>',
+    '',
+    'Rules:',
+    '- Every element is {"name": ..., "args": {...}}; "name" is one of the tools below.',
+    '- The calls of one block run in parallel; put calls that depend on each other in separate blocks.',
+    '- Results come back as <results>[{"tool": ..., "status": "success" | "failure", "content": ...}]</results>, in the order of the calls.',
+    '- When you need no more tools, answer in plain text.',
+    '',
+    'Example:',
+    example,
+    '',
+    '## Available tools',
+    '',
+    sections.join('\n\n'),
+  ].join('\n');
+}

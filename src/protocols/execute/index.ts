@@ -1,0 +1,27 @@
+import type { ToolCallProtocol } from '../../core/index.ts';
+import { defineProtocol } from '../shared/define-protocol.ts';
+import { JsonCallsBody, type JsonCallsBodyConfig } from '../shared/json-calls-body.ts';
+import { formatExecuteToolCall, formatExecuteToolResponse, formatExecuteTools } from './format.ts';
+
+const EXECUTE_BLOCK: JsonCallsBodyConfig = {
+  shape: { nameKeys: ['name'], argumentKeys: ['args', 'arguments', 'parameters'] },
+  closer: '</execute>',
+  speculative: false,
+};
+
+/**
+ * Seed 001's protocol: `<think>` reasoning, then `<execute>[{"name": …, "args": {…}}, …]</execute>`,
+ * a batch run in order. A `</execute>` inside a JSON string does not end the block.
+ */
+export function executeProtocol(): ToolCallProtocol {
+  return defineProtocol<JsonCallsBodyConfig>({
+    name: 'execute',
+    grammar: {
+      callOpeners: () => [{ literal: '<execute>', delimited: false, data: EXECUTE_BLOCK }],
+      openCall: (config, context) => new JsonCallsBody(context, config),
+    },
+    formatTools: formatExecuteTools,
+    formatToolCall: formatExecuteToolCall,
+    formatToolResponse: formatExecuteToolResponse,
+  });
+}

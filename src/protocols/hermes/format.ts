@@ -1,0 +1,69 @@
+import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
+import { exampleInput, inputAsValue } from '../shared/example-input.ts';
+import { jsonForPrompt } from '../shared/json-text.ts';
+
+export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: string): string {
+  return calls
+    .map(
+      (call) =>
+        `<${tag}>\n${jsonForPrompt({ name: call.toolName, arguments: inputAsValue(call.input) })}\n</${tag}>`,
+    )
+    .join('\n');
+}
+
+/** `<tool_response>{"name": …, "content": …}</tool_response>`, one per result, in call order. */
+export function formatHermesToolResponse(
+  results: readonly ToolResponseToFormat[],
+  tag: string,
+): string {
+  return results
+    .map((result) => {
+      const body = result.isError
+        ? { name: result.toolName, error: result.output }
+        : { name: result.toolName, content: result.output };
+      return `<${tag}>\n${jsonForPrompt(body)}\n</${tag}>`;
+    })
+    .join('\n');
+}
+
+export function formatHermesTools(
+  tools: readonly ToolDefinition[],
+  callTag: string,
+  responseTag: string,
+): string {
+  const signatures = tools
+    .map((tool) =>
+      jsonForPrompt({
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+          parameters: tool.inputSchema,
+        },
+      }),
+    )
+    .join('\n');
+  const example = tools[0]
+    ? formatHermesToolCall([{ toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) }], callTag)
+    : `<${callTag}>\n{"name": "<function-name>", "arguments": {}}\n</${callTag}>`;
+  return [
+    '# Tools',
+    '',
+    'You may call one or more functions to assist with the user query.',
+    '',
+    'You are provided with function signatures within <tools></tools> XML tags:',
+    '<tools>',
+    signatures,
+    '</tools>',
+    '',
+    `For each function call, return a JSON object with the function name and arguments within <${callTag}></${callTag}> XML tags:`,
+    `<${callTag}>`,
+    '{"name": <function-name>, "arguments": <args-json-object>}',
+    `</${callTag}>`,
+    '',
+    'For example:',
+    example,
+    '',
+    `Each result comes back within <${responseTag}></${responseTag}> tags, in the order of the calls.`,
+  ].join('\n');
+}

@@ -1,0 +1,96 @@
+import type { ToolDefinition, ValidationProblem } from '../../core/index.ts';
+import { createValidator } from '../../schema/index.ts';
+import type { CallContext } from '../engine/call-body.ts';
+
+/** One validator for the process: compiled schemas are cached per schema object. */
+const sharedValidator = createValidator();
+
+/**
+ * Turns one recognised call into events: `tool-input-start` (once), `tool-input-delta`s whose
+ * concatenation is exactly the final `input`, `tool-input-end`, then `tool-call` with the schema
+ * problems attached. Protocol bodies feed it canonical JSON text; it never re-serialises.
+ */
+export class CallAssembler {
+  readonly toolCallId: string;
+  private started = false;
+  private ended = false;
+  private readonly parts: string[] = [];
+  private readonly extraProblems: ValidationProblem[] = [];
+
+  constructor(
+    private readonly context: CallContext,
+    readonly tool: ToolDefinition,
+  ) {
+    this.toolCallId = context.options.generateId();
+  }
+
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
+  /** Emits `tool-input-start` if it has not been emitted yet. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.context.emit({ type: 'tool-input-start', id: this.toolCallId, toolName: this.tool.name });
+  }
+
+  /** Appends canonical JSON text to the streamed input. */
+  readonly delta = (text: string): void => {
+    if (text.length === 0) return;
+    this.start();
+    this.parts.push(text);
+    this.context.emit({ type: 'tool-input-delta', id: this.toolCallId, delta: text });
+  };
+
+  /** A problem the protocol found itself (e.g. a parameter given twice). */
+  addProblem(problem: ValidationProblem): void {
+    this.extraProblems.push(problem);
+  }
+
+  /** Closes the streamed input (`tool-input-end`) if it was opened. Idempotent. */
+  end(): void {
+    if (this.started && !this.ended) {
+      this.ended = true;
+      this.context.emit({ type: 'tool-input-end', id: this.toolCallId });
+    }
+  }
+
+  /** The JSON text streamed so far. */
+  inputText(): string {
+    return this.parts.join('');
+  }
+
+  /** Problems of `value` against the tool's schema (plus the protocol's own). */
+  problemsFor(value: unknown): ValidationProblem[] {
+    const problems = this.context.options.validate
+      ? sharedValidator.validate(value, this.tool.inputSchema)
+      : [];
+    return this.extraProblems.length > 0 ? [...this.extraProblems, ...problems] : problems;
+  }
+
+  /** Emits the call. `value` is the input the streamed text describes. */
+  complete(value: unknown, problems: readonly ValidationProblem[] = this.problemsFor(value)): void {
+    this.start();
+    this.end();
+    const input = this.inputText();
+    this.context.emit(
+      problems.length > 0
+        ? { type: 'tool-call', toolCallId: this.toolCallId, toolName: this.tool.name, input, problems }
+        : { type: 'tool-call', toolCallId: this.toolCallId, toolName: this.tool.name, input },
+    );
+    this.context.settle({ kind: 'call' });
+  }
+
+  /** The call cannot be completed: close the stream and report it with its raw text. */
+  fail(code: 'malformed-call' | 'unclosed-call', message: string): void {
+    this.end();
+    this.context.settle({
+      kind: 'fault',
+      code,
+      message,
+      toolName: this.tool.name,
+      ...(this.started ? { toolCallId: this.toolCallId } : {}),
+    });
+  }
+}

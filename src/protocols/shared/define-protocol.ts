@@ -1,0 +1,53 @@
+import type {
+  ParseEvent,
+  ParseOptions,
+  ToolCallProtocol,
+  ToolCallToFormat,
+  ToolDefinition,
+  ToolResponseToFormat,
+} from '../../core/index.ts';
+import { createStreamEngine, type ProtocolGrammar } from '../engine/stream-engine.ts';
+import { collectContent } from './collect-content.ts';
+
+export interface ProtocolDefinition<CallData> {
+  readonly name: string;
+  readonly grammar: ProtocolGrammar<CallData>;
+  formatTools(tools: readonly ToolDefinition[]): string;
+  formatToolCall(calls: readonly ToolCallToFormat[]): string;
+  formatToolResponse(results: readonly ToolResponseToFormat[]): string;
+}
+
+function asList<T>(value: T | readonly T[]): readonly T[] {
+  return Array.isArray(value) ? (value as readonly T[]) : [value as T];
+}
+
+/**
+ * Builds the public protocol object from a grammar and its formatters. Whole-text parsing is the
+ * stream parser fed once, so the two paths cannot disagree.
+ */
+export function defineProtocol<CallData>(definition: ProtocolDefinition<CallData>): ToolCallProtocol {
+  const { grammar } = definition;
+  const runOnce = (text: string, options: ParseOptions, spans?: [number, number][]) => {
+    const parser = createStreamEngine(
+      grammar,
+      options,
+      spans ? (start, end) => spans.push([start, end]) : undefined,
+    );
+    const events: ParseEvent[] = parser.push(text);
+    for (const event of parser.end()) events.push(event);
+    return events;
+  };
+  return {
+    name: definition.name,
+    formatTools: (tools) => definition.formatTools(tools),
+    formatToolCall: (call) => definition.formatToolCall(asList(call)),
+    formatToolResponse: (result) => definition.formatToolResponse(asList(result)),
+    parseGeneratedText: (text, options) => collectContent(runOnce(text, options)),
+    createStreamParser: (options) => createStreamEngine(grammar, options),
+    extractToolCallSegments(text, options) {
+      const spans: [number, number][] = [];
+      runOnce(text, options, spans);
+      return spans.map(([start, end]) => text.slice(start, end));
+    },
+  };
+}

@@ -1,0 +1,601 @@
+import { jsonrepair } from 'jsonrepair';
+import type { ToolDefinition } from '../../core/index.ts';
+import { createJsonTokenizer, type JsonTokenHandler } from '../../scan/json-tokenizer.ts';
+import { createJsonValueStreamer } from '../../scan/json-value-streamer.ts';
+import { LiteralFinder } from '../../scan/literal-finder.ts';
+import { RawText } from '../../scan/raw-text.ts';
+import { createValuePolicy } from '../../schema/index.ts';
+import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { CallAssembler } from './call-assembler.ts';
+import { describeProblems } from './describe-problems.ts';
+
+/** How a protocol writes calls as JSON: which keys name the tool and hold its arguments. */
+export interface JsonCallShape {
+  readonly nameKeys: readonly string[];
+  readonly argumentKeys: readonly string[];
+}
+
+export interface JsonCallsBodyConfig {
+  readonly shape: JsonCallShape;
+  /** The literal that closes the block after the JSON (`</tool_call>`); none for bare JSON. */
+  readonly closer?: string;
+  /** Characters the opener consumed that are the start of the JSON (bare `{"name"`). */
+  readonly jsonPrefix?: string;
+  /**
+   * Fences and bare JSON may be ordinary text: anything that is not a well-formed call to a
+   * declared tool is given back as text, with no fault. Tags are explicit: a broken block is a fault.
+   */
+  readonly speculative: boolean;
+  /** Skip a fence's language word (`json`, `tool_call`) before the JSON. */
+  readonly skipLanguageTag?: boolean;
+}
+
+type Handler = JsonTokenHandler;
+type Recorded = readonly [keyof Handler, unknown];
+
+function replay(handler: Handler, recorded: readonly Recorded[]): void {
+  for (const [method, argument] of recorded) {
+    (handler[method] as (value?: unknown) => void).call(handler, argument);
+  }
+}
+
+/** Buffers token events until a consumer exists (arguments written before the tool's name). */
+function createRecorder(recorded: Recorded[]): Handler {
+  return {
+    startObject: () => recorded.push(['startObject', undefined]),
+    endObject: () => recorded.push(['endObject', undefined]),
+    startArray: () => recorded.push(['startArray', undefined]),
+    endArray: () => recorded.push(['endArray', undefined]),
+    key: (name) => recorded.push(['key', name]),
+    startString: () => recorded.push(['startString', undefined]),
+    stringChunk: (text) => recorded.push(['stringChunk', text]),
+    endString: () => recorded.push(['endString', undefined]),
+    primitive: (value) => recorded.push(['primitive', value]),
+  };
+}
+
+/** One `{"name": …, "arguments": …}` object being read. */
+class Envelope {
+  name: string | undefined;
+  nameParts: string[] | undefined;
+  tool: ToolDefinition | undefined;
+  assembler: CallAssembler | undefined;
+  streamer: ReturnType<typeof createJsonValueStreamer> | undefined;
+  readonly recorded: Recorded[] = [];
+  argumentsSeen = false;
+  /** Arguments written as a JSON string: a nested tokenizer reads the string's content. */
+  argumentsText: { parts: string[]; tokenizer: ReturnType<typeof createJsonTokenizer> } | undefined;
+
+  constructor(readonly startOffset: number) {}
+
+  /** Where argument tokens go: the streamer once the tool is known, a recorder before. */
+  argumentsHandler(): Handler {
+    return this.streamer ?? createRecorder(this.recorded);
+  }
+}
+
+const enum Phase {
+  BeforeJson,
+  LanguageTag,
+  Json,
+  AfterJson,
+  /** The JSON could not be tokenized: read raw text up to the closer, then repair. */
+  Raw,
+  Done,
+}
+
+/**
+ * A block of JSON tool calls: one envelope object, or an array of them (a batch). Calls stream
+ * as they are read: `tool-input-start` once the name is known, the arguments as canonical JSON
+ * deltas, `tool-call` when each envelope closes. JSON that will not tokenize is repaired once
+ * the block ends (trailing commas, single quotes, missing brackets), never silently dropped.
+ */
+export class JsonCallsBody implements CallBody {
+  private phase: Phase;
+  private readonly tokenizer;
+  private readonly json = new RawText();
+  private readonly closer: LiteralFinder | undefined;
+  private doneAt = -1;
+
+  private depth = 0;
+  private rootIsArray = false;
+  private envelopeDepth = 1;
+  private envelope: Envelope | undefined;
+  private key: string | undefined;
+  /** Depth of the arguments or skipped value being routed (0: none). */
+  private routeDepth = 0;
+  private route: 'name' | 'arguments' | 'skip' | undefined;
+
+  private envelopesClosed = 0;
+  /** The tool of a call that broke off, for the fault report. */
+  private failedTool: string | undefined;
+  /** An envelope's own fault (unclosed, invalid at the end) was already settled. */
+  private faultSettled = false;
+  private callsEmitted = 0;
+  private unknownTool = false;
+
+  constructor(
+    private readonly context: CallContext,
+    private readonly config: JsonCallsBodyConfig,
+  ) {
+    this.tokenizer = createJsonTokenizer(this.router());
+    this.closer = config.closer ? new LiteralFinder(config.closer) : undefined;
+    this.phase = config.skipLanguageTag ? Phase.LanguageTag : Phase.BeforeJson;
+    if (config.jsonPrefix) {
+      this.phase = Phase.Json;
+      this.feedJson(config.jsonPrefix, 0, config.jsonPrefix.length);
+    }
+  }
+
+  write(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && this.doneAt === -1) {
+      switch (this.phase) {
+        case Phase.LanguageTag:
+          index = this.scanLanguageTag(text, index, end);
+          break;
+        case Phase.BeforeJson:
+          index = this.scanBeforeJson(text, index, end);
+          break;
+        case Phase.Json:
+          index = this.scanJson(text, index, end);
+          break;
+        case Phase.AfterJson:
+          index = this.scanAfterJson(text, index, end);
+          break;
+        case Phase.Raw:
+          index = this.scanRaw(text, index, end);
+          break;
+        case Phase.Done:
+          return this.doneAt;
+      }
+    }
+    return this.doneAt;
+  }
+
+  // ── phases ────────────────────────────────────────────────────────────────────────────────
+
+  private scanLanguageTag(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && /[\w-]/.test(text[index]!)) index++;
+    if (index < end) this.phase = Phase.BeforeJson;
+    return index;
+  }
+
+  private scanBeforeJson(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && /\s/.test(text[index]!)) index++;
+    if (index >= end) return end;
+    const code = text.charCodeAt(index);
+    if (code === 123 /* { */ || code === 91 /* [ */) {
+      this.phase = Phase.Json;
+      return index;
+    }
+    if (this.config.speculative) return this.settleNotACall(index);
+    this.phase = Phase.Raw;
+    return index;
+  }
+
+  private feedJson(text: string, start: number, end: number): number {
+    const stop = this.tokenizer.write(text, start, end);
+    this.json.append(text.slice(start, stop === -1 ? end : stop));
+    return stop;
+  }
+
+  private scanJson(text: string, start: number, end: number): number {
+    const before = this.json.length;
+    const stop = this.feedJson(text, start, end);
+    if (this.tokenizer.status === 'failed') {
+      const failedAt = start + (this.tokenizer.failure!.offset - before);
+      if (this.config.speculative && this.callsEmitted === 0) {
+        return this.settleNotACall(Math.max(start, failedAt));
+      }
+      this.phase = Phase.Raw;
+      return end;
+    }
+    if (stop === -1) return end;
+    this.phase = Phase.AfterJson;
+    return stop;
+  }
+
+  /** How many characters of the closer have matched right after the JSON. */
+  private closerMatched = 0;
+
+  private scanAfterJson(text: string, start: number, end: number): number {
+    const closer = this.config.closer;
+    if (!closer) return this.finishBlock(start, false);
+    let index = start;
+    if (this.closerMatched === 0) {
+      while (index < end && /\s/.test(text[index]!)) index++;
+    }
+    const matchStart = index;
+    while (index < end && this.closerMatched < closer.length) {
+      if (text.charCodeAt(index) !== closer.charCodeAt(this.closerMatched)) {
+        // Something else follows: the model left the closer out; the block ends here.
+        this.closerMatched = 0;
+        return this.finishBlock(matchStart, false);
+      }
+      this.closerMatched++;
+      index++;
+    }
+    return this.closerMatched === closer.length ? this.finishBlock(index, false) : end;
+  }
+
+  private scanRaw(text: string, start: number, end: number): number {
+    if (!this.closer) {
+      // Bare JSON has no closer: what follows the broken JSON is read up to the end.
+      this.json.append(text.slice(start, end));
+      return end;
+    }
+    const found = this.closer.find(text, start, end);
+    if (found === -1) {
+      this.json.append(text.slice(start, end));
+      return end;
+    }
+    const closerStart = found - this.config.closer!.length;
+    this.json.append(text.slice(start, Math.max(start, closerStart)));
+    return this.finishBlock(found, true);
+  }
+
+  // ── routing tokens ────────────────────────────────────────────────────────────────────────
+
+  private router(): Handler {
+    const self = this;
+    const routed = (method: keyof Handler, argument?: unknown) => {
+      const envelope = self.envelope;
+      if (self.route === 'arguments' && envelope) {
+        const handler = envelope.argumentsHandler();
+        (handler[method] as (value?: unknown) => void).call(handler, argument);
+      }
+    };
+    const openContainer = (kind: 'object' | 'array') => {
+      if (self.routeDepth > 0) {
+        self.routeDepth++;
+        self.depth++;
+        routed(kind === 'object' ? 'startObject' : 'startArray');
+        return;
+      }
+      if (self.depth === 0) {
+        self.rootIsArray = kind === 'array';
+        self.envelopeDepth = kind === 'array' ? 2 : 1;
+        self.depth = 1;
+        if (kind === 'object') self.beginEnvelope();
+        return;
+      }
+      if (self.rootIsArray && self.depth === 1) {
+        self.depth = 2;
+        if (kind === 'object') self.beginEnvelope();
+        else self.beginRoute('skip');
+        if (kind === 'array') self.routeDepth = 1;
+        return;
+      }
+      self.depth++;
+      self.beginRoute(self.routeForKey());
+      self.routeDepth = 1;
+      routed(kind === 'object' ? 'startObject' : 'startArray');
+    };
+    const closeContainer = (kind: 'object' | 'array') => {
+      if (self.routeDepth > 0) {
+        routed(kind === 'object' ? 'endObject' : 'endArray');
+        self.routeDepth--;
+        self.depth--;
+        if (self.routeDepth === 0) self.endRoute();
+        return;
+      }
+      if (self.depth === self.envelopeDepth && kind === 'object') self.closeEnvelope();
+      self.depth--;
+    };
+    return {
+      startObject: () => openContainer('object'),
+      endObject: () => closeContainer('object'),
+      startArray: () => openContainer('array'),
+      endArray: () => closeContainer('array'),
+      key(name) {
+        if (self.routeDepth > 0) routed('key', name);
+        else if (self.depth === self.envelopeDepth) self.key = name;
+      },
+      startString() {
+        if (self.routeDepth > 0) return routed('startString');
+        if (self.depth !== self.envelopeDepth || !self.envelope) return;
+        self.beginRoute(self.routeForKey());
+        if (self.route === 'name') self.envelope.nameParts = [];
+        else if (self.route === 'arguments') self.beginArgumentsText();
+      },
+      stringChunk(text) {
+        if (self.routeDepth > 0) return routed('stringChunk', text);
+        const envelope = self.envelope;
+        if (!envelope || self.depth !== self.envelopeDepth) return;
+        if (self.route === 'name') envelope.nameParts?.push(text);
+        else if (self.route === 'arguments' && envelope.argumentsText) {
+          envelope.argumentsText.parts.push(text);
+          envelope.argumentsText.tokenizer.write(text);
+        }
+      },
+      endString() {
+        if (self.routeDepth > 0) return routed('endString');
+        const envelope = self.envelope;
+        if (!envelope || self.depth !== self.envelopeDepth) return;
+        if (self.route === 'name' && envelope.nameParts) self.nameComplete(envelope.nameParts.join(''));
+        else if (self.route === 'arguments') envelope.argumentsText?.tokenizer.finish();
+        self.endRoute();
+      },
+      primitive(value) {
+        if (self.routeDepth > 0) return routed('primitive', value);
+        if (self.depth !== self.envelopeDepth || !self.envelope) return;
+        self.beginRoute(self.routeForKey());
+        if (self.route === 'arguments') routed('primitive', value);
+        self.endRoute();
+      },
+    };
+  }
+
+  private routeForKey(): 'name' | 'arguments' | 'skip' {
+    const key = this.key;
+    if (key === undefined || !this.envelope) return 'skip';
+    if (this.config.shape.nameKeys.includes(key) && this.envelope.name === undefined) return 'name';
+    if (this.config.shape.argumentKeys.includes(key) && !this.envelope.argumentsSeen) {
+      return 'arguments';
+    }
+    return 'skip';
+  }
+
+  private beginRoute(route: 'name' | 'arguments' | 'skip'): void {
+    this.route = route;
+    if (route === 'arguments' && this.envelope) this.envelope.argumentsSeen = true;
+  }
+
+  private endRoute(): void {
+    this.route = undefined;
+    this.key = undefined;
+  }
+
+  private beginEnvelope(): void {
+    this.envelope = new Envelope(this.json.length);
+    this.key = undefined;
+  }
+
+  private beginArgumentsText(): void {
+    const envelope = this.envelope!;
+    // The handler is resolved per event, so arguments recorded before the name replay in order.
+    const forward: Handler = {
+      startObject: () => envelope.argumentsHandler().startObject(),
+      endObject: () => envelope.argumentsHandler().endObject(),
+      startArray: () => envelope.argumentsHandler().startArray(),
+      endArray: () => envelope.argumentsHandler().endArray(),
+      key: (name) => envelope.argumentsHandler().key(name),
+      startString: () => envelope.argumentsHandler().startString(),
+      stringChunk: (text) => envelope.argumentsHandler().stringChunk(text),
+      endString: () => envelope.argumentsHandler().endString(),
+      primitive: (value) => envelope.argumentsHandler().primitive(value),
+    };
+    envelope.argumentsText = { parts: [], tokenizer: createJsonTokenizer(forward) };
+  }
+
+  private nameComplete(name: string): void {
+    const envelope = this.envelope!;
+    envelope.name = name;
+    const tool = this.context.options.toolsByName.get(name);
+    if (!tool) return;
+    envelope.tool = tool;
+    envelope.assembler = new CallAssembler(this.context, tool);
+    envelope.assembler.start();
+    envelope.streamer = createJsonValueStreamer(
+      createValuePolicy(tool.inputSchema),
+      envelope.assembler.delta,
+    );
+    replay(envelope.streamer, envelope.recorded);
+    envelope.recorded.length = 0;
+  }
+
+  private closeEnvelope(): void {
+    const envelope = this.envelope;
+    this.envelope = undefined;
+    this.envelopesClosed++;
+    if (!envelope) return;
+    if (!envelope.tool || !envelope.assembler || !envelope.streamer) {
+      const raw = this.json.slice(envelope.startOffset);
+      if (envelope.name === undefined && this.rootIsArray && !this.config.speculative) {
+        this.context.reportFault({
+          code: 'malformed-call',
+          message: `batch element ${this.envelopesClosed} names no tool: expected {"${this.config.shape.nameKeys[0]}": "<tool name>", "${this.config.shape.argumentKeys[0]}": {…}}`,
+          raw,
+        });
+        return;
+      }
+      this.unknownTool = envelope.name !== undefined;
+      // In a batch, an element naming an undeclared tool stays text; a lone one is handled when
+      // the block ends (the whole block is then text).
+      if (this.rootIsArray) this.context.emitText(raw);
+      return;
+    }
+    const { assembler, streamer } = envelope;
+    const text = envelope.argumentsText;
+    if (text && text.tokenizer.status !== 'complete') {
+      // Arguments given as a string that is not JSON: take the string itself (validation says why).
+      this.completeFromValue(envelope, text.parts.join(''), false);
+      return;
+    }
+    if (!envelope.argumentsSeen) {
+      streamer.startObject();
+      streamer.endObject();
+    }
+    if (!streamer.isComplete) {
+      this.completeFromValue(envelope, {}, false);
+      return;
+    }
+    assembler.complete(streamer.value);
+    this.callsEmitted++;
+  }
+
+  /** Completes an envelope from a value obtained another way (repair, string arguments). */
+  private completeFromValue(envelope: Envelope, raw: unknown, atEnd: boolean): void {
+    const tool = envelope.tool!;
+    let assembler = envelope.assembler!;
+    const value = createValuePolicy(tool.inputSchema).coerce(raw);
+    const input = JSON.stringify(value) ?? 'null';
+    const streamed = assembler.inputText();
+    if (!input.startsWith(streamed)) {
+      // What was streamed cannot be extended to this input: close it and start a fresh call.
+      assembler.end();
+      assembler = new CallAssembler(this.context, tool);
+    }
+    assembler.delta(input.slice(assembler.inputText().length));
+    const problems = assembler.problemsFor(value);
+    if (atEnd && problems.length > 0) {
+      assembler.fail(
+        'unclosed-call',
+        `the output ended inside a call to "${tool.name}" that is not complete: ${describeProblems(problems)}`,
+      );
+      this.faultSettled = true;
+      return;
+    }
+    assembler.complete(value, problems);
+    this.callsEmitted++;
+  }
+
+  // ── endings ───────────────────────────────────────────────────────────────────────────────
+
+  /** Reads what the tokenizer could not: repairs the JSON, emits the envelopes not yet emitted. */
+  private repairAndEmit(atEnd: boolean): void {
+    const rawJson = this.json.toString();
+    let value: unknown;
+    try {
+      value = JSON.parse(rawJson);
+    } catch {
+      try {
+        value = JSON.parse(jsonrepair(rawJson));
+      } catch {
+        value = undefined;
+      }
+    }
+    const candidates = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    const inProgress = this.envelope;
+    this.envelope = undefined;
+    let emitted = false;
+    for (const candidate of candidates.slice(this.envelopesClosed)) {
+      if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate)) continue;
+      const record = candidate as Record<string, unknown>;
+      const nameKey = this.config.shape.nameKeys.find((key) => typeof record[key] === 'string');
+      const name = nameKey ? (record[nameKey] as string) : undefined;
+      const tool = name === undefined ? undefined : this.context.options.toolsByName.get(name);
+      if (!tool) {
+        this.unknownTool = true;
+        continue;
+      }
+      const argumentKey = this.config.shape.argumentKeys.find((key) => Object.hasOwn(record, key));
+      let rawArguments: unknown = argumentKey ? record[argumentKey] : {};
+      if (typeof rawArguments === 'string') {
+        try {
+          rawArguments = JSON.parse(jsonrepair(rawArguments));
+        } catch {
+          // Not JSON: keep the string; validation will say what was expected.
+        }
+      }
+      const envelope =
+        !emitted && inProgress?.tool === tool ? inProgress : this.envelopeFor(tool);
+      this.completeFromValue(envelope, rawArguments, atEnd);
+      emitted = true;
+    }
+    if (inProgress?.assembler && !emitted) inProgress.assembler.end();
+    if (inProgress?.tool) this.failedTool = inProgress.tool.name;
+  }
+
+  private envelopeFor(tool: ToolDefinition): Envelope {
+    const envelope = new Envelope(0);
+    envelope.tool = tool;
+    envelope.assembler = new CallAssembler(this.context, tool);
+    return envelope;
+  }
+
+  private settleNotACall(index: number): number {
+    this.context.settle({ kind: 'not-a-call' });
+    this.phase = Phase.Done;
+    this.doneAt = index;
+    return index;
+  }
+
+  /** The block is over at `index`: repair if the JSON was broken, then settle what it was. */
+  private finishBlock(index: number, repair: boolean): number {
+    this.phase = Phase.Done;
+    this.doneAt = index;
+    if (repair) {
+      this.repairAndEmit(false);
+      this.settleAfterRepair(false);
+    } else {
+      this.settleBlock();
+    }
+    return index;
+  }
+
+  /** The JSON was complete. */
+  private settleBlock(): void {
+    if (this.rootIsArray || this.callsEmitted > 0) {
+      // A batch is a recognised block even when empty; its elements spoke for themselves.
+      this.context.settle({ kind: 'call' });
+    } else if (this.unknownTool || this.config.speculative) {
+      // A call to an undeclared tool is not a call: the whole block stays text.
+      this.context.settle({ kind: 'not-a-call' });
+    } else {
+      this.context.settle({
+        kind: 'fault',
+        code: 'malformed-call',
+        message: `the block holds no tool call: expected {"${this.config.shape.nameKeys[0]}": "<tool name>", "${this.config.shape.argumentKeys[0]}": {…}}`,
+      });
+    }
+  }
+
+  /** The JSON was broken or cut off, and `repairAndEmit` has done what it could. */
+  private settleAfterRepair(atEnd: boolean): void {
+    if (this.callsEmitted > 0) {
+      this.context.settle({ kind: 'call' });
+    } else if (this.unknownTool || this.config.speculative) {
+      this.context.settle({ kind: 'not-a-call' });
+    } else if (!this.faultSettled) {
+      this.context.settle({
+        kind: 'fault',
+        code: atEnd ? 'unclosed-call' : 'malformed-call',
+        message: this.tokenizer.failure
+          ? `the tool call is not valid JSON and could not be repaired: ${this.tokenizer.failure.message}`
+          : 'the output ended inside a tool call that could not be completed',
+        ...(this.failedTool ? { toolName: this.failedTool } : {}),
+      });
+    }
+  }
+
+  finish(): void {
+    switch (this.phase) {
+      case Phase.LanguageTag:
+      case Phase.BeforeJson:
+        if (this.config.speculative) this.context.settle({ kind: 'not-a-call' });
+        else {
+          this.context.settle({
+            kind: 'fault',
+            code: 'unclosed-call',
+            message: 'the output ended right after a tool-call opener',
+          });
+        }
+        return;
+      case Phase.Json:
+        this.tokenizer.finish();
+        if (this.tokenizer.status === 'complete') break;
+        if (this.config.speculative && this.callsEmitted === 0) {
+          this.context.settle({ kind: 'not-a-call' });
+          return;
+        }
+        this.repairAndEmit(true);
+        this.settleAfterRepair(true);
+        return;
+      case Phase.Raw:
+        this.repairAndEmit(true);
+        this.settleAfterRepair(true);
+        return;
+      default:
+        break;
+    }
+    this.settleBlock();
+  }
+
+  abandon(): void {
+    this.envelope?.assembler?.end();
+  }
+}

@@ -1,0 +1,546 @@
+import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
+import { createCanonicalJsonWriter } from '../../scan/json-writer.ts';
+import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { CallAssembler } from '../shared/call-assembler.ts';
+import { describeProblems } from '../shared/describe-problems.ts';
+import type { XmlToolShape } from './tool-shape.ts';
+import { createFragmentValueSink, createStringValueSink, type ValueSink } from './value-sink.ts';
+
+const enum State {
+  /** Inside the tool's own opening tag, reading attributes up to `>`. */
+  OpenTag,
+  /** Between parameters: white space, parameter tags, the tool's closing tag. */
+  BetweenParameters,
+  /** Inside a parameter value. */
+  Value,
+  /** Reading a tag (`<…>`) whose meaning depends on `tagContext`. */
+  Tag,
+  /** Inside `<![CDATA[ … ]]>` in a value. */
+  Cdata,
+  /** After a closing tag that may or may not end the value (see `Tentative`). */
+  Tentative,
+}
+
+const enum AttributeState {
+  Between,
+  Name,
+  AfterName,
+  AfterEquals,
+  Value,
+  SelfClosing,
+}
+
+type TagContext = 'between' | 'value' | 'tentative';
+
+type Tag =
+  | { readonly kind: 'open'; readonly name: string; readonly selfClosing: boolean }
+  | { readonly kind: 'close'; readonly name: string }
+  | { readonly kind: 'text' };
+
+const CDATA_OPEN = '<![CDATA[';
+const CDATA_CLOSE = ']]>';
+/** A tag longer than this is read as text: it bounds what a parser holds while reading one. */
+const MAX_TAG_LENGTH = 256;
+const CLOSE_TAG = /^<\/([A-Za-z_][\w.:-]*)\s*>$/;
+const OPEN_TAG = /^<([A-Za-z_][\w.:-]*)(?:\s[^<>]*?)?(\/?)>$/;
+
+function classifyTag(raw: string): Tag {
+  const close = CLOSE_TAG.exec(raw);
+  if (close) return { kind: 'close', name: close[1]! };
+  const open = OPEN_TAG.exec(raw);
+  if (open) return { kind: 'open', name: open[1]!, selfClosing: open[2] === '/' };
+  return { kind: 'text' };
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 13;
+}
+
+function isNameStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+function isNameCharacter(code: number): boolean {
+  return isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46 || code === 58;
+}
+
+/**
+ * One XML tool call, from just after `<tool_name` to just after `</tool_name>`.
+ *
+ * A parameter value runs to its closing tag only when that tag is followed (after white space) by
+ * the next parameter, the tool's closing tag, or the end of the output; any other closing tag of
+ * the same name is content. So file content that mentions `</content>` stays whole. String values
+ * stream as they arrive; other values are held, built (nested elements, `<item>` lists, repeated
+ * tags) and coerced by the schema when they close.
+ */
+export class XmlCallBody implements CallBody {
+  private state = State.OpenTag;
+  private attributeState = AttributeState.Between;
+  private attributeQuote = 0;
+
+  private tagBuffer = '';
+  private tagContext: TagContext = 'between';
+  private cdataHeld = '';
+
+  private parameter: string | undefined;
+  private sink: ValueSink | undefined;
+  /** Closing this name ends the value (the parameter, or the tool in direct-content mode). */
+  private closeName = '';
+  private directContent = false;
+  private depth = 0;
+  private tentativeRaw = '';
+  private tentativeKind: 'parameter-close' | 'tool-close' = 'parameter-close';
+
+  private readonly assembler: CallAssembler;
+  private readonly writer;
+  private objectStarted = false;
+  private readonly input: Record<string, unknown> = {};
+  private readonly given = new Set<string>();
+  private readonly held = new Map<string, unknown[]>();
+  private streamedPieces: string[] = [];
+  private heldSink: (ValueSink & { result(): unknown }) | undefined;
+
+  private doneAt = -1;
+
+  constructor(
+    private readonly context: CallContext,
+    private readonly tool: ToolDefinition,
+    private readonly shape: XmlToolShape,
+  ) {
+    this.assembler = new CallAssembler(context, tool);
+    this.writer = createCanonicalJsonWriter(this.assembler.delta);
+  }
+
+  private get policy(): ValuePolicy {
+    return this.shape.policy;
+  }
+
+  write(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && this.doneAt === -1) {
+      switch (this.state) {
+        case State.OpenTag:
+          index = this.scanOpenTag(text, index, end);
+          break;
+        case State.BetweenParameters:
+          index = this.scanBetween(text, index, end);
+          break;
+        case State.Value:
+          index = this.scanValue(text, index, end);
+          break;
+        case State.Tag:
+          index = this.scanTag(text, index, end);
+          break;
+        case State.Cdata:
+          index = this.scanCdata(text, index, end);
+          break;
+        case State.Tentative:
+          index = this.scanTentative(text, index, end);
+          break;
+      }
+    }
+    return this.doneAt;
+  }
+
+  // ── the tool's opening tag ────────────────────────────────────────────────────────────────
+
+  private scanOpenTag(text: string, start: number, end: number): number {
+    for (let index = start; index < end; index++) {
+      const code = text.charCodeAt(index);
+      switch (this.attributeState) {
+        case AttributeState.Between:
+          if (isSpace(code)) continue;
+          if (code === 62 /* > */) {
+            this.state = State.BetweenParameters;
+            return index + 1;
+          }
+          if (code === 47 /* / */) {
+            this.attributeState = AttributeState.SelfClosing;
+            continue;
+          }
+          if (isNameStart(code)) {
+            this.attributeState = AttributeState.Name;
+            continue;
+          }
+          return this.notACall(index);
+        case AttributeState.Name:
+          if (isNameCharacter(code)) continue;
+          if (code === 61 /* = */) this.attributeState = AttributeState.AfterEquals;
+          else if (isSpace(code)) this.attributeState = AttributeState.AfterName;
+          else return this.notACall(index);
+          continue;
+        case AttributeState.AfterName:
+          // Attributes must have values: `<search the code>` is prose, not a call.
+          if (isSpace(code)) continue;
+          if (code === 61 /* = */) {
+            this.attributeState = AttributeState.AfterEquals;
+            continue;
+          }
+          return this.notACall(index);
+        case AttributeState.AfterEquals:
+          if (isSpace(code)) continue;
+          if (code === 34 || code === 39 /* " ' */) {
+            this.attributeQuote = code;
+            this.attributeState = AttributeState.Value;
+            continue;
+          }
+          return this.notACall(index);
+        case AttributeState.Value: {
+          const close = text.indexOf(String.fromCharCode(this.attributeQuote), index);
+          if (close === -1 || close >= end) return end;
+          index = close;
+          this.attributeState = AttributeState.Between;
+          continue;
+        }
+        case AttributeState.SelfClosing:
+          if (code !== 62 /* > */) return this.notACall(index);
+          this.completeCall(index + 1);
+          return index + 1;
+      }
+    }
+    return end;
+  }
+
+  private notACall(index: number): number {
+    this.context.settle({ kind: 'not-a-call' });
+    this.doneAt = index;
+    return index;
+  }
+
+  // ── between parameters ────────────────────────────────────────────────────────────────────
+
+  private scanBetween(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && isSpace(text.charCodeAt(index))) index++;
+    if (index >= end) return end;
+    if (text.charCodeAt(index) === 60 /* < */) {
+      this.beginTag('between');
+      return index + 1;
+    }
+    if (this.given.size === 0) {
+      if (this.shape.directParameter === undefined) return this.notACall(index);
+      this.openParameter(this.shape.directParameter, true);
+      return index;
+    }
+    // Stray text between parameters is part of the call's markup, not a value: skip it.
+    const next = text.indexOf('<', index);
+    return next === -1 || next >= end ? end : next;
+  }
+
+  // ── tags ──────────────────────────────────────────────────────────────────────────────────
+
+  private beginTag(context: TagContext): void {
+    this.state = State.Tag;
+    this.tagContext = context;
+    this.tagBuffer = '<';
+  }
+
+  private scanTag(text: string, start: number, end: number): number {
+    if (this.tagBuffer.length === 1) {
+      const first = text.charCodeAt(start);
+      if (first !== 47 /* / */ && first !== 33 /* ! */ && !isNameStart(first)) {
+        this.tagIsText();
+        return start;
+      }
+    }
+    const limit = Math.min(end, start + MAX_TAG_LENGTH - this.tagBuffer.length + 1);
+    let index = start;
+    while (index < limit) {
+      const code = text.charCodeAt(index);
+      if (code === 62 /* > */ || code === 60 /* < */) break;
+      index++;
+    }
+    this.tagBuffer += text.slice(start, index);
+    const cdataAllowed =
+      this.tagContext !== 'between' ||
+      (this.given.size === 0 && this.shape.directParameter !== undefined);
+    if (cdataAllowed && this.tagBuffer.startsWith(CDATA_OPEN)) return this.enterCdata(index);
+    if (index >= end) return end;
+    const code = index < text.length ? text.charCodeAt(index) : -1;
+    if (code !== 62 /* > */) {
+      // Another '<' or too long: what we held was text, and a new tag may start here.
+      this.tagIsText();
+      return index;
+    }
+    this.tagBuffer += '>';
+    const raw = this.tagBuffer;
+    this.tagBuffer = '';
+    this.handleTag(raw, classifyTag(raw), index + 1);
+    return this.doneAt === -1 ? index + 1 : this.doneAt;
+  }
+
+  /** The held `<…` was not a tag: it is text of the current value (or skipped between). */
+  private tagIsText(): void {
+    const raw = this.tagBuffer;
+    this.tagBuffer = '';
+    this.handleTag(raw, { kind: 'text' }, -1);
+  }
+
+  private handleTag(raw: string, tag: Tag, after: number): void {
+    const context = this.tagContext;
+    if (context === 'between') {
+      this.state = State.BetweenParameters;
+      if (tag.kind === 'close' && tag.name === this.tool.name) this.completeCall(after);
+      else if (tag.kind === 'open') this.openParameter(tag.name, false, tag.selfClosing);
+      else if (this.given.size === 0 && tag.kind === 'text' && this.shape.directParameter) {
+        this.openParameter(this.shape.directParameter, true);
+        this.sink!.text(raw);
+      }
+      return;
+    }
+    if (context === 'tentative') {
+      if (this.confirmsTentative(tag)) {
+        this.closeValue();
+        if (tag.kind === 'close') this.completeCall(after);
+        else if (tag.kind === 'open') this.openParameter(tag.name, false, tag.selfClosing);
+        return;
+      }
+      this.sink!.text(this.tentativeRaw);
+      this.tentativeRaw = '';
+    }
+    this.state = State.Value;
+    this.handleValueTag(raw, tag, after);
+  }
+
+  private confirmsTentative(tag: Tag): boolean {
+    if (this.tentativeKind === 'tool-close') return false;
+    if (tag.kind === 'close') return tag.name === this.tool.name;
+    if (tag.kind === 'open') return tag.name === this.parameter || this.shape.isParameterName(tag.name);
+    return false;
+  }
+
+  private handleValueTag(raw: string, tag: Tag, after: number): void {
+    const sink = this.sink!;
+    if (tag.kind === 'close' && tag.name === this.closeName) {
+      if (this.depth > 0) {
+        this.depth--;
+        sink.closeTag(tag.name, raw);
+        return;
+      }
+      if (this.directContent) {
+        this.closeValue();
+        this.completeCall(after);
+        return;
+      }
+      this.enterTentative(raw, 'parameter-close');
+      return;
+    }
+    if (tag.kind === 'close' && tag.name === this.tool.name && this.depth === 0) {
+      this.enterTentative(raw, 'tool-close');
+      return;
+    }
+    if (tag.kind === 'open') {
+      if (tag.name === this.closeName && !tag.selfClosing) this.depth++;
+      sink.openTag(tag.name, raw, tag.selfClosing);
+    } else if (tag.kind === 'close') {
+      sink.closeTag(tag.name, raw);
+    } else {
+      sink.text(raw);
+    }
+  }
+
+  // ── values ────────────────────────────────────────────────────────────────────────────────
+
+  private openParameter(name: string, direct: boolean, selfClosing = false): void {
+    const policy = this.policy.property(name);
+    this.parameter = name;
+    this.closeName = direct ? this.tool.name : name;
+    this.directContent = direct;
+    this.depth = 0;
+    this.state = State.Value;
+    const firstTime = !this.given.has(name);
+    this.given.add(name);
+    if (firstTime && policy.streams('string')) {
+      this.startObject();
+      this.writer.key(name);
+      this.writer.startString();
+      setOwnProperty(this.input, name, '');
+      this.streamedPieces = [];
+      this.heldSink = undefined;
+      this.sink = createStringValueSink((piece) => {
+        this.streamedPieces.push(piece);
+        this.writer.stringChunk(piece);
+      });
+    } else {
+      if (!firstTime && !this.held.has(name)) {
+        this.assembler.addProblem({
+          path: `/${name}`,
+          keyword: 'duplicate',
+          message: `parameter "${name}" was given more than once; only the first value was used`,
+        });
+      }
+      this.heldSink = createFragmentValueSink();
+      this.sink = this.heldSink;
+    }
+    if (selfClosing) this.closeValue();
+  }
+
+  private closeValue(): void {
+    const name = this.parameter!;
+    this.sink!.end();
+    if (this.heldSink) {
+      const value = this.heldSink.result();
+      const list = this.held.get(name);
+      if (list) list.push(value);
+      // A repeat of a streamed string is dropped (its duplicate problem is already recorded).
+      else if (!Object.hasOwn(this.input, name)) this.held.set(name, [value]);
+    } else {
+      this.writer.endString();
+      setOwnProperty(this.input, name, this.streamedPieces.join(''));
+      this.streamedPieces = [];
+    }
+    this.sink = undefined;
+    this.heldSink = undefined;
+    this.parameter = undefined;
+    this.state = State.BetweenParameters;
+  }
+
+  private scanValue(text: string, start: number, end: number): number {
+    const next = text.indexOf('<', start);
+    if (next === -1 || next >= end) {
+      this.sink!.text(text.slice(start, end));
+      return end;
+    }
+    if (next > start) this.sink!.text(text.slice(start, next));
+    this.beginTag('value');
+    return next + 1;
+  }
+
+  private enterCdata(index: number): number {
+    const rest = this.tagBuffer.slice(CDATA_OPEN.length);
+    this.tagBuffer = '';
+    if (this.tagContext === 'between') this.openParameter(this.shape.directParameter!, true);
+    else if (this.tagContext === 'tentative') {
+      this.sink!.text(this.tentativeRaw);
+      this.tentativeRaw = '';
+    }
+    this.state = State.Cdata;
+    this.cdataHeld = '';
+    if (rest.length > 0) this.scanCdata(rest, 0, rest.length);
+    return index;
+  }
+
+  private scanCdata(text: string, start: number, end: number): number {
+    const chunk = this.cdataHeld + text.slice(start, end);
+    this.cdataHeld = '';
+    const close = chunk.indexOf(CDATA_CLOSE);
+    if (close !== -1) {
+      this.sink!.cdata(chunk.slice(0, close));
+      this.state = State.Value;
+      // Characters after `]]>` in `chunk` are `text` from this index on.
+      return end - (chunk.length - close - CDATA_CLOSE.length);
+    }
+    let hold = 0;
+    if (chunk.endsWith(']]')) hold = 2;
+    else if (chunk.endsWith(']')) hold = 1;
+    this.sink!.cdata(chunk.slice(0, chunk.length - hold));
+    this.cdataHeld = chunk.slice(chunk.length - hold);
+    return end;
+  }
+
+  private enterTentative(raw: string, kind: 'parameter-close' | 'tool-close'): void {
+    this.state = State.Tentative;
+    this.tentativeRaw = raw;
+    this.tentativeKind = kind;
+  }
+
+  private scanTentative(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && isSpace(text.charCodeAt(index))) index++;
+    this.tentativeRaw += text.slice(start, index);
+    if (index >= end) return end;
+    if (text.charCodeAt(index) === 60 /* < */) {
+      this.beginTag('tentative');
+      return index + 1;
+    }
+    this.sink!.text(this.tentativeRaw);
+    this.tentativeRaw = '';
+    this.state = State.Value;
+    return index;
+  }
+
+  // ── the call ──────────────────────────────────────────────────────────────────────────────
+
+  private startObject(): void {
+    if (this.objectStarted) return;
+    this.objectStarted = true;
+    this.writer.startObject();
+  }
+
+  /** Coerces the held values into the input (in order of first appearance). */
+  private assembleHeld(): void {
+    for (const [name, values] of this.held) {
+      const policy = this.policy.property(name);
+      let value: unknown = values[0];
+      if (values.length > 1) {
+        if (policy.streams('array')) value = values;
+        else {
+          this.assembler.addProblem({
+            path: `/${name}`,
+            keyword: 'duplicate',
+            message: `parameter "${name}" was given more than once; only the first value was used`,
+          });
+        }
+      }
+      setOwnProperty(this.input, name, policy.coerce(value));
+    }
+  }
+
+  private emitHeldAndClose(): void {
+    this.startObject();
+    for (const name of this.held.keys()) {
+      this.writer.key(name);
+      this.writer.value(this.input[name]);
+    }
+    this.writer.endObject();
+  }
+
+  /** The closing tag arrived; `after` is the index just after it. */
+  private completeCall(after: number): void {
+    this.assembleHeld();
+    this.emitHeldAndClose();
+    this.assembler.complete(this.input);
+    this.doneAt = after;
+    this.state = State.BetweenParameters;
+  }
+
+  finish(): void {
+    switch (this.state) {
+      case State.OpenTag:
+        this.context.settle({ kind: 'not-a-call' });
+        return;
+      case State.Tag:
+        if (this.tagContext === 'value') this.sink!.text(this.tagBuffer);
+        else if (this.tagContext === 'tentative') this.closeValue();
+        this.tagBuffer = '';
+        break;
+      case State.Cdata:
+        this.sink!.cdata(this.cdataHeld);
+        break;
+      case State.Tentative:
+        // Nothing followed the closing tag: it did end the value (or, for the tool's closing
+        // tag met inside a value, it ended the call).
+        break;
+    }
+    if (this.sink) this.closeValue();
+    if (this.given.size === 0) {
+      this.context.settle({ kind: 'not-a-call' });
+      return;
+    }
+    this.assembleHeld();
+    const problems = this.assembler.problemsFor(this.input);
+    if (problems.length > 0) {
+      this.assembler.fail(
+        'unclosed-call',
+        `the output ended inside a call to "${this.tool.name}" that is not complete: ${describeProblems(problems)}`,
+      );
+      return;
+    }
+    this.emitHeldAndClose();
+    this.assembler.complete(this.input, problems);
+  }
+
+  abandon(): void {
+    this.assembler.end();
+  }
+}

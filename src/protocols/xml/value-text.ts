@@ -1,0 +1,205 @@
+/**
+ * The text of an XML parameter value, decoded and trimmed as it streams.
+ *
+ * Trimming rule (the same for streamed and held values): white space written around a value is
+ * layout, not content. Trailing white space is dropped. Leading white space is dropped entirely
+ * when the value is a single line (`<path>  ./src  </path>` is `./src`, and pretty-printed
+ * `<q>\n    text\n  </q>` is `text`); when the value spans several lines, only the line break
+ * after the tag is dropped and the first line's indentation is kept, because it is code
+ * (`<content>\n    indented\n    more\n</content>` keeps its four spaces). White space inside CDATA
+ * or written as a character reference is content and never trimmed.
+ */
+export interface ValueTextSink {
+  /** Literal text outside CDATA (entities already decoded by the caller or not present). */
+  literal(text: string): void;
+  /** Text that is content whatever it contains (CDATA, decoded character references). */
+  content(text: string): void;
+  /** The value is complete. */
+  end(): void;
+}
+
+const enum Phase {
+  Leading,
+  FirstLine,
+  Body,
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 13;
+}
+
+function lastNonSpace(text: string): number {
+  for (let index = text.length - 1; index >= 0; index--) {
+    if (!isSpace(text.charCodeAt(index))) return index;
+  }
+  return -1;
+}
+
+/** A ValueTextSink that applies the trimming rule and passes the result on in pieces. */
+export function createTrimmingSink(emit: (text: string) => void): ValueTextSink {
+  let phase = Phase.Leading;
+  let leading = '';
+  /** First-line content held until we know whether the value has more lines. */
+  let firstLine: string[] = [];
+  /** White space after the last content character, held until more content follows. */
+  let tail = '';
+
+  function indentation(): string {
+    return leading.slice(leading.lastIndexOf('\n') + 1);
+  }
+
+  /** Adds content (ending in a non-space character, or forced content) after the held tail. */
+  function addContent(segment: string): void {
+    if (phase === Phase.Body) {
+      emit(segment);
+      return;
+    }
+    if (phase === Phase.Leading) {
+      phase = Phase.FirstLine;
+    }
+    if (segment.includes('\n')) {
+      // A line break with content after it: the value is multi-line, so the indentation counts.
+      phase = Phase.Body;
+      emit(indentation() + firstLine.join('') + segment);
+      firstLine = [];
+      return;
+    }
+    firstLine.push(segment);
+  }
+
+  return {
+    literal(text) {
+      if (text.length === 0) return;
+      if (phase === Phase.Leading) {
+        let first = 0;
+        while (first < text.length && isSpace(text.charCodeAt(first))) first++;
+        if (first === text.length) {
+          leading += text;
+          return;
+        }
+        leading += text.slice(0, first);
+        text = text.slice(first);
+      }
+      const last = lastNonSpace(text);
+      if (last === -1) {
+        tail += text;
+        return;
+      }
+      const segment = tail + text.slice(0, last + 1);
+      tail = text.slice(last + 1);
+      addContent(segment);
+    },
+    content(text) {
+      if (text.length === 0) return;
+      const segment = tail + text;
+      tail = '';
+      addContent(segment);
+    },
+    end() {
+      if (phase === Phase.FirstLine) emit(firstLine.join(''));
+      firstLine = [];
+      tail = '';
+    },
+  };
+}
+
+/** Applies the trimming rule to a whole value at once (same result as streaming it). */
+export function trimValueText(pieces: readonly { text: string; isContent: boolean }[]): string {
+  const parts: string[] = [];
+  const sink = createTrimmingSink((text) => parts.push(text));
+  for (const piece of pieces) {
+    if (piece.isContent) sink.content(piece.text);
+    else sink.literal(piece.text);
+  }
+  sink.end();
+  return parts.join('');
+}
+
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  lt: '<',
+  gt: '>',
+  amp: '&',
+  quot: '"',
+  apos: "'",
+};
+
+/** Longest entity we try to read: `&#x10FFFF;` is 10 characters. */
+const MAX_ENTITY_LENGTH = 10;
+
+/**
+ * Decodes the five predefined XML entities and numeric character references in one pass, so
+ * `&amp;lt;` is `&lt;` (never `<`). Nothing else is expanded: there is no DTD. An entity cut by a
+ * chunk boundary is held until it completes. Decoded characters are passed on as content.
+ */
+export function createEntityDecoder(sink: ValueTextSink): {
+  write(text: string): void;
+  end(): void;
+} {
+  let held = '';
+
+  function decode(reference: string): string | undefined {
+    const named = NAMED_ENTITIES[reference];
+    if (named !== undefined && Object.hasOwn(NAMED_ENTITIES, reference)) return named;
+    if (reference.charCodeAt(0) !== 35 /* # */) return undefined;
+    const hex = reference.charCodeAt(1) === 120 || reference.charCodeAt(1) === 88; /* x X */
+    const digits = reference.slice(hex ? 2 : 1);
+    if (digits.length === 0 || !(hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
+      return undefined;
+    }
+    const codePoint = Number.parseInt(digits, hex ? 16 : 10);
+    if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) || codePoint === 0) {
+      return undefined;
+    }
+    return String.fromCodePoint(codePoint);
+  }
+
+  function write(input: string): void {
+    const text = held.length > 0 ? held + input : input;
+    held = '';
+    let start = 0;
+    while (start < text.length) {
+      const amp = text.indexOf('&', start);
+      if (amp === -1) {
+        sink.literal(text.slice(start));
+        return;
+      }
+      // Look for the ';' only within reach, so text full of bare '&' stays linear.
+      const limit = amp + MAX_ENTITY_LENGTH;
+      let semicolon = -1;
+      for (let index = amp + 1; index <= limit && index < text.length; index++) {
+        if (text.charCodeAt(index) === 59 /* ; */) {
+          semicolon = index;
+          break;
+        }
+      }
+      if (semicolon === -1) {
+        if (text.length <= limit) {
+          // The reference may still complete in the next chunk.
+          sink.literal(text.slice(start, amp));
+          held = text.slice(amp);
+          return;
+        }
+        sink.literal(text.slice(start, amp + 1));
+        start = amp + 1;
+        continue;
+      }
+      const decoded = decode(text.slice(amp + 1, semicolon));
+      if (decoded === undefined) {
+        sink.literal(text.slice(start, amp + 1));
+        start = amp + 1;
+        continue;
+      }
+      sink.literal(text.slice(start, amp));
+      sink.content(decoded);
+      start = semicolon + 1;
+    }
+  }
+
+  return {
+    write,
+    end() {
+      if (held.length > 0) sink.literal(held);
+      held = '';
+    },
+  };
+}

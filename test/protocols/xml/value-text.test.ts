@@ -1,0 +1,100 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  createEntityDecoder,
+  createTrimmingSink,
+  trimValueText,
+} from '../../../src/protocols/xml/value-text.ts';
+
+/** Decodes and trims `text` fed in the given chunks, as a streamed string value is. */
+function streamValue(chunks: readonly string[]): string {
+  const parts: string[] = [];
+  const trimmer = createTrimmingSink((text) => parts.push(text));
+  const decoder = createEntityDecoder(trimmer);
+  for (const chunk of chunks) decoder.write(chunk);
+  decoder.end();
+  trimmer.end();
+  return parts.join('');
+}
+
+const literal = (text: string) => ({ text, isContent: false });
+const content = (text: string) => ({ text, isContent: true });
+
+describe('trimming rule', () => {
+  it('drops white space around a single-line value', () => {
+    expect(trimValueText([literal('  ./src  ')])).toBe('./src');
+    expect(trimValueText([literal('\n    authentication\n  ')])).toBe('authentication');
+  });
+
+  it('keeps the first line indentation of a multi-line value', () => {
+    expect(trimValueText([literal('  indented line\n  another line')])).toBe(
+      '  indented line\n  another line',
+    );
+    expect(trimValueText([literal('\n    def f():\n        return 1\n')])).toBe(
+      '    def f():\n        return 1',
+    );
+  });
+
+  it('drops only the line break after the tag of a multi-line value', () => {
+    expect(trimValueText([literal('\nfirst line\nlast line\n')])).toBe('first line\nlast line');
+  });
+
+  it('never trims content (CDATA, character references)', () => {
+    expect(trimValueText([literal('  '), content('  x  '), literal(' \n')])).toBe('  x  ');
+    expect(trimValueText([content('\n')])).toBe('\n');
+  });
+
+  it('gives the empty string for white space only', () => {
+    expect(trimValueText([literal(' \n\t ')])).toBe('');
+  });
+});
+
+describe('entity decoding', () => {
+  it('decodes the five predefined entities', () => {
+    expect(streamValue(['a &lt; b &gt; c &amp; &quot;d&quot; &apos;e&apos;'])).toBe(
+      'a < b > c & "d" \'e\'',
+    );
+  });
+
+  it('decodes in one pass, so &amp;lt; is &lt;', () => {
+    expect(streamValue(['&amp;lt;'])).toBe('&lt;');
+    expect(streamValue(['&amp;amp;'])).toBe('&amp;');
+  });
+
+  it('decodes numeric character references', () => {
+    expect(streamValue(['&#60;&#x3e;&#128512;'])).toBe('<>😀');
+  });
+
+  it('leaves unknown entities and bare ampersands alone', () => {
+    expect(streamValue(['a & b &nbsp; &copy; &#xZZ; &'])).toBe('a & b &nbsp; &copy; &#xZZ; &');
+  });
+
+  it('does not expand entities beyond the predefined ones', () => {
+    expect(streamValue(['&xxe;'])).toBe('&xxe;');
+  });
+
+  it('gives the same result for any chunking', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', ' ', '\n', '&amp;', '&lt;', '&#32;', '&', ';', 'x y'), {
+          maxLength: 20,
+        }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (pieces, cuts) => {
+          const text = pieces.join('');
+          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
+            (a, b) => a - b,
+          );
+          const chunks: string[] = [];
+          let previous = 0;
+          for (const point of points) {
+            chunks.push(text.slice(previous, point));
+            previous = point;
+          }
+          chunks.push(text.slice(previous));
+          expect(streamValue(chunks)).toBe(streamValue([text]));
+        },
+      ),
+    );
+  });
+});
