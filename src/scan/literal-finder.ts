@@ -8,7 +8,10 @@ export class LiteralFinder {
   /** How many characters of the literal the text seen so far ends with. */
   private matched = 0;
 
-  constructor(readonly literal: string) {
+  readonly literal: string;
+
+  constructor(literal: string) {
+    this.literal = literal;
     this.fallback = new Int32Array(literal.length);
     let length = 0;
     for (let index = 1; index < literal.length; index++) {

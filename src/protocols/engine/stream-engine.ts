@@ -28,11 +28,12 @@ type TopLevelData<CallData> =
   | { readonly kind: 'reasoning'; readonly closers: readonly string[] }
   | { readonly kind: 'call'; readonly call: CallData };
 
-const enum Mode {
-  Text,
-  Reasoning,
-  Call,
-}
+const Mode = {
+  Text: 0,
+  Reasoning: 1,
+  Call: 2,
+} as const;
+type Mode = (typeof Mode)[keyof typeof Mode];
 
 export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions {
   const toolsByName = new Map<string, ToolDefinition>();

@@ -17,10 +17,12 @@ export class CallAssembler {
   private readonly parts: string[] = [];
   private readonly extraProblems: ValidationProblem[] = [];
 
-  constructor(
-    private readonly context: CallContext,
-    readonly tool: ToolDefinition,
-  ) {
+  private readonly context: CallContext;
+  readonly tool: ToolDefinition;
+
+  constructor(context: CallContext, tool: ToolDefinition) {
+    this.context = context;
+    this.tool = tool;
     this.toolCallId = context.options.generateId();
   }
 

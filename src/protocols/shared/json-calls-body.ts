@@ -1,6 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import type { ToolDefinition } from '../../core/index.ts';
-import { createJsonTokenizer, type JsonTokenHandler } from '../../scan/json-tokenizer.ts';
+import { createJsonTokenizer, type JsonTokenHandler, type JsonTokenizer } from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer } from '../../scan/json-value-streamer.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { RawText } from '../../scan/raw-text.ts';
@@ -66,7 +66,11 @@ class Envelope {
   /** Arguments written as a JSON string: a nested tokenizer reads the string's content. */
   argumentsText: { parts: string[]; tokenizer: ReturnType<typeof createJsonTokenizer> } | undefined;
 
-  constructor(readonly startOffset: number) {}
+  readonly startOffset: number;
+
+  constructor(startOffset: number) {
+    this.startOffset = startOffset;
+  }
 
   /** Where argument tokens go: the streamer once the tool is known, a recorder before. */
   argumentsHandler(): Handler {
@@ -74,15 +78,16 @@ class Envelope {
   }
 }
 
-const enum Phase {
-  BeforeJson,
-  LanguageTag,
-  Json,
-  AfterJson,
+const Phase = {
+  BeforeJson: 0,
+  LanguageTag: 1,
+  Json: 2,
+  AfterJson: 3,
   /** The JSON could not be tokenized: read raw text up to the closer, then repair. */
-  Raw,
-  Done,
-}
+  Raw: 4,
+  Done: 5,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
 
 /**
  * A block of JSON tool calls: one envelope object, or an array of them (a batch). Calls stream
@@ -92,7 +97,7 @@ const enum Phase {
  */
 export class JsonCallsBody implements CallBody {
   private phase: Phase;
-  private readonly tokenizer;
+  private readonly tokenizer: JsonTokenizer;
   private readonly json = new RawText();
   private readonly closer: LiteralFinder | undefined;
   private doneAt = -1;
@@ -114,10 +119,12 @@ export class JsonCallsBody implements CallBody {
   private callsEmitted = 0;
   private unknownTool = false;
 
-  constructor(
-    private readonly context: CallContext,
-    private readonly config: JsonCallsBodyConfig,
-  ) {
+  private readonly context: CallContext;
+  private readonly config: JsonCallsBodyConfig;
+
+  constructor(context: CallContext, config: JsonCallsBodyConfig) {
+    this.context = context;
+    this.config = config;
     this.tokenizer = createJsonTokenizer(this.router());
     this.closer = config.closer ? new LiteralFinder(config.closer) : undefined;
     this.phase = config.skipLanguageTag ? Phase.LanguageTag : Phase.BeforeJson;

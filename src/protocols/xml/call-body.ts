@@ -1,34 +1,36 @@
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
-import { createCanonicalJsonWriter } from '../../scan/json-writer.ts';
+import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { CallAssembler } from '../shared/call-assembler.ts';
 import { describeProblems } from '../shared/describe-problems.ts';
 import type { XmlToolShape } from './tool-shape.ts';
 import { createFragmentValueSink, createStringValueSink, type ValueSink } from './value-sink.ts';
 
-const enum State {
+const State = {
   /** Inside the tool's own opening tag, reading attributes up to `>`. */
-  OpenTag,
+  OpenTag: 0,
   /** Between parameters: white space, parameter tags, the tool's closing tag. */
-  BetweenParameters,
+  BetweenParameters: 1,
   /** Inside a parameter value. */
-  Value,
+  Value: 2,
   /** Reading a tag (`<…>`) whose meaning depends on `tagContext`. */
-  Tag,
+  Tag: 3,
   /** Inside `<![CDATA[ … ]]>` in a value. */
-  Cdata,
+  Cdata: 4,
   /** After a closing tag that may or may not end the value (see `Tentative`). */
-  Tentative,
-}
+  Tentative: 5,
+} as const;
+type State = (typeof State)[keyof typeof State];
 
-const enum AttributeState {
-  Between,
-  Name,
-  AfterName,
-  AfterEquals,
-  Value,
-  SelfClosing,
-}
+const AttributeState = {
+  Between: 0,
+  Name: 1,
+  AfterName: 2,
+  AfterEquals: 3,
+  Value: 4,
+  SelfClosing: 5,
+} as const;
+type AttributeState = (typeof AttributeState)[keyof typeof AttributeState];
 
 type TagContext = 'between' | 'value' | 'tentative';
 
@@ -74,8 +76,8 @@ function isNameCharacter(code: number): boolean {
  * tags) and coerced by the schema when they close.
  */
 export class XmlCallBody implements CallBody {
-  private state = State.OpenTag;
-  private attributeState = AttributeState.Between;
+  private state: State = State.OpenTag;
+  private attributeState: AttributeState = AttributeState.Between;
   private attributeQuote = 0;
 
   private tagBuffer = '';
@@ -92,7 +94,7 @@ export class XmlCallBody implements CallBody {
   private tentativeKind: 'parameter-close' | 'tool-close' = 'parameter-close';
 
   private readonly assembler: CallAssembler;
-  private readonly writer;
+  private readonly writer: CanonicalJsonWriter;
   private objectStarted = false;
   private readonly input: Record<string, unknown> = {};
   private readonly given = new Set<string>();
@@ -102,11 +104,14 @@ export class XmlCallBody implements CallBody {
 
   private doneAt = -1;
 
-  constructor(
-    private readonly context: CallContext,
-    private readonly tool: ToolDefinition,
-    private readonly shape: XmlToolShape,
-  ) {
+  private readonly context: CallContext;
+  private readonly tool: ToolDefinition;
+  private readonly shape: XmlToolShape;
+
+  constructor(context: CallContext, tool: ToolDefinition, shape: XmlToolShape) {
+    this.context = context;
+    this.tool = tool;
+    this.shape = shape;
     this.assembler = new CallAssembler(context, tool);
     this.writer = createCanonicalJsonWriter(this.assembler.delta);
   }

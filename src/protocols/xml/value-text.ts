@@ -18,11 +18,12 @@ export interface ValueTextSink {
   end(): void;
 }
 
-const enum Phase {
-  Leading,
-  FirstLine,
-  Body,
-}
+const Phase = {
+  Leading: 0,
+  FirstLine: 1,
+  Body: 2,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 10 || code === 9 || code === 13;
@@ -37,7 +38,7 @@ function lastNonSpace(text: string): number {
 
 /** A ValueTextSink that applies the trimming rule and passes the result on in pieces. */
 export function createTrimmingSink(emit: (text: string) => void): ValueTextSink {
-  let phase = Phase.Leading;
+  let phase: Phase = Phase.Leading;
   let leading = '';
   /** First-line content held until we know whether the value has more lines. */
   let firstLine: string[] = [];
