@@ -190,16 +190,19 @@ export class JsonCallsBody implements CallBody {
   }
 
   private scanJson(text: string, start: number, end: number): number {
+    // Everything written to the tokenizer is in `json`, so its offsets are the tokenizer's.
     const before = this.json.length;
-    const stop = this.feedJson(text, start, end);
+    const stop = this.tokenizer.write(text, start, end);
     if (this.tokenizer.status === 'failed') {
-      const failedAt = start + (this.tokenizer.failure!.offset - before);
-      if (this.config.speculative && this.callsEmitted === 0) {
-        return this.settleNotACall(Math.max(start, failedAt));
-      }
+      const offset = this.tokenizer.failure?.offset ?? before;
+      const failedAt = Math.min(end, Math.max(start, start + (offset - before)));
+      this.json.append(text.slice(start, failedAt));
+      if (this.config.speculative && this.callsEmitted === 0) return this.settleNotACall(failedAt);
+      // Read on as raw text up to the closer, then repair the whole block.
       this.phase = Phase.Raw;
-      return end;
+      return failedAt;
     }
+    this.json.append(text.slice(start, stop === -1 ? end : stop));
     if (stop === -1) return end;
     this.phase = Phase.AfterJson;
     return stop;
@@ -385,7 +388,8 @@ export class JsonCallsBody implements CallBody {
     if (!tool) return;
     envelope.tool = tool;
     envelope.assembler = new CallAssembler(this.context, tool);
-    envelope.assembler.start();
+    // A bare or fenced object is announced only once its arguments begin: until then it may be data.
+    if (!this.config.speculative) envelope.assembler.start();
     envelope.streamer = createJsonValueStreamer(
       createValuePolicy(tool.inputSchema),
       envelope.assembler.delta,
@@ -399,7 +403,10 @@ export class JsonCallsBody implements CallBody {
     this.envelope = undefined;
     this.envelopesClosed++;
     if (!envelope) return;
-    if (!envelope.tool || !envelope.assembler || !envelope.streamer) {
+    // A bare or fenced object needs its arguments to be a call: `{"name": "x"}` alone is data.
+    const lacksArguments = this.config.speculative && !envelope.argumentsSeen;
+    if (!envelope.tool || !envelope.assembler || !envelope.streamer || lacksArguments) {
+      envelope.assembler?.end();
       const raw = this.json.slice(envelope.startOffset);
       if (envelope.name === undefined && this.rootIsArray && !this.config.speculative) {
         this.context.reportFault({
@@ -515,6 +522,8 @@ export class JsonCallsBody implements CallBody {
   }
 
   private settleNotACall(index: number): number {
+    // Arguments may already have streamed: close that input (no call follows it).
+    this.envelope?.assembler?.end();
     this.context.settle({ kind: 'not-a-call' });
     this.phase = Phase.Done;
     this.doneAt = index;
@@ -585,7 +594,9 @@ export class JsonCallsBody implements CallBody {
       case Phase.Json:
         this.tokenizer.finish();
         if (this.tokenizer.status === 'complete') break;
-        if (this.config.speculative && this.callsEmitted === 0) {
+        // Bare or fenced JSON cut off before its arguments began is text; once a declared
+        // tool's arguments are streaming, it is completed like any cut-off call.
+        if (this.config.speculative && this.callsEmitted === 0 && !this.envelope?.assembler?.hasStarted) {
           this.context.settle({ kind: 'not-a-call' });
           return;
         }

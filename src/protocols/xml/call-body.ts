@@ -310,7 +310,15 @@ export class XmlCallBody implements CallBody {
   private confirmsTentative(tag: Tag): boolean {
     if (this.tentativeKind === 'tool-close') return false;
     if (tag.kind === 'close') return tag.name === this.tool.name;
-    if (tag.kind === 'open') return tag.name === this.parameter || this.shape.isParameterName(tag.name);
+    if (tag.kind === 'open') {
+      // A declared parameter, or any tag on a new line (a parameter the schema does not know;
+      // validation will name it). Content rarely puts its own closing tag at a line's end.
+      return (
+        tag.name === this.parameter ||
+        this.shape.isParameterName(tag.name) ||
+        this.tentativeRaw.includes('\n')
+      );
+    }
     return false;
   }
 
@@ -368,6 +376,7 @@ export class XmlCallBody implements CallBody {
       });
     } else {
       if (!firstTime && !this.held.has(name)) {
+        // A repeated array parameter gathers its elements; anything else keeps its first value.
         this.assembler.addProblem({
           path: `/${name}`,
           keyword: 'duplicate',
@@ -386,9 +395,19 @@ export class XmlCallBody implements CallBody {
     if (this.heldSink) {
       const value = this.heldSink.result();
       const list = this.held.get(name);
+      const policy = this.policy.property(name);
       if (list) list.push(value);
-      // A repeat of a streamed string is dropped (its duplicate problem is already recorded).
-      else if (!Object.hasOwn(this.input, name)) this.held.set(name, [value]);
+      else if (policy.streams('array')) {
+        // An array may be written as repeated tags: wait for the call's end to gather them.
+        this.held.set(name, [value]);
+      } else if (!Object.hasOwn(this.input, name)) {
+        // (A repeat of a value already written is dropped; its duplicate problem is recorded.)
+        const coerced = policy.coerce(value);
+        this.startObject();
+        this.writer.key(name);
+        this.writer.value(coerced);
+        setOwnProperty(this.input, name, coerced);
+      }
     } else {
       this.writer.endString();
       setOwnProperty(this.input, name, this.streamedPieces.join(''));
@@ -476,17 +495,8 @@ export class XmlCallBody implements CallBody {
   private assembleHeld(): void {
     for (const [name, values] of this.held) {
       const policy = this.policy.property(name);
-      let value: unknown = values[0];
-      if (values.length > 1) {
-        if (policy.streams('array')) value = values;
-        else {
-          this.assembler.addProblem({
-            path: `/${name}`,
-            keyword: 'duplicate',
-            message: `parameter "${name}" was given more than once; only the first value was used`,
-          });
-        }
-      }
+      // Only array parameters are held to the end: repeated tags are its elements.
+      const value = values.length > 1 ? values : values[0];
       setOwnProperty(this.input, name, policy.coerce(value));
     }
   }
@@ -523,8 +533,13 @@ export class XmlCallBody implements CallBody {
         this.sink!.cdata(this.cdataHeld);
         break;
       case State.Tentative:
-        // Nothing followed the closing tag: it did end the value (or, for the tool's closing
-        // tag met inside a value, it ended the call).
+        // Nothing followed the closing tag: it did end the value, and when it was the tool's own
+        // closing tag the call was closed properly.
+        if (this.tentativeKind === 'tool-close') {
+          this.closeValue();
+          this.completeCall(-1);
+          return;
+        }
         break;
     }
     if (this.sink) this.closeValue();

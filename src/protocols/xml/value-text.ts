@@ -56,7 +56,12 @@ export function createTrimmingSink(emit: (text: string) => void): ValueTextSink 
       return;
     }
     if (phase === Phase.Leading) {
-      phase = Phase.FirstLine;
+      // Only indentation before the first character is in doubt; without any, stream at once.
+      phase = indentation() === '' ? Phase.Body : Phase.FirstLine;
+      if (phase === Phase.Body) {
+        emit(segment);
+        return;
+      }
     }
     if (segment.includes('\n')) {
       // A line break with content after it: the value is multi-line, so the indentation counts.

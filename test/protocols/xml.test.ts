@@ -1,0 +1,309 @@
+import { describe, expect, it } from 'vitest';
+import { xmlProtocol } from '../../src/index.ts';
+import {
+  callsOf,
+  chunksOf,
+  completionTool,
+  contentOf,
+  searchTool,
+  streamEvents,
+  streamingViolations,
+  TOOLS,
+  textOf,
+  weatherTool,
+  writeFileTool,
+} from './helpers.ts';
+
+const xml = xmlProtocol();
+const tools = TOOLS;
+
+describe('xml protocol: calls', () => {
+  it('reads a call, coerces values by the schema, and keeps the text around it', () => {
+    const text = 'Let me check.\n<get_weather>\n  <city>Seoul</city>\n  <days>3</days>\n</get_weather>\nDone.';
+    expect(contentOf(streamEvents(xml, [text], { tools }))).toEqual([
+      { type: 'text', text: 'Let me check.\n' },
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Seoul","days":3}' },
+      { type: 'text', text: '\nDone.' },
+    ]);
+  });
+
+  it('opens calls only for declared tools; other tags are text', () => {
+    const text = '<b>bold</b> <ins>x</ins> <unknown_tool><a>1</a></unknown_tool>';
+    expect(callsOf(xml, text, tools)).toEqual([]);
+    expect(textOf(xml, text, tools)).toBe(text);
+  });
+
+  it('does not take a tool name that is a prefix of another tag for the tool', () => {
+    expect(callsOf(xml, '<searchFiles><query>x</query></searchFiles>', tools)).toEqual([]);
+  });
+
+  it('reads prose that merely mentions a tool tag as text', () => {
+    const text = 'Use <search the code> to find it, or the <get_weather> tool.';
+    expect(callsOf(xml, text, tools)).toEqual([]);
+    expect(textOf(xml, text, tools)).toBe(text);
+  });
+
+  it('reads nested elements as objects, repeated tags and <item> lists as arrays', () => {
+    const text =
+      '<search><query>q</query><tags>a</tags><tags>b</tags><options><depth>2</depth><exact>true</exact></options></search>' +
+      '<search><query>r</query><tags><item>x</item><item>y</item></tags></search>';
+    expect(callsOf(xml, text, tools)).toEqual([
+      { toolName: 'search', input: { query: 'q', tags: ['a', 'b'], options: { depth: 2, exact: true } } },
+      { toolName: 'search', input: { query: 'r', tags: ['x', 'y'] } },
+    ]);
+  });
+
+  it('accepts self-closing tags', () => {
+    expect(callsOf(xml, '<search><query>q</query><path/></search>', tools)).toEqual([
+      { toolName: 'search', input: { query: 'q', path: '' } },
+    ]);
+    const [call] = callsOf(xml, '<get_weather/>', tools);
+    expect(call?.input).toEqual({});
+    expect(call?.problems).toEqual([expect.objectContaining({ keyword: 'required', path: '/city' })]);
+  });
+
+  it('decodes the five entities in one pass and accepts CDATA', () => {
+    const text =
+      '<search><query>a &lt; b &amp;&amp; c &gt; d &quot;e&quot; &apos;f&apos; &amp;lt;</query>' +
+      '<path><![CDATA[<raw> & ]]]]><![CDATA[> kept]]></path></search>';
+    expect(callsOf(xml, text, tools)[0]?.input).toEqual({
+      query: 'a < b && c > d "e" \'f\' &lt;',
+      path: '<raw> & ]]> kept',
+    });
+  });
+
+  it('keeps other tags inside a value as text', () => {
+    const text = '<write_file><path>i.html</path><content><div class="a">Hi</div></content></write_file>';
+    expect(callsOf(xml, text, tools)[0]?.input).toEqual({
+      path: 'i.html',
+      content: '<div class="a">Hi</div>',
+    });
+  });
+
+  it('keeps a value whole when it mentions its own closing tag', () => {
+    const text =
+      '<write_file>\n<path>doc.md</path>\n<content>Write </content> to close.\nAnd <content>nested</content> too.</content>\n</write_file>';
+    expect(callsOf(xml, text, tools)[0]?.input).toEqual({
+      path: 'doc.md',
+      content: 'Write </content> to close.\nAnd <content>nested</content> too.',
+    });
+  });
+
+  it("keeps a value whole when it mentions the tool's closing tag", () => {
+    const text =
+      '<write_file><path>x</path><content>Example: </write_file> in docs.</content></write_file>';
+    expect(callsOf(xml, text, tools)[0]?.input).toEqual({
+      path: 'x',
+      content: 'Example: </write_file> in docs.',
+    });
+  });
+
+  it('trims layout white space but keeps the indentation of multi-line values', () => {
+    const text =
+      '<write_file>\n  <path>\n    a.py\n  </path>\n  <content>\n    def f():\n        return 1\n  </content>\n</write_file>';
+    expect(callsOf(xml, text, tools)[0]?.input).toEqual({
+      path: 'a.py',
+      content: '    def f():\n        return 1',
+    });
+  });
+
+  it('reads attempt_completion with a <result> child, or with its text directly', () => {
+    expect(callsOf(xml, '<attempt_completion><result>All done.</result></attempt_completion>', tools)).toEqual([
+      { toolName: 'attempt_completion', input: { result: 'All done.' } },
+    ]);
+    expect(callsOf(xml, '<attempt_completion>\nAll done &amp; dusted.\n</attempt_completion>', tools)).toEqual([
+      { toolName: 'attempt_completion', input: { result: 'All done & dusted.' } },
+    ]);
+  });
+
+  it('attaches every validation problem to a call that fails its schema', () => {
+    const [call] = callsOf(
+      xml,
+      '<get_weather>\n<days>many</days>\n<unit>kelvin</unit>\n<color>red</color>\n</get_weather>',
+      tools,
+    );
+    expect(call?.toolName).toBe('get_weather');
+    const messages = (call?.problems as { message: string }[]).map((problem) => problem.message);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'missing required parameter "city"',
+        expect.stringContaining('parameter "days" must be integer'),
+        expect.stringContaining('parameter "unit" must be one of "celsius", "fahrenheit"'),
+        'unexpected parameter "color" (not in the schema)',
+      ]),
+    );
+  });
+
+  it('corrects an enum value written in another case', () => {
+    expect(callsOf(xml, '<get_weather><city>Oslo</city><unit>Celsius</unit></get_weather>', tools)[0]?.input).toEqual({
+      city: 'Oslo',
+      unit: 'celsius',
+    });
+  });
+
+  it('reports a parameter given twice', () => {
+    const [call] = callsOf(xml, '<get_weather><city>A</city><city>B</city></get_weather>', tools);
+    expect(call?.input).toEqual({ city: 'A' });
+    expect(call?.problems).toEqual([expect.objectContaining({ keyword: 'duplicate', path: '/city' })]);
+  });
+});
+
+describe('xml protocol: reasoning', () => {
+  it('splits <thinking> and <think> out as reasoning; tool tags inside are not calls', () => {
+    const text = '<thinking>I could <get_weather><city>X</city></get_weather></thinking>A<think>hmm</think>B';
+    expect(contentOf(streamEvents(xml, [text], { tools }))).toEqual([
+      { type: 'reasoning', text: 'I could <get_weather><city>X</city></get_weather>' },
+      { type: 'text', text: 'A' },
+      { type: 'reasoning', text: 'hmm' },
+      { type: 'text', text: 'B' },
+    ]);
+  });
+
+  it('treats everything after an unclosed reasoning block as reasoning', () => {
+    const text = '<think>still thinking <get_weather><city>X</city></get_weather>';
+    expect(contentOf(streamEvents(xml, chunksOf(text, 3), { tools }))).toEqual([
+      { type: 'reasoning', text: 'still thinking <get_weather><city>X</city></get_weather>' },
+    ]);
+  });
+
+  it('starts inside reasoning when the prompt template opened it', () => {
+    const text = "I'm\nthinking</think><get_weather><city>Rome</city></get_weather>";
+    expect(contentOf(streamEvents(xml, [text], { tools, startInReasoning: true }))).toEqual([
+      { type: 'reasoning', text: "I'm\nthinking" },
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Rome"}' },
+    ]);
+  });
+});
+
+describe('xml protocol: broken and cut-off output', () => {
+  it('completes a call cut off at the end when it validates', () => {
+    expect(callsOf(xml, '<get_weather>\n<city>Paris</city>\n', tools)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    expect(callsOf(xml, '<search>\n<query>function definition', tools)).toEqual([
+      { toolName: 'search', input: { query: 'function definition' } },
+    ]);
+  });
+
+  it('completes a call whose last parameter was never closed', () => {
+    expect(callsOf(xml, '<search><query>unclosed tag</search>', tools)).toEqual([
+      { toolName: 'search', input: { query: 'unclosed tag' } },
+    ]);
+  });
+
+  it('reports a call cut off before it validates, with its raw text, also as text', () => {
+    const text = 'Sure <write_file><path>a.txt</path>';
+    const content = contentOf(streamEvents(xml, [text], { tools }));
+    expect(content).toEqual([
+      { type: 'text', text: 'Sure ' },
+      {
+        type: 'error',
+        error: expect.objectContaining({
+          code: 'unclosed-call',
+          raw: '<write_file><path>a.txt</path>',
+          toolName: 'write_file',
+          offset: 5,
+          message: expect.stringContaining('missing required parameter "content"'),
+        }),
+      },
+      { type: 'text', text: '<write_file><path>a.txt</path>' },
+    ]);
+  });
+
+  it('does not repeat the raw text as text when the caller opts out', () => {
+    const content = contentOf(
+      streamEvents(xml, ['<write_file><path>a</path>'], { tools, emitRawTextOnError: false }),
+    );
+    expect(content.map((part) => (part as { type: string }).type)).toEqual(['error']);
+  });
+
+  it('abandons a call past maxCallChars and reads the rest as text', () => {
+    const text = `<write_file><path>a</path><content>${'x'.repeat(100)}</content></write_file>after`;
+    const events = streamEvents(xml, chunksOf(text, 7), { tools, maxCallChars: 60 });
+    const content = contentOf(events);
+    expect(content[0]).toEqual({
+      type: 'error',
+      error: expect.objectContaining({ code: 'call-too-large', raw: text.slice(0, 60) }),
+    });
+    expect(content.filter((part) => (part as { type: string }).type === 'tool-call')).toEqual([]);
+    const allText = content
+      .filter((part) => (part as { type: string }).type === 'text')
+      .map((part) => (part as { text: string }).text)
+      .join('');
+    expect(allText).toBe(text);
+    expect(streamingViolations(events)).toEqual([]);
+  });
+});
+
+describe('xml protocol: streaming', () => {
+  it('streams a string value as it arrives and holds numbers until they end', () => {
+    const parser = xml.createStreamParser({ tools });
+    const deltas: string[] = [];
+    const collect = (chunk: string) => {
+      for (const event of parser.push(chunk)) if (event.type === 'tool-input-delta') deltas.push(event.delta);
+    };
+    collect('<write_file><path>a.txt</path><content>Hello');
+    expect(deltas.join('')).toBe('{"path":"a.txt","content":"Hello');
+    collect(', world</content></write_file>');
+    expect(deltas.join('')).toBe('{"path":"a.txt","content":"Hello, world"}');
+
+    const weather = xml.createStreamParser({ tools });
+    const weatherDeltas: string[] = [];
+    for (const event of weather.push('<get_weather><days>1')) {
+      if (event.type === 'tool-input-delta') weatherDeltas.push(event.delta);
+    }
+    expect(weatherDeltas.join('')).not.toContain('1');
+  });
+
+  it('releases text as soon as it cannot start a tag', () => {
+    const parser = xml.createStreamParser({ tools });
+    const first = parser.push('a < b and <get');
+    expect(first.filter((event) => event.type === 'text-delta').map((event) => (event as { delta: string }).delta).join('')).toBe('a < b and ');
+    const second = parser.push('ter>');
+    expect(second.filter((event) => event.type === 'text-delta').map((event) => (event as { delta: string }).delta).join('')).toBe('<getter>');
+  });
+
+  it('emits start, deltas adding up to the input, end, then the call, at any chunk size', () => {
+    const text = '<search><query>q &amp; r</query><tags>a</tags><tags>b</tags></search><get_weather><city>X</city></get_weather>';
+    for (const size of [1, 2, 3, 5, 11, 1000]) {
+      const events = streamEvents(xml, chunksOf(text, size), { tools });
+      expect(streamingViolations(events)).toEqual([]);
+      expect(contentOf(events)).toEqual(contentOf(streamEvents(xml, [text], { tools })));
+    }
+  });
+});
+
+describe('xml protocol: formatting', () => {
+  it('formats a call that parses back to the same call', () => {
+    const input = { path: 'a b.txt', content: '  <x> & ]]> </content>\n' };
+    const text = xml.formatToolCall({ toolName: 'write_file', input });
+    expect(callsOf(xml, text, tools)).toEqual([{ toolName: 'write_file', input }]);
+  });
+
+  it('formats results escaped, so a result can never be read back as a call', () => {
+    const text = xml.formatToolResponse([
+      { toolName: 'search', output: '<get_weather><city>X</city></get_weather>' },
+      { toolName: 'get_weather', output: 'no such city', isError: true },
+    ]);
+    expect(text).toContain('<tool_result tool_name="search">');
+    expect(text).toContain('Error: no such city');
+    expect(callsOf(xml, text, tools)).toEqual([]);
+  });
+
+  it('describes every tool, its parameters and schema, with one example call', () => {
+    const prompt = xml.formatTools([weatherTool, writeFileTool, searchTool, completionTool]);
+    expect(prompt).toContain('### get_weather');
+    expect(prompt).toContain('Current weather for a city');
+    expect(prompt).toContain('- city (string, required)');
+    expect(prompt).toContain('- unit ("celsius" | "fahrenheit", optional)');
+    expect(prompt).toContain(JSON.stringify(weatherTool.inputSchema));
+    expect(prompt).toContain('<get_weather>\n  <city>example</city>\n</get_weather>');
+  });
+
+  it('extracts the exact substrings read as calls', () => {
+    const text = 'a <get_weather><city>X</city></get_weather> b <nope/>';
+    expect(xml.extractToolCallSegments(text, { tools })).toEqual([
+      '<get_weather><city>X</city></get_weather>',
+    ]);
+  });
+});
