@@ -64,4 +64,9 @@ export interface CallBody {
   finish(): void;
   /** The call is being abandoned (size cap): close whatever the body streamed (`tool-input-end`). */
   abandon(): void;
+  /**
+   * Characters the body read past the call's end before it could know the call had ended (a few
+   * at most); the top level reads them before the rest of the text.
+   */
+  readonly leftover?: string;
 }

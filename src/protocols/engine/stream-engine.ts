@@ -79,6 +79,9 @@ export function createStreamEngine<CallData>(
   let out: ParseEvent[] = [];
   let mode: Mode = options.startInReasoning ? Mode.Reasoning : Mode.Text;
   let reasoningClosers: readonly string[] = REASONING_TAGS.map((tag) => tag.close);
+  /** The opener of the current reasoning block ('' when the output began inside one). */
+  let reasoningOpener = '';
+  let reasoningDepth = 0;
   /** A possible opener or closer cut by the end of the last chunk. */
   let pending = '';
   /** Stream offset of `pending[0]` (or of the next chunk when nothing is pending). */
@@ -91,6 +94,8 @@ export function createStreamEngine<CallData>(
   let callRaw: string[] = [];
   let callChars = 0;
   let callStart = 0;
+  /** Characters handed back by a call body that read past its call's end. */
+  let handBack = '';
 
   const context: CallContext = {
     options,
@@ -205,6 +210,8 @@ export function createStreamEngine<CallData>(
       if (data.kind === 'reasoning') {
         mode = Mode.Reasoning;
         reasoningClosers = data.closers;
+        reasoningOpener = match.opener.literal;
+        reasoningDepth = 0;
         emitReasoning('');
       } else {
         mode = Mode.Call;
@@ -220,26 +227,45 @@ export function createStreamEngine<CallData>(
     return text.length;
   }
 
+  /**
+   * Reasoning runs to its closer. The same opener inside it nests (`<thinking><thinking>…
+   * </thinking></thinking>`, a habit of models whose output is wrapped twice): the inner tags are
+   * markup and the block ends at the closer that balances the first opener.
+   */
   function scanReasoning(text: string, start: number): number {
-    let closeAt = -1;
-    let closer = '';
-    for (const candidate of reasoningClosers) {
-      const found = text.indexOf(candidate, start);
-      if (found !== -1 && (closeAt === -1 || found < closeAt)) {
-        closeAt = found;
-        closer = candidate;
+    let from = start;
+    while (true) {
+      let closeAt = -1;
+      let closer = '';
+      for (const candidate of reasoningClosers) {
+        const found = text.indexOf(candidate, from);
+        if (found !== -1 && (closeAt === -1 || found < closeAt)) {
+          closeAt = found;
+          closer = candidate;
+        }
       }
-    }
-    if (closeAt !== -1) {
-      emitReasoning(text.slice(start, closeAt));
+      const openAt = reasoningOpener ? text.indexOf(reasoningOpener, from) : -1;
+      if (openAt !== -1 && (closeAt === -1 || openAt < closeAt)) {
+        emitReasoning(text.slice(from, openAt));
+        reasoningDepth++;
+        from = openAt + reasoningOpener.length;
+        continue;
+      }
+      if (closeAt === -1) break;
+      emitReasoning(text.slice(from, closeAt));
+      from = closeAt + closer.length;
+      if (reasoningDepth > 0) {
+        reasoningDepth--;
+        continue;
+      }
       closeReasoning();
       mode = Mode.Text;
-      return closeAt + closer.length;
+      return from;
     }
-    // Hold back the longest tail that could still grow into a closer.
+    // Hold back the longest tail that could still grow into a closer or a nested opener.
     let hold = 0;
-    for (const candidate of reasoningClosers) {
-      const longest = Math.min(candidate.length - 1, text.length - start);
+    for (const candidate of reasoningOpener ? [...reasoningClosers, reasoningOpener] : reasoningClosers) {
+      const longest = Math.min(candidate.length - 1, text.length - from);
       for (let size = longest; size > hold; size--) {
         if (text.startsWith(candidate.slice(0, size), text.length - size)) {
           hold = size;
@@ -247,7 +273,7 @@ export function createStreamEngine<CallData>(
         }
       }
     }
-    emitReasoning(text.slice(start, text.length - hold));
+    emitReasoning(text.slice(from, text.length - hold));
     pending = text.slice(text.length - hold);
     return text.length;
   }
@@ -260,7 +286,9 @@ export function createStreamEngine<CallData>(
     callRaw.push(text.slice(start, consumedTo));
     callChars += consumedTo - start;
     if (stop !== -1) {
-      closeCall(offset + stop);
+      const leftover = body!.leftover ?? '';
+      closeCall(offset + stop - leftover.length);
+      if (leftover.length > 0) handBack = leftover;
       return stop;
     }
     if (callChars >= options.maxCallChars) {
@@ -289,6 +317,14 @@ export function createStreamEngine<CallData>(
       if (mode === Mode.Text) position = scanText(text, position);
       else if (mode === Mode.Reasoning) position = scanReasoning(text, position);
       else position = scanCall(text, position);
+      if (handBack.length > 0) {
+        // Re-read the few characters a call body read past its end, then the rest.
+        offset += position - handBack.length;
+        text = handBack + text.slice(position);
+        handBack = '';
+        position = 0;
+        nextTrigger.fill(-2);
+      }
     }
     offset += text.length - pending.length;
     return out;

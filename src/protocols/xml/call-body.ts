@@ -34,6 +34,13 @@ type AttributeState = (typeof AttributeState)[keyof typeof AttributeState];
 
 type TagContext = 'between' | 'value' | 'tentative';
 
+/**
+ * What a closing tag met in a value may be: the parameter's own (confirmed by the next parameter
+ * or the tool's end), the tool's (confirmed only by the end of the output), or, for text written
+ * directly in the tool tag, the tool's (confirmed by a line break, another tag, or the end).
+ */
+type TentativeKind = 'parameter-close' | 'tool-close' | 'direct-close';
+
 type Tag =
   | { readonly kind: 'open'; readonly name: string; readonly selfClosing: boolean }
   | { readonly kind: 'close'; readonly name: string }
@@ -91,7 +98,10 @@ export class XmlCallBody implements CallBody {
   private directContent = false;
   private depth = 0;
   private tentativeRaw = '';
-  private tentativeKind: 'parameter-close' | 'tool-close' = 'parameter-close';
+  private tentativeKind: TentativeKind = 'parameter-close';
+  private tentativeTagLength = 0;
+  /** Text the body read past the call's end, handed back to the top level. */
+  leftover = '';
 
   private readonly assembler: CallAssembler;
   private readonly writer: CanonicalJsonWriter;
@@ -286,7 +296,17 @@ export class XmlCallBody implements CallBody {
     if (context === 'between') {
       this.state = State.BetweenParameters;
       if (tag.kind === 'close' && tag.name === this.tool.name) this.completeCall(after);
-      else if (tag.kind === 'open') this.openParameter(tag.name, false, tag.selfClosing);
+      else if (
+        tag.kind === 'open' &&
+        this.given.size === 0 &&
+        this.shape.directParameter !== undefined &&
+        !this.shape.isParameterName(tag.name)
+      ) {
+        // `<attempt_completion><analysis>…</analysis></attempt_completion>`: markup written as
+        // the one parameter's value, not a parameter.
+        this.openParameter(this.shape.directParameter, true);
+        this.handleValueTag(raw, tag, after);
+      } else if (tag.kind === 'open') this.openParameter(tag.name, false, tag.selfClosing);
       else if (this.given.size === 0 && tag.kind === 'text' && this.shape.directParameter) {
         this.openParameter(this.shape.directParameter, true);
         this.sink!.text(raw);
@@ -307,8 +327,39 @@ export class XmlCallBody implements CallBody {
     this.handleValueTag(raw, tag, after);
   }
 
+  /**
+   * After `</tool>` in text written directly in the tool tag: the call ended there when what
+   * follows starts a new line or a new tag; a closing tag or more text on the same line means
+   * the value only mentioned it (`It searches for </attempt_completion> using indexOf()`).
+   */
+  private decideDirectClose(text: string, index: number, end: number): number {
+    const code = text.charCodeAt(index);
+    let ends = this.tentativeRaw.includes('\n', this.tentativeTagLength);
+    if (!ends && code === 60 /* < */) {
+      if (index + 1 >= end) {
+        // Is it `</…` (content) or a new tag (the call ended)? The next chunk tells.
+        this.tentativeRaw += '<';
+        return end;
+      }
+      ends = text.charCodeAt(index + 1) !== 47; /* / */
+    }
+    if (!ends && this.tentativeRaw.endsWith('<')) ends = code !== 47;
+    if (ends) {
+      // Give back the white space (and a held `<`) after the closing tag: it follows the call.
+      this.leftover = this.tentativeRaw.slice(this.tentativeTagLength);
+      this.tentativeRaw = '';
+      this.closeValue();
+      this.completeCall(index);
+      return index;
+    }
+    this.sink!.text(this.tentativeRaw);
+    this.tentativeRaw = '';
+    this.state = State.Value;
+    return index;
+  }
+
   private confirmsTentative(tag: Tag): boolean {
-    if (this.tentativeKind === 'tool-close') return false;
+    if (this.tentativeKind !== 'parameter-close') return false;
     if (tag.kind === 'close') return tag.name === this.tool.name;
     if (tag.kind === 'open') {
       // A declared parameter, or any tag on a new line (a parameter the schema does not know;
@@ -330,12 +381,7 @@ export class XmlCallBody implements CallBody {
         sink.closeTag(tag.name, raw);
         return;
       }
-      if (this.directContent) {
-        this.closeValue();
-        this.completeCall(after);
-        return;
-      }
-      this.enterTentative(raw, 'parameter-close');
+      this.enterTentative(raw, this.directContent ? 'direct-close' : 'parameter-close');
       return;
     }
     if (tag.kind === 'close' && tag.name === this.tool.name && this.depth === 0) {
@@ -462,17 +508,22 @@ export class XmlCallBody implements CallBody {
     return end;
   }
 
-  private enterTentative(raw: string, kind: 'parameter-close' | 'tool-close'): void {
+  private enterTentative(raw: string, kind: TentativeKind): void {
     this.state = State.Tentative;
     this.tentativeRaw = raw;
+    this.tentativeTagLength = raw.length;
     this.tentativeKind = kind;
   }
 
   private scanTentative(text: string, start: number, end: number): number {
+    if (this.tentativeKind === 'direct-close' && this.tentativeRaw.endsWith('<')) {
+      return this.decideDirectClose(text, start, end);
+    }
     let index = start;
     while (index < end && isSpace(text.charCodeAt(index))) index++;
     this.tentativeRaw += text.slice(start, index);
     if (index >= end) return end;
+    if (this.tentativeKind === 'direct-close') return this.decideDirectClose(text, index, end);
     if (text.charCodeAt(index) === 60 /* < */) {
       this.beginTag('tentative');
       return index + 1;
@@ -535,7 +586,7 @@ export class XmlCallBody implements CallBody {
       case State.Tentative:
         // Nothing followed the closing tag: it did end the value, and when it was the tool's own
         // closing tag the call was closed properly.
-        if (this.tentativeKind === 'tool-close') {
+        if (this.tentativeKind !== 'parameter-close') {
           this.closeValue();
           this.completeCall(-1);
           return;
