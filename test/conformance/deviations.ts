@@ -59,5 +59,49 @@ export const PROBE_DEVIATIONS: Readonly<Record<string, string>> = {
   'C-simplified_attempt_completion_xml_parsing_should_treat_all_content_as_direct_content_including_old_style_tags': RESULT_CHILD,
   'C-simplified_attempt_completion_xml_parsing_should_handle_empty_content': EMPTY_COMPLETION,
 };
-export const COGENCY_DEVIATIONS: Readonly<Record<string, string>> = {};
-export const HERMES_ROW_DEVIATIONS: Readonly<Record<string, string>> = {};
+// ── cogency-execute-protocol.json (Cogency, seed 001), parser cases ───────────────────────────
+
+const RESULTS_ARE_NOT_PARSED =
+  '<results> is written by the orchestrator, never by the model: in model output it is text (the agent loop stops generation there), not a parsed event';
+const MISSING_ARGS_IS_EMPTY =
+  'an element without "args" is a call with empty arguments; the tool schema decides whether that is valid, and validation tells the model what is missing';
+const SINGLE_OBJECT_ACCEPTED =
+  'one call object without the surrounding array is read as a batch of one: the intent is unambiguous and rejecting it only costs a turn';
+const REPAIRED =
+  'JSON that a repair library can fix (here a missing "]") is repaired and the call kept (issue 2), instead of rejecting the batch';
+const NO_HARD_STOP =
+  'text after </execute> is kept as text (nothing lost); ending the turn after a batch is the agent loop\'s decision (issue 4), not the parser\'s';
+
+export const COGENCY_DEVIATIONS: Readonly<Record<string, string>> = {
+  'A-head-parser-execute_missing_args_field': MISSING_ARGS_IS_EMPTY,
+  'A-v3.2-parser-execute_missing_args_field': MISSING_ARGS_IS_EMPTY,
+  'A-head-parser-execute_not_json_array': SINGLE_OBJECT_ACCEPTED,
+  'A-head-parser-malformed_json_in_execute': REPAIRED,
+  'A-head-parser-parser_terminates_after_execute': NO_HARD_STOP,
+  'A-head-parser-results_block': RESULTS_ARE_NOT_PARSED,
+  'A-head-parser-results_order_matches_execution': RESULTS_ARE_NOT_PARSED,
+  'A-head-parser-whitespace_only_content': RESULTS_ARE_NOT_PARSED,
+  'A-v3.2-parser-full_sequence_think_execute_results': RESULTS_ARE_NOT_PARSED,
+  'A-v3.2-parser-mixed_tags_streaming_tokens': RESULTS_ARE_NOT_PARSED,
+  'A-v3.2-parser-protocol_example_complete_sequence': RESULTS_ARE_NOT_PARSED,
+  'A-v3.2-parser-results_block': RESULTS_ARE_NOT_PARSED,
+  'A-v3.2-parser-results_order_matches_execution': RESULTS_ARE_NOT_PARSED,
+};
+// ── model-native-formats.jsonl, hermes rows (vLLM, llama.cpp, Ollama) ─────────────────────────
+
+const FENCE_AROUND_TAG =
+  'a fence wrapped around a tagged call is read as text around the call (the fence markers stay text); llama.cpp strips them';
+const COMPLETED_AT_END =
+  'a call cut off at the end of the output is completed when it validates (issue 2); vLLM returns it as text';
+const REPORTED_AT_END =
+  'a call cut off before its name was complete is reported with its raw text, shown as text by default (nothing silently hidden); Ollama hides it';
+
+export const HERMES_ROW_DEVIATIONS: Readonly<Record<string, string>> = {
+  'hermes-row-0': FENCE_AROUND_TAG,
+  'hermes-row-11': FENCE_AROUND_TAG,
+  'hermes-row-16': FENCE_AROUND_TAG,
+  'hermes-row-27':
+    'this row runs llama.cpp with tool parsing and reasoning extraction switched off; toolwire always parses both',
+  'hermes-row-40': REPORTED_AT_END,
+  'hermes-row-49': COMPLETED_AT_END,
+};

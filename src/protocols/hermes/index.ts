@@ -14,9 +14,13 @@ export interface HermesProtocolOptions {
   /** The tag that wraps a result. Default `tool_response`. */
   readonly responseTag?: string;
   /**
-   * Other wrapper tags models fall back to, read the same way. Default `['function_call']`.
+   * Other wrapper tags models fall back to (seen from Hermes, Qwen and Llama models in llama.cpp's
+   * tests). Read the same way, except that a block holding no call is just text. Default
+   * `function_call`, `tool`, `tools`, `response`, `json`, `JSON`, `xml`.
    */
   readonly alternativeCallTags?: readonly string[];
+  /** Read `<function=NAME>{…}</function>` and `<function name="NAME">{…}</function>`. Default `true`. */
+  readonly functionTags?: boolean;
   /** Read a call written in a markdown code fence (```` ```json ````). Default `true`. */
   readonly fencedCalls?: boolean;
   /**
@@ -25,6 +29,11 @@ export interface HermesProtocolOptions {
    */
   readonly bareJsonCalls?: boolean;
 }
+
+const DEFAULT_ALTERNATIVE_TAGS = ['function_call', 'tool', 'tools', 'response', 'json', 'JSON', 'xml'];
+
+/** How a bare call object starts, with the white space models put after the brace. */
+const BARE_OPENERS = ['{"name"', '{ "name"', '{\n"name"', '{\n "name"', '{\n  "name"', '{\n    "name"', '{\n\t"name"'];
 
 const HERMES_SHAPE: JsonCallShape = {
   nameKeys: ['name', 'tool_name', 'function'],
@@ -38,12 +47,27 @@ const HERMES_SHAPE: JsonCallShape = {
 export function hermesProtocol(options: HermesProtocolOptions = {}): ToolCallProtocol {
   const callTag = options.callTag ?? 'tool_call';
   const responseTag = options.responseTag ?? 'tool_response';
-  const tags = [callTag, ...(options.alternativeCallTags ?? ['function_call'])];
-  const openers: Opener<JsonCallsBodyConfig>[] = tags.map((tag) => ({
+  const alternatives = options.alternativeCallTags ?? DEFAULT_ALTERNATIVE_TAGS;
+  const openers: Opener<JsonCallsBodyConfig>[] = [callTag, ...alternatives].map((tag) => ({
     literal: `<${tag}>`,
     delimited: false,
-    data: { shape: HERMES_SHAPE, closer: `</${tag}>`, speculative: false },
+    data: { shape: HERMES_SHAPE, closer: `</${tag}>`, speculative: tag !== callTag },
   }));
+  if (options.functionTags ?? true) {
+    for (const literal of ['<function=', '<function ']) {
+      openers.push({
+        literal,
+        delimited: false,
+        data: {
+          shape: HERMES_SHAPE,
+          closer: '</function>',
+          speculative: true,
+          nameInOpeningTag: true,
+          openingTagPrefix: literal.slice('<function'.length),
+        },
+      });
+    }
+  }
   if (options.fencedCalls ?? true) {
     openers.push({
       literal: '```',
@@ -52,7 +76,7 @@ export function hermesProtocol(options: HermesProtocolOptions = {}): ToolCallPro
     });
   }
   if (options.bareJsonCalls ?? true) {
-    for (const literal of ['{"name"', '{ "name"']) {
+    for (const literal of BARE_OPENERS) {
       openers.push({
         literal,
         delimited: false,

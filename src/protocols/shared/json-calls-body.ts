@@ -28,7 +28,19 @@ export interface JsonCallsBodyConfig {
   readonly speculative: boolean;
   /** Skip a fence's language word (`json`, `tool_call`) before the JSON. */
   readonly skipLanguageTag?: boolean;
+  /**
+   * The opener names the tool and the JSON is the arguments alone (`<function=NAME>{…}`, or
+   * `<function name="NAME">{…}`): the body first reads the rest of the opening tag up to `>`.
+   */
+  readonly nameInOpeningTag?: boolean;
+  /** What of the opening tag the opener literal already consumed (`=` of `<function=`). */
+  readonly openingTagPrefix?: string;
 }
+
+/** `<function=NAME>` or `<function name="NAME">`: the name from what follows the opener. */
+const NAME_IN_TAG = /^(?:=\s*["']?([^"'\s>]+)["']?|\s+name\s*=\s*["']([^"']+)["'])\s*$/;
+/** An opening tag longer than this is not one we read. */
+const MAX_OPENING_TAG = 256;
 
 type Handler = JsonTokenHandler;
 type Recorded = readonly [keyof Handler, unknown];
@@ -79,6 +91,7 @@ class Envelope {
 }
 
 const Phase = {
+  OpeningTag: 7,
   BeforeJson: 0,
   LanguageTag: 1,
   Json: 2,
@@ -125,9 +138,14 @@ export class JsonCallsBody implements CallBody {
   constructor(context: CallContext, config: JsonCallsBodyConfig) {
     this.context = context;
     this.config = config;
+    this.openingTag = config.openingTagPrefix ?? '';
     this.tokenizer = createJsonTokenizer(this.router());
     this.closer = config.closer ? new LiteralFinder(config.closer) : undefined;
-    this.phase = config.skipLanguageTag ? Phase.LanguageTag : Phase.BeforeJson;
+    this.phase = config.nameInOpeningTag
+      ? Phase.OpeningTag
+      : config.skipLanguageTag
+        ? Phase.LanguageTag
+        : Phase.BeforeJson;
     if (config.jsonPrefix) {
       this.phase = Phase.Json;
       this.feedJson(config.jsonPrefix, 0, config.jsonPrefix.length);
@@ -138,6 +156,9 @@ export class JsonCallsBody implements CallBody {
     let index = start;
     while (index < end && this.doneAt === -1) {
       switch (this.phase) {
+        case Phase.OpeningTag:
+          index = this.scanOpeningTag(text, index, end);
+          break;
         case Phase.LanguageTag:
           index = this.scanLanguageTag(text, index, end);
           break;
@@ -161,6 +182,26 @@ export class JsonCallsBody implements CallBody {
   }
 
   // ── phases ────────────────────────────────────────────────────────────────────────────────
+
+  private openingTag: string;
+
+  private scanOpeningTag(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && text.charCodeAt(index) !== 62 /* > */) index++;
+    this.openingTag += text.slice(start, index);
+    if (this.openingTag.length > MAX_OPENING_TAG) return this.settleNotACall(index);
+    if (index >= end) return end;
+    const match = NAME_IN_TAG.exec(this.openingTag);
+    const name = match?.[1] ?? match?.[2];
+    const tool = name === undefined ? undefined : this.context.options.toolsByName.get(name);
+    if (!tool || name === undefined) return this.settleNotACall(start);
+    // The JSON that follows is the arguments of this one call.
+    this.envelope = new Envelope(0);
+    this.envelope.nameParts = [];
+    this.nameComplete(name);
+    this.phase = Phase.BeforeJson;
+    return index + 1;
+  }
 
   private scanLanguageTag(text: string, start: number, end: number): number {
     let index = start;
@@ -265,6 +306,15 @@ export class JsonCallsBody implements CallBody {
         routed(kind === 'object' ? 'startObject' : 'startArray');
         return;
       }
+      if (self.depth === 0 && self.config.nameInOpeningTag) {
+        // The whole value is the arguments of the call the opening tag named.
+        self.depth = 1;
+        self.envelopeDepth = 0;
+        self.beginRoute('arguments');
+        self.routeDepth = 1;
+        routed(kind === 'object' ? 'startObject' : 'startArray');
+        return;
+      }
       if (self.depth === 0) {
         self.rootIsArray = kind === 'array';
         self.envelopeDepth = kind === 'array' ? 2 : 1;
@@ -289,7 +339,10 @@ export class JsonCallsBody implements CallBody {
         routed(kind === 'object' ? 'endObject' : 'endArray');
         self.routeDepth--;
         self.depth--;
-        if (self.routeDepth === 0) self.endRoute();
+        if (self.routeDepth === 0) {
+          self.endRoute();
+          if (self.config.nameInOpeningTag && self.depth === 0) self.closeEnvelope();
+        }
         return;
       }
       if (self.depth === self.envelopeDepth && kind === 'object') self.closeEnvelope();
@@ -505,6 +558,9 @@ export class JsonCallsBody implements CallBody {
           // Not JSON: keep the string; validation will say what was expected.
         }
       }
+      // At the end of the output, a name the tokenizer never saw closed may be cut short
+      // (`say_hello` of `say_hello_world`): no call is made from it.
+      if (atEnd && !emitted && inProgress && inProgress.name === undefined) continue;
       const envelope =
         !emitted && inProgress?.tool === tool ? inProgress : this.envelopeFor(tool);
       this.completeFromValue(envelope, rawArguments, atEnd);
@@ -580,6 +636,9 @@ export class JsonCallsBody implements CallBody {
 
   finish(): void {
     switch (this.phase) {
+      case Phase.OpeningTag:
+        this.context.settle({ kind: 'not-a-call' });
+        return;
       case Phase.LanguageTag:
       case Phase.BeforeJson:
         if (this.config.speculative) this.context.settle({ kind: 'not-a-call' });
