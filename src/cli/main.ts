@@ -39,13 +39,17 @@ async function parseCommand(args: string[]): Promise<void> {
   if (values['chunk-size'] !== undefined) {
     chunkSize = Number(values['chunk-size']);
     if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-      throw new UsageError(`--chunk-size must be a whole number of at least 1, not "${values['chunk-size']}"`);
+      throw new UsageError(
+        `--chunk-size must be a whole number of at least 1, not "${values['chunk-size']}"`,
+      );
     }
   }
   const tools = await readToolsFile(values.tools);
   const text = await readStandardInput();
   const events = runParse({ protocol: protocolByName(values.protocol), tools, text, chunkSize });
-  process.stdout.write(events.map((event) => JSON.stringify(event)).join('\n') + (events.length ? '\n' : ''));
+  process.stdout.write(
+    events.map((event) => JSON.stringify(event)).join('\n') + (events.length ? '\n' : ''),
+  );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -61,7 +65,10 @@ async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      error instanceof UsageError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       process.stderr.write(`toolwire: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }

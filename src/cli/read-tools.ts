@@ -33,7 +33,11 @@ export async function readToolsFile(path: string): Promise<ToolDefinition[]> {
       throw new UsageError(`${where} ("${tool.name}"): "description" must be a string`);
     }
     const schema = tool.inputSchema ?? tool.parameters;
-    if (schema === undefined || (typeof schema !== 'object' && typeof schema !== 'boolean') || schema === null) {
+    if (
+      schema === undefined ||
+      (typeof schema !== 'object' && typeof schema !== 'boolean') ||
+      schema === null
+    ) {
       throw new UsageError(`${where} ("${tool.name}"): "inputSchema" must be a JSON Schema object`);
     }
     return {

@@ -8,7 +8,7 @@ export {
   type StreamParser,
   type ToolCallProtocol,
 } from './protocol.ts';
-export { hasOwnProperty, setOwnProperty } from './safe-object.ts';
+export { setOwnProperty } from './safe-object.ts';
 export type {
   JsonSchema,
   ToolCallToFormat,

@@ -14,8 +14,3 @@ export function setOwnProperty(target: Record<string, unknown>, key: string, val
     target[key] = value;
   }
 }
-
-/** `Object.hasOwn`, named for what the parsers use it for. */
-export function hasOwnProperty(target: object, key: string): boolean {
-  return Object.hasOwn(target, key);
-}

@@ -19,6 +19,22 @@ export class RawText {
     this.total += text.length;
   }
 
+  /** Drops everything from `length` on. */
+  truncate(length: number): void {
+    while (this.total > length && this.pieces.length > 0) {
+      const last = this.pieces.length - 1;
+      const pieceStart = this.starts[last]!;
+      if (pieceStart >= length) {
+        this.pieces.pop();
+        this.starts.pop();
+        this.total = pieceStart;
+      } else {
+        this.pieces[last] = this.pieces[last]!.slice(0, length - pieceStart);
+        this.total = length;
+      }
+    }
+  }
+
   /** The text between two offsets (counted from the first character appended). */
   slice(start: number, end: number = this.total): string {
     if (start >= end) return '';
@@ -35,7 +51,9 @@ export class RawText {
       const pieceStart = this.starts[index]!;
       if (pieceStart >= end) break;
       const piece = this.pieces[index]!;
-      parts.push(piece.slice(Math.max(0, start - pieceStart), Math.min(piece.length, end - pieceStart)));
+      parts.push(
+        piece.slice(Math.max(0, start - pieceStart), Math.min(piece.length, end - pieceStart)),
+      );
     }
     return parts.join('');
   }

@@ -55,12 +55,19 @@ function expectedEvents(testCase: CogencyCase): Normalised[] {
 function actualEvents(testCase: CogencyCase): Normalised[] {
   const chunks = testCase.input.chunks ?? [testCase.input.text ?? ''];
   const events = streamEvents(execute, chunks, { tools: TOOLS, emitRawTextOnError: false });
-  expect(contentOf(events)).toEqual(contentOf(streamEvents(execute, [chunks.join('')], { tools: TOOLS, emitRawTextOnError: false })));
+  expect(contentOf(events)).toEqual(
+    contentOf(
+      streamEvents(execute, [chunks.join('')], { tools: TOOLS, emitRawTextOnError: false }),
+    ),
+  );
   return contentOf(events).flatMap((part): Normalised[] => {
     const typed = part as { type: string; text?: string; toolName?: string; input?: string };
-    if (typed.type === 'reasoning') return typed.text!.trim() ? [{ type: 'reasoning', content: typed.text!.trim() }] : [];
-    if (typed.type === 'text') return typed.text!.trim() ? [{ type: 'text', content: typed.text!.trim() }] : [];
-    if (typed.type === 'tool-call') return [{ type: 'call', content: { name: typed.toolName, args: JSON.parse(typed.input!) } }];
+    if (typed.type === 'reasoning')
+      return typed.text!.trim() ? [{ type: 'reasoning', content: typed.text!.trim() }] : [];
+    if (typed.type === 'text')
+      return typed.text!.trim() ? [{ type: 'text', content: typed.text!.trim() }] : [];
+    if (typed.type === 'tool-call')
+      return [{ type: 'call', content: { name: typed.toolName, args: JSON.parse(typed.input!) } }];
     return [{ type: 'error' }];
   });
 }
@@ -81,7 +88,9 @@ describe('conformance: cogency-execute-protocol.json (parser)', () => {
     } catch (error) {
       tally.failures.push(testCase.id);
       if (process.env.TOOLWIRE_CONFORMANCE_DUMP) {
-        console.log(JSON.stringify({ id: testCase.id, input: testCase.input, expected, actual: result }));
+        console.log(
+          JSON.stringify({ id: testCase.id, input: testCase.input, expected, actual: result }),
+        );
       }
       throw error;
     }

@@ -24,39 +24,70 @@ const NESTED_REASONING_TAIL =
   'nested <thinking> tags balance, and the text after the inner block is reasoning too; Probe dropped "outer end"';
 
 export const PROBE_DEVIATIONS: Readonly<Record<string, string>> = {
-  'C-xml_tool_call_parsing_unclosed_attempt_completion_tag_handling_should_handle_empty_attempt_completion_tag_with': PREVIOUS_RESPONSE,
-  'C-xml_tool_call_parsing_unclosed_thinking_tag_handling_should_remove_unclosed_thinking_tag_and_its_content': UNCLOSED_REASONING,
-  'C-xml_tool_call_parsing_unclosed_thinking_tag_handling_should_handle_multiple_thinking_tags_with_one_unclosed': UNCLOSED_REASONING,
-  'C-xml_tool_call_parsing_unclosed_parameter_tag_handling_should_handle_parameter_without_closing_tag_followed_by_': UNCLOSED_PARAMETER,
-  'C-xml_tool_call_parsing_unclosed_parameter_tag_handling_should_handle_multiple_unclosed_parameter_tags': UNCLOSED_PARAMETER,
-  'C-xml_tool_call_parsing_unclosed_parameter_tag_handling_should_handle_unclosed_param_with_multiline_content': UNCLOSED_PARAMETER,
-  'C-xml_tool_call_parsing_bash_tool_parsing_should_handle_bash_tool_with_unclosed_thinking_tag': UNCLOSED_REASONING,
-  'C-xml_tool_call_parsing_bash_tool_parsing_should_handle_bash_tool_directly_attached_to_text_no_newline': UNCLOSED_REASONING,
-  'C-xml_tool_call_parsing_complex_unclosed_tag_scenarios_should_handle_unclosed_thinking_unclosed_tool': UNCLOSED_REASONING,
-  'C-xml_tool_call_parsing_complex_unclosed_tag_scenarios_should_handle_mixed_properly_closed_and_unclosed_tags': UNCLOSED_PARAMETER,
-  'C-xml_tool_call_parsing_edit_and_create_tool_parsing_issue_349_should_handle_edit_tool_with_unclosed_tags': UNCLOSED_PARAMETER,
-  'C-xml_tool_call_parsing_edit_and_create_tool_parsing_issue_349_should_handle_create_tool_with_unclosed_tags': UNCLOSED_PARAMETER,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with__': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with___': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with____': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_____': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with______': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_______': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with________': WRAPPED_CALL,
-  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_________': WRAPPED_CALL,
-  'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_sh___': NESTED_REASONING_TAIL,
-  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_bug_wit__': UNCLOSED_REASONING,
-  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_fix_wit': UNCLOSED_REASONING,
-  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_fix_wit_': UNCLOSED_REASONING,
-  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_parsexmltoolcallwiththinki': UNCLOSED_REASONING,
-  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_parsexmltoolcallwiththinki_': UNCLOSED_REASONING,
-  'C-direct_content_attempt_completion_parsing_should_handle_xml_like_content_without_confusion': ENTITIES_DECODED,
+  'C-xml_tool_call_parsing_unclosed_attempt_completion_tag_handling_should_handle_empty_attempt_completion_tag_with':
+    PREVIOUS_RESPONSE,
+  'C-xml_tool_call_parsing_unclosed_thinking_tag_handling_should_remove_unclosed_thinking_tag_and_its_content':
+    UNCLOSED_REASONING,
+  'C-xml_tool_call_parsing_unclosed_thinking_tag_handling_should_handle_multiple_thinking_tags_with_one_unclosed':
+    UNCLOSED_REASONING,
+  'C-xml_tool_call_parsing_unclosed_parameter_tag_handling_should_handle_parameter_without_closing_tag_followed_by_':
+    UNCLOSED_PARAMETER,
+  'C-xml_tool_call_parsing_unclosed_parameter_tag_handling_should_handle_multiple_unclosed_parameter_tags':
+    UNCLOSED_PARAMETER,
+  'C-xml_tool_call_parsing_unclosed_parameter_tag_handling_should_handle_unclosed_param_with_multiline_content':
+    UNCLOSED_PARAMETER,
+  'C-xml_tool_call_parsing_bash_tool_parsing_should_handle_bash_tool_with_unclosed_thinking_tag':
+    UNCLOSED_REASONING,
+  'C-xml_tool_call_parsing_bash_tool_parsing_should_handle_bash_tool_directly_attached_to_text_no_newline':
+    UNCLOSED_REASONING,
+  'C-xml_tool_call_parsing_complex_unclosed_tag_scenarios_should_handle_unclosed_thinking_unclosed_tool':
+    UNCLOSED_REASONING,
+  'C-xml_tool_call_parsing_complex_unclosed_tag_scenarios_should_handle_mixed_properly_closed_and_unclosed_tags':
+    UNCLOSED_PARAMETER,
+  'C-xml_tool_call_parsing_edit_and_create_tool_parsing_issue_349_should_handle_edit_tool_with_unclosed_tags':
+    UNCLOSED_PARAMETER,
+  'C-xml_tool_call_parsing_edit_and_create_tool_parsing_issue_349_should_handle_create_tool_with_unclosed_tags':
+    UNCLOSED_PARAMETER,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with__':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with___':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with____':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_____':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with______':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_______':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with________':
+    WRAPPED_CALL,
+  'C-xml_tool_call_parsing_wrapped_tool_call_detection_issue_api_call_infinite_loop_detectunrecognizedtoolcall_with_________':
+    WRAPPED_CALL,
+  'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_sh___':
+    NESTED_REASONING_TAIL,
+  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_bug_wit__':
+    UNCLOSED_REASONING,
+  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_fix_wit':
+    UNCLOSED_REASONING,
+  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_fix_wit_':
+    UNCLOSED_REASONING,
+  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_parsexmltoolcallwiththinki':
+    UNCLOSED_REASONING,
+  'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_parsexmltoolcallwiththinki_':
+    UNCLOSED_REASONING,
+  'C-direct_content_attempt_completion_parsing_should_handle_xml_like_content_without_confusion':
+    ENTITIES_DECODED,
   'C-direct_content_attempt_completion_parsing_should_handle_empty_content': EMPTY_COMPLETION,
   'C-direct_content_vs_legacy_result_tag_should_not_parse_result_tags_anymore': RESULT_CHILD,
-  'C-simplified_attempt_completion_xml_parsing_should_handle_result_with_xml_like_content': ENTITIES_DECODED,
-  'C-simplified_attempt_completion_xml_parsing_should_treat_all_content_as_direct_content_including_old_style_tags': RESULT_CHILD,
+  'C-simplified_attempt_completion_xml_parsing_should_handle_result_with_xml_like_content':
+    ENTITIES_DECODED,
+  'C-simplified_attempt_completion_xml_parsing_should_treat_all_content_as_direct_content_including_old_style_tags':
+    RESULT_CHILD,
   'C-simplified_attempt_completion_xml_parsing_should_handle_empty_content': EMPTY_COMPLETION,
 };
 // ── cogency-execute-protocol.json (Cogency, seed 001), parser cases ───────────────────────────
@@ -70,9 +101,14 @@ const SINGLE_OBJECT_ACCEPTED =
 const REPAIRED =
   'JSON that a repair library can fix (here a missing "]") is repaired and the call kept (issue 2), instead of rejecting the batch';
 const NO_HARD_STOP =
-  'text after </execute> is kept as text (nothing lost); ending the turn after a batch is the agent loop\'s decision (issue 4), not the parser\'s';
+  "text after </execute> is kept as text (nothing lost); ending the turn after a batch is the agent loop's decision (issue 4), not the parser's";
+
+const BAD_ELEMENT_ALONE =
+  'a batch keeps its valid calls and reports only the element that is not a call (with its raw text); Cogency rejected the whole batch';
 
 export const COGENCY_DEVIATIONS: Readonly<Record<string, string>> = {
+  'A-head-parser-execute_array_with_non_object': BAD_ELEMENT_ALONE,
+  'A-v3.2-parser-execute_array_with_non_object': BAD_ELEMENT_ALONE,
   'A-head-parser-execute_missing_args_field': MISSING_ARGS_IS_EMPTY,
   'A-v3.2-parser-execute_missing_args_field': MISSING_ARGS_IS_EMPTY,
   'A-head-parser-execute_not_json_array': SINGLE_OBJECT_ACCEPTED,

@@ -44,24 +44,37 @@ const TOOLS: ToolDefinition[] = [
 function run(row: Row) {
   // The row's notes say when the prompt template had already opened <think>.
   const startInReasoning = /thinking_forced_open=true|prompt ended with <think>/.test(row.notes);
-  const parser = hermes.createStreamParser({ tools: TOOLS, startInReasoning, generateId: counterIds() });
+  const parser = hermes.createStreamParser({
+    tools: TOOLS,
+    startInReasoning,
+    generateId: counterIds(),
+  });
   const events: ParseEvent[] = parser.push(row.text);
   if (!row.is_partial) events.push(...parser.end());
   const content = collectContent(events);
   const started = events.filter((event) => event.type === 'tool-input-start');
   const calls = content.flatMap((part) =>
-    part.type === 'tool-call' ? [{ name: part.toolName, arguments: JSON.parse(part.input) as unknown }] : [],
+    part.type === 'tool-call'
+      ? [{ name: part.toolName, arguments: JSON.parse(part.input) as unknown }]
+      : [],
   );
   return {
-    calls: row.is_partial ? started.map((event) => ({ name: (event as { toolName: string }).toolName })) : calls,
-    content: content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('').trim(),
+    calls: row.is_partial
+      ? started.map((event) => ({ name: (event as { toolName: string }).toolName }))
+      : calls,
+    content: content
+      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      .join('')
+      .trim(),
     reasoning: content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join(''),
   };
 }
 
 function expectation(row: Row) {
   return {
-    calls: row.is_partial ? row.expected_calls.map((call) => ({ name: call.name })) : row.expected_calls,
+    calls: row.is_partial
+      ? row.expected_calls.map((call) => ({ name: call.name }))
+      : row.expected_calls,
     ...(row.expected_content !== null ? { content: row.expected_content.trim() } : {}),
     ...(row.expected_reasoning !== undefined ? { reasoning: row.expected_reasoning } : {}),
   };
@@ -91,7 +104,9 @@ describe('conformance: model-native-formats.jsonl (hermes rows)', () => {
     } catch (error) {
       tally.failures.push(id);
       if (process.env.TOOLWIRE_CONFORMANCE_DUMP) {
-        console.log(JSON.stringify({ id, text: row.text, notes: row.notes.slice(-160), expected, actual }));
+        console.log(
+          JSON.stringify({ id, text: row.text, notes: row.notes.slice(-160), expected, actual }),
+        );
       }
       throw error;
     }

@@ -9,13 +9,23 @@ const string = { type: 'string' } as const;
 const boolean = { type: 'boolean' } as const;
 const integer = { type: 'integer' } as const;
 
-function tool(name: string, properties: Record<string, JsonSchema>, required: string[] = []): ToolDefinition {
+function tool(
+  name: string,
+  properties: Record<string, JsonSchema>,
+  required: string[] = [],
+): ToolDefinition {
   return { name, inputSchema: { type: 'object', properties, required } };
 }
 
 const ALL: readonly ToolDefinition[] = [
-  tool('search', { query: string, path: string, allow_tests: boolean, exact: boolean, maxResults: integer }, ['query']),
-  tool('query', { pattern: string, path: string, language: string, allow_tests: boolean }, ['pattern']),
+  tool(
+    'search',
+    { query: string, path: string, allow_tests: boolean, exact: boolean, maxResults: integer },
+    ['query'],
+  ),
+  tool('query', { pattern: string, path: string, language: string, allow_tests: boolean }, [
+    'pattern',
+  ]),
   tool('extract', {
     targets: string,
     file_path: string,
@@ -30,7 +40,12 @@ const ALL: readonly ToolDefinition[] = [
   tool('cleanup_execute_plan', { clearOutputBuffers: boolean, clearSessionStore: boolean }),
   tool('listSkills', { filter: string }),
   tool('useSkill', { name: string }),
-  tool('listFiles', { directory: string, path: string, recursive: boolean, includeHidden: boolean }),
+  tool('listFiles', {
+    directory: string,
+    path: string,
+    recursive: boolean,
+    includeHidden: boolean,
+  }),
   tool('searchFiles', { pattern: string, directory: string, recursive: boolean }),
   tool('bash', { command: string, workingDirectory: string, timeout: integer }, ['command']),
   tool('task', { action: string, id: string, title: string, description: string }),
@@ -50,8 +65,20 @@ const ALL: readonly ToolDefinition[] = [
 
 /** Probe's default tool list (when a test passed none). */
 const DEFAULT_NAMES = [
-  'search', 'query', 'extract', 'delegate', 'analyze_all', 'execute_plan', 'cleanup_execute_plan',
-  'listSkills', 'useSkill', 'listFiles', 'searchFiles', 'bash', 'task', 'attempt_completion',
+  'search',
+  'query',
+  'extract',
+  'delegate',
+  'analyze_all',
+  'execute_plan',
+  'cleanup_execute_plan',
+  'listSkills',
+  'useSkill',
+  'listFiles',
+  'searchFiles',
+  'bash',
+  'task',
+  'attempt_completion',
 ];
 
 export function probeTools(names: readonly string[] = DEFAULT_NAMES): ToolDefinition[] {

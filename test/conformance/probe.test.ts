@@ -88,9 +88,12 @@ function actual(testCase: ProbeCase): unknown {
           if (part.type === 'reasoning') return [{ type: 'thinking', content: part.text }];
           if (part.type !== 'tool-call') return [];
           const params = JSON.parse(part.input) as Record<string, unknown>;
-          if (part.toolName === 'attempt_completion') return [{ type: 'completion', result: params.result }];
+          if (part.toolName === 'attempt_completion')
+            return [{ type: 'completion', result: params.result }];
           // The guide types parameters as text; toolwire types them by schema.
-          const asText = Object.fromEntries(Object.entries(params).map(([key, value]) => [key, String(value)]));
+          const asText = Object.fromEntries(
+            Object.entries(params).map(([key, value]) => [key, String(value)]),
+          );
           return [{ type: 'tool', name: part.toolName, params: asText }];
         }),
       };
@@ -120,7 +123,14 @@ describe('conformance: probe-xml-protocol.json', () => {
     } catch (error) {
       tally.failures.push(testCase.id);
       if (process.env.TOOLWIRE_CONFORMANCE_DUMP) {
-        console.log(JSON.stringify({ id: testCase.id, input: testCase.input, expected: testCase.expected, actual: result }));
+        console.log(
+          JSON.stringify({
+            id: testCase.id,
+            input: testCase.input,
+            expected: testCase.expected,
+            actual: result,
+          }),
+        );
       }
       throw error;
     }

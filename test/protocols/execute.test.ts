@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { executeProtocol } from '../../src/index.ts';
-import { callsOf, chunksOf, contentOf, streamEvents, streamingViolations, TOOLS, textOf } from './helpers.ts';
+import {
+  callsOf,
+  chunksOf,
+  contentOf,
+  streamEvents,
+  streamingViolations,
+  TOOLS,
+  textOf,
+} from './helpers.ts';
 
 const execute = executeProtocol();
 const tools = TOOLS;
@@ -18,7 +26,8 @@ describe('execute protocol', () => {
   });
 
   it('does not end the block at </execute> inside a JSON string (the seed is right)', () => {
-    const text = '<execute>[{"name": "write_file", "args": {"path": "x", "content": "Hello </execute> world"}}]</execute>';
+    const text =
+      '<execute>[{"name": "write_file", "args": {"path": "x", "content": "Hello </execute> world"}}]</execute>';
     expect(callsOf(execute, text, tools)).toEqual([
       { toolName: 'write_file', input: { path: 'x', content: 'Hello </execute> world' } },
     ]);
@@ -38,7 +47,8 @@ describe('execute protocol', () => {
   });
 
   it('keeps a batch element naming an undeclared tool as text, and the others as calls', () => {
-    const text = '<execute>[{"name": "nope", "args": {}}, {"name": "get_weather", "args": {"city": "Rome"}}]</execute>';
+    const text =
+      '<execute>[{"name": "nope", "args": {}}, {"name": "get_weather", "args": {"city": "Rome"}}]</execute>';
     expect(contentOf(streamEvents(execute, [text], { tools }))).toEqual([
       { type: 'text', text: '{"name": "nope", "args": {}}' },
       { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Rome"}' },
@@ -54,20 +64,44 @@ describe('execute protocol', () => {
     });
   });
 
-  it('repairs a batch with broken JSON, and reports one that cannot be read', () => {
-    expect(callsOf(execute, '<execute>[{"name": "get_weather", "args": {"city": "Bonn",}},]</execute>', tools)).toEqual([
-      { toolName: 'get_weather', input: { city: 'Bonn' } },
+  it('keeps the valid calls of a batch and reports an element that is not a call', () => {
+    const text =
+      '<execute>[{"name": "get_weather", "args": {"city": "A"}}, "not an object", 42]</execute>';
+    const content = contentOf(streamEvents(execute, [text], { tools, emitRawTextOnError: false }));
+    expect(content).toEqual([
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"A"}' },
+      {
+        type: 'error',
+        error: expect.objectContaining({ code: 'malformed-call', raw: '"not an object"' }),
+      },
+      { type: 'error', error: expect.objectContaining({ code: 'malformed-call', raw: '42' }) },
     ]);
+  });
+
+  it('repairs a batch with broken JSON, and reports one that cannot be read', () => {
+    expect(
+      callsOf(
+        execute,
+        '<execute>[{"name": "get_weather", "args": {"city": "Bonn",}},]</execute>',
+        tools,
+      ),
+    ).toEqual([{ toolName: 'get_weather', input: { city: 'Bonn' } }]);
     const text = '<execute>call get_weather now</execute>';
     const content = contentOf(streamEvents(execute, [text], { tools }));
-    expect(content[0]).toEqual({ type: 'error', error: expect.objectContaining({ code: 'malformed-call', raw: text }) });
+    expect(content[0]).toEqual({
+      type: 'error',
+      error: expect.objectContaining({ code: 'malformed-call', raw: text }),
+    });
     expect(textOf(execute, text, tools)).toBe(text);
   });
 
   it('reads several blocks in one turn', () => {
     const text =
       '<execute>[{"name": "get_weather", "args": {"city": "A"}}]</execute> then <execute>[{"name": "get_weather", "args": {"city": "B"}}]</execute>';
-    expect(callsOf(execute, text, tools).map((call) => call.input)).toEqual([{ city: 'A' }, { city: 'B' }]);
+    expect(callsOf(execute, text, tools).map((call) => call.input)).toEqual([
+      { city: 'A' },
+      { city: 'B' },
+    ]);
   });
 
   it('keeps the streaming contract at every chunk size', () => {

@@ -41,7 +41,8 @@ export function splitAt(text: string, points: readonly number[]): string[] {
 
 export function chunksOf(text: string, size: number): string[] {
   const chunks: string[] = [];
-  for (let start = 0; start < text.length; start += size) chunks.push(text.slice(start, start + size));
+  for (let start = 0; start < text.length; start += size)
+    chunks.push(text.slice(start, start + size));
   return chunks;
 }
 
@@ -76,7 +77,11 @@ export function callsOf(
     }));
 }
 
-export function textOf(protocol: ToolCallProtocol, text: string, tools: readonly ToolDefinition[]): string {
+export function textOf(
+  protocol: ToolCallProtocol,
+  text: string,
+  tools: readonly ToolDefinition[],
+): string {
   return protocol
     .parseGeneratedText(text, { tools })
     .filter((part) => part.type === 'text')
@@ -100,7 +105,8 @@ export function streamingViolations(events: readonly ParseEvent[]): string[] {
       started.add(event.id);
       deltas.set(event.id, []);
     } else if (event.type === 'tool-input-delta') {
-      if (!started.has(event.id) || ended.has(event.id)) violations.push(`${event.id} delta outside start/end`);
+      if (!started.has(event.id) || ended.has(event.id))
+        violations.push(`${event.id} delta outside start/end`);
       deltas.get(event.id)?.push(event.delta);
     } else if (event.type === 'tool-input-end') {
       ended.add(event.id);
@@ -108,9 +114,12 @@ export function streamingViolations(events: readonly ParseEvent[]): string[] {
       const streamed = deltas.get(event.toolCallId);
       if (!streamed) violations.push(`${event.toolCallId} called without tool-input-start`);
       else if (streamed.join('') !== event.input) {
-        violations.push(`${event.toolCallId}: deltas ${JSON.stringify(streamed.join(''))} != input ${JSON.stringify(event.input)}`);
+        violations.push(
+          `${event.toolCallId}: deltas ${JSON.stringify(streamed.join(''))} != input ${JSON.stringify(event.input)}`,
+        );
       }
-      if (!ended.has(event.toolCallId)) violations.push(`${event.toolCallId} called before tool-input-end`);
+      if (!ended.has(event.toolCallId))
+        violations.push(`${event.toolCallId} called before tool-input-end`);
     }
   }
   for (const id of started) if (!ended.has(id)) violations.push(`${id} never ended`);
@@ -168,4 +177,9 @@ export const completionTool: ToolDefinition = {
   },
 };
 
-export const TOOLS: readonly ToolDefinition[] = [weatherTool, writeFileTool, searchTool, completionTool];
+export const TOOLS: readonly ToolDefinition[] = [
+  weatherTool,
+  writeFileTool,
+  searchTool,
+  completionTool,
+];

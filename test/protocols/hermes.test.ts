@@ -1,13 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { hermesProtocol } from '../../src/index.ts';
-import { callsOf, chunksOf, contentOf, streamEvents, streamingViolations, TOOLS, textOf } from './helpers.ts';
+import {
+  callsOf,
+  chunksOf,
+  contentOf,
+  streamEvents,
+  streamingViolations,
+  TOOLS,
+  textOf,
+} from './helpers.ts';
 
 const hermes = hermesProtocol();
 const tools = TOOLS;
 
 describe('hermes protocol: calls', () => {
   it('reads JSON inside <tool_call> tags, with text before and after', () => {
-    const text = 'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Seoul", "days": "2"}}\n</tool_call>\nok';
+    const text =
+      'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Seoul", "days": "2"}}\n</tool_call>\nok';
     expect(contentOf(streamEvents(hermes, [text], { tools }))).toEqual([
       { type: 'text', text: 'Let me look.\n' },
       { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Seoul","days":2}' },
@@ -28,8 +37,11 @@ describe('hermes protocol: calls', () => {
   });
 
   it('reads a call in a ```json fence, and leaves other fences as text', () => {
-    const fenced = 'Here:\n```json\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n```\nDone';
-    expect(callsOf(hermes, fenced, tools)).toEqual([{ toolName: 'get_weather', input: { city: 'Rome' } }]);
+    const fenced =
+      'Here:\n```json\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n```\nDone';
+    expect(callsOf(hermes, fenced, tools)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Rome' } },
+    ]);
     expect(textOf(hermes, fenced, tools)).toBe('Here:\n\nDone');
     const code = 'Code:\n```python\nprint("hi")\n```\nand ```json\n{"a": 1}\n``` end';
     expect(callsOf(hermes, code, tools)).toEqual([]);
@@ -38,15 +50,19 @@ describe('hermes protocol: calls', () => {
 
   it('repairs JSON that a repair library can fix', () => {
     const text = "<tool_call>{'name': 'get_weather', 'arguments': {'city': 'Oslo',},}</tool_call>";
-    expect(callsOf(hermes, text, tools)).toEqual([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
-    const broken = '<tool_call>{"name": "get_weather", "arguments": {"city": "Lima" "days": 2}}</tool_call>';
+    expect(callsOf(hermes, text, tools)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    const broken =
+      '<tool_call>{"name": "get_weather", "arguments": {"city": "Lima" "days": 2}}</tool_call>';
     expect(callsOf(hermes, broken, tools)).toEqual([
       { toolName: 'get_weather', input: { city: 'Lima', days: 2 } },
     ]);
   });
 
   it('does not end a call at </tool_call> inside a JSON string', () => {
-    const text = '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "x </tool_call> y"}}</tool_call>';
+    const text =
+      '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "x </tool_call> y"}}</tool_call>';
     expect(callsOf(hermes, text, tools)).toEqual([
       { toolName: 'write_file', input: { path: 'a', content: 'x </tool_call> y' } },
     ]);
@@ -59,9 +75,9 @@ describe('hermes protocol: calls', () => {
   });
 
   it('reads a bare JSON call to a declared tool, and other JSON as text', () => {
-    expect(callsOf(hermes, 'Calling {"name": "get_weather", "arguments": {"city": "Kyiv"}}', tools)).toEqual([
-      { toolName: 'get_weather', input: { city: 'Kyiv' } },
-    ]);
+    expect(
+      callsOf(hermes, 'Calling {"name": "get_weather", "arguments": {"city": "Kyiv"}}', tools),
+    ).toEqual([{ toolName: 'get_weather', input: { city: 'Kyiv' } }]);
     const prose = 'Config: {"name": "my-app", "version": 2}';
     expect(callsOf(hermes, prose, tools)).toEqual([]);
     expect(textOf(hermes, prose, tools)).toBe(prose);
@@ -80,12 +96,12 @@ describe('hermes protocol: calls', () => {
   });
 
   it('completes a call whose closing tag was eaten by a stop sequence', () => {
-    expect(callsOf(hermes, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bern"}}', tools)).toEqual([
-      { toolName: 'get_weather', input: { city: 'Bern' } },
-    ]);
-    expect(callsOf(hermes, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bern"}', tools)).toEqual([
-      { toolName: 'get_weather', input: { city: 'Bern' } },
-    ]);
+    expect(
+      callsOf(hermes, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bern"}}', tools),
+    ).toEqual([{ toolName: 'get_weather', input: { city: 'Bern' } }]);
+    expect(
+      callsOf(hermes, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bern"}', tools),
+    ).toEqual([{ toolName: 'get_weather', input: { city: 'Bern' } }]);
   });
 
   it('reports a cut-off call that does not validate, with its raw text', () => {
@@ -95,7 +111,11 @@ describe('hermes protocol: calls', () => {
       { type: 'text', text: 'Ok ' },
       {
         type: 'error',
-        error: expect.objectContaining({ code: 'unclosed-call', raw: text.slice(3), toolName: 'write_file' }),
+        error: expect.objectContaining({
+          code: 'unclosed-call',
+          raw: text.slice(3),
+          toolName: 'write_file',
+        }),
       },
       { type: 'text', text: text.slice(3) },
     ]);
@@ -104,23 +124,34 @@ describe('hermes protocol: calls', () => {
   it('reports JSON that cannot be repaired into a call', () => {
     const text = '<tool_call>get_weather(city="Paris")</tool_call>';
     const content = contentOf(streamEvents(hermes, [text], { tools }));
-    expect(content[0]).toEqual({ type: 'error', error: expect.objectContaining({ code: 'malformed-call', raw: text }) });
+    expect(content[0]).toEqual({
+      type: 'error',
+      error: expect.objectContaining({ code: 'malformed-call', raw: text }),
+    });
     expect(content[1]).toEqual({ type: 'text', text });
   });
 
   it('never reads <tool_call> inside reasoning as a call', () => {
-    const text = '<think><tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call></think>Answer';
+    const text =
+      '<think><tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call></think>Answer';
     expect(contentOf(streamEvents(hermes, [text], { tools }))).toEqual([
-      { type: 'reasoning', text: '<tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call>' },
+      {
+        type: 'reasoning',
+        text: '<tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call>',
+      },
       { type: 'text', text: 'Answer' },
     ]);
   });
 
   it('uses the configured tags', () => {
     const custom = hermesProtocol({ callTag: 'function_call_x', responseTag: 'out' });
-    expect(callsOf(custom, '<function_call_x>{"name": "get_weather", "arguments": {"city": "Q"}}</function_call_x>', tools)).toEqual([
-      { toolName: 'get_weather', input: { city: 'Q' } },
-    ]);
+    expect(
+      callsOf(
+        custom,
+        '<function_call_x>{"name": "get_weather", "arguments": {"city": "Q"}}</function_call_x>',
+        tools,
+      ),
+    ).toEqual([{ toolName: 'get_weather', input: { city: 'Q' } }]);
     expect(custom.formatToolResponse({ toolName: 'get_weather', output: 'sunny' })).toBe(
       '<out>\n{"name":"get_weather","content":"sunny"}\n</out>',
     );
@@ -130,9 +161,13 @@ describe('hermes protocol: calls', () => {
 describe('hermes protocol: streaming', () => {
   it('starts the call when the name is known and streams the arguments as they arrive', () => {
     const parser = hermes.createStreamParser({ tools });
-    const first = parser.push('<tool_call>{"name": "write_file", "arguments": {"path": "a.txt", "content": "Hel');
+    const first = parser.push(
+      '<tool_call>{"name": "write_file", "arguments": {"path": "a.txt", "content": "Hel',
+    );
     expect(first.map((event) => event.type)).toContain('tool-input-start');
-    const deltas = first.filter((event) => event.type === 'tool-input-delta').map((event) => (event as { delta: string }).delta);
+    const deltas = first
+      .filter((event) => event.type === 'tool-input-delta')
+      .map((event) => (event as { delta: string }).delta);
     expect(deltas.join('')).toBe('{"path":"a.txt","content":"Hel');
   });
 

@@ -22,18 +22,71 @@ const protocols: [string, ToolCallProtocol][] = [
 
 /** Fragments real outputs are made of, malformed ones included. */
 const FRAGMENTS = [
-  '<', '>', '/', '&', ';', '"', "'", '{', '}', '[', ']', ':', ',', '`', '```', '```json\n', '\n', ' ',
-  'a', 'Hello', 'é', '😀', '\\', '&amp;', '&lt;', '<![CDATA[', ']]>', '<b>', '</b>',
-  '<think>', '</think>', '<thinking>', '</thinking>',
-  '<get_weather>', '</get_weather>', '<city>', '</city>', '<days>', '</days>', '<get_weather/>',
-  '<write_file>', '</write_file>', '<content>', '</content>', '<path>', '</path>',
-  '<attempt_completion>', '</attempt_completion>', '<result>', '</result>',
-  '<tool_call>', '</tool_call>', '<execute>', '</execute>',
-  '{"name": "get_weather", "arguments": {"city": "', '{"name": "get_weather", "args": {"city": "',
-  '"}}', '"}', '[{"name": "write_file", "args": {"path": "p", "content": "', '"}}]',
+  '<',
+  '>',
+  '/',
+  '&',
+  ';',
+  '"',
+  "'",
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
+  '`',
+  '```',
+  '```json\n',
+  '\n',
+  ' ',
+  'a',
+  'Hello',
+  'é',
+  '😀',
+  '\\',
+  '&amp;',
+  '&lt;',
+  '<![CDATA[',
+  ']]>',
+  '<b>',
+  '</b>',
+  '<think>',
+  '</think>',
+  '<thinking>',
+  '</thinking>',
+  '<get_weather>',
+  '</get_weather>',
+  '<city>',
+  '</city>',
+  '<days>',
+  '</days>',
+  '<get_weather/>',
+  '<write_file>',
+  '</write_file>',
+  '<content>',
+  '</content>',
+  '<path>',
+  '</path>',
+  '<attempt_completion>',
+  '</attempt_completion>',
+  '<result>',
+  '</result>',
+  '<tool_call>',
+  '</tool_call>',
+  '<execute>',
+  '</execute>',
+  '{"name": "get_weather", "arguments": {"city": "',
+  '{"name": "get_weather", "args": {"city": "',
+  '"}}',
+  '"}',
+  '[{"name": "write_file", "args": {"path": "p", "content": "',
+  '"}}]',
 ];
 
-const outputText = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(''));
+const outputText = fc
+  .array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 })
+  .map((parts) => parts.join(''));
 
 describe.each(protocols)('%s: invariants', (_name, protocol) => {
   const tools = TOOLS;
@@ -55,7 +108,9 @@ describe.each(protocols)('%s: invariants', (_name, protocol) => {
       fc.property(outputText, (text) => {
         const whole = contentOf(streamEvents(protocol, [text], { tools }));
         for (let cut = 1; cut < text.length; cut++) {
-          expect(contentOf(streamEvents(protocol, [text.slice(0, cut), text.slice(cut)], { tools }))).toEqual(whole);
+          expect(
+            contentOf(streamEvents(protocol, [text.slice(0, cut), text.slice(cut)], { tools })),
+          ).toEqual(whole);
         }
         expect(contentOf(streamEvents(protocol, [...text], { tools }))).toEqual(whole);
       }),
@@ -66,12 +121,16 @@ describe.each(protocols)('%s: invariants', (_name, protocol) => {
   it('loses nothing: text with no call or reasoning markup comes out exactly', () => {
     const proseFragments = FRAGMENTS.filter(
       (fragment) =>
-        !/^<(think|thinking|get_weather|write_file|attempt_completion|tool_call|execute|search)\b/.test(fragment) &&
+        !/^<(think|thinking|get_weather|write_file|attempt_completion|tool_call|execute|search)\b/.test(
+          fragment,
+        ) &&
         !fragment.startsWith('{"name"') &&
         !fragment.startsWith('[{"name"') &&
         !fragment.startsWith('```'),
     );
-    const prose = fc.array(fc.constantFrom(...proseFragments), { maxLength: 40 }).map((parts) => parts.join(''));
+    const prose = fc
+      .array(fc.constantFrom(...proseFragments), { maxLength: 40 })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(prose, fc.array(fc.nat(), { maxLength: 5 }), (text, cuts) => {
         const content = contentOf(streamEvents(protocol, splitAt(text, cuts), { tools }));
@@ -85,13 +144,33 @@ describe.each(protocols)('%s: invariants', (_name, protocol) => {
 
   it('loses nothing in documents of prose, reasoning and calls, and reads every call back', () => {
     const safeProse = fc
-      .array(fc.constantFrom('a', ' ', '\n', 'Hi.', '<', '>', '&', '<b>x</b>', '</think>', '"', '}', ']'), { maxLength: 8 })
+      .array(
+        fc.constantFrom(
+          'a',
+          ' ',
+          '\n',
+          'Hi.',
+          '<',
+          '>',
+          '&',
+          '<b>x</b>',
+          '</think>',
+          '"',
+          '}',
+          ']',
+        ),
+        { maxLength: 8 },
+      )
       .map((parts) => parts.join(''));
     const reasoning = fc
-      .array(fc.constantFrom('a', ' ', '<get_weather>', '<tool_call>', '<execute>', '{', '&'), { maxLength: 6 })
+      .array(fc.constantFrom('a', ' ', '<get_weather>', '<tool_call>', '<execute>', '{', '&'), {
+        maxLength: 6,
+      })
       .map((parts) => `<think>${parts.join('')}</think>`);
     const call = fc.record({
-      city: fc.string({ unit: fc.constantFrom('a', 'é', ' x', '<', '&', '"', '</city>', ']]>', '\n', '\\') }),
+      city: fc.string({
+        unit: fc.constantFrom('a', 'é', ' x', '<', '&', '"', '</city>', ']]>', '\n', '\\'),
+      }),
       days: fc.integer({ min: -5, max: 400 }),
     });
     const segment = fc.oneof(
@@ -100,28 +179,49 @@ describe.each(protocols)('%s: invariants', (_name, protocol) => {
       call.map((input) => ({ kind: 'call' as const, input })),
     );
     fc.assert(
-      fc.property(fc.array(segment, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 6 }), (segments, cuts) => {
-        const source = segments
-          .map((part) =>
-            part.kind === 'call'
-              ? protocol.formatToolCall({ toolName: 'get_weather', input: part.input })
-              : part.text,
-          )
-          .join('');
-        const events = streamEvents(protocol, splitAt(source, cuts), { tools });
-        expect(streamingViolations(events)).toEqual([]);
-        const content = contentOf(events) as { type: string; text?: string; input?: string }[];
-        const expectedText = segments.filter((part) => part.kind === 'text').map((part) => part.text).join('');
-        expect(content.filter((part) => part.type === 'text').map((part) => part.text).join('')).toBe(expectedText);
-        expect(content.filter((part) => part.type === 'reasoning').map((part) => `<think>${part.text}</think>`)).toEqual(
-          segments.filter((part) => part.kind === 'reasoning').map((part) => part.text),
-        );
-        const expectedCalls = segments.filter((part) => part.kind === 'call').map((part) => part.input);
-        const calls = content.filter((part) => part.type === 'tool-call').map((part) => JSON.parse(part.input!));
-        const city = (input: { city: string }) => ({ ...input, city: xmlTrimmed(protocol, input.city) });
-        expect(calls).toEqual(expectedCalls.map(city));
-        expect(content.some((part) => part.type === 'error')).toBe(false);
-      }),
+      fc.property(
+        fc.array(segment, { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (segments, cuts) => {
+          const source = segments
+            .map((part) =>
+              part.kind === 'call'
+                ? protocol.formatToolCall({ toolName: 'get_weather', input: part.input })
+                : part.text,
+            )
+            .join('');
+          const events = streamEvents(protocol, splitAt(source, cuts), { tools });
+          expect(streamingViolations(events)).toEqual([]);
+          const content = contentOf(events) as { type: string; text?: string; input?: string }[];
+          const expectedText = segments
+            .filter((part) => part.kind === 'text')
+            .map((part) => part.text)
+            .join('');
+          expect(
+            content
+              .filter((part) => part.type === 'text')
+              .map((part) => part.text)
+              .join(''),
+          ).toBe(expectedText);
+          expect(
+            content
+              .filter((part) => part.type === 'reasoning')
+              .map((part) => `<think>${part.text}</think>`),
+          ).toEqual(segments.filter((part) => part.kind === 'reasoning').map((part) => part.text));
+          const expectedCalls = segments
+            .filter((part) => part.kind === 'call')
+            .map((part) => part.input);
+          const calls = content
+            .filter((part) => part.type === 'tool-call')
+            .map((part) => JSON.parse(part.input!));
+          const city = (input: { city: string }) => ({
+            ...input,
+            city: xmlTrimmed(protocol, input.city),
+          });
+          expect(calls).toEqual(expectedCalls.map(city));
+          expect(content.some((part) => part.type === 'error')).toBe(false);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -150,11 +250,33 @@ function xmlTrimmed(_protocol: ToolCallProtocol, value: string): string {
 }
 
 const XML_KEY = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/).filter((key) => key !== 'item');
-const ANY_KEY = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'toString'));
+const ANY_KEY = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom('__proto__', 'constructor', 'toString'),
+);
 
 const LEAF_STRING = fc.string({
   unit: fc.oneof(
-    fc.constantFrom('<', '>', '&', ']]>', '</x>', '</item>', '<item>', '&amp;', '<![CDATA[', '\n', ' ', '\t', '"', "'", '\\', '😀', '\u0000', '\ud800'),
+    fc.constantFrom(
+      '<',
+      '>',
+      '&',
+      ']]>',
+      '</x>',
+      '</item>',
+      '<item>',
+      '&amp;',
+      '<![CDATA[',
+      '\n',
+      ' ',
+      '\t',
+      '"',
+      "'",
+      '\\',
+      '😀',
+      '\u0000',
+      '\ud800',
+    ),
     fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
   ),
   maxLength: 20,
@@ -163,12 +285,16 @@ const LEAF_STRING = fc.string({
 type Generated = { value: unknown; schema: JsonSchema };
 
 /** A value and the schema that describes it (arrays homogeneous), so coercion is the identity. */
-function argumentsWithSchema(xmlKeys: boolean): fc.Arbitrary<{ value: Record<string, unknown>; schema: JsonSchema }> {
+function argumentsWithSchema(
+  xmlKeys: boolean,
+): fc.Arbitrary<{ value: Record<string, unknown>; schema: JsonSchema }> {
   const key = xmlKeys ? XML_KEY : ANY_KEY;
   const leaf: fc.Arbitrary<Generated> = fc.oneof(
     LEAF_STRING.map((value) => ({ value, schema: { type: 'string' } })),
     fc.integer().map((value) => ({ value, schema: { type: 'integer' } })),
-    fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => ({ value, schema: { type: 'number' } })),
+    fc
+      .double({ noNaN: true, noDefaultInfinity: true })
+      .map((value) => ({ value, schema: { type: 'number' } })),
     fc.boolean().map((value) => ({ value, schema: { type: 'boolean' } })),
     fc.constant({ value: null, schema: { type: 'null' } }),
   );
@@ -177,12 +303,10 @@ function argumentsWithSchema(xmlKeys: boolean): fc.Arbitrary<{ value: Record<str
       { depthSize: 'small', withCrossShrink: true },
       leaf,
       fc.dictionary(key, tie('node'), { maxKeys: 3 }).map((members) => objectOf(members)),
-      fc
-        .tuple(leaf, fc.nat({ max: 3 }))
-        .map(([first, count]) => ({
-          value: Array.from({ length: count }, () => first.value),
-          schema: { type: 'array', items: first.schema },
-        })),
+      fc.tuple(leaf, fc.nat({ max: 3 })).map(([first, count]) => ({
+        value: Array.from({ length: count }, () => first.value),
+        schema: { type: 'array', items: first.schema },
+      })),
     ),
   }));
   return fc.dictionary(key, tree.node, { maxKeys: 4 }).map((members) => {
@@ -195,8 +319,18 @@ function objectOf(members: Record<string, Generated>): Generated {
   const value: Record<string, unknown> = {};
   const properties: Record<string, JsonSchema> = {};
   for (const [name, member] of Object.entries(members)) {
-    Object.defineProperty(value, name, { value: member.value, enumerable: true, writable: true, configurable: true });
-    Object.defineProperty(properties, name, { value: member.schema, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(value, name, {
+      value: member.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    Object.defineProperty(properties, name, {
+      value: member.schema,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return { value, schema: { type: 'object', properties } };
 }

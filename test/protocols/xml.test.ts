@@ -19,7 +19,8 @@ const tools = TOOLS;
 
 describe('xml protocol: calls', () => {
   it('reads a call, coerces values by the schema, and keeps the text around it', () => {
-    const text = 'Let me check.\n<get_weather>\n  <city>Seoul</city>\n  <days>3</days>\n</get_weather>\nDone.';
+    const text =
+      'Let me check.\n<get_weather>\n  <city>Seoul</city>\n  <days>3</days>\n</get_weather>\nDone.';
     expect(contentOf(streamEvents(xml, [text], { tools }))).toEqual([
       { type: 'text', text: 'Let me check.\n' },
       { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Seoul","days":3}' },
@@ -48,7 +49,10 @@ describe('xml protocol: calls', () => {
       '<search><query>q</query><tags>a</tags><tags>b</tags><options><depth>2</depth><exact>true</exact></options></search>' +
       '<search><query>r</query><tags><item>x</item><item>y</item></tags></search>';
     expect(callsOf(xml, text, tools)).toEqual([
-      { toolName: 'search', input: { query: 'q', tags: ['a', 'b'], options: { depth: 2, exact: true } } },
+      {
+        toolName: 'search',
+        input: { query: 'q', tags: ['a', 'b'], options: { depth: 2, exact: true } },
+      },
       { toolName: 'search', input: { query: 'r', tags: ['x', 'y'] } },
     ]);
   });
@@ -59,7 +63,9 @@ describe('xml protocol: calls', () => {
     ]);
     const [call] = callsOf(xml, '<get_weather/>', tools);
     expect(call?.input).toEqual({});
-    expect(call?.problems).toEqual([expect.objectContaining({ keyword: 'required', path: '/city' })]);
+    expect(call?.problems).toEqual([
+      expect.objectContaining({ keyword: 'required', path: '/city' }),
+    ]);
   });
 
   it('decodes the five entities in one pass and accepts CDATA', () => {
@@ -73,7 +79,8 @@ describe('xml protocol: calls', () => {
   });
 
   it('keeps other tags inside a value as text', () => {
-    const text = '<write_file><path>i.html</path><content><div class="a">Hi</div></content></write_file>';
+    const text =
+      '<write_file><path>i.html</path><content><div class="a">Hi</div></content></write_file>';
     expect(callsOf(xml, text, tools)[0]?.input).toEqual({
       path: 'i.html',
       content: '<div class="a">Hi</div>',
@@ -108,12 +115,12 @@ describe('xml protocol: calls', () => {
   });
 
   it('reads attempt_completion with a <result> child, or with its text directly', () => {
-    expect(callsOf(xml, '<attempt_completion><result>All done.</result></attempt_completion>', tools)).toEqual([
-      { toolName: 'attempt_completion', input: { result: 'All done.' } },
-    ]);
-    expect(callsOf(xml, '<attempt_completion>\nAll done &amp; dusted.\n</attempt_completion>', tools)).toEqual([
-      { toolName: 'attempt_completion', input: { result: 'All done & dusted.' } },
-    ]);
+    expect(
+      callsOf(xml, '<attempt_completion><result>All done.</result></attempt_completion>', tools),
+    ).toEqual([{ toolName: 'attempt_completion', input: { result: 'All done.' } }]);
+    expect(
+      callsOf(xml, '<attempt_completion>\nAll done &amp; dusted.\n</attempt_completion>', tools),
+    ).toEqual([{ toolName: 'attempt_completion', input: { result: 'All done & dusted.' } }]);
   });
 
   it('attaches every validation problem to a call that fails its schema', () => {
@@ -123,7 +130,9 @@ describe('xml protocol: calls', () => {
       tools,
     );
     expect(call?.toolName).toBe('get_weather');
-    const messages = (call?.problems as { message: string }[]).map((problem) => problem.message);
+    const messages = ((call?.problems ?? []) as { message: string }[]).map(
+      (problem) => problem.message,
+    );
     expect(messages).toEqual(
       expect.arrayContaining([
         'missing required parameter "city"',
@@ -135,7 +144,10 @@ describe('xml protocol: calls', () => {
   });
 
   it('corrects an enum value written in another case', () => {
-    expect(callsOf(xml, '<get_weather><city>Oslo</city><unit>Celsius</unit></get_weather>', tools)[0]?.input).toEqual({
+    expect(
+      callsOf(xml, '<get_weather><city>Oslo</city><unit>Celsius</unit></get_weather>', tools)[0]
+        ?.input,
+    ).toEqual({
       city: 'Oslo',
       unit: 'celsius',
     });
@@ -144,13 +156,16 @@ describe('xml protocol: calls', () => {
   it('reports a parameter given twice', () => {
     const [call] = callsOf(xml, '<get_weather><city>A</city><city>B</city></get_weather>', tools);
     expect(call?.input).toEqual({ city: 'A' });
-    expect(call?.problems).toEqual([expect.objectContaining({ keyword: 'duplicate', path: '/city' })]);
+    expect(call?.problems).toEqual([
+      expect.objectContaining({ keyword: 'duplicate', path: '/city' }),
+    ]);
   });
 });
 
 describe('xml protocol: reasoning', () => {
   it('splits <thinking> and <think> out as reasoning; tool tags inside are not calls', () => {
-    const text = '<thinking>I could <get_weather><city>X</city></get_weather></thinking>A<think>hmm</think>B';
+    const text =
+      '<thinking>I could <get_weather><city>X</city></get_weather></thinking>A<think>hmm</think>B';
     expect(contentOf(streamEvents(xml, [text], { tools }))).toEqual([
       { type: 'reasoning', text: 'I could <get_weather><city>X</city></get_weather>' },
       { type: 'text', text: 'A' },
@@ -240,7 +255,8 @@ describe('xml protocol: streaming', () => {
     const parser = xml.createStreamParser({ tools });
     const deltas: string[] = [];
     const collect = (chunk: string) => {
-      for (const event of parser.push(chunk)) if (event.type === 'tool-input-delta') deltas.push(event.delta);
+      for (const event of parser.push(chunk))
+        if (event.type === 'tool-input-delta') deltas.push(event.delta);
     };
     collect('<write_file><path>a.txt</path><content>Hello');
     expect(deltas.join('')).toBe('{"path":"a.txt","content":"Hello');
@@ -258,13 +274,24 @@ describe('xml protocol: streaming', () => {
   it('releases text as soon as it cannot start a tag', () => {
     const parser = xml.createStreamParser({ tools });
     const first = parser.push('a < b and <get');
-    expect(first.filter((event) => event.type === 'text-delta').map((event) => (event as { delta: string }).delta).join('')).toBe('a < b and ');
+    expect(
+      first
+        .filter((event) => event.type === 'text-delta')
+        .map((event) => (event as { delta: string }).delta)
+        .join(''),
+    ).toBe('a < b and ');
     const second = parser.push('ter>');
-    expect(second.filter((event) => event.type === 'text-delta').map((event) => (event as { delta: string }).delta).join('')).toBe('<getter>');
+    expect(
+      second
+        .filter((event) => event.type === 'text-delta')
+        .map((event) => (event as { delta: string }).delta)
+        .join(''),
+    ).toBe('<getter>');
   });
 
   it('emits start, deltas adding up to the input, end, then the call, at any chunk size', () => {
-    const text = '<search><query>q &amp; r</query><tags>a</tags><tags>b</tags></search><get_weather><city>X</city></get_weather>';
+    const text =
+      '<search><query>q &amp; r</query><tags>a</tags><tags>b</tags></search><get_weather><city>X</city></get_weather>';
     for (const size of [1, 2, 3, 5, 11, 1000]) {
       const events = streamEvents(xml, chunksOf(text, size), { tools });
       expect(streamingViolations(events)).toEqual([]);

@@ -40,7 +40,9 @@ describe('LiteralFinder', () => {
         fc.constantFrom('ab', 'aab', '</a>', 'aba'),
         fc.array(fc.nat(), { maxLength: 5 }),
         (text, literal, cuts) => {
-          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
+            (a, b) => a - b,
+          );
           const chunks: string[] = [];
           let previous = 0;
           for (const point of points) {
@@ -49,7 +51,9 @@ describe('LiteralFinder', () => {
           }
           chunks.push(text.slice(previous));
           const expected = text.indexOf(literal);
-          expect(findInChunks(literal, chunks)).toBe(expected === -1 ? -1 : expected + literal.length);
+          expect(findInChunks(literal, chunks)).toBe(
+            expected === -1 ? -1 : expected + literal.length,
+          );
         },
       ),
     );

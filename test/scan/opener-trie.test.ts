@@ -26,7 +26,9 @@ describe('compileOpeners', () => {
   });
 
   it('prefers the longer tool name when the shorter one is its prefix', () => {
-    expect(trie.match('<say_hello_world>', 0)).toMatchObject({ opener: { data: 'say_hello_world' } });
+    expect(trie.match('<say_hello_world>', 0)).toMatchObject({
+      opener: { data: 'say_hello_world' },
+    });
     expect(trie.match('<say_hello>', 0)).toMatchObject({ opener: { data: 'say_hello' } });
   });
 

@@ -1,4 +1,9 @@
-import type { ParseEvent, ParseOptions, ProtocolFaultCode, ToolDefinition } from '../../core/index.ts';
+import type {
+  ParseEvent,
+  ParseOptions,
+  ProtocolFaultCode,
+  ToolDefinition,
+} from '../../core/index.ts';
 
 /** ParseOptions with every default filled in. */
 export interface ResolvedParseOptions {

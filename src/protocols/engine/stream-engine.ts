@@ -50,9 +50,7 @@ export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions
 }
 
 /** Observes where calls start and end, in stream offsets (for `extractToolCallSegments`). */
-export interface CallSpanObserver {
-  (start: number, end: number): void;
-}
+export type CallSpanObserver = (start: number, end: number) => void;
 
 /**
  * The top level shared by every protocol: text, reasoning blocks, and handing calls to the
@@ -264,7 +262,9 @@ export function createStreamEngine<CallData>(
     }
     // Hold back the longest tail that could still grow into a closer or a nested opener.
     let hold = 0;
-    for (const candidate of reasoningOpener ? [...reasoningClosers, reasoningOpener] : reasoningClosers) {
+    for (const candidate of reasoningOpener
+      ? [...reasoningClosers, reasoningOpener]
+      : reasoningClosers) {
       const longest = Math.min(candidate.length - 1, text.length - from);
       for (let size = longest; size > hold; size--) {
         if (text.startsWith(candidate.slice(0, size), text.length - size)) {

@@ -18,7 +18,10 @@ export function formatExecuteToolResponse(results: readonly ToolResponseToFormat
       `  ${jsonForPrompt({
         tool: result.toolName,
         status: result.isError ? 'failure' : 'success',
-        content: result.isError && typeof result.output !== 'string' ? String(result.output) : result.output,
+        content:
+          result.isError && typeof result.output !== 'string'
+            ? String(result.output)
+            : result.output,
       })}`,
   );
   return `<results>\n[\n${lines.join(',\n')}\n]\n</results>`;
@@ -34,7 +37,9 @@ export function formatExecuteTools(tools: readonly ToolDefinition[]): string {
     return lines.join('\n');
   });
   const example = formatExecuteToolCall(
-    tools.slice(0, 2).map((tool) => ({ toolName: tool.name, input: exampleInput(tool.inputSchema) })),
+    tools
+      .slice(0, 2)
+      .map((tool) => ({ toolName: tool.name, input: exampleInput(tool.inputSchema) })),
   );
   return [
     '# Tools',

@@ -44,7 +44,10 @@ export function formatHermesTools(
     )
     .join('\n');
   const example = tools[0]
-    ? formatHermesToolCall([{ toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) }], callTag)
+    ? formatHermesToolCall(
+        [{ toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) }],
+        callTag,
+      )
     : `<${callTag}>\n{"name": "<function-name>", "arguments": {}}\n</${callTag}>`;
   return [
     '# Tools',

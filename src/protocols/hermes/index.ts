@@ -30,10 +30,26 @@ export interface HermesProtocolOptions {
   readonly bareJsonCalls?: boolean;
 }
 
-const DEFAULT_ALTERNATIVE_TAGS = ['function_call', 'tool', 'tools', 'response', 'json', 'JSON', 'xml'];
+const DEFAULT_ALTERNATIVE_TAGS = [
+  'function_call',
+  'tool',
+  'tools',
+  'response',
+  'json',
+  'JSON',
+  'xml',
+];
 
 /** How a bare call object starts, with the white space models put after the brace. */
-const BARE_OPENERS = ['{"name"', '{ "name"', '{\n"name"', '{\n "name"', '{\n  "name"', '{\n    "name"', '{\n\t"name"'];
+const BARE_OPENERS = [
+  '{"name"',
+  '{ "name"',
+  '{\n"name"',
+  '{\n "name"',
+  '{\n  "name"',
+  '{\n    "name"',
+  '{\n\t"name"',
+];
 
 const HERMES_SHAPE: JsonCallShape = {
   nameKeys: ['name', 'tool_name', 'function'],

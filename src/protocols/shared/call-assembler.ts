@@ -78,7 +78,13 @@ export class CallAssembler {
     const input = this.inputText();
     this.context.emit(
       problems.length > 0
-        ? { type: 'tool-call', toolCallId: this.toolCallId, toolName: this.tool.name, input, problems }
+        ? {
+            type: 'tool-call',
+            toolCallId: this.toolCallId,
+            toolName: this.tool.name,
+            input,
+            problems,
+          }
         : { type: 'tool-call', toolCallId: this.toolCallId, toolName: this.tool.name, input },
     );
     this.context.settle({ kind: 'call' });

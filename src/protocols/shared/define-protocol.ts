@@ -25,7 +25,9 @@ function asList<T>(value: T | readonly T[]): readonly T[] {
  * Builds the public protocol object from a grammar and its formatters. Whole-text parsing is the
  * stream parser fed once, so the two paths cannot disagree.
  */
-export function defineProtocol<CallData>(definition: ProtocolDefinition<CallData>): ToolCallProtocol {
+export function defineProtocol<CallData>(
+  definition: ProtocolDefinition<CallData>,
+): ToolCallProtocol {
   const { grammar } = definition;
   const runOnce = (text: string, options: ParseOptions, spans?: [number, number][]) => {
     const parser = createStreamEngine(

@@ -3,7 +3,8 @@ import type { JsonSchema, ToolDefinition } from '../../core/index.ts';
 /** A short type label for a schema, as a prompt shows it (`string`, `integer[]`, `"a" | "b"`). */
 export function schemaTypeLabel(schema: JsonSchema): string {
   if (typeof schema !== 'object' || schema === null) return 'any';
-  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
+  if (Array.isArray(schema.enum))
+    return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (Array.isArray(variants)) return variants.map(schemaTypeLabel).join(' | ');

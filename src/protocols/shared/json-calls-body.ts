@@ -1,6 +1,10 @@
 import { jsonrepair } from 'jsonrepair';
 import type { ToolDefinition } from '../../core/index.ts';
-import { createJsonTokenizer, type JsonTokenHandler, type JsonTokenizer } from '../../scan/json-tokenizer.ts';
+import {
+  createJsonTokenizer,
+  type JsonTokenHandler,
+  type JsonTokenizer,
+} from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer } from '../../scan/json-value-streamer.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { RawText } from '../../scan/raw-text.ts';
@@ -225,26 +229,29 @@ export class JsonCallsBody implements CallBody {
   }
 
   private feedJson(text: string, start: number, end: number): number {
+    this.json.append(text.slice(start, end));
     const stop = this.tokenizer.write(text, start, end);
-    this.json.append(text.slice(start, stop === -1 ? end : stop));
+    if (stop !== -1) this.json.truncate(this.json.length - (end - stop));
     return stop;
   }
 
   private scanJson(text: string, start: number, end: number): number {
-    // Everything written to the tokenizer is in `json`, so its offsets are the tokenizer's.
+    // `json` holds everything written to the tokenizer (so offsets agree), the current chunk
+    // included while handlers run: an element's raw text can be cut out as soon as it closes.
     const before = this.json.length;
+    this.json.append(text.slice(start, end));
     const stop = this.tokenizer.write(text, start, end);
     if (this.tokenizer.status === 'failed') {
       const offset = this.tokenizer.failure?.offset ?? before;
       const failedAt = Math.min(end, Math.max(start, start + (offset - before)));
-      this.json.append(text.slice(start, failedAt));
+      this.json.truncate(before + failedAt - start);
       if (this.config.speculative && this.callsEmitted === 0) return this.settleNotACall(failedAt);
       // Read on as raw text up to the closer, then repair the whole block.
       this.phase = Phase.Raw;
       return failedAt;
     }
-    this.json.append(text.slice(start, stop === -1 ? end : stop));
     if (stop === -1) return end;
+    this.json.truncate(before + stop - start);
     this.phase = Phase.AfterJson;
     return stop;
   }
@@ -325,8 +332,11 @@ export class JsonCallsBody implements CallBody {
       if (self.rootIsArray && self.depth === 1) {
         self.depth = 2;
         if (kind === 'object') self.beginEnvelope();
-        else self.beginRoute('skip');
-        if (kind === 'array') self.routeDepth = 1;
+        else {
+          self.elementIsNotAnObject();
+          self.beginRoute('skip');
+          self.routeDepth = 1;
+        }
         return;
       }
       self.depth++;
@@ -346,6 +356,7 @@ export class JsonCallsBody implements CallBody {
         return;
       }
       if (self.depth === self.envelopeDepth && kind === 'object') self.closeEnvelope();
+      if (self.depth === 1 && self.rootIsArray) self.reportMalformedElement();
       self.depth--;
     };
     return {
@@ -359,6 +370,7 @@ export class JsonCallsBody implements CallBody {
       },
       startString() {
         if (self.routeDepth > 0) return routed('startString');
+        if (self.rootIsArray && self.depth === 1) return self.elementIsNotAnObject();
         if (self.depth !== self.envelopeDepth || !self.envelope) return;
         self.beginRoute(self.routeForKey());
         if (self.route === 'name') self.envelope.nameParts = [];
@@ -378,18 +390,46 @@ export class JsonCallsBody implements CallBody {
         if (self.routeDepth > 0) return routed('endString');
         const envelope = self.envelope;
         if (!envelope || self.depth !== self.envelopeDepth) return;
-        if (self.route === 'name' && envelope.nameParts) self.nameComplete(envelope.nameParts.join(''));
+        if (self.route === 'name' && envelope.nameParts)
+          self.nameComplete(envelope.nameParts.join(''));
         else if (self.route === 'arguments') envelope.argumentsText?.tokenizer.finish();
         self.endRoute();
       },
       primitive(value) {
         if (self.routeDepth > 0) return routed('primitive', value);
+        if (self.rootIsArray && self.depth === 1) return self.elementIsNotAnObject();
         if (self.depth !== self.envelopeDepth || !self.envelope) return;
         self.beginRoute(self.routeForKey());
         if (self.route === 'arguments') routed('primitive', value);
         self.endRoute();
       },
     };
+  }
+
+  /** Offset where a batch element that is not an object began (reported when it ends). */
+  private malformedElementStart = -1;
+
+  private elementIsNotAnObject(): void {
+    this.reportMalformedElement();
+    this.malformedElementStart = this.tokenizer.offset;
+  }
+
+  /**
+   * A batch element that is not a call object is reported with its raw text once the next
+   * element or the batch's end shows where it stopped.
+   */
+  private reportMalformedElement(): void {
+    if (this.malformedElementStart === -1) return;
+    const raw = this.json
+      .slice(this.malformedElementStart, this.tokenizer.offset)
+      .replace(/[\s,]+$/, '');
+    this.malformedElementStart = -1;
+    this.envelopesClosed++;
+    this.context.reportFault({
+      code: 'malformed-call',
+      message: `batch element ${this.envelopesClosed - 1} is not a call: expected {"${this.config.shape.nameKeys[0]}": "<tool name>", "${this.config.shape.argumentKeys[0]}": {…}}`,
+      raw,
+    });
   }
 
   private routeForKey(): 'name' | 'arguments' | 'skip' {
@@ -413,7 +453,8 @@ export class JsonCallsBody implements CallBody {
   }
 
   private beginEnvelope(): void {
-    this.envelope = new Envelope(this.json.length);
+    this.reportMalformedElement();
+    this.envelope = new Envelope(this.tokenizer.offset);
     this.key = undefined;
   }
 
@@ -460,7 +501,7 @@ export class JsonCallsBody implements CallBody {
     const lacksArguments = this.config.speculative && !envelope.argumentsSeen;
     if (!envelope.tool || !envelope.assembler || !envelope.streamer || lacksArguments) {
       envelope.assembler?.end();
-      const raw = this.json.slice(envelope.startOffset);
+      const raw = this.json.slice(envelope.startOffset, this.tokenizer.offset + 1);
       if (envelope.name === undefined && this.rootIsArray && !this.config.speculative) {
         this.context.reportFault({
           code: 'malformed-call',
@@ -561,8 +602,7 @@ export class JsonCallsBody implements CallBody {
       // At the end of the output, a name the tokenizer never saw closed may be cut short
       // (`say_hello` of `say_hello_world`): no call is made from it.
       if (atEnd && !emitted && inProgress && inProgress.name === undefined) continue;
-      const envelope =
-        !emitted && inProgress?.tool === tool ? inProgress : this.envelopeFor(tool);
+      const envelope = !emitted && inProgress?.tool === tool ? inProgress : this.envelopeFor(tool);
       this.completeFromValue(envelope, rawArguments, atEnd);
       emitted = true;
     }
@@ -655,7 +695,11 @@ export class JsonCallsBody implements CallBody {
         if (this.tokenizer.status === 'complete') break;
         // Bare or fenced JSON cut off before its arguments began is text; once a declared
         // tool's arguments are streaming, it is completed like any cut-off call.
-        if (this.config.speculative && this.callsEmitted === 0 && !this.envelope?.assembler?.hasStarted) {
+        if (
+          this.config.speculative &&
+          this.callsEmitted === 0 &&
+          !this.envelope?.assembler?.hasStarted
+        ) {
           this.context.settle({ kind: 'not-a-call' });
           return;
         }

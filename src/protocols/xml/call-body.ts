@@ -70,7 +70,9 @@ function isNameStart(code: number): boolean {
 }
 
 function isNameCharacter(code: number): boolean {
-  return isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46 || code === 58;
+  return (
+    isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46 || code === 58
+  );
 }
 
 /**
@@ -305,7 +307,7 @@ export class XmlCallBody implements CallBody {
         // `<attempt_completion><analysis>…</analysis></attempt_completion>`: markup written as
         // the one parameter's value, not a parameter.
         this.openParameter(this.shape.directParameter, true);
-        this.handleValueTag(raw, tag, after);
+        this.handleValueTag(raw, tag);
       } else if (tag.kind === 'open') this.openParameter(tag.name, false, tag.selfClosing);
       else if (this.given.size === 0 && tag.kind === 'text' && this.shape.directParameter) {
         this.openParameter(this.shape.directParameter, true);
@@ -324,7 +326,7 @@ export class XmlCallBody implements CallBody {
       this.tentativeRaw = '';
     }
     this.state = State.Value;
-    this.handleValueTag(raw, tag, after);
+    this.handleValueTag(raw, tag);
   }
 
   /**
@@ -373,7 +375,7 @@ export class XmlCallBody implements CallBody {
     return false;
   }
 
-  private handleValueTag(raw: string, tag: Tag, after: number): void {
+  private handleValueTag(raw: string, tag: Tag): void {
     const sink = this.sink!;
     if (tag.kind === 'close' && tag.name === this.closeName) {
       if (this.depth > 0) {

@@ -1,0 +1,790 @@
+/**
+ * An incremental, lenient JSON tokenizer for one top-level value, fed in chunks as a model writes
+ * it. Every character is examined once (string contents are skipped with `indexOf`), a token split
+ * across chunks carries over only its own few characters, and nothing ever throws: input that
+ * cannot be read stops the tokenizer with a failure the caller can fall back from.
+ */
+
+/** What the tokenizer reports, in document order. */
+export interface JsonTokenHandler {
+  startObject(): void;
+  endObject(): void;
+  startArray(): void;
+  endArray(): void;
+  /** An object key, decoded. */
+  key(name: string): void;
+  startString(): void;
+  /**
+   * Decoded text of a string value, in pieces as it arrives. A piece never ends inside an escape
+   * or between the two halves of a surrogate pair.
+   */
+  stringChunk(decoded: string): void;
+  endString(): void;
+  /** A number, `true`/`false`/`null` (or Python's `True`/`False`/`None`), once its token ended. */
+  primitive(value: number | boolean | null): void;
+}
+
+export type JsonTokenizerStatus = 'pending' | 'complete' | 'failed';
+
+export interface JsonTokenizerFailure {
+  readonly message: string;
+  /** Offset of the offending character, in UTF-16 units over everything written. */
+  readonly offset: number;
+}
+
+export interface JsonTokenizerOptions {
+  /** Deepest nesting of objects and arrays accepted. Default 512. */
+  readonly maxDepth?: number;
+}
+
+export interface JsonTokenizer {
+  /**
+   * Feeds `text[start, end)`. Returns the index just after the top-level value when it ended in
+   * this text, or -1 when everything was consumed and the value is not finished (or the tokenizer
+   * failed). Once the value is complete, returns `start` without reading anything.
+   */
+  write(text: string, start?: number, end?: number): number;
+  /**
+   * The input is over: completes a top-level number still waiting for its end. Returns whether the
+   * value is complete; when it is not, the tokenizer fails with an end-of-input message.
+   */
+  finish(): boolean;
+  readonly status: JsonTokenizerStatus;
+  readonly failure: JsonTokenizerFailure | undefined;
+  /**
+   * Inside a handler call, the offset (over everything written) of the character that caused it:
+   * the first character of the value being started (`{`, `[`, a quote, a number's first digit;
+   * also for `primitive` and `endString`), or the bracket being closed. Lets a caller cut the raw
+   * text of one element out of what it wrote.
+   */
+  readonly offset: number;
+}
+
+export const DEFAULT_MAX_JSON_DEPTH = 512;
+
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const SPACE = 0x20;
+const QUOTATION_MARK = 0x22;
+const DOLLAR = 0x24;
+const APOSTROPHE = 0x27;
+const ASTERISK = 0x2a;
+const PLUS = 0x2b;
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const SLASH = 0x2f;
+const DIGIT_ZERO = 0x30;
+const DIGIT_NINE = 0x39;
+const COLON = 0x3a;
+const UPPER_A = 0x41;
+const UPPER_E = 0x45;
+const UPPER_F = 0x46;
+const UPPER_N = 0x4e;
+const UPPER_T = 0x54;
+const UPPER_Z = 0x5a;
+const LEFT_BRACKET = 0x5b;
+const BACKSLASH = 0x5c;
+const RIGHT_BRACKET = 0x5d;
+const UNDERSCORE = 0x5f;
+const LOWER_A = 0x61;
+const LOWER_B = 0x62;
+const LOWER_E = 0x65;
+const LOWER_F = 0x66;
+const LOWER_N = 0x6e;
+const LOWER_R = 0x72;
+const LOWER_T = 0x74;
+const LOWER_U = 0x75;
+const LOWER_Z = 0x7a;
+const LEFT_BRACE = 0x7b;
+const RIGHT_BRACE = 0x7d;
+const HIGH_SURROGATE_FIRST = 0xd800;
+const HIGH_SURROGATE_LAST = 0xdbff;
+
+// Where the tokenizer is. Between tokens:
+const EXPECT_VALUE = 0;
+const EXPECT_VALUE_OR_ARRAY_END = 1;
+const EXPECT_KEY_OR_OBJECT_END = 2;
+const EXPECT_COLON = 3;
+const EXPECT_COMMA_OR_END = 4;
+// Inside a token:
+const IN_STRING = 5;
+const IN_ESCAPE = 6;
+const IN_UNICODE_ESCAPE = 7;
+const IN_NUMBER = 8;
+const IN_LITERAL = 9;
+const IN_IDENTIFIER_KEY = 10;
+const IN_COMMENT_START = 11;
+const IN_LINE_COMMENT = 12;
+const IN_BLOCK_COMMENT = 13;
+const IN_BLOCK_COMMENT_STAR = 14;
+// Final:
+const COMPLETE = 15;
+const FAILED = 16;
+
+// Where a number is in the JSON number grammar.
+const NUMBER_AFTER_MINUS = 0;
+const NUMBER_AFTER_LEADING_ZERO = 1;
+const NUMBER_INTEGER_DIGITS = 2;
+const NUMBER_AFTER_DOT = 3;
+const NUMBER_FRACTION_DIGITS = 4;
+const NUMBER_AFTER_EXPONENT_MARK = 5;
+const NUMBER_AFTER_EXPONENT_SIGN = 6;
+const NUMBER_EXPONENT_DIGITS = 7;
+
+const OBJECT = 0;
+const ARRAY = 1;
+
+/** Characters that stand for themselves after a backslash. */
+const SIMPLE_ESCAPES: readonly (string | undefined)[] = (() => {
+  const table: (string | undefined)[] = [];
+  table[QUOTATION_MARK] = '"';
+  table[APOSTROPHE] = "'";
+  table[BACKSLASH] = '\\';
+  table[SLASH] = '/';
+  table[LOWER_B] = '\b';
+  table[LOWER_F] = '\f';
+  table[LOWER_N] = '\n';
+  table[LOWER_R] = '\r';
+  table[LOWER_T] = '\t';
+  return table;
+})();
+
+function isWhitespace(code: number): boolean {
+  return code === SPACE || code === LINE_FEED || code === CARRIAGE_RETURN || code === TAB;
+}
+
+function isDigit(code: number): boolean {
+  return code >= DIGIT_ZERO && code <= DIGIT_NINE;
+}
+
+function isIdentifierStart(code: number): boolean {
+  return (
+    (code >= LOWER_A && code <= LOWER_Z) ||
+    (code >= UPPER_A && code <= UPPER_Z) ||
+    code === UNDERSCORE ||
+    code === DOLLAR
+  );
+}
+
+function isIdentifierPart(code: number): boolean {
+  return isIdentifierStart(code) || isDigit(code);
+}
+
+function hexDigitValue(code: number): number {
+  if (code >= DIGIT_ZERO && code <= DIGIT_NINE) return code - DIGIT_ZERO;
+  if (code >= LOWER_A && code <= LOWER_F) return code - LOWER_A + 10;
+  if (code >= UPPER_A && code <= UPPER_F) return code - UPPER_A + 10;
+  return -1;
+}
+
+/** Number states where the token may end. */
+function isNumberComplete(numberState: number): boolean {
+  return (
+    numberState === NUMBER_AFTER_LEADING_ZERO ||
+    numberState === NUMBER_INTEGER_DIGITS ||
+    numberState === NUMBER_FRACTION_DIGITS ||
+    numberState === NUMBER_EXPONENT_DIGITS
+  );
+}
+
+/**
+ * Index of `character` in `text[from, end)`, or `end`. `indexOf` is fastest but searches to the
+ * end of `text`; when the caller fed only part of it, a bounded loop keeps the work proportional
+ * to what was fed.
+ */
+function findCharacter(
+  text: string,
+  character: string,
+  code: number,
+  from: number,
+  end: number,
+): number {
+  if (end === text.length) {
+    const found = text.indexOf(character, from);
+    return found === -1 ? end : found;
+  }
+  for (let index = from; index < end; index++) {
+    if (text.charCodeAt(index) === code) return index;
+  }
+  return end;
+}
+
+/**
+ * The character at `index`, quoted. One UTF-16 unit, so a message never depends on whether the
+ * other half of a surrogate pair was in the same write.
+ */
+function describeCharacter(text: string, index: number): string {
+  return JSON.stringify(text.charAt(index));
+}
+
+export function createJsonTokenizer(
+  handler: JsonTokenHandler,
+  options: JsonTokenizerOptions = {},
+): JsonTokenizer {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+
+  let state = EXPECT_VALUE;
+  let failure: JsonTokenizerFailure | undefined;
+  /** OBJECT or ARRAY for each open container, innermost last. */
+  const containers: number[] = [];
+  /** Characters consumed by earlier writes, for failure offsets. */
+  let consumedBefore = 0;
+  /** Offset of `text[0]` in the whole input, during a write. */
+  let offsetBase = 0;
+  /** See JsonTokenizer.offset. */
+  let eventOffset = 0;
+
+  // Strings.
+  let quoteCode = QUOTATION_MARK;
+  let stringIsKey = false;
+  /** Decoded text not yet reported: a key until it closes, a value's piece until the write ends. */
+  let stringText = '';
+  let unicodeDigitCount = 0;
+  let unicodeValue = 0;
+  // Cached positions of the next quote and backslash in the current text, so long strings with
+  // many escapes do not search the same stretch twice. Reset on each write.
+  let nextDoubleQuote = -1;
+  let nextSingleQuote = -1;
+  let nextBackslash = -1;
+
+  // Numbers and unquoted keys: the part written by earlier writes, and where it starts in this one.
+  let tokenText = '';
+  let tokenStart = 0;
+  let numberState = NUMBER_AFTER_MINUS;
+
+  // Literals: which word is being matched and how far.
+  let literalWord = '';
+  let literalValue: boolean | null = null;
+  let literalPosition = 0;
+
+  let stateBeforeComment = EXPECT_VALUE;
+
+  function fail(message: string, offset: number): void {
+    state = FAILED;
+    failure = { message, offset };
+  }
+
+  function failUnexpected(text: string, index: number, expected: string): void {
+    const offset = offsetBase + index;
+    fail(
+      `unexpected ${describeCharacter(text, index)} at offset ${offset}, expected ${expected}`,
+      offset,
+    );
+  }
+
+  function expectationAfterValue(): string {
+    return containers[containers.length - 1] === OBJECT ? '"," or "}"' : '"," or "]"';
+  }
+
+  function describeExpectation(between: number): string {
+    switch (between) {
+      case EXPECT_VALUE:
+        return 'a value';
+      case EXPECT_VALUE_OR_ARRAY_END:
+        return 'a value or "]"';
+      case EXPECT_KEY_OR_OBJECT_END:
+        return 'a key or "}"';
+      case EXPECT_COLON:
+        return '":"';
+      default:
+        return expectationAfterValue();
+    }
+  }
+
+  /** A value ended: the top-level one completes the tokenizer. */
+  function valueEnded(): void {
+    state = containers.length === 0 ? COMPLETE : EXPECT_COMMA_OR_END;
+  }
+
+  function openContainer(kind: number, index: number): void {
+    if (containers.length >= maxDepth) {
+      const offset = offsetBase + index;
+      fail(`nesting deeper than ${maxDepth} levels at offset ${offset}`, offset);
+      return;
+    }
+    containers.push(kind);
+    if (kind === OBJECT) {
+      handler.startObject();
+      state = EXPECT_KEY_OR_OBJECT_END;
+    } else {
+      handler.startArray();
+      state = EXPECT_VALUE_OR_ARRAY_END;
+    }
+  }
+
+  function closeContainer(index: number): void {
+    eventOffset = offsetBase + index;
+    const kind = containers.pop();
+    if (kind === OBJECT) handler.endObject();
+    else handler.endArray();
+    valueEnded();
+  }
+
+  function startString(code: number, isKey: boolean): void {
+    quoteCode = code;
+    stringIsKey = isKey;
+    stringText = '';
+    state = IN_STRING;
+    if (!isKey) handler.startString();
+  }
+
+  function startLiteral(word: string, value: boolean | null): void {
+    literalWord = word;
+    literalValue = value;
+    literalPosition = 1;
+    state = IN_LITERAL;
+  }
+
+  /** Reads the first character of a value. Returns the next index. */
+  function beginValue(text: string, index: number, code: number): number {
+    eventOffset = offsetBase + index;
+    switch (code) {
+      case LEFT_BRACE:
+        openContainer(OBJECT, index);
+        return index + 1;
+      case LEFT_BRACKET:
+        openContainer(ARRAY, index);
+        return index + 1;
+      case QUOTATION_MARK:
+      case APOSTROPHE:
+        startString(code, false);
+        return index + 1;
+      case LOWER_T:
+        startLiteral('true', true);
+        return index + 1;
+      case LOWER_F:
+        startLiteral('false', false);
+        return index + 1;
+      case LOWER_N:
+        startLiteral('null', null);
+        return index + 1;
+      case UPPER_T:
+        startLiteral('True', true);
+        return index + 1;
+      case UPPER_F:
+        startLiteral('False', false);
+        return index + 1;
+      case UPPER_N:
+        startLiteral('None', null);
+        return index + 1;
+    }
+    if (code === MINUS || isDigit(code)) {
+      numberState =
+        code === MINUS
+          ? NUMBER_AFTER_MINUS
+          : code === DIGIT_ZERO
+            ? NUMBER_AFTER_LEADING_ZERO
+            : NUMBER_INTEGER_DIGITS;
+      tokenText = '';
+      tokenStart = index;
+      state = IN_NUMBER;
+      return index + 1;
+    }
+    failUnexpected(text, index, describeExpectation(state));
+    return index;
+  }
+
+  /** Reads one character between tokens (white space, comments, punctuation, a token's start). */
+  function readBetweenTokens(text: string, index: number): number {
+    const code = text.charCodeAt(index);
+    if (isWhitespace(code)) return index + 1;
+    if (code === SLASH) {
+      stateBeforeComment = state;
+      state = IN_COMMENT_START;
+      return index + 1;
+    }
+    switch (state) {
+      case EXPECT_VALUE:
+        return beginValue(text, index, code);
+      case EXPECT_VALUE_OR_ARRAY_END:
+        // A "]" here also accepts a trailing comma.
+        if (code === RIGHT_BRACKET) {
+          closeContainer(index);
+          return index + 1;
+        }
+        return beginValue(text, index, code);
+      case EXPECT_KEY_OR_OBJECT_END:
+        // A "}" here also accepts a trailing comma.
+        if (code === RIGHT_BRACE) {
+          closeContainer(index);
+          return index + 1;
+        }
+        if (code === QUOTATION_MARK || code === APOSTROPHE) {
+          startString(code, true);
+          return index + 1;
+        }
+        if (isIdentifierStart(code)) {
+          tokenText = '';
+          tokenStart = index;
+          state = IN_IDENTIFIER_KEY;
+          return index + 1;
+        }
+        failUnexpected(text, index, 'a key or "}"');
+        return index;
+      case EXPECT_COLON:
+        if (code === COLON) {
+          state = EXPECT_VALUE;
+          return index + 1;
+        }
+        failUnexpected(text, index, '":"');
+        return index;
+      default: {
+        const innermost = containers[containers.length - 1];
+        if (code === COMMA) {
+          state = innermost === OBJECT ? EXPECT_KEY_OR_OBJECT_END : EXPECT_VALUE_OR_ARRAY_END;
+          return index + 1;
+        }
+        if (
+          (code === RIGHT_BRACE && innermost === OBJECT) ||
+          (code === RIGHT_BRACKET && innermost === ARRAY)
+        ) {
+          closeContainer(index);
+          return index + 1;
+        }
+        failUnexpected(text, index, expectationAfterValue());
+        return index;
+      }
+    }
+  }
+
+  /** Skips string content up to the next quote, backslash or the end. Returns the next index. */
+  function readString(text: string, index: number, end: number): number {
+    let quote: number;
+    if (quoteCode === QUOTATION_MARK) {
+      if (nextDoubleQuote < index) {
+        nextDoubleQuote = findCharacter(text, '"', QUOTATION_MARK, index, end);
+      }
+      quote = nextDoubleQuote;
+    } else {
+      if (nextSingleQuote < index) {
+        nextSingleQuote = findCharacter(text, "'", APOSTROPHE, index, end);
+      }
+      quote = nextSingleQuote;
+    }
+    if (nextBackslash < index) nextBackslash = findCharacter(text, '\\', BACKSLASH, index, end);
+    const stop = Math.min(quote, nextBackslash);
+    if (stop > index) stringText += text.slice(index, stop);
+    if (stop >= end) return end;
+    if (stop === nextBackslash) {
+      state = IN_ESCAPE;
+      return stop + 1;
+    }
+    const decoded = stringText;
+    stringText = '';
+    if (stringIsKey) {
+      handler.key(decoded);
+      state = EXPECT_COLON;
+    } else {
+      if (decoded !== '') handler.stringChunk(decoded);
+      handler.endString();
+      valueEnded();
+    }
+    return stop + 1;
+  }
+
+  function readEscape(text: string, index: number): number {
+    const code = text.charCodeAt(index);
+    if (code === LOWER_U) {
+      unicodeDigitCount = 0;
+      unicodeValue = 0;
+      state = IN_UNICODE_ESCAPE;
+      return index + 1;
+    }
+    const decoded = SIMPLE_ESCAPES[code];
+    if (decoded === undefined) {
+      const offset = offsetBase + index - 1;
+      fail(
+        `invalid escape ${JSON.stringify(`\\${text.charAt(index)}`)} at offset ${offset}`,
+        offset,
+      );
+      return index;
+    }
+    stringText += decoded;
+    state = IN_STRING;
+    return index + 1;
+  }
+
+  function readUnicodeEscape(text: string, index: number, end: number): number {
+    while (index < end) {
+      const digit = hexDigitValue(text.charCodeAt(index));
+      if (digit < 0) {
+        failUnexpected(text, index, 'a hex digit in a \\u escape');
+        return index;
+      }
+      unicodeValue = unicodeValue * 16 + digit;
+      index++;
+      if (++unicodeDigitCount === 4) {
+        stringText += String.fromCharCode(unicodeValue);
+        state = IN_STRING;
+        return index;
+      }
+    }
+    return index;
+  }
+
+  function readNumber(text: string, index: number, end: number): number {
+    while (index < end) {
+      const code = text.charCodeAt(index);
+      switch (numberState) {
+        case NUMBER_AFTER_MINUS:
+          if (!isDigit(code)) {
+            failUnexpected(text, index, 'a digit');
+            return index;
+          }
+          numberState = code === DIGIT_ZERO ? NUMBER_AFTER_LEADING_ZERO : NUMBER_INTEGER_DIGITS;
+          break;
+        case NUMBER_AFTER_LEADING_ZERO:
+          if (isDigit(code)) {
+            failUnexpected(text, index, '"." or an exponent after a leading 0');
+            return index;
+          }
+          if (code === DOT) numberState = NUMBER_AFTER_DOT;
+          else if (code === LOWER_E || code === UPPER_E) numberState = NUMBER_AFTER_EXPONENT_MARK;
+          else return endNumber(text, index);
+          break;
+        case NUMBER_INTEGER_DIGITS:
+          if (isDigit(code)) break;
+          if (code === DOT) numberState = NUMBER_AFTER_DOT;
+          else if (code === LOWER_E || code === UPPER_E) numberState = NUMBER_AFTER_EXPONENT_MARK;
+          else return endNumber(text, index);
+          break;
+        case NUMBER_AFTER_DOT:
+          if (!isDigit(code)) {
+            failUnexpected(text, index, 'a digit after "."');
+            return index;
+          }
+          numberState = NUMBER_FRACTION_DIGITS;
+          break;
+        case NUMBER_FRACTION_DIGITS:
+          if (isDigit(code)) break;
+          if (code === LOWER_E || code === UPPER_E) numberState = NUMBER_AFTER_EXPONENT_MARK;
+          else return endNumber(text, index);
+          break;
+        case NUMBER_AFTER_EXPONENT_MARK:
+          if (code === PLUS || code === MINUS) numberState = NUMBER_AFTER_EXPONENT_SIGN;
+          else if (isDigit(code)) numberState = NUMBER_EXPONENT_DIGITS;
+          else {
+            failUnexpected(text, index, 'a digit or sign in the exponent');
+            return index;
+          }
+          break;
+        case NUMBER_AFTER_EXPONENT_SIGN:
+          if (!isDigit(code)) {
+            failUnexpected(text, index, 'a digit in the exponent');
+            return index;
+          }
+          numberState = NUMBER_EXPONENT_DIGITS;
+          break;
+        default:
+          if (!isDigit(code)) return endNumber(text, index);
+      }
+      index++;
+    }
+    return index;
+  }
+
+  /** The number ended just before `index` (that character is not part of it). */
+  function endNumber(text: string, index: number): number {
+    const numberText = tokenText + text.slice(tokenStart, index);
+    tokenText = '';
+    handler.primitive(Number(numberText));
+    valueEnded();
+    return index;
+  }
+
+  function readLiteral(text: string, index: number, end: number): number {
+    while (index < end) {
+      if (text.charCodeAt(index) !== literalWord.charCodeAt(literalPosition)) {
+        failUnexpected(text, index, `"${literalWord}"`);
+        return index;
+      }
+      index++;
+      if (++literalPosition === literalWord.length) {
+        handler.primitive(literalValue);
+        valueEnded();
+        return index;
+      }
+    }
+    return index;
+  }
+
+  function readIdentifierKey(text: string, index: number, end: number): number {
+    while (index < end && isIdentifierPart(text.charCodeAt(index))) index++;
+    if (index < end) {
+      const name = tokenText + text.slice(tokenStart, index);
+      tokenText = '';
+      handler.key(name);
+      state = EXPECT_COLON;
+    }
+    return index;
+  }
+
+  function readComment(text: string, index: number, end: number): number {
+    switch (state) {
+      case IN_COMMENT_START: {
+        const code = text.charCodeAt(index);
+        if (code === SLASH) state = IN_LINE_COMMENT;
+        else if (code === ASTERISK) state = IN_BLOCK_COMMENT;
+        else {
+          failUnexpected(text, index, '"/" or "*" to begin a comment');
+          return index;
+        }
+        return index + 1;
+      }
+      case IN_LINE_COMMENT:
+        while (index < end) {
+          const code = text.charCodeAt(index);
+          if (code === LINE_FEED || code === CARRIAGE_RETURN) {
+            state = stateBeforeComment;
+            return index + 1;
+          }
+          index++;
+        }
+        return index;
+      case IN_BLOCK_COMMENT: {
+        const star = findCharacter(text, '*', ASTERISK, index, end);
+        if (star >= end) return end;
+        state = IN_BLOCK_COMMENT_STAR;
+        return star + 1;
+      }
+      default: {
+        const code = text.charCodeAt(index);
+        if (code === SLASH) state = stateBeforeComment;
+        else if (code !== ASTERISK) state = IN_BLOCK_COMMENT;
+        return index + 1;
+      }
+    }
+  }
+
+  /** The write ended inside a token: keep what belongs to it, report the string read so far. */
+  function carryOver(text: string, end: number): void {
+    if (state === IN_NUMBER || state === IN_IDENTIFIER_KEY) {
+      tokenText += text.slice(tokenStart, end);
+      tokenStart = 0;
+    } else if (
+      !stringIsKey &&
+      stringText !== '' &&
+      (state === IN_STRING || state === IN_ESCAPE || state === IN_UNICODE_ESCAPE)
+    ) {
+      const last = stringText.charCodeAt(stringText.length - 1);
+      if (last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST) {
+        // Hold the first half of a pair until the next write shows what follows it.
+        if (stringText.length > 1) handler.stringChunk(stringText.slice(0, -1));
+        stringText = stringText.slice(-1);
+      } else {
+        handler.stringChunk(stringText);
+        stringText = '';
+      }
+    }
+  }
+
+  function write(text: string, start = 0, end: number = text.length): number {
+    if (state === COMPLETE) return start;
+    if (state === FAILED) return -1;
+    if (end > text.length) end = text.length;
+    if (start < 0) start = 0;
+    if (start >= end) return -1;
+
+    offsetBase = consumedBefore - start;
+    nextDoubleQuote = -1;
+    nextSingleQuote = -1;
+    nextBackslash = -1;
+    if (state === IN_NUMBER || state === IN_IDENTIFIER_KEY) tokenStart = start;
+
+    let index = start;
+    while (index < end) {
+      switch (state) {
+        case IN_STRING:
+          index = readString(text, index, end);
+          break;
+        case IN_ESCAPE:
+          index = readEscape(text, index);
+          break;
+        case IN_UNICODE_ESCAPE:
+          index = readUnicodeEscape(text, index, end);
+          break;
+        case IN_NUMBER:
+          index = readNumber(text, index, end);
+          break;
+        case IN_LITERAL:
+          index = readLiteral(text, index, end);
+          break;
+        case IN_IDENTIFIER_KEY:
+          index = readIdentifierKey(text, index, end);
+          break;
+        case IN_COMMENT_START:
+        case IN_LINE_COMMENT:
+        case IN_BLOCK_COMMENT:
+        case IN_BLOCK_COMMENT_STAR:
+          index = readComment(text, index, end);
+          break;
+        default:
+          index = readBetweenTokens(text, index);
+      }
+      if (state === COMPLETE) {
+        consumedBefore += index - start;
+        return index;
+      }
+      if (state === FAILED) return -1;
+    }
+    carryOver(text, end);
+    consumedBefore += end - start;
+    return -1;
+  }
+
+  function finish(): boolean {
+    if (state === COMPLETE) return true;
+    if (state === FAILED) return false;
+    if (state === IN_NUMBER && containers.length === 0 && isNumberComplete(numberState)) {
+      handler.primitive(Number(tokenText));
+      tokenText = '';
+      state = COMPLETE;
+      return true;
+    }
+    fail(
+      `unexpected end of input at offset ${consumedBefore}, ${describeEndState()}`,
+      consumedBefore,
+    );
+    return false;
+  }
+
+  function describeEndState(): string {
+    switch (state) {
+      case IN_STRING:
+      case IN_ESCAPE:
+      case IN_UNICODE_ESCAPE:
+        return stringIsKey ? 'inside a key' : 'inside a string';
+      case IN_NUMBER:
+        return isNumberComplete(numberState)
+          ? `expected ${expectationAfterValue()}`
+          : 'inside a number';
+      case IN_LITERAL:
+        return `expected "${literalWord}"`;
+      case IN_IDENTIFIER_KEY:
+        return 'expected ":"';
+      case IN_COMMENT_START:
+      case IN_LINE_COMMENT:
+      case IN_BLOCK_COMMENT:
+      case IN_BLOCK_COMMENT_STAR:
+        return `inside a comment, expected ${describeExpectation(stateBeforeComment)}`;
+      default:
+        return `expected ${describeExpectation(state)}`;
+    }
+  }
+
+  return {
+    write,
+    finish,
+    get status(): JsonTokenizerStatus {
+      return state === COMPLETE ? 'complete' : state === FAILED ? 'failed' : 'pending';
+    },
+    get failure() {
+      return failure;
+    },
+    get offset() {
+      return eventOffset;
+    },
+  };
+}

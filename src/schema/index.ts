@@ -1,0 +1,11 @@
+export { coerceBySchema } from './coerce.ts';
+export {
+  itemSchema,
+  type JsonType,
+  propertySchema,
+  resolveSchema,
+  type SchemaObject,
+  schemaTypes,
+} from './resolve.ts';
+export { createValidator, type Validator } from './validate.ts';
+export { createValuePolicy } from './value-policy.ts';

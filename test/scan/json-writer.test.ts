@@ -1,0 +1,154 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../src/scan/json-writer.ts';
+
+function createCollectingWriter(): { writer: CanonicalJsonWriter; deltas: string[] } {
+  const deltas: string[] = [];
+  return { writer: createCanonicalJsonWriter((delta) => deltas.push(delta)), deltas };
+}
+
+/** Describes `value` to the writer, cutting each string at the given fractions. */
+function describeValue(
+  writer: CanonicalJsonWriter,
+  value: unknown,
+  cutString: (text: string) => string[],
+): void {
+  if (typeof value === 'string') {
+    writer.startString();
+    for (const piece of cutString(value)) writer.stringChunk(piece);
+    writer.endString();
+  } else if (Array.isArray(value)) {
+    writer.startArray();
+    for (const item of value) describeValue(writer, item, cutString);
+    writer.endArray();
+  } else if (value !== null && typeof value === 'object') {
+    writer.startObject();
+    for (const [key, item] of Object.entries(value)) {
+      writer.key(key);
+      describeValue(writer, item, cutString);
+    }
+    writer.endObject();
+  } else {
+    writer.value(value);
+  }
+}
+
+describe('createCanonicalJsonWriter', () => {
+  it('writes a nested value exactly as JSON.stringify, commas included', () => {
+    const value = { a: [1, 'two', { three: null }, [], {}], b: true, c: '' };
+    const { writer, deltas } = createCollectingWriter();
+    describeValue(writer, value, (text) => [text]);
+    expect(deltas.join('')).toBe(JSON.stringify(value));
+  });
+
+  it('sends openings with what follows them, and never an empty delta', () => {
+    const { writer, deltas } = createCollectingWriter();
+    writer.startObject();
+    writer.key('city');
+    writer.startString();
+    expect(deltas).toEqual([]);
+    writer.stringChunk('');
+    expect(deltas).toEqual([]);
+    writer.stringChunk('Seo');
+    writer.stringChunk('ul');
+    writer.endString();
+    writer.key('days');
+    writer.value(3);
+    writer.endObject();
+    expect(deltas).toEqual(['{"city":"Seo', 'ul', '"', ',"days":3', '}']);
+  });
+
+  it('writes empty containers and strings', () => {
+    const { writer, deltas } = createCollectingWriter();
+    writer.startArray();
+    writer.startObject();
+    writer.endObject();
+    writer.startArray();
+    writer.endArray();
+    writer.startString();
+    writer.endString();
+    writer.endArray();
+    expect(deltas.join('')).toBe('[{},[],""]');
+  });
+
+  it('escapes keys and string content as JSON.stringify does', () => {
+    const awkward =
+      'quote " backslash \\ controls \b\f\n\r\t\u0000\u001f del \u007f sep \u2028 </tool_call> é 😀';
+    const { writer, deltas } = createCollectingWriter();
+    writer.startObject();
+    writer.key(awkward);
+    writer.startString();
+    for (const character of awkward) writer.stringChunk(character);
+    writer.endString();
+    writer.endObject();
+    expect(deltas.join('')).toBe(JSON.stringify({ [awkward]: awkward }));
+  });
+
+  it('writes a surrogate pair split across pieces as the pair, not as two escapes', () => {
+    const { writer, deltas } = createCollectingWriter();
+    writer.startString();
+    writer.stringChunk('a\ud83d');
+    expect(deltas).toEqual(['"a']);
+    writer.stringChunk('\ude00b');
+    writer.endString();
+    expect(deltas.join('')).toBe('"a😀b"');
+  });
+
+  it('escapes lone surrogates as \\udXXX, wherever they fall', () => {
+    for (const pieces of [
+      ['\ud800'],
+      ['x\ud800'],
+      ['\ud800', 'x'],
+      ['\udc00'],
+      ['\ud800', '\ud800'],
+    ]) {
+      const { writer, deltas } = createCollectingWriter();
+      writer.startString();
+      for (const piece of pieces) writer.stringChunk(piece);
+      writer.endString();
+      expect(deltas.join('')).toBe(JSON.stringify(pieces.join('')));
+    }
+    expect(JSON.stringify('\ud800')).toBe('"\\ud800"');
+  });
+
+  it('writes whole values with JSON.stringify, undefined as null', () => {
+    const { writer, deltas } = createCollectingWriter();
+    writer.startArray();
+    writer.value({ nested: [1, 'x'] });
+    writer.value(undefined);
+    writer.value(-0);
+    writer.value(Number.POSITIVE_INFINITY);
+    writer.value('s"');
+    writer.endArray();
+    expect(deltas.join('')).toBe('[{"nested":[1,"x"]},null,0,null,"s\\""]');
+  });
+
+  it('writes a top-level primitive in one delta', () => {
+    const { writer, deltas } = createCollectingWriter();
+    writer.value(42);
+    expect(deltas).toEqual(['42']);
+  });
+
+  it('adds up to JSON.stringify for any value and any cutting of its strings', () => {
+    const cutter = fc.array(fc.nat(), { maxLength: 4 }).map((cuts) => (text: string) => {
+      const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+      const pieces: string[] = [];
+      let previous = 0;
+      for (const point of points) {
+        pieces.push(text.slice(previous, point));
+        previous = point;
+      }
+      pieces.push(text.slice(previous));
+      return pieces;
+    });
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }), cutter, (value, cutString) => {
+        const { writer, deltas } = createCollectingWriter();
+        describeValue(writer, value, cutString);
+        expect(deltas.join('')).toBe(JSON.stringify(value));
+        expect(deltas.every((delta) => delta !== '')).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
