@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { executeProtocol, type ToolDefinition } from '../../src/index.ts';
 import { contentOf, streamEvents } from '../protocols/helpers.ts';
 import { COGENCY_DEVIATIONS } from './deviations.ts';
-import { loadJson, Tally } from './load.ts';
+import { checkCase, loadJson, Tally } from './load.ts';
 
 interface CogencyCase {
   id: string;
@@ -76,24 +76,7 @@ describe('conformance: cogency-execute-protocol.json (parser)', () => {
   it.each(cases.map((testCase) => [testCase.id, testCase] as const))('%s', (_id, testCase) => {
     const result = actualEvents(testCase);
     const expected = expectedEvents(testCase);
-    const deviation = COGENCY_DEVIATIONS[testCase.id];
-    if (deviation) {
-      tally.deviations++;
-      expect(result, `listed as a deviation (${deviation}) but now matches`).not.toEqual(expected);
-      return;
-    }
-    try {
-      expect(result).toEqual(expected);
-      tally.matches++;
-    } catch (error) {
-      tally.failures.push(testCase.id);
-      if (process.env.TOOLWIRE_CONFORMANCE_DUMP) {
-        console.log(
-          JSON.stringify({ id: testCase.id, input: testCase.input, expected, actual: result }),
-        );
-      }
-      throw error;
-    }
+    checkCase(tally, testCase.id, result, expected, COGENCY_DEVIATIONS);
   });
 });
 

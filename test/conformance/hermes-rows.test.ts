@@ -9,7 +9,7 @@ import { hermesProtocol, type ParseEvent, type ToolDefinition } from '../../src/
 import { collectContent } from '../../src/protocols/shared/collect-content.ts';
 import { counterIds } from '../protocols/helpers.ts';
 import { HERMES_ROW_DEVIATIONS } from './deviations.ts';
-import { loadJsonLines, Tally } from './load.ts';
+import { checkCase, loadJsonLines, Tally } from './load.ts';
 
 interface Row {
   source: string;
@@ -92,24 +92,7 @@ describe('conformance: model-native-formats.jsonl (hermes rows)', () => {
   it.each(rows.map((row, index) => [`hermes-row-${index}`, row] as const))('%s', (id, row) => {
     const expected = expectation(row);
     const actual = comparable(run(row), expected);
-    const deviation = HERMES_ROW_DEVIATIONS[id];
-    if (deviation) {
-      tally.deviations++;
-      expect(actual, `listed as a deviation (${deviation}) but now matches`).not.toEqual(expected);
-      return;
-    }
-    try {
-      expect(actual).toEqual(expected);
-      tally.matches++;
-    } catch (error) {
-      tally.failures.push(id);
-      if (process.env.TOOLWIRE_CONFORMANCE_DUMP) {
-        console.log(
-          JSON.stringify({ id, text: row.text, notes: row.notes.slice(-160), expected, actual }),
-        );
-      }
-      throw error;
-    }
+    checkCase(tally, id, actual, expected, HERMES_ROW_DEVIATIONS);
   });
 });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 
 const FIXTURES = new URL('../fixtures/conformance/', import.meta.url);
 
@@ -27,5 +28,33 @@ export class Tally {
 
   report(): string {
     return `${this.file}: ${this.matches} match, ${this.deviations} intentional deviation, ${this.failures.length} failure`;
+  }
+}
+
+/**
+ * Compares one case with the reference. A listed deviation must really deviate (a stale entry
+ * fails); anything else must match. TOOLWIRE_CONFORMANCE_DUMP=1 prints failures as JSON lines.
+ */
+export function checkCase(
+  tally: Tally,
+  id: string,
+  actual: unknown,
+  expected: unknown,
+  deviations: Readonly<Record<string, string>>,
+): void {
+  const deviation = deviations[id];
+  if (deviation) {
+    tally.deviations++;
+    expect(actual, `listed as a deviation (${deviation}) but now matches`).not.toEqual(expected);
+    return;
+  }
+  try {
+    expect(actual).toEqual(expected);
+    tally.matches++;
+  } catch (error) {
+    tally.failures.push(id);
+    if (process.env.TOOLWIRE_CONFORMANCE_DUMP)
+      console.log(JSON.stringify({ id, expected, actual }));
+    throw error;
   }
 }

@@ -8,7 +8,7 @@ import { type ParsedContent, xmlProtocol } from '../../src/index.ts';
 import { createEntityDecoder } from '../../src/protocols/xml/value-text.ts';
 import { chunksOf, contentOf, streamEvents } from '../protocols/helpers.ts';
 import { PROBE_DEVIATIONS } from './deviations.ts';
-import { loadJson, Tally } from './load.ts';
+import { checkCase, loadJson, Tally } from './load.ts';
 import { probeTools } from './probe-tools.ts';
 
 interface ProbeCase {
@@ -110,30 +110,7 @@ describe('conformance: probe-xml-protocol.json', () => {
       testCase.kind === 'guide_example'
         ? { actions: (testCase.expected as { actions: unknown[] }).actions }
         : testCase.expected;
-    const deviation = PROBE_DEVIATIONS[testCase.id];
-    if (deviation) {
-      tally.deviations++;
-      // A deviation that no longer deviates is stale: it must be removed from the list.
-      expect(result, `listed as a deviation (${deviation}) but now matches`).not.toEqual(expected);
-      return;
-    }
-    try {
-      expect(result).toEqual(expected);
-      tally.matches++;
-    } catch (error) {
-      tally.failures.push(testCase.id);
-      if (process.env.TOOLWIRE_CONFORMANCE_DUMP) {
-        console.log(
-          JSON.stringify({
-            id: testCase.id,
-            input: testCase.input,
-            expected: testCase.expected,
-            actual: result,
-          }),
-        );
-      }
-      throw error;
-    }
+    checkCase(tally, testCase.id, result, expected, PROBE_DEVIATIONS);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UNCONSTRAINED_POLICY, type ValuePolicy } from '../../src/core/value-policy.ts';
 import { createJsonTokenizer } from '../../src/scan/json-tokenizer.ts';
 import { createJsonValueStreamer } from '../../src/scan/json-value-streamer.ts';
+import { splitAt } from '../support/chunks.ts';
 
 interface StreamRun {
   /** Every delta, in order. */
@@ -31,18 +32,6 @@ function streamChunks(chunks: readonly string[], policy: ValuePolicy = UNCONSTRA
     isComplete: streamer.isComplete,
     status: tokenizer.status,
   } satisfies StreamRun;
-}
-
-function splitAt(text: string, cuts: readonly number[]): string[] {
-  const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-  const chunks: string[] = [];
-  let previous = 0;
-  for (const point of points) {
-    chunks.push(text.slice(previous, point));
-    previous = point;
-  }
-  chunks.push(text.slice(previous));
-  return chunks;
 }
 
 /** The whole text, every split into two chunks, and the given random multi-chunk splits. */

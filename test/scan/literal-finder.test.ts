@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LiteralFinder } from '../../src/scan/literal-finder.ts';
+import { splitAt } from '../support/chunks.ts';
 
 function findInChunks(literal: string, chunks: string[]): number {
   const finder = new LiteralFinder(literal);
@@ -40,16 +41,7 @@ describe('LiteralFinder', () => {
         fc.constantFrom('ab', 'aab', '</a>', 'aba'),
         fc.array(fc.nat(), { maxLength: 5 }),
         (text, literal, cuts) => {
-          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
-            (a, b) => a - b,
-          );
-          const chunks: string[] = [];
-          let previous = 0;
-          for (const point of points) {
-            chunks.push(text.slice(previous, point));
-            previous = point;
-          }
-          chunks.push(text.slice(previous));
+          const chunks = splitAt(text, cuts);
           const expected = text.indexOf(literal);
           expect(findInChunks(literal, chunks)).toBe(
             expected === -1 ? -1 : expected + literal.length,

@@ -187,6 +187,21 @@ export function createStreamEngine<CallData>(
     return next;
   }
 
+  /** Removes the last `count` characters from the call's raw text. */
+  function dropRawTail(count: number): void {
+    let remaining = count;
+    while (remaining > 0 && callRaw.length > 0) {
+      const last = callRaw[callRaw.length - 1]!;
+      if (last.length <= remaining) {
+        callRaw.pop();
+        remaining -= last.length;
+      } else {
+        callRaw[callRaw.length - 1] = last.slice(0, last.length - remaining);
+        remaining = 0;
+      }
+    }
+  }
+
   /** Scans text mode from `start`; returns where it stopped (end of text, or a mode change). */
   function scanText(text: string, start: number): number {
     let from = start;
@@ -287,8 +302,12 @@ export function createStreamEngine<CallData>(
     callChars += consumedTo - start;
     if (stop !== -1) {
       const leftover = body!.leftover ?? '';
+      if (leftover.length > 0) {
+        // Those characters were not part of the call after all.
+        dropRawTail(leftover.length);
+        handBack = leftover;
+      }
       closeCall(offset + stop - leftover.length);
-      if (leftover.length > 0) handBack = leftover;
       return stop;
     }
     if (callChars >= options.maxCallChars) {

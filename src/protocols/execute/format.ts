@@ -1,5 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { describeParameters } from '../shared/describe-tool.ts';
+import { describeToolSection } from '../shared/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../shared/example-input.ts';
 import { jsonForPrompt } from '../shared/json-text.ts';
 
@@ -28,14 +28,13 @@ export function formatExecuteToolResponse(results: readonly ToolResponseToFormat
 }
 
 export function formatExecuteTools(tools: readonly ToolDefinition[]): string {
-  const sections = tools.map((tool) => {
-    const lines = [`### ${tool.name}`];
-    if (tool.description) lines.push(tool.description);
-    const parameters = describeParameters(tool);
-    lines.push(parameters.length > 0 ? `Arguments:\n${parameters.join('\n')}` : 'No arguments.');
-    lines.push(`JSON Schema of args: ${jsonForPrompt(tool.inputSchema)}`);
-    return lines.join('\n');
-  });
+  const sections = tools.map((tool) =>
+    describeToolSection(
+      tool,
+      { parameters: 'Arguments', schema: 'JSON Schema of args' },
+      jsonForPrompt,
+    ),
+  );
   const example = formatExecuteToolCall(
     tools
       .slice(0, 2)

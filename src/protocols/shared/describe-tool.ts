@@ -28,3 +28,21 @@ export function describeParameters(tool: ToolDefinition): string[] {
     return `- ${name} (${schemaTypeLabel(property)}, ${presence})${description}`;
   });
 }
+
+/** A tool's section of a prompt: name, description, parameters, and its schema. */
+export function describeToolSection(
+  tool: ToolDefinition,
+  labels: { readonly parameters: string; readonly schema: string },
+  renderSchema: (schema: JsonSchema) => string,
+): string {
+  const lines = [`### ${tool.name}`];
+  if (tool.description) lines.push(tool.description);
+  const parameters = describeParameters(tool);
+  lines.push(
+    parameters.length > 0
+      ? `${labels.parameters}:\n${parameters.join('\n')}`
+      : `No ${labels.parameters.toLowerCase()}.`,
+  );
+  lines.push(`${labels.schema}: ${renderSchema(tool.inputSchema)}`);
+  return lines.join('\n');
+}

@@ -258,6 +258,10 @@ export class JsonCallsBody implements CallBody {
 
   /** How many characters of the closer have matched right after the JSON. */
   private closerMatched = 0;
+  /** Everything read since the JSON ended (white space, part of the closer). */
+  private afterJson = '';
+  /** Text read past the block's end, handed back to the top level (see CallBody.leftover). */
+  leftover = '';
 
   private scanAfterJson(text: string, start: number, end: number): number {
     const closer = this.config.closer;
@@ -266,18 +270,25 @@ export class JsonCallsBody implements CallBody {
     if (this.closerMatched === 0) {
       while (index < end && /\s/.test(text[index]!)) index++;
     }
-    const matchStart = index;
     while (index < end && this.closerMatched < closer.length) {
       if (text.charCodeAt(index) !== closer.charCodeAt(this.closerMatched)) {
-        // Something else follows: the model left the closer out; the block ends here.
+        // Something else follows: the model left the closer out, and the block ended with its
+        // JSON. What was read since then is text again.
+        this.leftover = this.afterJson + text.slice(start, index);
+        this.afterJson = '';
         this.closerMatched = 0;
-        return this.finishBlock(matchStart, false);
+        return this.finishBlock(index, false);
       }
       this.closerMatched++;
       index++;
     }
-    return this.closerMatched === closer.length ? this.finishBlock(index, false) : end;
+    if (this.closerMatched === closer.length) return this.finishBlock(index, false);
+    this.afterJson += text.slice(start, index);
+    return end;
   }
+
+  /** The last characters read in raw mode that may be the start of the closer. */
+  private rawHeld = '';
 
   private scanRaw(text: string, start: number, end: number): number {
     if (!this.closer) {
@@ -286,13 +297,17 @@ export class JsonCallsBody implements CallBody {
       return end;
     }
     const found = this.closer.find(text, start, end);
-    if (found === -1) {
-      this.json.append(text.slice(start, end));
-      return end;
+    const read = this.rawHeld + text.slice(start, found === -1 ? end : found);
+    if (found !== -1) {
+      this.rawHeld = '';
+      this.json.append(read.slice(0, read.length - this.config.closer!.length));
+      return this.finishBlock(found, true);
     }
-    const closerStart = found - this.config.closer!.length;
-    this.json.append(text.slice(start, Math.max(start, closerStart)));
-    return this.finishBlock(found, true);
+    // Hold what may be the closer's beginning: it is JSON only if the closer does not follow.
+    const held = this.closer.partial;
+    this.json.append(read.slice(0, read.length - held));
+    this.rawHeld = held > 0 ? read.slice(read.length - held) : '';
+    return end;
   }
 
   // ── routing tokens ────────────────────────────────────────────────────────────────────────
@@ -587,7 +602,7 @@ export class JsonCallsBody implements CallBody {
       const name = nameKey ? (record[nameKey] as string) : undefined;
       const tool = name === undefined ? undefined : this.context.options.toolsByName.get(name);
       if (!tool) {
-        this.unknownTool = true;
+        if (name !== undefined) this.unknownTool = true;
         continue;
       }
       const argumentKey = this.config.shape.argumentKeys.find((key) => Object.hasOwn(record, key));
@@ -667,7 +682,7 @@ export class JsonCallsBody implements CallBody {
         kind: 'fault',
         code: atEnd ? 'unclosed-call' : 'malformed-call',
         message: this.tokenizer.failure
-          ? `the tool call is not valid JSON and could not be repaired: ${this.tokenizer.failure.message}`
+          ? `the tool call is not valid JSON and no call could be read from it: ${this.tokenizer.failure.message}`
           : 'the output ended inside a tool call that could not be completed',
         ...(this.failedTool ? { toolName: this.failedTool } : {}),
       });
@@ -707,6 +722,8 @@ export class JsonCallsBody implements CallBody {
         this.settleAfterRepair(true);
         return;
       case Phase.Raw:
+        this.json.append(this.rawHeld);
+        this.rawHeld = '';
         this.repairAndEmit(true);
         this.settleAfterRepair(true);
         return;

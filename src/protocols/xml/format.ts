@@ -1,5 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { describeParameters } from '../shared/describe-tool.ts';
+import { describeToolSection } from '../shared/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../shared/example-input.ts';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
@@ -85,14 +85,13 @@ export function formatXmlToolResponse(results: readonly ToolResponseToFormat[]):
 }
 
 export function formatXmlTools(tools: readonly ToolDefinition[]): string {
-  const sections = tools.map((tool) => {
-    const lines = [`### ${tool.name}`];
-    if (tool.description) lines.push(tool.description);
-    const parameters = describeParameters(tool);
-    lines.push(parameters.length > 0 ? `Parameters:\n${parameters.join('\n')}` : 'No parameters.');
-    lines.push(`JSON Schema of the input: ${JSON.stringify(tool.inputSchema)}`);
-    return lines.join('\n');
-  });
+  const sections = tools.map((tool) =>
+    describeToolSection(
+      tool,
+      { parameters: 'Parameters', schema: 'JSON Schema of the input' },
+      (schema) => JSON.stringify(schema),
+    ),
+  );
   const example = tools[0]
     ? formatXmlToolCall([{ toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) }])
     : '<tool_name>\n  <parameter_name>value</parameter_name>\n</tool_name>';

@@ -5,6 +5,7 @@ import {
   createTrimmingSink,
   trimValueText,
 } from '../../../src/protocols/xml/value-text.ts';
+import { splitAt } from '../../support/chunks.ts';
 
 /** Decodes and trims `text` fed in the given chunks, as a streamed string value is. */
 function streamValue(chunks: readonly string[]): string {
@@ -82,16 +83,7 @@ describe('entity decoding', () => {
         fc.array(fc.nat(), { maxLength: 6 }),
         (pieces, cuts) => {
           const text = pieces.join('');
-          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
-            (a, b) => a - b,
-          );
-          const chunks: string[] = [];
-          let previous = 0;
-          for (const point of points) {
-            chunks.push(text.slice(previous, point));
-            previous = point;
-          }
-          chunks.push(text.slice(previous));
+          const chunks = splitAt(text, cuts);
           expect(streamValue(chunks)).toBe(streamValue([text]));
         },
       ),
