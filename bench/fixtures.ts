@@ -119,7 +119,7 @@ const CODE_LINES = [
   'const total = items.reduce((sum, item) => sum + item.price, 0);',
   '// keep the cache warm between runs',
   'for (const [key, value] of map) out[key] = value;',
-  '  throw new Error(`bad input: ${input}`);',
+  '  throw new Error("bad input: " + input);',
   'def handler(event, context):',
   '    return {"status": 200, "body": json.dumps(event)}',
   '',

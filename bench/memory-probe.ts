@@ -3,13 +3,15 @@
  * case that is too slow can be stopped (killed) without losing the runs it did finish.
  *
  * Child:  node --expose-gc bench/memory-probe.ts '<ProbeConfig JSON>'
- * It prints one JSON line per run; the first run samples memory every SAMPLE_EVERY chunks.
+ * It prints one JSON line per run; the first run samples memory every SAMPLE_EVERY chunks (and
+ * collects garbage once, near the end of the call, to see the live heap), so its time is rough.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { hermesProtocol, type ToolCallProtocol, xmlProtocol } from '../src/index.ts';
-import { largeArgumentOutput, TOOLS } from './fixtures.ts';
-import { collectGarbage } from './measure.ts';
+import { largeArgumentOutput, type ModelOutput, TOOLS } from './fixtures.ts';
+import { collectGarbage, collectYoung } from './measure.ts';
 import { peerProtocol, peerStream, peerTools } from './peer.ts';
 
 export interface ProbeConfig {
@@ -27,7 +29,10 @@ export interface ProbeMemory {
   readonly baselineRss: number;
   readonly baselineHeapUsed: number;
   readonly peakRss: number;
+  /** Sampled heapUsed: includes garbage not yet collected. */
   readonly peakHeapUsed: number;
+  /** heapUsed after a full gc near the end of the call (95% of the input): live memory. */
+  readonly liveHeapUsed: number;
   /** process.resourceUsage().maxRSS in bytes: the high-water mark of the whole child. */
   readonly maxRss: number;
 }
@@ -36,6 +41,8 @@ export interface ProbeRun {
   readonly ms: number;
   readonly calls: number;
   readonly inputChars: number;
+  /** One call whose parsed input equals the one rendered. */
+  readonly exact: boolean;
 }
 
 export interface ProbeResult {
@@ -46,76 +53,100 @@ export interface ProbeResult {
 }
 
 const SAMPLE_EVERY = 1024;
+/** Where the live heap is measured: inside the call, just before its closing tag. */
+const LIVE_AT = 0.95;
+
+interface Peak {
+  rss: number;
+  heapUsed: number;
+  /** heapUsed after a full gc at LIVE_AT of the input: what the parser really keeps. */
+  liveHeapUsed: number;
+}
 
 /** Slices on the fly (no chunk array inflating the baseline) and samples memory as it goes. */
-function* chunksSampled(
-  text: string,
-  size: number,
-  peak: { rss: number; heapUsed: number } | undefined,
-): Generator<string> {
+function* chunksSampled(text: string, size: number, peak: Peak | undefined): Generator<string> {
   let count = 0;
+  const liveAt = Math.floor(text.length * LIVE_AT);
+  let liveTaken = false;
   for (let start = 0; start < text.length; start += size) {
     if (peak && count++ % SAMPLE_EVERY === 0) recordPeak(peak);
+    if (peak && !liveTaken && start >= liveAt) {
+      liveTaken = true;
+      recordPeak(peak);
+      collectGarbage();
+      peak.liveHeapUsed = process.memoryUsage().heapUsed;
+    }
     yield text.slice(start, start + size);
   }
   if (peak) recordPeak(peak);
 }
 
-function recordPeak(peak: { rss: number; heapUsed: number }): void {
+function recordPeak(peak: Peak): void {
   const usage = process.memoryUsage();
   if (usage.rss > peak.rss) peak.rss = usage.rss;
   if (usage.heapUsed > peak.heapUsed) peak.heapUsed = usage.heapUsed;
 }
 
-async function runOnce(
+/** Parses `text` once; returns the time and the calls' inputs (checked after the clock stops). */
+async function parseOnce(
   config: ProbeConfig,
   protocol: ToolCallProtocol,
   text: string,
-  peak: { rss: number; heapUsed: number } | undefined,
-): Promise<ProbeRun> {
+  peak: Peak | undefined,
+): Promise<{ ms: number; inputs: string[] }> {
   const chunks = chunksSampled(text, config.chunkSize, peak);
   const start = performance.now();
   if (config.side === 'peer') {
     const peer = peerProtocol(config.protocol === 'xml' ? 'morphXml' : 'hermes');
     const outcome = await peerStream(peer, peerTools(TOOLS), chunks);
-    const ms = performance.now() - start;
-    const inputChars = outcome.calls.reduce((sum, call) => sum + call.input.length, 0);
-    return { ms, calls: outcome.calls.length, inputChars };
+    return { ms: performance.now() - start, inputs: outcome.calls.map((call) => call.input) };
   }
   const parser = protocol.createStreamParser({ tools: TOOLS });
-  let calls = 0;
-  let inputChars = 0;
+  const inputs: string[] = [];
   const consume = (events: ReturnType<typeof parser.push>): void => {
-    for (const event of events) {
-      if (event.type !== 'tool-call') continue;
-      calls++;
-      inputChars += event.input.length;
-    }
+    for (const event of events) if (event.type === 'tool-call') inputs.push(event.input);
   };
   for (const chunk of chunks) consume(parser.push(chunk));
   consume(parser.end());
-  return { ms: performance.now() - start, calls, inputChars };
+  return { ms: performance.now() - start, inputs };
+}
+
+async function runOnce(
+  config: ProbeConfig,
+  protocol: ToolCallProtocol,
+  output: ModelOutput,
+  peak: Peak | undefined,
+): Promise<ProbeRun> {
+  const { ms, inputs } = await parseOnce(config, protocol, output.text, peak);
+  const expected = output.calls[0]?.input;
+  return {
+    ms,
+    calls: inputs.length,
+    inputChars: inputs.reduce((sum, input) => sum + input.length, 0),
+    exact: inputs.length === 1 && isDeepStrictEqual(JSON.parse(inputs[0]!), expected),
+  };
 }
 
 async function childMain(config: ProbeConfig): Promise<void> {
   const protocol = config.protocol === 'xml' ? xmlProtocol() : hermesProtocol();
-  const { text } = largeArgumentOutput(protocol, config.contentChars, config.seed);
+  const output = largeArgumentOutput(protocol, config.contentChars, config.seed);
   collectGarbage();
   const baseline = process.memoryUsage();
-  const peak = { rss: baseline.rss, heapUsed: baseline.heapUsed };
-  const first = await runOnce(config, protocol, text, peak);
+  const peak: Peak = { rss: baseline.rss, heapUsed: baseline.heapUsed, liveHeapUsed: Number.NaN };
+  const first = await runOnce(config, protocol, output, peak);
   const memory: ProbeMemory = {
     baselineRss: baseline.rss,
     baselineHeapUsed: baseline.heapUsed,
     peakRss: peak.rss,
     peakHeapUsed: peak.heapUsed,
+    liveHeapUsed: peak.liveHeapUsed,
     maxRss: process.resourceUsage().maxRSS * 1024,
   };
   console.log(JSON.stringify({ kind: 'run', run: first, memory }));
   for (let index = 0; index < config.runs; index++) {
-    collectGarbage();
+    collectYoung();
     console.log(
-      JSON.stringify({ kind: 'run', run: await runOnce(config, protocol, text, undefined) }),
+      JSON.stringify({ kind: 'run', run: await runOnce(config, protocol, output, undefined) }),
     );
   }
 }

@@ -51,7 +51,13 @@ const PEER_TOOLS = peerTools(TOOLS);
 const KiB = 1024;
 
 // Small cases get warm-ups and many runs; slow ones fewer, within a time budget per case.
-const FAST: SampleOptions = { warmupRuns: 3, minRuns: 5, maxRuns: 15, budgetMs: 1500 };
+const FAST: SampleOptions = {
+  warmupRuns: 3,
+  warmupMs: 1000,
+  minRuns: 5,
+  maxRuns: 15,
+  budgetMs: 1500,
+};
 const SLOW: SampleOptions = { warmupRuns: 1, minRuns: 3, maxRuns: 7, budgetMs: 3000 };
 
 const STREAM_CALLS = 200;
@@ -122,6 +128,8 @@ interface CallCheck {
   readonly expected: number;
   /** Calls whose name and parsed input equal what was rendered, in order. */
   readonly exact: number;
+  /** The first difference, so a note can say what differs. */
+  readonly firstDifference?: string;
 }
 
 function parseJson(text: string): unknown {
@@ -132,14 +140,41 @@ function parseJson(text: string): unknown {
   }
 }
 
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** Which member differs first, with both values' beginnings. */
+function describeDifference(call: Call, want: FixtureCall): string {
+  if (call.toolName !== want.toolName) return `tool ${call.toolName}, expected ${want.toolName}`;
+  const got = parseJson(call.input);
+  if (got === null || typeof got !== 'object') return `input ${preview(call.input)}`;
+  const record = got as Record<string, unknown>;
+  const names = new Set([...Object.keys(record), ...Object.keys(want.input)]);
+  for (const name of names) {
+    if (!isDeepStrictEqual(record[name], want.input[name]))
+      return `${call.toolName}.${name} = ${preview(record[name])}, rendered ${preview(want.input[name])}`;
+  }
+  return 'input differs';
+}
+
 function checkCalls(calls: readonly Call[], expected: readonly FixtureCall[]): CallCheck {
   let exact = 0;
+  let firstDifference: string | undefined;
   calls.forEach((call, index) => {
     const want = expected[index];
     if (want?.toolName === call.toolName && isDeepStrictEqual(parseJson(call.input), want.input))
       exact++;
+    else if (want && firstDifference === undefined)
+      firstDifference = describeDifference(call, want);
   });
-  return { found: calls.length, expected: expected.length, exact };
+  return {
+    found: calls.length,
+    expected: expected.length,
+    exact,
+    ...(firstDifference === undefined ? {} : { firstDifference }),
+  };
 }
 
 function progress(message: string): void {
@@ -180,6 +215,15 @@ function caseResult(
   };
 }
 
+/** A row under a case whose parser found a different number of calls. */
+function warningRow(entry: CaseResult, width: number): string[][] {
+  const check = entry.check;
+  if (!check || check.found === check.expected) return [];
+  const row = [`  ! WARNING ${entry.label}: ${check.found} calls, expected ${check.expected}`];
+  while (row.length < width) row.push('');
+  return [row];
+}
+
 function checkCell(check: CallCheck | undefined): string {
   return check ? `${check.found}/${check.expected}` : '-';
 }
@@ -194,7 +238,7 @@ function warnIfMiscounted(label: string, check: CallCheck, warnings: string[]): 
   else if (check.exact !== check.expected)
     warnings.push(
       `note ${label}: ${check.expected - check.exact} of ${check.expected} call inputs differ ` +
-        'from what was rendered',
+        `from what was rendered, e.g. ${check.firstDifference ?? '?'}`,
     );
 }
 
@@ -307,17 +351,20 @@ async function benchStreaming(warnings: string[]): Promise<StreamingCase[]> {
 }
 
 function streamingTable(cases: readonly StreamingCase[]): string {
-  const rows = cases.map((entry) => [
-    entry.label,
-    String(entry.chunkSize),
-    entry.driver,
-    (entry.bytes / 1000).toFixed(0),
-    checkCell(entry.check),
-    exactCell(entry.check),
-    String(entry.samplesMs.length),
-    formatMs(entry.medianMs),
-    formatRate(entry.mbPerSecond),
-    entry.ratioVsPeer === undefined ? '' : formatRatio(entry.ratioVsPeer),
+  const rows = cases.flatMap((entry) => [
+    [
+      entry.label,
+      String(entry.chunkSize),
+      entry.driver,
+      (entry.bytes / 1000).toFixed(0),
+      checkCell(entry.check),
+      exactCell(entry.check),
+      String(entry.samplesMs.length),
+      formatMs(entry.medianMs),
+      formatRate(entry.mbPerSecond),
+      entry.ratioVsPeer === undefined ? '' : formatRatio(entry.ratioVsPeer),
+    ],
+    ...warningRow(entry, 10),
   ]);
   return formatTable(
     [
@@ -374,7 +421,8 @@ async function benchLarge(
         () => {
           last = toolwirePush(pairing.protocol, chunks);
         },
-        { warmupRuns: 2, minRuns: 5, maxRuns: 9, budgetMs: 3000 },
+        // Long warm-up: these runs kept getting faster for ~1 s of warm-up in trials.
+        { warmupRuns: 2, warmupMs: 1500, minRuns: 7, maxRuns: 11, budgetMs: 3000 },
       );
       const check = checkCalls(last!.calls, fixture.calls);
       warnIfMiscounted(`toolwire ${name} ${contentChars / MB} MiB argument`, check, warnings);
@@ -447,6 +495,8 @@ async function benchLarge(
       const samples = runs.map((run) => run.ms);
       const medianMs = runs.length > 0 ? median(samples) : Number.NaN;
       const found = peerProbe.runs[0]?.calls ?? 0;
+      if (peerProbe.runs[0] && found === 1 && !peerProbe.runs[0].exact)
+        warnings.push(`note ${label} ${contentChars / KiB} KiB: the call's input differs`);
       if (peerProbe.runs.length > 0 && found !== 1)
         warnings.push(
           `WARNING ${label} ${contentChars / KiB} KiB: found ${found} calls, expected 1`,
@@ -459,7 +509,9 @@ async function benchLarge(
         medianMs,
         mbPerSecond: mbPerSecond(bytes, medianMs),
         samplesMs: samples.map((ms) => Math.round(ms)),
-        ...(peerProbe.runs.length > 0 ? { check: { found, expected: 1, exact: Number.NaN } } : {}),
+        ...(peerProbe.runs[0]
+          ? { check: { found, expected: 1, exact: peerProbe.runs[0].exact ? 1 : 0 } }
+          : {}),
         protocol: name,
         contentChars,
         timedOut: peerProbe.timedOut,
@@ -506,7 +558,8 @@ function largeTable(cases: readonly LargeCase[]): string {
     return [
       entry.label,
       sizeLabel(entry.contentChars),
-      entry.check ? `${entry.check.found}/1` : '-',
+      checkCell(entry.check),
+      exactCell(entry.check),
       String(entry.samplesMs.length),
       time,
       formatRate(entry.mbPerSecond),
@@ -515,7 +568,7 @@ function largeTable(cases: readonly LargeCase[]): string {
     ];
   });
   return formatTable(
-    ['parser', 'argument', 'calls', 'runs', 'median ms', 'MB/s', 'time growth', 'note'],
+    ['parser', 'argument', 'calls', 'exact', 'runs', 'median ms', 'MB/s', 'time growth', 'note'],
     rows,
   );
 }
@@ -527,7 +580,7 @@ function mib(bytes: number): string {
 function memoryTable(memory: readonly MemoryCase[]): string {
   const rows = memory.map(({ label, contentChars, probe }) => {
     const m = probe.memory;
-    if (!m) return [label, sizeLabel(contentChars), 'no data', '', '', '', '', ''];
+    if (!m) return [label, sizeLabel(contentChars), 'no data', '', '', '', '', '', '', ''];
     return [
       label,
       sizeLabel(contentChars),
@@ -536,6 +589,8 @@ function memoryTable(memory: readonly MemoryCase[]): string {
       mib(m.peakRss),
       mib(m.baselineHeapUsed),
       mib(m.peakHeapUsed),
+      mib(m.liveHeapUsed),
+      mib(m.liveHeapUsed - m.baselineHeapUsed),
       mib(m.maxRss),
     ];
   });
@@ -543,11 +598,13 @@ function memoryTable(memory: readonly MemoryCase[]): string {
     [
       'parser',
       'argument',
-      'run ms',
+      'cold run ms',
       'rss before',
       'rss peak',
       'heap before',
       'heap peak',
+      'live heap @95%',
+      'live - before',
       'maxRSS',
     ],
     rows,
@@ -614,18 +671,21 @@ async function benchWhole(warnings: string[]): Promise<WholeCase[]> {
 }
 
 function wholeTable(cases: readonly WholeCase[]): string {
-  const rows = cases.map((entry) => [
-    entry.label,
-    (entry.bytes / 1000).toFixed(0),
-    checkCell(entry.check),
-    exactCell(entry.check),
-    String(entry.samplesMs.length),
-    formatMs(entry.medianMs),
-    formatRate(entry.mbPerSecond),
-    entry.ratioVsPeer === undefined ? '' : formatRatio(entry.ratioVsPeer),
-    entry.side === 'toolwire'
-      ? `${passMiss(entry.mbPerSecond >= TARGET_WHOLE_MBPS)} (≥ ${TARGET_WHOLE_MBPS})`
-      : '',
+  const rows = cases.flatMap((entry) => [
+    [
+      entry.label,
+      (entry.bytes / 1000).toFixed(0),
+      checkCell(entry.check),
+      exactCell(entry.check),
+      String(entry.samplesMs.length),
+      formatMs(entry.medianMs),
+      formatRate(entry.mbPerSecond),
+      entry.ratioVsPeer === undefined ? '' : formatRatio(entry.ratioVsPeer),
+      entry.side === 'toolwire'
+        ? `${passMiss(entry.mbPerSecond >= TARGET_WHOLE_MBPS)} (≥ ${TARGET_WHOLE_MBPS})`
+        : '',
+    ],
+    ...warningRow(entry, 9),
   ]);
   return formatTable(
     ['parser', 'KB', 'calls', 'exact', 'runs', 'median ms', 'MB/s', 'tw/peer', 'target'],
@@ -693,7 +753,8 @@ async function main(): Promise<void> {
   const out: string[] = [];
   out.push(
     `toolwire bench — node ${process.version}, ${cpu} x${cpus().length}, peer @ai-sdk-tool/parser ${peerVersion()}`,
-    'MB = 2^20 bytes of UTF-8 input; times are medians of the runs shown (gc before each run);',
+    'MB = 2^20 bytes of UTF-8 input; times are medians of the runs shown (full gc before each case,',
+    'young-generation gc before each run);',
     'tw/peer = toolwire throughput / peer throughput on the same text.',
     ...Object.values(DRIVING).map((line) => `  - ${line}`),
     '',
@@ -705,8 +766,9 @@ async function main(): Promise<void> {
       '(peer in a child process, stopped at the time limit)',
     largeTable(large.cases),
     '',
-    '   Memory (child process, node --expose-gc; before = after building the input and gc, ' +
-      'peak = sampled every 1024 chunks)',
+    '   Memory (child process, node --expose-gc; before = after building the input and gc;',
+    '   peaks sampled every 1024 chunks, heap peak includes uncollected garbage;',
+    '   live heap = heapUsed after a full gc at 95% of the input, inside the call)',
     memoryTable(large.memory),
     '',
     `3. parseGeneratedText on a ~1 MB output with ${WHOLE_CALLS} calls`,
