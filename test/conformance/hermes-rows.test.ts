@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { hermesProtocol, type ParseEvent, type ToolDefinition } from '../../src/index.ts';
-import { collectContent } from '../../src/protocols/shared/collect-content.ts';
+import { collectContent } from '../../src/protocols/common/collect-content.ts';
 import { counterIds } from '../protocols/helpers.ts';
 import { HERMES_ROW_DEVIATIONS } from './deviations.ts';
 import { checkCase, loadJsonLines, Tally } from './load.ts';

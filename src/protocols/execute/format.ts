@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { describeToolSection } from '../shared/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../shared/example-input.ts';
-import { jsonForPrompt } from '../shared/json-text.ts';
+import { describeToolSection } from '../common/describe-tool.ts';
+import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
 
 /** One `<execute>` block holding the calls as a JSON array, in order (seed 001). */
 export function formatExecuteToolCall(calls: readonly ToolCallToFormat[]): string {

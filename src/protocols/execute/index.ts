@@ -1,6 +1,6 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { defineProtocol } from '../shared/define-protocol.ts';
-import { JsonCallsBody, type JsonCallsBodyConfig } from '../shared/json-calls-body.ts';
+import { defineProtocol } from '../common/define-protocol.ts';
+import { JsonCallsBody, type JsonCallsBodyConfig } from '../common/json-calls-body.ts';
 import { formatExecuteToolCall, formatExecuteToolResponse, formatExecuteTools } from './format.ts';
 
 const EXECUTE_BLOCK: JsonCallsBodyConfig = {

@@ -1,6 +1,6 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../shared/example-input.ts';
-import { jsonForPrompt } from '../shared/json-text.ts';
+import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
 
 export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: string): string {
   return calls

@@ -1,11 +1,11 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../shared/define-protocol.ts';
+import { defineProtocol } from '../common/define-protocol.ts';
 import {
   type JsonCallShape,
   JsonCallsBody,
   type JsonCallsBodyConfig,
-} from '../shared/json-calls-body.ts';
+} from '../common/json-calls-body.ts';
 import { formatHermesToolCall, formatHermesToolResponse, formatHermesTools } from './format.ts';
 
 export interface HermesProtocolOptions {

@@ -1,8 +1,8 @@
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
+import { CallAssembler } from '../common/call-assembler.ts';
+import { describeProblems } from '../common/describe-problems.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
-import { CallAssembler } from '../shared/call-assembler.ts';
-import { describeProblems } from '../shared/describe-problems.ts';
 import type { XmlToolShape } from './tool-shape.ts';
 import { createFragmentValueSink, createStringValueSink, type ValueSink } from './value-sink.ts';
 

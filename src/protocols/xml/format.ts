@@ -1,6 +1,6 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { describeToolSection } from '../shared/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../shared/example-input.ts';
+import { describeToolSection } from '../common/describe-tool.ts';
+import { exampleInput, inputAsValue } from '../common/example-input.ts';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
 

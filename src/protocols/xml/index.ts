@@ -1,5 +1,5 @@
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
-import { defineProtocol } from '../shared/define-protocol.ts';
+import { defineProtocol } from '../common/define-protocol.ts';
 import { XmlCallBody } from './call-body.ts';
 import { formatXmlToolCall, formatXmlToolResponse, formatXmlTools } from './format.ts';
 import { xmlToolShape } from './tool-shape.ts';
