@@ -562,7 +562,7 @@ export class JsonCallsBody implements CallBody {
       assembler.end();
       assembler = new CallAssembler(this.context, tool);
     }
-    assembler.delta(input.slice(assembler.inputText().length));
+    assembler.delta(input.slice(assembler === envelope.assembler ? streamed.length : 0));
     const problems = assembler.problemsFor(value);
     if (atEnd && problems.length > 0) {
       assembler.fail(

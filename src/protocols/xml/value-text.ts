@@ -109,18 +109,6 @@ export function createTrimmingSink(emit: (text: string) => void): ValueTextSink 
   };
 }
 
-/** Applies the trimming rule to a whole value at once (same result as streaming it). */
-export function trimValueText(pieces: readonly { text: string; isContent: boolean }[]): string {
-  const parts: string[] = [];
-  const sink = createTrimmingSink((text) => parts.push(text));
-  for (const piece of pieces) {
-    if (piece.isContent) sink.content(piece.text);
-    else sink.literal(piece.text);
-  }
-  sink.end();
-  return parts.join('');
-}
-
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
   lt: '<',
   gt: '>',

@@ -1,10 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  createEntityDecoder,
-  createTrimmingSink,
-  trimValueText,
-} from '../../../src/protocols/xml/value-text.ts';
+import { createEntityDecoder, createTrimmingSink } from '../../../src/protocols/xml/value-text.ts';
 import { splitAt } from '../../support/chunks.ts';
 
 /** Decodes and trims `text` fed in the given chunks, as a streamed string value is. */
@@ -15,6 +11,18 @@ function streamValue(chunks: readonly string[]): string {
   for (const chunk of chunks) decoder.write(chunk);
   decoder.end();
   trimmer.end();
+  return parts.join('');
+}
+
+/** Trims a whole value given as pieces (literal text, or content such as CDATA). */
+function trimValueText(pieces: readonly { text: string; isContent: boolean }[]): string {
+  const parts: string[] = [];
+  const sink = createTrimmingSink((text) => parts.push(text));
+  for (const piece of pieces) {
+    if (piece.isContent) sink.content(piece.text);
+    else sink.literal(piece.text);
+  }
+  sink.end();
   return parts.join('');
 }
 
