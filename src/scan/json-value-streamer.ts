@@ -9,6 +9,15 @@ export interface JsonValueStreamer extends JsonTokenHandler {
   readonly isComplete: boolean;
 }
 
+export interface JsonValueStreamerOptions {
+  /**
+   * Assemble the strings that stream into `value` too. Default `true`. A caller that keeps the
+   * deltas anyway can pass `false` and read the value back with `JSON.parse` of the deltas: a
+   * large streamed argument is then not kept twice. `value` has `''` for every streamed string.
+   */
+  readonly keepStreamedStrings?: boolean;
+}
+
 // How a value is being read.
 /** Written through as it arrives. */
 const STREAMED = 0;
@@ -54,8 +63,10 @@ const NO_PARTS: string[] = Object.freeze([]) as unknown as string[];
 export function createJsonValueStreamer(
   policy: ValuePolicy,
   onDelta: (text: string) => void,
+  options: JsonValueStreamerOptions = {},
 ): JsonValueStreamer {
   const writer = createCanonicalJsonWriter(onDelta);
+  const keepStreamedStrings = options.keepStreamedStrings ?? true;
   const frames: Frame[] = [];
   let started = false;
   let complete = false;
@@ -116,7 +127,10 @@ export function createJsonValueStreamer(
       holdsRoot: placedHoldsRoot,
       object: building && kind === OBJECT ? {} : NO_OBJECT,
       array: building && kind === ARRAY ? [] : NO_ARRAY,
-      stringParts: building && kind === STRING ? [] : NO_PARTS,
+      stringParts:
+        building && kind === STRING && (keepStreamedStrings || placedMode !== STREAMED)
+          ? []
+          : NO_PARTS,
       key: '',
       repeatsKey: false,
     });
@@ -189,7 +203,7 @@ export function createJsonValueStreamer(
       const frame = frames[frames.length - 1];
       if (frame === undefined || frame.kind !== STRING || frame.mode === DROPPED) return;
       if (decoded === '') return;
-      frame.stringParts.push(decoded);
+      if (frame.stringParts !== NO_PARTS) frame.stringParts.push(decoded);
       if (frame.mode === STREAMED) writer.stringChunk(decoded);
     },
     endString() {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UNCONSTRAINED_POLICY, type ValuePolicy } from '../../src/core/value-policy.ts';
 import { createJsonTokenizer } from '../../src/scan/json-tokenizer.ts';
 import { createJsonValueStreamer } from '../../src/scan/json-value-streamer.ts';
+import { createValuePolicy } from '../../src/schema/index.ts';
 import { splitAt } from '../support/chunks.ts';
 
 interface StreamRun {
@@ -220,6 +221,22 @@ describe('createJsonValueStreamer: streaming', () => {
     expect(deltas.join('')).toBe('{"city":"Seoul","days":3}');
     expect(streamer.value).toEqual({ city: 'Seoul', days: 3 });
     expect(streamer.isComplete).toBe(true);
+  });
+
+  it('can leave streamed strings out of the value when the caller keeps the deltas', () => {
+    const deltas: string[] = [];
+    const policy = createValuePolicy({
+      type: 'object',
+      properties: { path: { type: 'string' }, days: { type: 'integer' } },
+    });
+    const streamer = createJsonValueStreamer(policy, (delta) => deltas.push(delta), {
+      keepStreamedStrings: false,
+    });
+    const tokenizer = createJsonTokenizer(streamer);
+    tokenizer.write('{"path": "src/a\\nb.ts", "days": "3"}');
+    // The string streamed, so only the deltas carry it; the held number was coerced and kept.
+    expect(streamer.value).toEqual({ path: '', days: 3 });
+    expect(JSON.parse(deltas.join(''))).toEqual({ path: 'src/a\nb.ts', days: 3 });
   });
 
   it('ignores calls that do not fit where it is, without throwing', () => {

@@ -14,7 +14,8 @@ export class CallAssembler {
   readonly toolCallId: string;
   private started = false;
   private ended = false;
-  private readonly parts: string[] = [];
+  /** The streamed input so far; `+=` builds a rope that is flattened once, at the end. */
+  private streamed = '';
   private readonly extraProblems: ValidationProblem[] = [];
 
   private readonly context: CallContext;
@@ -41,7 +42,7 @@ export class CallAssembler {
   readonly delta = (text: string): void => {
     if (text.length === 0) return;
     this.start();
-    this.parts.push(text);
+    this.streamed += text;
     this.context.emit({ type: 'tool-input-delta', id: this.toolCallId, delta: text });
   };
 
@@ -60,7 +61,7 @@ export class CallAssembler {
 
   /** The JSON text streamed so far. */
   inputText(): string {
-    return this.parts.join('');
+    return this.streamed;
   }
 
   /** Problems of `value` against the tool's schema (plus the protocol's own). */

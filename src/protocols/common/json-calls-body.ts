@@ -70,6 +70,16 @@ function createRecorder(recorded: Recorded[]): Handler {
   };
 }
 
+function openIn(handler: Handler | undefined, kind: 'object' | 'array'): void {
+  if (kind === 'object') handler?.startObject();
+  else handler?.startArray();
+}
+
+function closeIn(handler: Handler | undefined, kind: 'object' | 'array'): void {
+  if (kind === 'object') handler?.endObject();
+  else handler?.endArray();
+}
+
 /** One `{"name": …, "arguments": …}` object being read. */
 class Envelope {
   name: string | undefined;
@@ -88,9 +98,13 @@ class Envelope {
     this.startOffset = startOffset;
   }
 
+  private recorder: Handler | undefined;
+
   /** Where argument tokens go: the streamer once the tool is known, a recorder before. */
   argumentsHandler(): Handler {
-    return this.streamer ?? createRecorder(this.recorded);
+    if (this.streamer) return this.streamer;
+    this.recorder ??= createRecorder(this.recorded);
+    return this.recorder;
   }
 }
 
@@ -314,18 +328,15 @@ export class JsonCallsBody implements CallBody {
 
   private router(): Handler {
     const self = this;
-    const routed = (method: keyof Handler, argument?: unknown) => {
-      const envelope = self.envelope;
-      if (self.route === 'arguments' && envelope) {
-        const handler = envelope.argumentsHandler();
-        (handler[method] as (value?: unknown) => void).call(handler, argument);
-      }
-    };
+    // Argument tokens go straight to the envelope's handler: this is the hot path of a large
+    // argument, so no dynamic method lookup.
+    const target = (): Handler | undefined =>
+      self.route === 'arguments' && self.envelope ? self.envelope.argumentsHandler() : undefined;
     const openContainer = (kind: 'object' | 'array') => {
       if (self.routeDepth > 0) {
         self.routeDepth++;
         self.depth++;
-        routed(kind === 'object' ? 'startObject' : 'startArray');
+        openIn(target(), kind);
         return;
       }
       if (self.depth === 0 && self.config.nameInOpeningTag) {
@@ -334,7 +345,7 @@ export class JsonCallsBody implements CallBody {
         self.envelopeDepth = 0;
         self.beginRoute('arguments');
         self.routeDepth = 1;
-        routed(kind === 'object' ? 'startObject' : 'startArray');
+        openIn(target(), kind);
         return;
       }
       if (self.depth === 0) {
@@ -357,11 +368,11 @@ export class JsonCallsBody implements CallBody {
       self.depth++;
       self.beginRoute(self.routeForKey());
       self.routeDepth = 1;
-      routed(kind === 'object' ? 'startObject' : 'startArray');
+      openIn(target(), kind);
     };
     const closeContainer = (kind: 'object' | 'array') => {
       if (self.routeDepth > 0) {
-        routed(kind === 'object' ? 'endObject' : 'endArray');
+        closeIn(target(), kind);
         self.routeDepth--;
         self.depth--;
         if (self.routeDepth === 0) {
@@ -380,11 +391,11 @@ export class JsonCallsBody implements CallBody {
       startArray: () => openContainer('array'),
       endArray: () => closeContainer('array'),
       key(name) {
-        if (self.routeDepth > 0) routed('key', name);
+        if (self.routeDepth > 0) target()?.key(name);
         else if (self.depth === self.envelopeDepth) self.key = name;
       },
       startString() {
-        if (self.routeDepth > 0) return routed('startString');
+        if (self.routeDepth > 0) return target()?.startString();
         if (self.rootIsArray && self.depth === 1) return self.elementIsNotAnObject();
         if (self.depth !== self.envelopeDepth || !self.envelope) return;
         self.beginRoute(self.routeForKey());
@@ -392,7 +403,7 @@ export class JsonCallsBody implements CallBody {
         else if (self.route === 'arguments') self.beginArgumentsText();
       },
       stringChunk(text) {
-        if (self.routeDepth > 0) return routed('stringChunk', text);
+        if (self.routeDepth > 0) return target()?.stringChunk(text);
         const envelope = self.envelope;
         if (!envelope || self.depth !== self.envelopeDepth) return;
         if (self.route === 'name') envelope.nameParts?.push(text);
@@ -402,7 +413,7 @@ export class JsonCallsBody implements CallBody {
         }
       },
       endString() {
-        if (self.routeDepth > 0) return routed('endString');
+        if (self.routeDepth > 0) return target()?.endString();
         const envelope = self.envelope;
         if (!envelope || self.depth !== self.envelopeDepth) return;
         if (self.route === 'name' && envelope.nameParts)
@@ -411,11 +422,11 @@ export class JsonCallsBody implements CallBody {
         self.endRoute();
       },
       primitive(value) {
-        if (self.routeDepth > 0) return routed('primitive', value);
+        if (self.routeDepth > 0) return target()?.primitive(value);
         if (self.rootIsArray && self.depth === 1) return self.elementIsNotAnObject();
         if (self.depth !== self.envelopeDepth || !self.envelope) return;
         self.beginRoute(self.routeForKey());
-        if (self.route === 'arguments') routed('primitive', value);
+        if (self.route === 'arguments') target()?.primitive(value);
         self.endRoute();
       },
     };
@@ -499,9 +510,11 @@ export class JsonCallsBody implements CallBody {
     envelope.assembler = new CallAssembler(this.context, tool);
     // A bare or fenced object is announced only once its arguments begin: until then it may be data.
     if (!this.config.speculative) envelope.assembler.start();
+    // The assembler keeps the streamed JSON text; the value is read back from it at the end.
     envelope.streamer = createJsonValueStreamer(
       createValuePolicy(tool.inputSchema),
       envelope.assembler.delta,
+      { keepStreamedStrings: false },
     );
     replay(envelope.streamer, envelope.recorded);
     envelope.recorded.length = 0;
@@ -546,7 +559,8 @@ export class JsonCallsBody implements CallBody {
       this.completeFromValue(envelope, {}, false);
       return;
     }
-    assembler.complete(streamer.value);
+    // The streamed text is JSON.stringify of the coerced value, so parsing it gives that value.
+    assembler.complete(JSON.parse(assembler.inputText()));
     this.callsEmitted++;
   }
 

@@ -151,14 +151,14 @@ export function createStreamEngine<CallData>(
   /** The body has returned with its outcome settled: report and leave call mode. */
   function closeCall(endOffset: number): void {
     const result = outcome ?? { kind: 'not-a-call' };
-    const raw = callRaw.join('');
+    // The raw text is joined only when it is needed: a recognised call never pays for it.
     if (result.kind === 'call') {
       onCallSpan?.(callStart, endOffset);
     } else if (result.kind === 'not-a-call') {
-      emitText(raw);
+      emitText(callRaw.join(''));
     } else {
       const { kind: _kind, code, message, ...extra } = result;
-      reportFault(code, message, raw, extra);
+      reportFault(code, message, callRaw.join(''), extra);
     }
     body = undefined;
     outcome = undefined;
