@@ -111,7 +111,7 @@ export class XmlCallBody implements CallBody {
   private readonly input: Record<string, unknown> = {};
   private readonly given = new Set<string>();
   private readonly held = new Map<string, unknown[]>();
-  private streamedPieces: string[] = [];
+  private readonly writeStringPiece = (piece: string): void => this.writer.stringChunk(piece);
   private heldSink: (ValueSink & { result(): unknown }) | undefined;
 
   private doneAt = -1;
@@ -415,13 +415,11 @@ export class XmlCallBody implements CallBody {
       this.startObject();
       this.writer.key(name);
       this.writer.startString();
+      // A placeholder: the streamed text is kept once, by the assembler, and the value is read
+      // back from it (see valueSoFar).
       setOwnProperty(this.input, name, '');
-      this.streamedPieces = [];
       this.heldSink = undefined;
-      this.sink = createStringValueSink((piece) => {
-        this.streamedPieces.push(piece);
-        this.writer.stringChunk(piece);
-      });
+      this.sink = createStringValueSink(this.writeStringPiece);
     } else {
       if (!firstTime && !this.held.has(name)) {
         // A repeated array parameter gathers its elements; anything else keeps its first value.
@@ -458,8 +456,6 @@ export class XmlCallBody implements CallBody {
       }
     } else {
       this.writer.endString();
-      setOwnProperty(this.input, name, this.streamedPieces.join(''));
-      this.streamedPieces = [];
     }
     this.sink = undefined;
     this.heldSink = undefined;
@@ -567,7 +563,7 @@ export class XmlCallBody implements CallBody {
   private completeCall(after: number): void {
     this.assembleHeld();
     this.emitHeldAndClose();
-    this.assembler.complete(this.input);
+    this.assembler.complete(JSON.parse(this.assembler.inputText()));
     this.doneAt = after;
     this.state = State.BetweenParameters;
   }
@@ -601,7 +597,8 @@ export class XmlCallBody implements CallBody {
       return;
     }
     this.assembleHeld();
-    const problems = this.assembler.problemsFor(this.input);
+    const value = this.valueSoFar();
+    const problems = this.assembler.problemsFor(value);
     if (problems.length > 0) {
       this.assembler.fail(
         'unclosed-call',
@@ -610,7 +607,19 @@ export class XmlCallBody implements CallBody {
       return;
     }
     this.emitHeldAndClose();
-    this.assembler.complete(this.input, problems);
+    this.assembler.complete(value, problems);
+  }
+
+  /**
+   * The input as it stands with every value closed: what was written (the streamed text is
+   * canonical JSON, so it parses back to the values) plus the arrays held for the end.
+   */
+  private valueSoFar(): Record<string, unknown> {
+    const value: Record<string, unknown> = this.objectStarted
+      ? JSON.parse(`${this.assembler.inputText()}}`)
+      : {};
+    for (const name of this.held.keys()) setOwnProperty(value, name, this.input[name]);
+    return value;
   }
 
   abandon(): void {
