@@ -1,0 +1,83 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { CallPlan } from '../call-plan.ts';
+import type { ResolvedOptions, ToolPromptPlacement } from '../options.ts';
+
+/** Told to the model when `toolChoice` is `none`. */
+export const TOOLS_UNAVAILABLE =
+  'Tools are not available for this reply. Do not write any tool call: answer in plain text. ' +
+  'Tool calls and results earlier in the conversation are there for reference only.';
+
+/** The sentence appended when `toolChoice` demands a call. */
+export function demandSentence(plan: CallPlan): string | undefined {
+  const demand = plan.demand;
+  if (!demand) return undefined;
+  return demand.type === 'tool'
+    ? `You must call the tool "${demand.toolName}" in this reply, written in the format above.`
+    : 'You must call at least one of the tools above in this reply, written in the format above.';
+}
+
+/** The text injected into the prompt for this call, or undefined when there is nothing to say. */
+export function toolPromptText(plan: CallPlan, options: ResolvedOptions): string | undefined {
+  if (plan.tools.length === 0) return undefined;
+  if (plan.toolsDisabled) return TOOLS_UNAVAILABLE;
+  const demand = plan.demand;
+  // A named tool choice shows only that tool, so the model is not tempted by the others.
+  const shown =
+    demand?.type === 'tool'
+      ? plan.tools.filter((tool) => tool.name === demand.toolName)
+      : plan.tools;
+  const section = options.systemPromptTemplate(options.protocol.formatTools(shown), shown, {
+    toolChoice: demand?.type ?? 'auto',
+    ...(demand?.toolName === undefined ? {} : { toolName: demand.toolName }),
+  });
+  const sentence = demandSentence(plan);
+  return sentence ? `${section}\n\n${sentence}` : section;
+}
+
+function joinText(first: string, second: string): string {
+  if (first.length === 0) return second;
+  if (second.length === 0) return first;
+  return `${first}\n\n${second}`;
+}
+
+/** Puts the tool prompt where `placement` says, keeping the user's own system text. */
+export function insertToolPrompt(
+  prompt: LanguageModelV4Prompt,
+  text: string,
+  placement: ToolPromptPlacement,
+): LanguageModelV4Prompt {
+  const result = [...prompt];
+  if (placement === 'user') {
+    const index = result.findIndex((message) => message.role === 'user');
+    const message = result[index];
+    if (message?.role === 'user') {
+      const [first, ...rest] = message.content;
+      const content =
+        first?.type === 'text'
+          ? [{ ...first, text: joinText(text, first.text) }, ...rest]
+          : [{ type: 'text' as const, text }, ...message.content];
+      result[index] = { ...message, content };
+      return result;
+    }
+    // No user message to carry it: fall through to a system message.
+  }
+  // The system messages at the head of the prompt; the tool prompt joins the first or the last.
+  let leading = 0;
+  while (result[leading]?.role === 'system') leading++;
+  if (leading === 0) {
+    result.unshift({ role: 'system', content: text });
+    return result;
+  }
+  const index = placement === 'system-start' ? 0 : leading - 1;
+  const message = result[index];
+  if (message?.role === 'system') {
+    result[index] = {
+      ...message,
+      content:
+        placement === 'system-start'
+          ? joinText(text, message.content)
+          : joinText(message.content, text),
+    };
+  }
+  return result;
+}
