@@ -1,0 +1,28 @@
+export {
+  type ConversationEntry,
+  parseConversation,
+  type RenderedMessage,
+  renderConversation,
+  type ToolOutcome,
+} from './conversation.ts';
+export {
+  describeModelError,
+  ResumeMismatchError,
+  resumeAgent,
+  runAgent,
+  type ToolResultInput,
+} from './run-agent.ts';
+export type {
+  AgentEvent,
+  AgentResult,
+  AgentRun,
+  AgentTool,
+  AgentTools,
+  AgentUsage,
+  PendingCall,
+  RunAgentOptions,
+  RunState,
+  StopReason,
+  ToolErrorKind,
+  ToolExecutionContext,
+} from './types.ts';

@@ -1,0 +1,745 @@
+import type {
+  LanguageModelV4FinishReason,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
+import {
+  createIdGenerator,
+  type ParseEvent,
+  type ProtocolFault,
+  type ToolCallProtocol,
+  type ToolDefinition,
+  type ValidationProblem,
+} from '../core/index.ts';
+import { protocolByName } from '../protocols/index.ts';
+import { type ConversationEntry, renderConversation, type ToolOutcome } from './conversation.ts';
+import { EventQueue } from './event-queue.ts';
+import { describeError, runBatch, type ToolRun, type ToolRunOutcome } from './executor.ts';
+import {
+  capOutput,
+  findUndeclaredToolNames,
+  invalidInputMessage,
+  lastStepWarning,
+  malformedCallMessage,
+  noActionMessage,
+  unknownToolMessage,
+} from './feedback.ts';
+import type {
+  AgentEvent,
+  AgentResult,
+  AgentRun,
+  AgentTool,
+  AgentUsage,
+  PendingCall,
+  RunAgentOptions,
+  RunState,
+  StopReason,
+} from './types.ts';
+
+const DEFAULTS = {
+  maxSteps: 20,
+  maxConsecutiveFailures: 3,
+  toolTimeoutMs: 60_000,
+  maxStepChars: 1_000_000,
+  maxResultChars: 50_000,
+  completionTool: 'attempt_completion',
+} as const;
+
+/** A front-end tool's answer, passed to `resumeAgent`. */
+export interface ToolResultInput {
+  readonly toolCallId: string;
+  readonly output: unknown;
+  readonly isError?: boolean;
+}
+
+/** Thrown by `resumeAgent` when the results do not answer exactly the pending calls. */
+export class ResumeMismatchError extends Error {
+  override readonly name = 'ResumeMismatchError';
+}
+
+/** Starts a run. Read its events with `for await`, or just await `result`. */
+export function runAgent(options: RunAgentOptions): AgentRun {
+  const loop = new AgentLoop(options);
+  loop.conversation.push(...(options.conversation ?? []), {
+    type: 'user',
+    content: options.prompt,
+  });
+  return loop.start(undefined);
+}
+
+/**
+ * Continues a run paused on front-end tools. `results` must answer exactly the pending calls
+ * (`state.pending`); anything else throws `ResumeMismatchError` before the run goes on.
+ */
+export function resumeAgent(
+  state: RunState,
+  results: readonly ToolResultInput[],
+  options: Omit<RunAgentOptions, 'prompt' | 'conversation'>,
+): AgentRun {
+  if (state?.version !== 1) throw new TypeError('not a toolwire run state (version 1 expected)');
+  const expected = new Set(state.pending.map((call) => call.toolCallId));
+  const given = new Map<string, ToolResultInput>();
+  for (const result of results) {
+    if (given.has(result.toolCallId)) {
+      throw new ResumeMismatchError(`result for call "${result.toolCallId}" given twice`);
+    }
+    given.set(result.toolCallId, result);
+  }
+  const missing = [...expected].filter((id) => !given.has(id));
+  const unexpected = [...given.keys()].filter((id) => !expected.has(id));
+  if (missing.length > 0 || unexpected.length > 0) {
+    const parts = [];
+    if (missing.length > 0) parts.push(`missing results for ${missing.join(', ')}`);
+    if (unexpected.length > 0) parts.push(`no pending call has the id ${unexpected.join(', ')}`);
+    throw new ResumeMismatchError(
+      `the results do not match the pending calls (${[...expected].join(', ')}): ${parts.join('; ')}`,
+    );
+  }
+  const loop = new AgentLoop({ ...options, prompt: '' }, state);
+  return loop.start(given);
+}
+
+type TurnEnd =
+  | { readonly kind: 'continue' }
+  | {
+      readonly kind: 'stop';
+      readonly reason: StopReason;
+      readonly answer?: string;
+      message?: string;
+    };
+
+interface ParsedCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly problems: readonly ValidationProblem[];
+}
+
+class AgentLoop {
+  readonly conversation: ConversationEntry[] = [];
+  private readonly protocol: ToolCallProtocol;
+  private readonly tools: Map<string, AgentTool>;
+  private readonly definitions: ToolDefinition[];
+  private readonly declared: Set<string>;
+  private readonly completion: 'tool' | 'no-call';
+  private readonly completionTool: string;
+  private readonly actionsPerTurn: 'one' | 'all';
+  private readonly maxSteps: number;
+  private readonly maxFailures: number;
+  private readonly generateId: () => string;
+  private readonly runId: string;
+  private readonly queue = new EventQueue<AgentEvent>();
+  private readonly controller = new AbortController();
+  /** Why `controller` was aborted: the caller, or the run's time limit. */
+  private abortCause: 'aborted' | 'timeout' | undefined;
+  private steps = 0;
+  private usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
+  private consecutiveFailures = 0;
+  private readonly options: RunAgentOptions;
+  private readonly resumed: RunState | undefined;
+
+  constructor(options: RunAgentOptions, resumed?: RunState) {
+    this.options = options;
+    this.resumed = resumed;
+    this.protocol =
+      typeof options.protocol === 'object'
+        ? options.protocol
+        : protocolByName(options.protocol ?? 'xml');
+    const isXml = this.protocol.name === 'xml';
+    this.completion = options.completion ?? (isXml ? 'tool' : 'no-call');
+    this.actionsPerTurn = options.actionsPerTurn ?? (isXml ? 'one' : 'all');
+    this.completionTool = options.completionTool ?? DEFAULTS.completionTool;
+    this.maxSteps = options.maxSteps ?? DEFAULTS.maxSteps;
+    this.maxFailures = options.maxConsecutiveFailures ?? DEFAULTS.maxConsecutiveFailures;
+    this.generateId = options.generateId ?? createIdGenerator('call');
+    this.tools = new Map(Object.entries(options.tools));
+    if (this.completion === 'tool' && !this.tools.has(this.completionTool)) {
+      this.tools.set(this.completionTool, completionToolFor());
+    }
+    this.definitions = [...this.tools].map(([name, tool]) => ({
+      name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      inputSchema: tool.inputSchema,
+    }));
+    this.declared = new Set(this.tools.keys());
+    this.runId = resumed?.runId ?? this.generateId();
+    if (resumed) {
+      this.conversation.push(...resumed.conversation);
+      this.steps = resumed.steps;
+      this.usage = resumed.usage;
+      this.consecutiveFailures = resumed.consecutiveFailures;
+    }
+  }
+
+  start(resumeResults: Map<string, { output: unknown; isError?: boolean }> | undefined): AgentRun {
+    const result = this.run(resumeResults);
+    // The result is also delivered through the events; an unread rejection is not a crash.
+    result.catch(() => {});
+    return {
+      result,
+      abort: (reason) => this.abort('aborted', reason),
+      [Symbol.asyncIterator]: () => this.queue[Symbol.asyncIterator](),
+    };
+  }
+
+  private abort(cause: 'aborted' | 'timeout', reason?: string): void {
+    if (this.controller.signal.aborted) return;
+    this.abortCause = cause;
+    this.controller.abort(new Error(reason ?? cause));
+  }
+
+  private emit(event: AgentEvent): void {
+    this.queue.push(event);
+  }
+
+  private async run(
+    resumeResults: Map<string, { output: unknown; isError?: boolean }> | undefined,
+  ): Promise<AgentResult> {
+    const { signal, maxDurationMs } = this.options;
+    const onAbort = () => this.abort('aborted', 'aborted by the caller');
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      maxDurationMs === undefined
+        ? undefined
+        : setTimeout(() => this.abort('timeout', 'the run took too long'), maxDurationMs);
+    this.emit({ type: 'run-start', runId: this.runId, protocol: this.protocol.name });
+    let end: TurnEnd = { kind: 'continue' };
+    try {
+      if (this.resumed && resumeResults) end = await this.finishPausedBatch(resumeResults);
+      while (end.kind === 'continue') {
+        if (this.controller.signal.aborted) {
+          end = this.stopForAbort();
+          break;
+        }
+        if (this.steps >= this.maxSteps) {
+          end = {
+            kind: 'stop',
+            reason: 'max-steps',
+            message: `stopped after ${this.maxSteps} steps (maxSteps) without a final answer`,
+          };
+          break;
+        }
+        this.steps++;
+        end = await this.turn();
+      }
+    } catch (error) {
+      const message = describeModelError(error);
+      this.emit({ type: 'error', error: message });
+      end = { kind: 'stop', reason: 'error', message };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    return this.finish(end);
+  }
+
+  private pausedState: RunState | undefined;
+
+  private finish(end: TurnEnd): AgentResult {
+    // The loop only leaves on a stop; `continue` here would be a bug, reported as one.
+    const stop: { reason: StopReason; answer?: string; message?: string } =
+      end.kind === 'stop' ? end : { reason: 'error', message: 'the loop ended early' };
+    const cost = this.options.cost?.(this.usage, this.options.model.modelId);
+    const result: AgentResult = {
+      runId: this.runId,
+      stopReason: stop.reason,
+      ...(stop.answer === undefined ? {} : { answer: stop.answer }),
+      ...(stop.message === undefined ? {} : { message: stop.message }),
+      steps: this.steps,
+      usage: this.usage,
+      ...(cost === undefined ? {} : { cost }),
+      conversation: [...this.conversation],
+      ...(this.pausedState ? { state: this.pausedState } : {}),
+    };
+    this.emit({
+      type: 'finish',
+      stopReason: result.stopReason,
+      steps: result.steps,
+      usage: result.usage,
+      ...(cost === undefined ? {} : { cost }),
+      ...(result.answer === undefined ? {} : { answer: result.answer }),
+      ...(result.message === undefined ? {} : { message: result.message }),
+    });
+    this.queue.close();
+    return result;
+  }
+
+  private stopForAbort(): TurnEnd {
+    return this.abortCause === 'timeout'
+      ? {
+          kind: 'stop',
+          reason: 'timeout',
+          message: `the run took longer than maxDurationMs (${this.options.maxDurationMs} ms)`,
+        }
+      : { kind: 'stop', reason: 'aborted', message: 'the run was aborted' };
+  }
+
+  // ── one model turn ─────────────────────────────────────────────────────────────────────────
+
+  private prompt(): LanguageModelV4Prompt {
+    const instructions =
+      this.completion === 'tool'
+        ? `When the task is complete, call ${this.completionTool} with your final answer as "result".`
+        : 'When you have the final answer, reply with it and call no tool.';
+    const perTurn =
+      this.actionsPerTurn === 'one'
+        ? 'Call exactly one tool per reply, then wait for its result.'
+        : 'You may call several tools in one reply; they run in parallel and their results come back in order.';
+    const system = [
+      this.options.system,
+      this.protocol.formatTools(this.definitions),
+      perTurn,
+      instructions,
+    ]
+      .filter((part): part is string => typeof part === 'string' && part.length > 0)
+      .join('\n\n');
+    const messages = renderConversation(this.protocol, this.conversation);
+    if (this.steps === this.maxSteps) {
+      const warning = lastStepWarning(this.completion, this.completionTool);
+      const last = messages[messages.length - 1];
+      if (last?.role === 'user') {
+        messages[messages.length - 1] = { role: 'user', content: `${last.content}\n\n${warning}` };
+      } else messages.push({ role: 'user', content: warning });
+    }
+    return [
+      { role: 'system', content: system },
+      ...messages.map((message) => ({
+        role: message.role,
+        content: [{ type: 'text' as const, text: message.content }],
+      })),
+    ];
+  }
+
+  private async turn(): Promise<TurnEnd> {
+    const step = this.steps;
+    this.emit({ type: 'step-start', step });
+    const stepController = new AbortController();
+    const onRunAbort = () => stepController.abort(this.controller.signal.reason);
+    this.controller.signal.addEventListener('abort', onRunAbort, { once: true });
+    const turn = new TurnRecorder();
+    let usage: LanguageModelV4Usage | undefined;
+    let finishReason: LanguageModelV4FinishReason['unified'] = 'other';
+    let cut = false;
+    let tooLong = false;
+    try {
+      const { stream } = await this.options.model.doStream({
+        ...this.options.callOptions,
+        prompt: this.prompt(),
+        abortSignal: stepController.signal,
+      });
+      const parser = this.protocol.createStreamParser({
+        tools: this.definitions,
+        generateId: this.generateId,
+      });
+      const maxChars = this.options.maxStepChars ?? DEFAULTS.maxStepChars;
+      let chars = 0;
+      const reader = stream.getReader();
+      try {
+        reading: while (true) {
+          const { done, value } = await readOrAbort(reader, stepController.signal);
+          if (done) break;
+          const part: LanguageModelV4StreamPart = value;
+          switch (part.type) {
+            case 'text-delta': {
+              chars += part.delta.length;
+              if (chars > maxChars) {
+                tooLong = true;
+                break reading;
+              }
+              for (const event of parser.push(part.delta)) {
+                this.handleParseEvent(event, turn);
+                if (event.type === 'tool-call' && this.actionsPerTurn === 'one') {
+                  // One action per turn: what the model would write next is not needed.
+                  cut = true;
+                  break reading;
+                }
+              }
+              break;
+            }
+            case 'reasoning-start':
+            case 'reasoning-end':
+              this.emit({ type: part.type, id: part.id });
+              if (part.type === 'reasoning-end') turn.flush();
+              break;
+            case 'reasoning-delta':
+              turn.reasoning(part.delta);
+              this.emit({ type: 'reasoning-delta', id: part.id, delta: part.delta });
+              break;
+            case 'finish':
+              usage = part.usage;
+              finishReason = part.finishReason.unified;
+              break;
+            case 'error':
+              throw part.error;
+          }
+        }
+        if (!cut && !tooLong && !stepController.signal.aborted) {
+          for (const event of parser.end()) this.handleParseEvent(event, turn);
+        }
+      } finally {
+        if (cut || tooLong || stepController.signal.aborted) {
+          stepController.abort(new Error('turn cut'));
+          reader.cancel().catch(() => {});
+        }
+        reader.releaseLock();
+      }
+    } catch (error) {
+      if (!this.controller.signal.aborted) throw error;
+    } finally {
+      this.controller.signal.removeEventListener('abort', onRunAbort);
+    }
+    turn.flush();
+    this.conversation.push(...turn.entries);
+    const stepUsage = toAgentUsage(usage);
+    this.usage = {
+      inputTokens: this.usage.inputTokens + stepUsage.inputTokens,
+      outputTokens: this.usage.outputTokens + stepUsage.outputTokens,
+    };
+    this.emit({
+      type: 'step-finish',
+      step,
+      usage: stepUsage,
+      finishReason: cut ? 'tool-calls' : finishReason,
+      cut,
+    });
+    if (this.controller.signal.aborted) return this.stopForAbort();
+    if (tooLong) {
+      return {
+        kind: 'stop',
+        reason: 'output-limit',
+        message: `the model wrote more than maxStepChars (${this.options.maxStepChars ?? DEFAULTS.maxStepChars} characters) in one turn`,
+      };
+    }
+    return this.afterTurn(turn);
+  }
+
+  private handleParseEvent(event: ParseEvent, turn: TurnRecorder): void {
+    switch (event.type) {
+      case 'text-delta':
+        turn.text(event.delta);
+        this.emit(event);
+        break;
+      case 'reasoning-delta':
+        turn.reasoning(event.delta);
+        this.emit(event);
+        break;
+      case 'reasoning-end':
+        turn.flush();
+        this.emit(event);
+        break;
+      case 'tool-call': {
+        const call: ParsedCall = {
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          input: JSON.parse(event.input),
+          problems: event.problems ?? [],
+        };
+        turn.call(call);
+        this.emit({
+          type: 'tool-call',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: call.input,
+          ...(event.problems ? { problems: event.problems } : {}),
+        });
+        break;
+      }
+      case 'error':
+        turn.faults.push(event.error);
+        this.emit({ type: 'protocol-error', fault: event.error });
+        break;
+      default:
+        this.emit(event);
+    }
+  }
+
+  // ── after the turn: run the calls, feed back ────────────────────────────────────────────────
+
+  private async afterTurn(turn: TurnRecorder): Promise<TurnEnd> {
+    const calls = turn.calls;
+    const completionCall =
+      this.completion === 'tool'
+        ? calls.find((call) => call.toolName === this.completionTool)
+        : undefined;
+
+    if (calls.length === 0) {
+      if (turn.faults.length === 0 && this.completion === 'no-call') {
+        return { kind: 'stop', reason: 'completed', answer: turn.answerText() };
+      }
+      let message: string;
+      if (turn.faults.length > 0) message = malformedCallMessage(turn.faults);
+      else {
+        const unknown = findUndeclaredToolNames(this.protocol, turn.allText(), this.declared);
+        message =
+          unknown.length > 0
+            ? unknownToolMessage(unknown, this.definitions)
+            : noActionMessage(
+                this.protocol,
+                this.definitions,
+                this.completion === 'tool' ? this.completionTool : undefined,
+              );
+      }
+      this.conversation.push({ type: 'feedback', content: message });
+      return this.countFailure(false);
+    }
+
+    const batch: PendingCall[] = [];
+    const outcomes = new Map<string, ToolOutcome>();
+    const runs: ToolRun[] = [];
+    const pending: PendingCall[] = [];
+    for (const call of calls) {
+      if (call === completionCall && call.problems.length === 0) continue;
+      batch.push({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+      const tool = this.tools.get(call.toolName)!;
+      if (call.problems.length > 0) {
+        const error = invalidInputMessage(call.toolName, call.problems);
+        this.emit({
+          type: 'tool-error',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          kind: 'invalid-input',
+          error,
+        });
+        outcomes.set(call.toolCallId, { ...callIdentity(call), output: error, isError: true });
+      } else if (call === completionCall) {
+        // (Only reached with problems; handled above.)
+      } else if (!tool.execute) {
+        pending.push({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+      } else {
+        runs.push({ ...callIdentity(call), input: call.input, tool: tool as ToolRun['tool'] });
+      }
+    }
+
+    await runBatch(
+      runs,
+      (run) => run.tool.timeoutMs ?? this.options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      this.controller.signal,
+      (run, outcome) => outcomes.set(run.toolCallId, this.report(run, outcome)),
+    );
+
+    if (pending.length > 0 && !this.controller.signal.aborted) {
+      const state: RunState = {
+        version: 1,
+        runId: this.runId,
+        protocol: this.protocol.name,
+        conversation: structuredClone(this.conversation),
+        steps: this.steps,
+        usage: this.usage,
+        consecutiveFailures: this.consecutiveFailures,
+        batch,
+        settled: [...outcomes.values()],
+        pending,
+      };
+      this.pausedState = state;
+      this.emit({ type: 'awaiting-tools', calls: pending, state });
+      return {
+        kind: 'stop',
+        reason: 'awaiting-tools',
+        message: `waiting for the results of ${pending.map((call) => call.toolName).join(', ')}`,
+      };
+    }
+    return this.recordResults(batch, outcomes, turn.faults, completionCall);
+  }
+
+  /** Emits a finished call's event and turns it into what the model will read. */
+  private report(run: ToolRun, outcome: ToolRunOutcome): ToolOutcome {
+    const identity = { toolCallId: run.toolCallId, toolName: run.toolName };
+    if (outcome.ok) {
+      this.emit({ type: 'tool-result', ...identity, output: outcome.output });
+      const maxChars = this.options.maxResultChars ?? DEFAULTS.maxResultChars;
+      const output =
+        typeof outcome.output === 'string' ? capOutput(outcome.output, maxChars) : outcome.output;
+      return { ...identity, output };
+    }
+    const error = outcome.kind === 'timeout' ? `${run.toolName} ${outcome.error}` : outcome.error;
+    this.emit({ type: 'tool-error', ...identity, kind: outcome.kind, error });
+    return { ...identity, output: error, isError: true };
+  }
+
+  private recordResults(
+    batch: readonly PendingCall[],
+    outcomes: ReadonlyMap<string, ToolOutcome>,
+    faults: readonly ProtocolFault[],
+    completionCall: ParsedCall | undefined,
+  ): TurnEnd {
+    const results = batch.map((call) => outcomes.get(call.toolCallId)!);
+    if (results.length > 0) this.conversation.push({ type: 'results', results });
+    if (faults.length > 0) {
+      this.conversation.push({ type: 'feedback', content: malformedCallMessage(faults) });
+    }
+    if (this.controller.signal.aborted) return this.stopForAbort();
+    if (completionCall && completionCall.problems.length === 0) {
+      const { result } = completionCall.input as { result?: unknown };
+      return {
+        kind: 'stop',
+        reason: 'completed',
+        answer: typeof result === 'string' ? result : JSON.stringify(result ?? null),
+      };
+    }
+    const worked = results.some((result) => !result.isError);
+    return this.countFailure(worked);
+  }
+
+  private countFailure(worked: boolean): TurnEnd {
+    this.consecutiveFailures = worked ? 0 : this.consecutiveFailures + 1;
+    if (this.consecutiveFailures >= this.maxFailures) {
+      return {
+        kind: 'stop',
+        reason: 'max-failures',
+        message: `stopped after ${this.consecutiveFailures} turns in a row without a working tool call (maxConsecutiveFailures)`,
+      };
+    }
+    return { kind: 'continue' };
+  }
+
+  /** The paused turn's front-end results arrived: complete its batch, then go on. */
+  private async finishPausedBatch(
+    results: Map<string, { output: unknown; isError?: boolean }>,
+  ): Promise<TurnEnd> {
+    const state = this.resumed!;
+    const outcomes = new Map<string, ToolOutcome>();
+    for (const outcome of state.settled) outcomes.set(outcome.toolCallId, outcome);
+    for (const call of state.pending) {
+      const given = results.get(call.toolCallId)!;
+      const outcome: ToolOutcome = {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: given.output,
+        ...(given.isError ? { isError: true } : {}),
+      };
+      if (given.isError) {
+        this.emit({
+          type: 'tool-error',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          kind: 'execution',
+          error: String(given.output),
+        });
+      } else {
+        this.emit({
+          type: 'tool-result',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: given.output,
+        });
+      }
+      outcomes.set(call.toolCallId, outcome);
+    }
+    return this.recordResults(state.batch, outcomes, [], undefined);
+  }
+}
+
+/** Collects one turn as conversation entries, in the order the model wrote them. */
+class TurnRecorder {
+  readonly entries: ConversationEntry[] = [];
+  readonly calls: ParsedCall[] = [];
+  readonly faults: ProtocolFault[] = [];
+  private kind: 'respond' | 'think' | undefined;
+  private buffer = '';
+  private readonly allParts: string[] = [];
+
+  text(delta: string): void {
+    this.append('respond', delta);
+  }
+
+  reasoning(delta: string): void {
+    this.append('think', delta);
+  }
+
+  private append(kind: 'respond' | 'think', delta: string): void {
+    if (this.kind !== kind) this.flush();
+    this.kind = kind;
+    this.buffer += delta;
+    if (kind === 'respond') this.allParts.push(delta);
+  }
+
+  call(call: ParsedCall): void {
+    this.flush();
+    this.calls.push(call);
+    this.entries.push({
+      type: 'call',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: call.input,
+    });
+  }
+
+  flush(): void {
+    const content = this.buffer.trim();
+    if (this.kind && content.length > 0) this.entries.push({ type: this.kind, content });
+    this.kind = undefined;
+    this.buffer = '';
+  }
+
+  /** The turn's text (no reasoning): the answer of a turn without calls. */
+  answerText(): string {
+    this.flush();
+    return this.entries
+      .filter((entry) => entry.type === 'respond')
+      .map((entry) => (entry as { content: string }).content)
+      .join('\n');
+  }
+
+  allText(): string {
+    return this.allParts.join('');
+  }
+}
+
+function callIdentity(call: ParsedCall) {
+  return { toolCallId: call.toolCallId, toolName: call.toolName };
+}
+
+function completionToolFor(): AgentTool {
+  return {
+    description:
+      'Finish the task: give the user your final answer. Call it only when the task is complete.',
+    inputSchema: {
+      type: 'object',
+      properties: { result: { type: 'string', description: 'The final answer for the user.' } },
+      required: ['result'],
+    },
+  };
+}
+
+function toAgentUsage(usage: LanguageModelV4Usage | undefined): AgentUsage {
+  return {
+    inputTokens: usage?.inputTokens.total ?? 0,
+    outputTokens: usage?.outputTokens.total ?? 0,
+  };
+}
+
+/** Reads the next part, or gives up at once when the turn is aborted (a stalled server). */
+function readOrAbort<T>(
+  reader: ReadableStreamDefaultReader<T>,
+  signal: AbortSignal,
+): Promise<{ done: true; value?: undefined } | { done: false; value: T }> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    reader.read().then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result.done ? { done: true } : { done: false, value: result.value });
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A model failure in words, with the cause a network error hides (e.g. ECONNREFUSED). */
+export function describeModelError(error: unknown): string {
+  const message = describeError(error);
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const detail = cause === undefined ? '' : describeError(cause);
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const parts = [`the model call failed: ${message}`];
+  if (detail && detail !== message)
+    parts.push(`(${detail}${typeof code === 'string' ? `, ${code}` : ''})`);
+  return parts.join(' ');
+}
