@@ -141,3 +141,38 @@ export const HERMES_ROW_DEVIATIONS: Readonly<Record<string, string>> = {
   'hermes-row-40': REPORTED_AT_END,
   'hermes-row-49': COMPLETED_AT_END,
 };
+
+// ── cogency-execute-protocol.json, conversation cases (agent conversation rendering) ──────────
+
+export const COGENCY_CONVERSATION_DEVIATIONS: Readonly<Record<string, string>> = {
+  'A-head-conversation-flow_two_batches':
+    "result payload is not the seed's array of {tool, status, content}; toolwire keeps results structured",
+  'A-head-conversation-inject_result':
+    "result payload is not the seed's array of {tool, status, content}; toolwire keeps results structured",
+  'A-head-conversation-reconstruct_single':
+    "result payload is not the seed's array of {tool, status, content}; toolwire keeps results structured",
+  'A-head-conversation-result_no_calls':
+    'reference puts the results message before the earlier assistant text (its buffer flushes late); toolwire keeps the order things happened',
+  'A-v3.2-conversation-call_order_preserved_in_reconstruction':
+    'v3.2 sends results without the <results> wrapper the seed specifies',
+  'A-v3.2-conversation-collision_closing_tag_in_args':
+    'v3.2 sends results without the <results> wrapper the seed specifies',
+  'A-v3.2-conversation-collision_html_content_preserved':
+    'v3.2 sends results without the <results> wrapper the seed specifies',
+  'A-v3.2-conversation-complex_flow_two_batches':
+    "result payload is not the seed's array of {tool, status, content}; toolwire keeps results structured",
+  'A-v3.2-conversation-multiple_batches_separate_execute_blocks':
+    'v3.2 sends results without the <results> wrapper the seed specifies',
+  'A-v3.2-conversation-multiple_calls_reconstruct_batched':
+    'v3.2 sends results without the <results> wrapper the seed specifies',
+  'A-v3.2-conversation-no_calls_before_result':
+    'reference puts the results message before the earlier assistant text (its buffer flushes late); toolwire keeps the order things happened',
+  'A-v3.2-conversation-result_formatting_injected':
+    "result payload is not the seed's array of {tool, status, content}; toolwire keeps results structured",
+  'A-v3.2-conversation-roundtrip_multiple_tools':
+    'v3.2 sends results without the <results> wrapper the seed specifies',
+  'A-v3.2-conversation-roundtrip_single_tool':
+    'v3.2 sends results without the <results> wrapper the seed specifies',
+  'A-v3.2-conversation-single_call_reconstruct_to_json_array':
+    "result payload is not the seed's array of {tool, status, content}; toolwire keeps results structured",
+};
