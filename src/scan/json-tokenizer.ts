@@ -223,62 +223,164 @@ export function createJsonTokenizer(
   handler: JsonTokenHandler,
   options: JsonTokenizerOptions = {},
 ): JsonTokenizer {
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  return new StreamingJsonTokenizer(handler, options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH);
+}
 
-  let state = EXPECT_VALUE;
-  let failure: JsonTokenizerFailure | undefined;
+/**
+ * A class rather than a closure factory: one tokenizer is made per tool call, and a class costs
+ * one object where closures cost one per function (about 2.5 KB per tokenizer, by allocation
+ * profile).
+ */
+class StreamingJsonTokenizer implements JsonTokenizer {
+  private readonly handler: JsonTokenHandler;
+  private readonly maxDepth: number;
+
+  private state = EXPECT_VALUE;
+  private failureInfo: JsonTokenizerFailure | undefined = undefined;
   /** OBJECT or ARRAY for each open container, innermost last. */
-  const containers: number[] = [];
+  private readonly containers: number[] = [];
   /** Characters consumed by earlier writes, for failure offsets. */
-  let consumedBefore = 0;
+  private consumedBefore = 0;
   /** Offset of `text[0]` in the whole input, during a write. */
-  let offsetBase = 0;
+  private offsetBase = 0;
   /** See JsonTokenizer.offset. */
-  let eventOffset = 0;
+  private eventOffset = 0;
 
   // Strings.
-  let quoteCode = QUOTATION_MARK;
-  let stringIsKey = false;
+  private quoteCode = QUOTATION_MARK;
+  private stringIsKey = false;
   /** Decoded text not yet reported: a key until it closes, a value's piece until the write ends. */
-  let stringText = '';
-  let unicodeDigitCount = 0;
-  let unicodeValue = 0;
+  private stringText = '';
+  private unicodeDigitCount = 0;
+  private unicodeValue = 0;
   // Cached positions of the next quote and backslash in the current text, so long strings with
   // many escapes do not search the same stretch twice. Reset on each write.
-  let nextDoubleQuote = -1;
-  let nextSingleQuote = -1;
-  let nextBackslash = -1;
+  private nextDoubleQuote = -1;
+  private nextSingleQuote = -1;
+  private nextBackslash = -1;
 
   // Numbers and unquoted keys: the part written by earlier writes, and where it starts in this one.
-  let tokenText = '';
-  let tokenStart = 0;
-  let numberState = NUMBER_AFTER_MINUS;
+  private tokenText = '';
+  private tokenStart = 0;
+  private numberState = NUMBER_AFTER_MINUS;
 
   // Literals: which word is being matched and how far.
-  let literalWord = '';
-  let literalValue: boolean | null = null;
-  let literalPosition = 0;
+  private literalWord = '';
+  private literalValue: boolean | null = null;
+  private literalPosition = 0;
 
-  let stateBeforeComment = EXPECT_VALUE;
+  private stateBeforeComment = EXPECT_VALUE;
 
-  function fail(message: string, offset: number): void {
-    state = FAILED;
-    failure = { message, offset };
+  constructor(handler: JsonTokenHandler, maxDepth: number) {
+    this.handler = handler;
+    this.maxDepth = maxDepth;
   }
 
-  function failUnexpected(text: string, index: number, expected: string): void {
-    const offset = offsetBase + index;
-    fail(
+  get status(): JsonTokenizerStatus {
+    const state = this.state;
+    return state === COMPLETE ? 'complete' : state === FAILED ? 'failed' : 'pending';
+  }
+
+  get failure(): JsonTokenizerFailure | undefined {
+    return this.failureInfo;
+  }
+
+  get offset(): number {
+    return this.eventOffset;
+  }
+
+  write(text: string, start = 0, end: number = text.length): number {
+    if (this.state === COMPLETE) return start;
+    if (this.state === FAILED) return -1;
+    if (end > text.length) end = text.length;
+    if (start < 0) start = 0;
+    if (start >= end) return -1;
+
+    this.offsetBase = this.consumedBefore - start;
+    this.nextDoubleQuote = -1;
+    this.nextSingleQuote = -1;
+    this.nextBackslash = -1;
+    if (this.state === IN_NUMBER || this.state === IN_IDENTIFIER_KEY) this.tokenStart = start;
+
+    let index = start;
+    while (index < end) {
+      switch (this.state) {
+        case IN_STRING:
+          index = this.readString(text, index, end);
+          break;
+        case IN_ESCAPE:
+          index = this.readEscape(text, index);
+          break;
+        case IN_UNICODE_ESCAPE:
+          index = this.readUnicodeEscape(text, index, end);
+          break;
+        case IN_NUMBER:
+          index = this.readNumber(text, index, end);
+          break;
+        case IN_LITERAL:
+          index = this.readLiteral(text, index, end);
+          break;
+        case IN_IDENTIFIER_KEY:
+          index = this.readIdentifierKey(text, index, end);
+          break;
+        case IN_COMMENT_START:
+        case IN_LINE_COMMENT:
+        case IN_BLOCK_COMMENT:
+        case IN_BLOCK_COMMENT_STAR:
+          index = this.readComment(text, index, end);
+          break;
+        default:
+          index = this.readBetweenTokens(text, index);
+      }
+      if (this.state === COMPLETE) {
+        this.consumedBefore += index - start;
+        return index;
+      }
+      if (this.state === FAILED) return -1;
+    }
+    this.carryOver(text, end);
+    this.consumedBefore += end - start;
+    return -1;
+  }
+
+  finish(): boolean {
+    if (this.state === COMPLETE) return true;
+    if (this.state === FAILED) return false;
+    if (
+      this.state === IN_NUMBER &&
+      this.containers.length === 0 &&
+      isNumberComplete(this.numberState)
+    ) {
+      this.handler.primitive(Number(this.tokenText));
+      this.tokenText = '';
+      this.state = COMPLETE;
+      return true;
+    }
+    this.fail(
+      `unexpected end of input at offset ${this.consumedBefore}, ${this.describeEndState()}`,
+      this.consumedBefore,
+    );
+    return false;
+  }
+
+  private fail(message: string, offset: number): void {
+    this.state = FAILED;
+    this.failureInfo = { message, offset };
+  }
+
+  private failUnexpected(text: string, index: number, expected: string): void {
+    const offset = this.offsetBase + index;
+    this.fail(
       `unexpected ${describeCharacter(text, index)} at offset ${offset}, expected ${expected}`,
       offset,
     );
   }
 
-  function expectationAfterValue(): string {
-    return containers[containers.length - 1] === OBJECT ? '"," or "}"' : '"," or "]"';
+  private expectationAfterValue(): string {
+    return this.containers[this.containers.length - 1] === OBJECT ? '"," or "}"' : '"," or "]"';
   }
 
-  function describeExpectation(between: number): string {
+  private describeExpectation(between: number): string {
     switch (between) {
       case EXPECT_VALUE:
         return 'a value';
@@ -289,296 +391,301 @@ export function createJsonTokenizer(
       case EXPECT_COLON:
         return '":"';
       default:
-        return expectationAfterValue();
+        return this.expectationAfterValue();
     }
   }
 
   /** A value ended: the top-level one completes the tokenizer. */
-  function valueEnded(): void {
-    state = containers.length === 0 ? COMPLETE : EXPECT_COMMA_OR_END;
+  private valueEnded(): void {
+    this.state = this.containers.length === 0 ? COMPLETE : EXPECT_COMMA_OR_END;
   }
 
-  function openContainer(kind: number, index: number): void {
-    if (containers.length >= maxDepth) {
-      const offset = offsetBase + index;
-      fail(`nesting deeper than ${maxDepth} levels at offset ${offset}`, offset);
+  private openContainer(kind: number, index: number): void {
+    if (this.containers.length >= this.maxDepth) {
+      const offset = this.offsetBase + index;
+      this.fail(`nesting deeper than ${this.maxDepth} levels at offset ${offset}`, offset);
       return;
     }
-    containers.push(kind);
+    this.containers.push(kind);
     if (kind === OBJECT) {
-      handler.startObject();
-      state = EXPECT_KEY_OR_OBJECT_END;
+      this.handler.startObject();
+      this.state = EXPECT_KEY_OR_OBJECT_END;
     } else {
-      handler.startArray();
-      state = EXPECT_VALUE_OR_ARRAY_END;
+      this.handler.startArray();
+      this.state = EXPECT_VALUE_OR_ARRAY_END;
     }
   }
 
-  function closeContainer(index: number): void {
-    eventOffset = offsetBase + index;
-    const kind = containers.pop();
-    if (kind === OBJECT) handler.endObject();
-    else handler.endArray();
-    valueEnded();
+  private closeContainer(index: number): void {
+    this.eventOffset = this.offsetBase + index;
+    const kind = this.containers.pop();
+    if (kind === OBJECT) this.handler.endObject();
+    else this.handler.endArray();
+    this.valueEnded();
   }
 
-  function startString(code: number, isKey: boolean): void {
-    quoteCode = code;
-    stringIsKey = isKey;
-    stringText = '';
-    state = IN_STRING;
-    if (!isKey) handler.startString();
+  private startString(code: number, isKey: boolean): void {
+    this.quoteCode = code;
+    this.stringIsKey = isKey;
+    this.stringText = '';
+    this.state = IN_STRING;
+    if (!isKey) this.handler.startString();
   }
 
-  function startLiteral(word: string, value: boolean | null): void {
-    literalWord = word;
-    literalValue = value;
-    literalPosition = 1;
-    state = IN_LITERAL;
+  private startLiteral(word: string, value: boolean | null): void {
+    this.literalWord = word;
+    this.literalValue = value;
+    this.literalPosition = 1;
+    this.state = IN_LITERAL;
   }
 
   /** Reads the first character of a value. Returns the next index. */
-  function beginValue(text: string, index: number, code: number): number {
-    eventOffset = offsetBase + index;
+  private beginValue(text: string, index: number, code: number): number {
+    this.eventOffset = this.offsetBase + index;
     switch (code) {
       case LEFT_BRACE:
-        openContainer(OBJECT, index);
+        this.openContainer(OBJECT, index);
         return index + 1;
       case LEFT_BRACKET:
-        openContainer(ARRAY, index);
+        this.openContainer(ARRAY, index);
         return index + 1;
       case QUOTATION_MARK:
       case APOSTROPHE:
-        startString(code, false);
+        this.startString(code, false);
         return index + 1;
       case LOWER_T:
-        startLiteral('true', true);
+        this.startLiteral('true', true);
         return index + 1;
       case LOWER_F:
-        startLiteral('false', false);
+        this.startLiteral('false', false);
         return index + 1;
       case LOWER_N:
-        startLiteral('null', null);
+        this.startLiteral('null', null);
         return index + 1;
       case UPPER_T:
-        startLiteral('True', true);
+        this.startLiteral('True', true);
         return index + 1;
       case UPPER_F:
-        startLiteral('False', false);
+        this.startLiteral('False', false);
         return index + 1;
       case UPPER_N:
-        startLiteral('None', null);
+        this.startLiteral('None', null);
         return index + 1;
     }
     if (code === MINUS || isDigit(code)) {
-      numberState =
+      this.numberState =
         code === MINUS
           ? NUMBER_AFTER_MINUS
           : code === DIGIT_ZERO
             ? NUMBER_AFTER_LEADING_ZERO
             : NUMBER_INTEGER_DIGITS;
-      tokenText = '';
-      tokenStart = index;
-      state = IN_NUMBER;
+      this.tokenText = '';
+      this.tokenStart = index;
+      this.state = IN_NUMBER;
       return index + 1;
     }
-    failUnexpected(text, index, describeExpectation(state));
+    this.failUnexpected(text, index, this.describeExpectation(this.state));
     return index;
   }
 
   /** Reads one character between tokens (white space, comments, punctuation, a token's start). */
-  function readBetweenTokens(text: string, index: number): number {
+  private readBetweenTokens(text: string, index: number): number {
     const code = text.charCodeAt(index);
     if (isWhitespace(code)) return index + 1;
     if (code === SLASH) {
-      stateBeforeComment = state;
-      state = IN_COMMENT_START;
+      this.stateBeforeComment = this.state;
+      this.state = IN_COMMENT_START;
       return index + 1;
     }
-    switch (state) {
+    switch (this.state) {
       case EXPECT_VALUE:
-        return beginValue(text, index, code);
+        return this.beginValue(text, index, code);
       case EXPECT_VALUE_OR_ARRAY_END:
         // A "]" here also accepts a trailing comma.
         if (code === RIGHT_BRACKET) {
-          closeContainer(index);
+          this.closeContainer(index);
           return index + 1;
         }
-        return beginValue(text, index, code);
+        return this.beginValue(text, index, code);
       case EXPECT_KEY_OR_OBJECT_END:
         // A "}" here also accepts a trailing comma.
         if (code === RIGHT_BRACE) {
-          closeContainer(index);
+          this.closeContainer(index);
           return index + 1;
         }
         if (code === QUOTATION_MARK || code === APOSTROPHE) {
-          startString(code, true);
+          this.startString(code, true);
           return index + 1;
         }
         if (isIdentifierStart(code)) {
-          tokenText = '';
-          tokenStart = index;
-          state = IN_IDENTIFIER_KEY;
+          this.tokenText = '';
+          this.tokenStart = index;
+          this.state = IN_IDENTIFIER_KEY;
           return index + 1;
         }
-        failUnexpected(text, index, 'a key or "}"');
+        this.failUnexpected(text, index, 'a key or "}"');
         return index;
       case EXPECT_COLON:
         if (code === COLON) {
-          state = EXPECT_VALUE;
+          this.state = EXPECT_VALUE;
           return index + 1;
         }
-        failUnexpected(text, index, '":"');
+        this.failUnexpected(text, index, '":"');
         return index;
       default: {
-        const innermost = containers[containers.length - 1];
+        const innermost = this.containers[this.containers.length - 1];
         if (code === COMMA) {
-          state = innermost === OBJECT ? EXPECT_KEY_OR_OBJECT_END : EXPECT_VALUE_OR_ARRAY_END;
+          this.state = innermost === OBJECT ? EXPECT_KEY_OR_OBJECT_END : EXPECT_VALUE_OR_ARRAY_END;
           return index + 1;
         }
         if (
           (code === RIGHT_BRACE && innermost === OBJECT) ||
           (code === RIGHT_BRACKET && innermost === ARRAY)
         ) {
-          closeContainer(index);
+          this.closeContainer(index);
           return index + 1;
         }
-        failUnexpected(text, index, expectationAfterValue());
+        this.failUnexpected(text, index, this.expectationAfterValue());
         return index;
       }
     }
   }
 
   /** Skips string content up to the next quote, backslash or the end. Returns the next index. */
-  function readString(text: string, index: number, end: number): number {
+  private readString(text: string, index: number, end: number): number {
     let quote: number;
-    if (quoteCode === QUOTATION_MARK) {
-      if (nextDoubleQuote < index) {
-        nextDoubleQuote = findCharacter(text, '"', QUOTATION_MARK, index, end);
+    if (this.quoteCode === QUOTATION_MARK) {
+      if (this.nextDoubleQuote < index) {
+        this.nextDoubleQuote = findCharacter(text, '"', QUOTATION_MARK, index, end);
       }
-      quote = nextDoubleQuote;
+      quote = this.nextDoubleQuote;
     } else {
-      if (nextSingleQuote < index) {
-        nextSingleQuote = findCharacter(text, "'", APOSTROPHE, index, end);
+      if (this.nextSingleQuote < index) {
+        this.nextSingleQuote = findCharacter(text, "'", APOSTROPHE, index, end);
       }
-      quote = nextSingleQuote;
+      quote = this.nextSingleQuote;
     }
-    if (nextBackslash < index) nextBackslash = findCharacter(text, '\\', BACKSLASH, index, end);
-    const stop = Math.min(quote, nextBackslash);
-    if (stop > index) stringText += text.slice(index, stop);
+    if (this.nextBackslash < index) {
+      this.nextBackslash = findCharacter(text, '\\', BACKSLASH, index, end);
+    }
+    const stop = Math.min(quote, this.nextBackslash);
+    if (stop > index) this.stringText += text.slice(index, stop);
     if (stop >= end) return end;
-    if (stop === nextBackslash) {
-      state = IN_ESCAPE;
+    if (stop === this.nextBackslash) {
+      this.state = IN_ESCAPE;
       return stop + 1;
     }
-    const decoded = stringText;
-    stringText = '';
-    if (stringIsKey) {
-      handler.key(decoded);
-      state = EXPECT_COLON;
+    const decoded = this.stringText;
+    this.stringText = '';
+    if (this.stringIsKey) {
+      this.handler.key(decoded);
+      this.state = EXPECT_COLON;
     } else {
-      if (decoded !== '') handler.stringChunk(decoded);
-      handler.endString();
-      valueEnded();
+      if (decoded !== '') this.handler.stringChunk(decoded);
+      this.handler.endString();
+      this.valueEnded();
     }
     return stop + 1;
   }
 
-  function readEscape(text: string, index: number): number {
+  private readEscape(text: string, index: number): number {
     const code = text.charCodeAt(index);
     if (code === LOWER_U) {
-      unicodeDigitCount = 0;
-      unicodeValue = 0;
-      state = IN_UNICODE_ESCAPE;
+      this.unicodeDigitCount = 0;
+      this.unicodeValue = 0;
+      this.state = IN_UNICODE_ESCAPE;
       return index + 1;
     }
     const decoded = SIMPLE_ESCAPES[code];
     if (decoded === undefined) {
-      const offset = offsetBase + index - 1;
-      fail(
+      const offset = this.offsetBase + index - 1;
+      this.fail(
         `invalid escape ${JSON.stringify(`\\${text.charAt(index)}`)} at offset ${offset}`,
         offset,
       );
       return index;
     }
-    stringText += decoded;
-    state = IN_STRING;
+    this.stringText += decoded;
+    this.state = IN_STRING;
     return index + 1;
   }
 
-  function readUnicodeEscape(text: string, index: number, end: number): number {
+  private readUnicodeEscape(text: string, index: number, end: number): number {
     while (index < end) {
       const digit = hexDigitValue(text.charCodeAt(index));
       if (digit < 0) {
-        failUnexpected(text, index, 'a hex digit in a \\u escape');
+        this.failUnexpected(text, index, 'a hex digit in a \\u escape');
         return index;
       }
-      unicodeValue = unicodeValue * 16 + digit;
+      this.unicodeValue = this.unicodeValue * 16 + digit;
       index++;
-      if (++unicodeDigitCount === 4) {
-        stringText += String.fromCharCode(unicodeValue);
-        state = IN_STRING;
+      if (++this.unicodeDigitCount === 4) {
+        this.stringText += String.fromCharCode(this.unicodeValue);
+        this.state = IN_STRING;
         return index;
       }
     }
     return index;
   }
 
-  function readNumber(text: string, index: number, end: number): number {
+  private readNumber(text: string, index: number, end: number): number {
     while (index < end) {
       const code = text.charCodeAt(index);
-      switch (numberState) {
+      switch (this.numberState) {
         case NUMBER_AFTER_MINUS:
           if (!isDigit(code)) {
-            failUnexpected(text, index, 'a digit');
+            this.failUnexpected(text, index, 'a digit');
             return index;
           }
-          numberState = code === DIGIT_ZERO ? NUMBER_AFTER_LEADING_ZERO : NUMBER_INTEGER_DIGITS;
+          this.numberState =
+            code === DIGIT_ZERO ? NUMBER_AFTER_LEADING_ZERO : NUMBER_INTEGER_DIGITS;
           break;
         case NUMBER_AFTER_LEADING_ZERO:
           if (isDigit(code)) {
-            failUnexpected(text, index, '"." or an exponent after a leading 0');
+            this.failUnexpected(text, index, '"." or an exponent after a leading 0');
             return index;
           }
-          if (code === DOT) numberState = NUMBER_AFTER_DOT;
-          else if (code === LOWER_E || code === UPPER_E) numberState = NUMBER_AFTER_EXPONENT_MARK;
-          else return endNumber(text, index);
+          if (code === DOT) this.numberState = NUMBER_AFTER_DOT;
+          else if (code === LOWER_E || code === UPPER_E) {
+            this.numberState = NUMBER_AFTER_EXPONENT_MARK;
+          } else return this.endNumber(text, index);
           break;
         case NUMBER_INTEGER_DIGITS:
           if (isDigit(code)) break;
-          if (code === DOT) numberState = NUMBER_AFTER_DOT;
-          else if (code === LOWER_E || code === UPPER_E) numberState = NUMBER_AFTER_EXPONENT_MARK;
-          else return endNumber(text, index);
+          if (code === DOT) this.numberState = NUMBER_AFTER_DOT;
+          else if (code === LOWER_E || code === UPPER_E) {
+            this.numberState = NUMBER_AFTER_EXPONENT_MARK;
+          } else return this.endNumber(text, index);
           break;
         case NUMBER_AFTER_DOT:
           if (!isDigit(code)) {
-            failUnexpected(text, index, 'a digit after "."');
+            this.failUnexpected(text, index, 'a digit after "."');
             return index;
           }
-          numberState = NUMBER_FRACTION_DIGITS;
+          this.numberState = NUMBER_FRACTION_DIGITS;
           break;
         case NUMBER_FRACTION_DIGITS:
           if (isDigit(code)) break;
-          if (code === LOWER_E || code === UPPER_E) numberState = NUMBER_AFTER_EXPONENT_MARK;
-          else return endNumber(text, index);
+          if (code === LOWER_E || code === UPPER_E) this.numberState = NUMBER_AFTER_EXPONENT_MARK;
+          else return this.endNumber(text, index);
           break;
         case NUMBER_AFTER_EXPONENT_MARK:
-          if (code === PLUS || code === MINUS) numberState = NUMBER_AFTER_EXPONENT_SIGN;
-          else if (isDigit(code)) numberState = NUMBER_EXPONENT_DIGITS;
+          if (code === PLUS || code === MINUS) this.numberState = NUMBER_AFTER_EXPONENT_SIGN;
+          else if (isDigit(code)) this.numberState = NUMBER_EXPONENT_DIGITS;
           else {
-            failUnexpected(text, index, 'a digit or sign in the exponent');
+            this.failUnexpected(text, index, 'a digit or sign in the exponent');
             return index;
           }
           break;
         case NUMBER_AFTER_EXPONENT_SIGN:
           if (!isDigit(code)) {
-            failUnexpected(text, index, 'a digit in the exponent');
+            this.failUnexpected(text, index, 'a digit in the exponent');
             return index;
           }
-          numberState = NUMBER_EXPONENT_DIGITS;
+          this.numberState = NUMBER_EXPONENT_DIGITS;
           break;
         default:
-          if (!isDigit(code)) return endNumber(text, index);
+          if (!isDigit(code)) return this.endNumber(text, index);
       }
       index++;
     }
@@ -586,49 +693,50 @@ export function createJsonTokenizer(
   }
 
   /** The number ended just before `index` (that character is not part of it). */
-  function endNumber(text: string, index: number): number {
-    const numberText = tokenText + text.slice(tokenStart, index);
-    tokenText = '';
-    handler.primitive(Number(numberText));
-    valueEnded();
+  private endNumber(text: string, index: number): number {
+    const numberText = this.tokenText + text.slice(this.tokenStart, index);
+    this.tokenText = '';
+    this.handler.primitive(Number(numberText));
+    this.valueEnded();
     return index;
   }
 
-  function readLiteral(text: string, index: number, end: number): number {
+  private readLiteral(text: string, index: number, end: number): number {
+    const word = this.literalWord;
     while (index < end) {
-      if (text.charCodeAt(index) !== literalWord.charCodeAt(literalPosition)) {
-        failUnexpected(text, index, `"${literalWord}"`);
+      if (text.charCodeAt(index) !== word.charCodeAt(this.literalPosition)) {
+        this.failUnexpected(text, index, `"${word}"`);
         return index;
       }
       index++;
-      if (++literalPosition === literalWord.length) {
-        handler.primitive(literalValue);
-        valueEnded();
+      if (++this.literalPosition === word.length) {
+        this.handler.primitive(this.literalValue);
+        this.valueEnded();
         return index;
       }
     }
     return index;
   }
 
-  function readIdentifierKey(text: string, index: number, end: number): number {
+  private readIdentifierKey(text: string, index: number, end: number): number {
     while (index < end && isIdentifierPart(text.charCodeAt(index))) index++;
     if (index < end) {
-      const name = tokenText + text.slice(tokenStart, index);
-      tokenText = '';
-      handler.key(name);
-      state = EXPECT_COLON;
+      const name = this.tokenText + text.slice(this.tokenStart, index);
+      this.tokenText = '';
+      this.handler.key(name);
+      this.state = EXPECT_COLON;
     }
     return index;
   }
 
-  function readComment(text: string, index: number, end: number): number {
-    switch (state) {
+  private readComment(text: string, index: number, end: number): number {
+    switch (this.state) {
       case IN_COMMENT_START: {
         const code = text.charCodeAt(index);
-        if (code === SLASH) state = IN_LINE_COMMENT;
-        else if (code === ASTERISK) state = IN_BLOCK_COMMENT;
+        if (code === SLASH) this.state = IN_LINE_COMMENT;
+        else if (code === ASTERISK) this.state = IN_BLOCK_COMMENT;
         else {
-          failUnexpected(text, index, '"/" or "*" to begin a comment');
+          this.failUnexpected(text, index, '"/" or "*" to begin a comment');
           return index;
         }
         return index + 1;
@@ -637,7 +745,7 @@ export function createJsonTokenizer(
         while (index < end) {
           const code = text.charCodeAt(index);
           if (code === LINE_FEED || code === CARRIAGE_RETURN) {
-            state = stateBeforeComment;
+            this.state = this.stateBeforeComment;
             return index + 1;
           }
           index++;
@@ -646,145 +754,63 @@ export function createJsonTokenizer(
       case IN_BLOCK_COMMENT: {
         const star = findCharacter(text, '*', ASTERISK, index, end);
         if (star >= end) return end;
-        state = IN_BLOCK_COMMENT_STAR;
+        this.state = IN_BLOCK_COMMENT_STAR;
         return star + 1;
       }
       default: {
         const code = text.charCodeAt(index);
-        if (code === SLASH) state = stateBeforeComment;
-        else if (code !== ASTERISK) state = IN_BLOCK_COMMENT;
+        if (code === SLASH) this.state = this.stateBeforeComment;
+        else if (code !== ASTERISK) this.state = IN_BLOCK_COMMENT;
         return index + 1;
       }
     }
   }
 
   /** The write ended inside a token: keep what belongs to it, report the string read so far. */
-  function carryOver(text: string, end: number): void {
+  private carryOver(text: string, end: number): void {
+    const state = this.state;
     if (state === IN_NUMBER || state === IN_IDENTIFIER_KEY) {
-      tokenText += text.slice(tokenStart, end);
-      tokenStart = 0;
+      this.tokenText += text.slice(this.tokenStart, end);
+      this.tokenStart = 0;
     } else if (
-      !stringIsKey &&
-      stringText !== '' &&
+      !this.stringIsKey &&
+      this.stringText !== '' &&
       (state === IN_STRING || state === IN_ESCAPE || state === IN_UNICODE_ESCAPE)
     ) {
+      const stringText = this.stringText;
       const last = stringText.charCodeAt(stringText.length - 1);
       if (last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST) {
         // Hold the first half of a pair until the next write shows what follows it.
-        if (stringText.length > 1) handler.stringChunk(stringText.slice(0, -1));
-        stringText = stringText.slice(-1);
+        if (stringText.length > 1) this.handler.stringChunk(stringText.slice(0, -1));
+        this.stringText = stringText.slice(-1);
       } else {
-        handler.stringChunk(stringText);
-        stringText = '';
+        this.handler.stringChunk(stringText);
+        this.stringText = '';
       }
     }
   }
 
-  function write(text: string, start = 0, end: number = text.length): number {
-    if (state === COMPLETE) return start;
-    if (state === FAILED) return -1;
-    if (end > text.length) end = text.length;
-    if (start < 0) start = 0;
-    if (start >= end) return -1;
-
-    offsetBase = consumedBefore - start;
-    nextDoubleQuote = -1;
-    nextSingleQuote = -1;
-    nextBackslash = -1;
-    if (state === IN_NUMBER || state === IN_IDENTIFIER_KEY) tokenStart = start;
-
-    let index = start;
-    while (index < end) {
-      switch (state) {
-        case IN_STRING:
-          index = readString(text, index, end);
-          break;
-        case IN_ESCAPE:
-          index = readEscape(text, index);
-          break;
-        case IN_UNICODE_ESCAPE:
-          index = readUnicodeEscape(text, index, end);
-          break;
-        case IN_NUMBER:
-          index = readNumber(text, index, end);
-          break;
-        case IN_LITERAL:
-          index = readLiteral(text, index, end);
-          break;
-        case IN_IDENTIFIER_KEY:
-          index = readIdentifierKey(text, index, end);
-          break;
-        case IN_COMMENT_START:
-        case IN_LINE_COMMENT:
-        case IN_BLOCK_COMMENT:
-        case IN_BLOCK_COMMENT_STAR:
-          index = readComment(text, index, end);
-          break;
-        default:
-          index = readBetweenTokens(text, index);
-      }
-      if (state === COMPLETE) {
-        consumedBefore += index - start;
-        return index;
-      }
-      if (state === FAILED) return -1;
-    }
-    carryOver(text, end);
-    consumedBefore += end - start;
-    return -1;
-  }
-
-  function finish(): boolean {
-    if (state === COMPLETE) return true;
-    if (state === FAILED) return false;
-    if (state === IN_NUMBER && containers.length === 0 && isNumberComplete(numberState)) {
-      handler.primitive(Number(tokenText));
-      tokenText = '';
-      state = COMPLETE;
-      return true;
-    }
-    fail(
-      `unexpected end of input at offset ${consumedBefore}, ${describeEndState()}`,
-      consumedBefore,
-    );
-    return false;
-  }
-
-  function describeEndState(): string {
-    switch (state) {
+  private describeEndState(): string {
+    switch (this.state) {
       case IN_STRING:
       case IN_ESCAPE:
       case IN_UNICODE_ESCAPE:
-        return stringIsKey ? 'inside a key' : 'inside a string';
+        return this.stringIsKey ? 'inside a key' : 'inside a string';
       case IN_NUMBER:
-        return isNumberComplete(numberState)
-          ? `expected ${expectationAfterValue()}`
+        return isNumberComplete(this.numberState)
+          ? `expected ${this.expectationAfterValue()}`
           : 'inside a number';
       case IN_LITERAL:
-        return `expected "${literalWord}"`;
+        return `expected "${this.literalWord}"`;
       case IN_IDENTIFIER_KEY:
         return 'expected ":"';
       case IN_COMMENT_START:
       case IN_LINE_COMMENT:
       case IN_BLOCK_COMMENT:
       case IN_BLOCK_COMMENT_STAR:
-        return `inside a comment, expected ${describeExpectation(stateBeforeComment)}`;
+        return `inside a comment, expected ${this.describeExpectation(this.stateBeforeComment)}`;
       default:
-        return `expected ${describeExpectation(state)}`;
+        return `expected ${this.describeExpectation(this.state)}`;
     }
   }
-
-  return {
-    write,
-    finish,
-    get status(): JsonTokenizerStatus {
-      return state === COMPLETE ? 'complete' : state === FAILED ? 'failed' : 'pending';
-    },
-    get failure() {
-      return failure;
-    },
-    get offset() {
-      return eventOffset;
-    },
-  };
 }
