@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { isProtocolName, PROTOCOL_NAMES, protocolByName } from '../protocols/index.ts';
+import { AGENT_USAGE, agentCommand } from './agent-command.ts';
 import { runParse } from './parse-command.ts';
 import { readToolsFile } from './read-tools.ts';
 import { UsageError } from './usage-error.ts';
@@ -10,7 +11,9 @@ const USAGE = `Usage:
 
 Reads a model's raw output on standard input and prints one JSON object per line: the parse
 events (text-delta, reasoning-delta, tool-input-start/delta/end, tool-call, error).
-The tools file is a JSON array of {"name", "description"?, "inputSchema"}.`;
+The tools file is a JSON array of {"name", "description"?, "inputSchema"}.
+
+${AGENT_USAGE}`;
 
 async function readStandardInput(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -59,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
       await parseCommand(rest);
       return 0;
     }
+    if (command === 'agent') return await agentCommand(rest);
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;

@@ -1,0 +1,234 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { type AgentEvent, runAgent } from '../agent/index.ts';
+import { createCodeTools } from '../agent/tools/index.ts';
+import { isProtocolName, PROTOCOL_NAMES } from '../protocols/index.ts';
+import { UsageError } from './usage-error.ts';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:11434/v1';
+export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
+
+export const AGENT_USAGE = `  toolwire agent "<question>" --root <dir> [--protocol xml] [--base-url URL] [--model NAME] [--max-steps N]
+
+Runs the code assistant (search, extract, query, list_files over --root) against an
+OpenAI-compatible server: default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
+Environment: TOOLWIRE_BASE_URL, TOOLWIRE_MODEL, TOOLWIRE_PROTOCOL, TOOLWIRE_API_KEY.`;
+
+interface Output {
+  write(text: string): void;
+  readonly isTTY?: boolean;
+}
+
+/** Writes a run to a terminal as it streams: reasoning dimmed, calls, result summaries. */
+export class TerminalView {
+  private readonly out: Output;
+  private readonly color: boolean;
+  private atLineStart = true;
+  private section: 'text' | 'reasoning' | undefined;
+  private progress: ReturnType<typeof setInterval> | undefined;
+  private readonly running = new Map<string, { name: string; started: number }>();
+
+  constructor(out: Output, color = out.isTTY === true) {
+    this.out = out;
+    this.color = color;
+  }
+
+  private style(code: string, text: string): string {
+    return this.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  }
+
+  private line(text: string): void {
+    this.clearProgress();
+    if (!this.atLineStart) this.out.write('\n');
+    this.out.write(`${text}\n`);
+    this.atLineStart = true;
+    this.section = undefined;
+  }
+
+  private stream(kind: 'text' | 'reasoning', delta: string): void {
+    this.clearProgress();
+    if (this.section !== kind && !this.atLineStart) this.out.write('\n');
+    this.section = kind;
+    this.out.write(kind === 'reasoning' ? this.style('2', delta) : delta);
+    this.atLineStart = delta.endsWith('\n');
+  }
+
+  show(event: AgentEvent): void {
+    switch (event.type) {
+      case 'step-start':
+        if (event.step > 1) this.line(this.style('2', `── step ${event.step}`));
+        break;
+      case 'reasoning-delta':
+        this.stream('reasoning', event.delta);
+        break;
+      case 'text-delta':
+        this.stream('text', event.delta);
+        break;
+      case 'tool-call':
+        this.line(
+          `${this.style('36', `→ ${event.toolName}`)} ${summarise(JSON.stringify(event.input), 200)}`,
+        );
+        this.running.set(event.toolCallId, { name: event.toolName, started: Date.now() });
+        this.startProgress();
+        break;
+      case 'tool-result': {
+        this.running.delete(event.toolCallId);
+        const text = typeof event.output === 'string' ? event.output : JSON.stringify(event.output);
+        const lines = text.split('\n').length;
+        this.line(
+          `${this.style('32', `← ${event.toolName}`)} ${lines} line${lines === 1 ? '' : 's'}: ${summarise(text, 120)}`,
+        );
+        break;
+      }
+      case 'tool-error':
+        this.running.delete(event.toolCallId);
+        this.line(
+          `${this.style('31', `✗ ${event.toolName}`)} ${event.kind}: ${summarise(event.error, 300)}`,
+        );
+        break;
+      case 'protocol-error':
+        this.line(this.style('33', `! malformed call: ${event.fault.message}`));
+        break;
+      case 'finish':
+        this.stopProgress();
+        if (event.stopReason === 'completed' && event.answer !== undefined) {
+          this.line(`\n${this.style('1', 'Answer:')}\n${event.answer}`);
+        } else if (event.stopReason !== 'completed') {
+          this.line(this.style('33', `Stopped (${event.stopReason}): ${event.message ?? ''}`));
+        }
+        this.line(
+          this.style(
+            '2',
+            `${event.steps} step${event.steps === 1 ? '' : 's'}, ${event.usage.inputTokens} input and ${event.usage.outputTokens} output tokens`,
+          ),
+        );
+        break;
+    }
+  }
+
+  /** A progress line while tools run (terminals only: it rewrites itself). */
+  private startProgress(): void {
+    if (!this.out.isTTY || this.progress) return;
+    this.progress = setInterval(() => {
+      if (this.running.size === 0) return;
+      const now = Date.now();
+      const names = [...this.running.values()]
+        .map((tool) => `${tool.name} ${((now - tool.started) / 1000).toFixed(1)}s`)
+        .join(', ');
+      this.out.write(`\r\x1b[2K${this.style('2', `  running ${names}`)}`);
+      this.atLineStart = false;
+      this.section = undefined;
+    }, 200);
+    this.progress.unref?.();
+  }
+
+  private clearProgress(): void {
+    if (this.out.isTTY && this.progress && !this.atLineStart && this.section === undefined) {
+      this.out.write('\r\x1b[2K');
+      this.atLineStart = true;
+    }
+  }
+
+  stopProgress(): void {
+    this.clearProgress();
+    clearInterval(this.progress);
+    this.progress = undefined;
+  }
+}
+
+function summarise(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** True when the error means nothing answered at the address (not a model's own error). */
+export function isUnreachable(message: string): boolean {
+  return /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ECONNRESET|fetch failed|Cannot connect|ETIMEDOUT/i.test(
+    message,
+  );
+}
+
+export async function agentCommand(
+  args: string[],
+  out: Output = process.stdout,
+  err: Output = process.stderr,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      root: { type: 'string' },
+      protocol: { type: 'string' },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      'max-steps': { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const question = positionals.join(' ').trim();
+  if (question.length === 0)
+    throw new UsageError('missing the question: toolwire agent "<question>" --root <dir>');
+  if (values.root === undefined)
+    throw new UsageError('missing --root <dir>: the folder the tools may read');
+  const root = resolve(values.root);
+  const rootStat = await stat(root).catch(() => undefined);
+  if (!rootStat?.isDirectory()) throw new UsageError(`--root "${values.root}" is not a folder`);
+  const protocol = values.protocol ?? process.env.TOOLWIRE_PROTOCOL ?? 'xml';
+  if (!isProtocolName(protocol)) {
+    throw new UsageError(
+      `unknown protocol "${protocol}": expected one of ${PROTOCOL_NAMES.join(', ')}`,
+    );
+  }
+  let maxSteps: number | undefined;
+  if (values['max-steps'] !== undefined) {
+    maxSteps = Number(values['max-steps']);
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+      throw new UsageError(
+        `--max-steps must be a whole number of at least 1, not "${values['max-steps']}"`,
+      );
+    }
+  }
+  const baseURL = values['base-url'] ?? process.env.TOOLWIRE_BASE_URL ?? DEFAULT_BASE_URL;
+  const modelName = values.model ?? process.env.TOOLWIRE_MODEL ?? DEFAULT_MODEL;
+  const provider = createOpenAICompatible({
+    name: 'toolwire',
+    baseURL,
+    ...(process.env.TOOLWIRE_API_KEY ? { apiKey: process.env.TOOLWIRE_API_KEY } : {}),
+  });
+  const tools = createCodeTools({ root });
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort();
+  process.once('SIGINT', onInterrupt);
+  const view = new TerminalView(out);
+  try {
+    const run = runAgent({
+      model: provider.chatModel(modelName),
+      protocol,
+      tools: { ...tools },
+      prompt: question,
+      system: `You are a code assistant working in the repository at ${root}. Use the tools to find the answer; paths are relative to the repository root.`,
+      signal: controller.signal,
+      ...(maxSteps === undefined ? {} : { maxSteps }),
+    });
+    for await (const event of run) view.show(event);
+    const result = await run.result;
+    if (result.stopReason === 'error' && isUnreachable(result.message ?? '')) {
+      err.write(
+        `toolwire: no model server answers at ${baseURL}.\n` +
+          `Start one, for example Ollama: \`ollama serve\` and \`ollama pull ${modelName}\`,\n` +
+          'or point --base-url (TOOLWIRE_BASE_URL) at any OpenAI-compatible server (vLLM, llama.cpp).\n',
+      );
+      return 3;
+    }
+    if (result.stopReason === 'error') {
+      err.write(`toolwire: ${result.message}\n`);
+      return 1;
+    }
+    return result.stopReason === 'completed' ? 0 : 1;
+  } finally {
+    view.stopProgress();
+    process.off('SIGINT', onInterrupt);
+  }
+}
