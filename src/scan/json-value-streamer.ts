@@ -1,7 +1,7 @@
 import { setOwnProperty } from '../core/safe-object.ts';
 import type { StreamableKind, ValuePolicy } from '../core/value-policy.ts';
 import type { JsonTokenHandler } from './json-tokenizer.ts';
-import { createCanonicalJsonWriter } from './json-writer.ts';
+import { type CanonicalJsonWriter, createCanonicalJsonWriter } from './json-writer.ts';
 
 export interface JsonValueStreamer extends JsonTokenHandler {
   /** The assembled value, coerced where the policy held it; `undefined` until complete. */
@@ -65,70 +65,142 @@ export function createJsonValueStreamer(
   onDelta: (text: string) => void,
   options: JsonValueStreamerOptions = {},
 ): JsonValueStreamer {
-  const writer = createCanonicalJsonWriter(onDelta);
-  const keepStreamedStrings = options.keepStreamedStrings ?? true;
-  const frames: Frame[] = [];
-  let started = false;
-  let complete = false;
-  let result: unknown;
+  return new StreamingJsonValue(policy, onDelta, options.keepStreamedStrings ?? true);
+}
+
+/** A class rather than closures: a streamer is made per tool call, and a class is one object. */
+class StreamingJsonValue implements JsonValueStreamer {
+  private readonly policy: ValuePolicy;
+  private readonly writer: CanonicalJsonWriter;
+  private readonly keepStreamedStrings: boolean;
+  private readonly frames: Frame[] = [];
+  private started = false;
+  private complete = false;
+  private result: unknown = undefined;
 
   // Where the value starting now goes, set by placeValue().
-  let placedMode = STREAMED;
-  let placedPolicy = policy;
-  let placedHoldsRoot = false;
+  private placedMode = STREAMED;
+  private placedPolicy: ValuePolicy;
+  private placedHoldsRoot = false;
+
+  constructor(policy: ValuePolicy, onDelta: (text: string) => void, keepStreamedStrings: boolean) {
+    this.policy = policy;
+    this.placedPolicy = policy;
+    this.writer = createCanonicalJsonWriter(onDelta);
+    this.keepStreamedStrings = keepStreamedStrings;
+  }
+
+  get value(): unknown {
+    return this.result;
+  }
+
+  get isComplete(): boolean {
+    return this.complete;
+  }
+
+  startObject(): void {
+    this.startContainer(OBJECT);
+  }
+
+  endObject(): void {
+    this.endContainer(OBJECT);
+  }
+
+  startArray(): void {
+    this.startContainer(ARRAY);
+  }
+
+  endArray(): void {
+    this.endContainer(ARRAY);
+  }
+
+  key(name: string): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined || frame.kind !== OBJECT) return;
+    frame.key = name;
+    frame.repeatsKey = frame.mode !== DROPPED && Object.hasOwn(frame.object, name);
+  }
+
+  startString(): void {
+    if (!this.placeValue('string')) return;
+    if (this.placedMode === STREAMED) this.writer.startString();
+    this.pushFrame(STRING);
+  }
+
+  stringChunk(decoded: string): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined || frame.kind !== STRING || frame.mode === DROPPED) return;
+    if (decoded === '') return;
+    if (frame.stringParts !== NO_PARTS) frame.stringParts.push(decoded);
+    if (frame.mode === STREAMED) this.writer.stringChunk(decoded);
+  }
+
+  endString(): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined || frame.kind !== STRING) return;
+    this.frames.pop();
+    if (frame.mode === STREAMED) this.writer.endString();
+    this.settle(frame.stringParts.join(''), frame.mode, frame.holdsRoot, frame.policy);
+  }
+
+  primitive(value: number | boolean | null): void {
+    if (!this.placeValue(undefined)) return;
+    this.settle(value, this.placedMode, this.placedHoldsRoot, this.placedPolicy);
+  }
 
   /**
    * Decides how the value starting now is read: `kind` for values that could stream, undefined
    * for primitives. Returns false when no value may start here.
    */
-  function placeValue(kind: StreamableKind | undefined): boolean {
-    if (complete) return false;
-    const parent = frames[frames.length - 1];
+  private placeValue(kind: StreamableKind | undefined): boolean {
+    if (this.complete) return false;
+    const parent = this.frames[this.frames.length - 1];
     let childPolicy: ValuePolicy;
     if (parent === undefined) {
-      if (started) return false;
-      started = true;
-      childPolicy = policy;
+      if (this.started) return false;
+      this.started = true;
+      childPolicy = this.policy;
     } else if (parent.kind === STRING) {
       return false;
     } else if (parent.kind === OBJECT && parent.repeatsKey) {
-      placedMode = DROPPED;
-      placedHoldsRoot = false;
+      this.placedMode = DROPPED;
+      this.placedHoldsRoot = false;
       return true;
     } else if (parent.mode !== STREAMED) {
       // Inside a held or dropped value: no policy applies until the held value completes.
-      placedMode = parent.mode;
-      placedHoldsRoot = false;
+      this.placedMode = parent.mode;
+      this.placedHoldsRoot = false;
       return true;
     } else if (parent.kind === OBJECT) {
       childPolicy = parent.policy.property(parent.key);
     } else {
       childPolicy = parent.policy.item(parent.array.length);
     }
-    placedPolicy = childPolicy;
+    this.placedPolicy = childPolicy;
     if (kind !== undefined && childPolicy.streams(kind)) {
-      placedMode = STREAMED;
-      placedHoldsRoot = false;
+      this.placedMode = STREAMED;
+      this.placedHoldsRoot = false;
       // A held child's key goes out with its value; a streamed one's goes out now.
-      if (parent !== undefined && parent.kind === OBJECT) writer.key(parent.key);
+      if (parent !== undefined && parent.kind === OBJECT) this.writer.key(parent.key);
     } else {
-      placedMode = HELD;
-      placedHoldsRoot = true;
+      this.placedMode = HELD;
+      this.placedHoldsRoot = true;
     }
     return true;
   }
 
-  function pushFrame(kind: number): void {
-    const building = placedMode !== DROPPED;
-    frames.push({
+  private pushFrame(kind: number): void {
+    const mode = this.placedMode;
+    const building = mode !== DROPPED;
+    this.frames.push({
       kind,
-      mode: placedMode,
-      policy: placedPolicy,
-      holdsRoot: placedHoldsRoot,
+      mode,
+      policy: this.placedPolicy,
+      holdsRoot: this.placedHoldsRoot,
       object: building && kind === OBJECT ? {} : NO_OBJECT,
       array: building && kind === ARRAY ? [] : NO_ARRAY,
       stringParts:
-        building && kind === STRING && (keepStreamedStrings || placedMode !== STREAMED)
+        building && kind === STRING && (this.keepStreamedStrings || mode !== STREAMED)
           ? []
           : NO_PARTS,
       key: '',
@@ -137,10 +209,10 @@ export function createJsonValueStreamer(
   }
 
   /** A value finished: coerce and write it if it was held, then attach it to its parent. */
-  function settle(value: unknown, mode: number, holdsRoot: boolean, valuePolicy: ValuePolicy) {
+  private settle(value: unknown, mode: number, holdsRoot: boolean, valuePolicy: ValuePolicy): void {
     if (mode === DROPPED) return;
     let settled = value;
-    const parent = frames[frames.length - 1];
+    const parent = this.frames[this.frames.length - 1];
     if (holdsRoot) {
       settled = valuePolicy.coerce(value);
       if (settled === undefined) {
@@ -148,12 +220,12 @@ export function createJsonValueStreamer(
         if (parent !== undefined && parent.kind === OBJECT) return;
         settled = null;
       }
-      if (parent !== undefined && parent.kind === OBJECT) writer.key(parent.key);
-      writer.value(settled);
+      if (parent !== undefined && parent.kind === OBJECT) this.writer.key(parent.key);
+      this.writer.value(settled);
     }
     if (parent === undefined) {
-      result = settled;
-      complete = true;
+      this.result = settled;
+      this.complete = true;
     } else if (parent.kind === OBJECT) {
       setOwnProperty(parent.object, parent.key, settled);
       // A second value without a new key would contradict this one: drop it.
@@ -163,65 +235,28 @@ export function createJsonValueStreamer(
     }
   }
 
-  function startContainer(kind: number): void {
-    if (!placeValue(kind === OBJECT ? 'object' : 'array')) return;
-    if (placedMode === STREAMED) {
-      if (kind === OBJECT) writer.startObject();
-      else writer.startArray();
+  private startContainer(kind: number): void {
+    if (!this.placeValue(kind === OBJECT ? 'object' : 'array')) return;
+    if (this.placedMode === STREAMED) {
+      if (kind === OBJECT) this.writer.startObject();
+      else this.writer.startArray();
     }
-    pushFrame(kind);
+    this.pushFrame(kind);
   }
 
-  function endContainer(kind: number): void {
-    const frame = frames[frames.length - 1];
+  private endContainer(kind: number): void {
+    const frame = this.frames[this.frames.length - 1];
     if (frame === undefined || frame.kind !== kind) return;
-    frames.pop();
+    this.frames.pop();
     if (frame.mode === STREAMED) {
-      if (kind === OBJECT) writer.endObject();
-      else writer.endArray();
+      if (kind === OBJECT) this.writer.endObject();
+      else this.writer.endArray();
     }
-    settle(kind === OBJECT ? frame.object : frame.array, frame.mode, frame.holdsRoot, frame.policy);
+    this.settle(
+      kind === OBJECT ? frame.object : frame.array,
+      frame.mode,
+      frame.holdsRoot,
+      frame.policy,
+    );
   }
-
-  return {
-    startObject: () => startContainer(OBJECT),
-    endObject: () => endContainer(OBJECT),
-    startArray: () => startContainer(ARRAY),
-    endArray: () => endContainer(ARRAY),
-    key(name) {
-      const frame = frames[frames.length - 1];
-      if (frame === undefined || frame.kind !== OBJECT) return;
-      frame.key = name;
-      frame.repeatsKey = frame.mode !== DROPPED && Object.hasOwn(frame.object, name);
-    },
-    startString() {
-      if (!placeValue('string')) return;
-      if (placedMode === STREAMED) writer.startString();
-      pushFrame(STRING);
-    },
-    stringChunk(decoded) {
-      const frame = frames[frames.length - 1];
-      if (frame === undefined || frame.kind !== STRING || frame.mode === DROPPED) return;
-      if (decoded === '') return;
-      if (frame.stringParts !== NO_PARTS) frame.stringParts.push(decoded);
-      if (frame.mode === STREAMED) writer.stringChunk(decoded);
-    },
-    endString() {
-      const frame = frames[frames.length - 1];
-      if (frame === undefined || frame.kind !== STRING) return;
-      frames.pop();
-      if (frame.mode === STREAMED) writer.endString();
-      settle(frame.stringParts.join(''), frame.mode, frame.holdsRoot, frame.policy);
-    },
-    primitive(value) {
-      if (!placeValue(undefined)) return;
-      settle(value, placedMode, placedHoldsRoot, placedPolicy);
-    },
-    get value() {
-      return result;
-    },
-    get isComplete() {
-      return complete;
-    },
-  };
 }

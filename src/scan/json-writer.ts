@@ -37,63 +37,88 @@ function escapeStringContent(text: string): string {
  * waits for the next piece: written alone it would be escaped, written with its pair it is not.
  */
 export function createCanonicalJsonWriter(onDelta: (text: string) => void): CanonicalJsonWriter {
+  return new StreamingJsonWriter(onDelta);
+}
+
+/** A class rather than closures: a writer is made per tool call, and a class is one object. */
+class StreamingJsonWriter implements CanonicalJsonWriter {
+  private readonly onDelta: (text: string) => void;
   /** Openings waiting to go out with what follows them. */
-  let pendingOpenings = '';
+  private pendingOpenings = '';
   /** Whether the next member of the current container needs a comma before it. */
-  let needsComma = false;
-  let heldHighSurrogate = '';
+  private needsComma = false;
+  private heldHighSurrogate = '';
 
-  function emit(text: string): void {
-    const delta = pendingOpenings + text;
-    pendingOpenings = '';
-    if (delta !== '') onDelta(delta);
+  constructor(onDelta: (text: string) => void) {
+    this.onDelta = onDelta;
   }
 
-  function open(opening: string): void {
-    pendingOpenings += needsComma ? ',' + opening : opening;
-    needsComma = false;
+  startObject(): void {
+    this.open('{');
   }
 
-  function close(closing: string): void {
-    emit(closing);
-    needsComma = true;
+  endObject(): void {
+    this.close('}');
   }
 
-  return {
-    startObject: () => open('{'),
-    endObject: () => close('}'),
-    startArray: () => open('['),
-    endArray: () => close(']'),
-    key(name) {
-      // The value that follows needs no comma of its own.
-      open(JSON.stringify(name) + ':');
-    },
-    startString() {
-      heldHighSurrogate = '';
-      open('"');
-    },
-    stringChunk(text) {
-      if (text === '') return;
-      let content = heldHighSurrogate === '' ? text : heldHighSurrogate + text;
-      heldHighSurrogate = '';
-      const last = content.charCodeAt(content.length - 1);
-      if (last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST) {
-        heldHighSurrogate = content.slice(-1);
-        content = content.slice(0, -1);
-        if (content === '') return;
-      }
-      emit(escapeStringContent(content));
-    },
-    endString() {
-      const lone = heldHighSurrogate === '' ? '' : escapeStringContent(heldHighSurrogate);
-      heldHighSurrogate = '';
-      close(lone + '"');
-    },
-    value(value) {
-      const json = JSON.stringify(value);
-      open(json === undefined ? 'null' : json);
-      emit('');
-      needsComma = true;
-    },
-  };
+  startArray(): void {
+    this.open('[');
+  }
+
+  endArray(): void {
+    this.close(']');
+  }
+
+  key(name: string): void {
+    // The value that follows needs no comma of its own.
+    this.open(JSON.stringify(name) + ':');
+  }
+
+  startString(): void {
+    this.heldHighSurrogate = '';
+    this.open('"');
+  }
+
+  stringChunk(text: string): void {
+    if (text === '') return;
+    let content = this.heldHighSurrogate === '' ? text : this.heldHighSurrogate + text;
+    this.heldHighSurrogate = '';
+    const last = content.charCodeAt(content.length - 1);
+    if (last >= HIGH_SURROGATE_FIRST && last <= HIGH_SURROGATE_LAST) {
+      this.heldHighSurrogate = content.slice(-1);
+      content = content.slice(0, -1);
+      if (content === '') return;
+    }
+    this.emit(escapeStringContent(content));
+  }
+
+  endString(): void {
+    const held = this.heldHighSurrogate;
+    const lone = held === '' ? '' : escapeStringContent(held);
+    this.heldHighSurrogate = '';
+    this.close(lone + '"');
+  }
+
+  value(value: unknown): void {
+    const json = JSON.stringify(value);
+    this.open(json === undefined ? 'null' : json);
+    this.emit('');
+    this.needsComma = true;
+  }
+
+  private emit(text: string): void {
+    const delta = this.pendingOpenings === '' ? text : this.pendingOpenings + text;
+    this.pendingOpenings = '';
+    if (delta !== '') this.onDelta(delta);
+  }
+
+  private open(opening: string): void {
+    this.pendingOpenings += this.needsComma ? ',' + opening : opening;
+    this.needsComma = false;
+  }
+
+  private close(closing: string): void {
+    this.emit(closing);
+    this.needsComma = true;
+  }
 }
