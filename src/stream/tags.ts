@@ -1,0 +1,46 @@
+/** The tag names of seed 002, shared by the encoder and the decoder. */
+export const TAG = {
+  metaInit: 'meta_init',
+  metaFinal: 'meta_final',
+  thinking: 'content-block-thinking',
+  text: 'content-block-text',
+  toolCall: 'content-block-tool_call',
+  serverToolCall: 'content-block-server_tool_call',
+  toolResult: 'content-block-tool_result',
+  serverToolResult: 'content-block-server_tool_result',
+  citations: 'citations',
+  citation: 'citation',
+  awaitingFrontendTools: 'awaiting_frontend_tools',
+  metaFiles: 'content-block-meta_files',
+  error: 'content-block-error',
+  /** Children of a multimodal tool result. */
+  resultText: 'text',
+  resultImage: 'image',
+} as const;
+
+/** Seed 002: any tag ending so is a server tool result (`content-block-web_search_tool_result`). */
+export const TOOL_RESULT_SUFFIX = '_tool_result';
+
+/** Seed 002: elements a text block may embed. */
+export const EMBED_TAGS: ReadonlySet<string> = new Set(['chart', 'table']);
+
+/** XML names as toolwire writes and reads them (ASCII subset of XML's Name production). */
+export function isNameStart(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 58 // _ :
+  );
+}
+
+export function isNameChar(code: number): boolean {
+  return (
+    isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46 // - .
+  );
+}
+
+export function isXmlName(name: string): boolean {
+  if (name.length === 0 || !isNameStart(name.charCodeAt(0))) return false;
+  for (let index = 1; index < name.length; index++) {
+    if (!isNameChar(name.charCodeAt(index))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,1164 @@
+import { setOwnProperty } from '../core/safe-object.ts';
+import type {
+  Citation,
+  DecodedEvent,
+  DecodeProblem,
+  DecodeProblemCode,
+  FileRecord,
+  JsonValue,
+  MetaFinalData,
+  MetaInitData,
+  PendingFrontendTool,
+  ToolKind,
+  ToolResultPart,
+} from './blocks.ts';
+import { decodeEntity, isEntityChar, MAX_ENTITY_CHARS } from './entities.ts';
+import { EMBED_TAGS, isNameChar, isNameStart, TAG, TOOL_RESULT_SUFFIX } from './tags.ts';
+
+export interface XmlBlockDecoderOptions {
+  /**
+   * Most characters buffered for one block before its end arrives (a tool result, a payload,
+   * one tag with its attributes, an unknown tag kept as text). Past it the block is dropped with
+   * a `too-large` problem and decoding goes on. Streamed text, thinking and call arguments are
+   * never buffered. Default 16 MiB.
+   */
+  readonly maxBlockChars?: number;
+}
+
+export const DEFAULT_MAX_BLOCK_CHARS = 16 * 1024 * 1024;
+
+/** A block received so far but not complete (what a page may show as "receiving…"). */
+export interface ReceivingBlock {
+  readonly tag: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly offset: number;
+}
+
+// Lexer states. One state per place a chunk can end, so a chunk boundary anywhere only parks
+// the lexer; nothing already read is looked at again.
+const ST_TEXT = 0;
+const ST_AMP = 1; // after `&` in text
+const ST_LT = 2; // after `<`
+const ST_MARKUP = 3; // inside `<![CDATA[`, matching it
+const ST_CDATA = 4;
+const ST_NAME = 5; // start tag name
+const ST_END_NAME = 6;
+const ST_END_SPACE = 7; // after an end tag's name, before `>`
+const ST_ATTR_SPACE = 8; // between attributes
+const ST_ATTR_NAME = 9;
+const ST_ATTR_EQ = 10; // after an attribute name, before `=`
+const ST_ATTR_QUOTE = 11; // after `=`, before the quote
+const ST_ATTR_VALUE = 12;
+const ST_ATTR_AMP = 13; // after `&` in an attribute value
+const ST_SELF_CLOSE = 14; // after `/` in a start tag
+
+// What a frame (an open element) does with its content.
+const F_TOP = 0; // outside any block: content is stray text
+const F_STREAM = 1; // text, thinking, or a call's streamed arguments: content is a delta
+const F_EMPTY = 2; // a block whose content is all in attributes: only white space may follow
+const F_SKIP = 3; // a block dropped for size: its content is dropped too
+const F_RESULT = 4;
+const F_RESULT_TEXT = 5; // <text> in a multimodal result
+const F_IMAGE = 6; // <image …> written with a closing tag
+const F_CITATIONS = 7;
+const F_CITATION = 8;
+const F_EMBED = 9; // <chart>/<table> in a text block
+const F_PAYLOAD = 10; // meta_files, error: a JSON body
+
+const LT = 60;
+const GT = 62;
+const AMP = 38;
+const SLASH = 47;
+const BANG = 33;
+const SEMICOLON = 59;
+const DOUBLE_QUOTE = 34;
+const SINGLE_QUOTE = 39;
+const CDATA_MARK = '[CDATA[';
+const CDATA_CLOSE = ']]>';
+const MAX_NAME_CHARS = 256;
+/** A known tag's raw text is kept this far, for error messages only. */
+const RAW_PREVIEW_CHARS = 1024;
+
+type StreamKind = 'text' | 'thinking' | 'call';
+
+class Frame {
+  readonly kind: number;
+  readonly tag: string;
+  readonly attributes: Record<string, string>;
+  readonly offset: number;
+  /** F_STREAM: what the deltas are. */
+  stream: StreamKind = 'text';
+  /** Buffered content (for F_RESULT: the text since the last child). */
+  body = '';
+  /** F_EMPTY, F_IMAGE, F_CITATIONS: content that should not be there. */
+  unexpected = '';
+  /** F_RESULT: `body` holds more than layout white space. */
+  significant = false;
+  /** F_RESULT: a <text> or <image> child was seen. */
+  multimodal = false;
+  parts: ToolResultPart[] | undefined;
+  citations: Citation[] | undefined;
+
+  constructor(kind: number, tag: string, attributes: Record<string, string>, offset: number) {
+    this.kind = kind;
+    this.tag = tag;
+    this.attributes = attributes;
+    this.offset = offset;
+  }
+}
+
+/**
+ * Reads seed 002's XML block stream incrementally. `push` takes the next piece of XML text and
+ * returns the events it completes; `end` closes the stream. A plain state machine: each
+ * character is looked at once, a chunk boundary anywhere (in a tag, an attribute, an entity, a
+ * CDATA marker) only parks it, and the only text kept between chunks is what an unfinished
+ * block needs. Streamed blocks give one delta per push, so over SSE a delta is one message.
+ * Never throws on any input.
+ */
+export class XmlBlockDecoder {
+  private readonly maxBlockChars: number;
+  private out: DecodedEvent[] = [];
+  private frames: Frame[] = [new Frame(F_TOP, '', {}, 0)];
+  private current: Frame = this.frames[0]!;
+
+  // Text not yet emitted: a delta of the innermost F_STREAM frame, or stray text at top level.
+  private pending = '';
+  private pendingFrame: Frame | undefined;
+  private stray = '';
+
+  // Buffered characters of the open top-level block, for the size cap.
+  private buffered = 0;
+  private dropped = 0;
+
+  /** Characters of XML read before the current chunk (offsets in problems count from here). */
+  private base = 0;
+  private state = ST_TEXT;
+
+  // The tag being read.
+  private tagFrom = 0; // where its raw text starts in the current chunk
+  private tagRaw: string[] = []; // its raw text from earlier chunks
+  private tagRawChars = 0;
+  private keepRaw = true;
+  private tagOffset = 0;
+  private tagName = '';
+  /** The tag's name is one the current frame reads (its attributes are kept). */
+  private known = false;
+  private tagChars = 0;
+  private tagOverflow = false;
+  private attrNames: string[] = [];
+  private attrValues: string[] = [];
+  private attrName = '';
+  private attrValue = '';
+  private quote = 0;
+
+  private entity = '';
+  private markupIndex = 0;
+  /** `]` characters at the end of what CDATA read so far, held until we know they are content. */
+  private brackets = 0;
+  private cdataOffset = 0;
+
+  constructor(options: XmlBlockDecoderOptions = {}) {
+    this.maxBlockChars = options.maxBlockChars ?? DEFAULT_MAX_BLOCK_CHARS;
+  }
+
+  /** The top-level block being received, if one is open. */
+  get receiving(): ReceivingBlock | undefined {
+    const frame = this.frames[1];
+    if (!frame) return undefined;
+    return { tag: frame.tag, attributes: frame.attributes, offset: frame.offset };
+  }
+
+  push(chunk: string): DecodedEvent[] {
+    this.lex(chunk);
+    this.flush();
+    return this.take();
+  }
+
+  end(): DecodedEvent[] {
+    this.finishLexing();
+    this.closeAll('the stream ended');
+    this.flush();
+    const events = this.take();
+    this.reset();
+    return events;
+  }
+
+  reset(): void {
+    this.out = [];
+    this.frames = [new Frame(F_TOP, '', {}, 0)];
+    this.current = this.frames[0]!;
+    this.pending = '';
+    this.pendingFrame = undefined;
+    this.stray = '';
+    this.buffered = 0;
+    this.dropped = 0;
+    this.base = 0;
+    this.state = ST_TEXT;
+    this.tagRaw = [];
+    this.brackets = 0;
+  }
+
+  private take(): DecodedEvent[] {
+    const events = this.out;
+    this.out = [];
+    return events;
+  }
+
+  // ── lexer ──────────────────────────────────────────────────────────────────────────────
+
+  private lex(chunk: string): void {
+    const n = chunk.length;
+    let i = 0;
+    this.tagFrom = 0;
+    while (i < n) {
+      switch (this.state) {
+        case ST_TEXT: {
+          let j = i;
+          let code = 0;
+          for (; j < n; j++) {
+            code = chunk.charCodeAt(j);
+            if (code === LT || code === AMP) break;
+          }
+          if (j > i) this.content(chunk.slice(i, j), false);
+          if (j === n) {
+            i = n;
+            break;
+          }
+          if (code === LT) this.beginTag(j);
+          else {
+            this.state = ST_AMP;
+            this.entity = '';
+          }
+          i = j + 1;
+          break;
+        }
+        case ST_AMP:
+        case ST_ATTR_AMP:
+          i = this.lexEntity(chunk, i);
+          break;
+        case ST_LT: {
+          const code = chunk.charCodeAt(i);
+          if (code === SLASH) {
+            this.state = ST_END_NAME;
+            i++;
+          } else if (code === BANG) {
+            this.state = ST_MARKUP;
+            this.markupIndex = 0;
+            i++;
+          } else if (isNameStart(code)) {
+            this.state = ST_NAME;
+          } else {
+            this.notATag(chunk, i);
+          }
+          break;
+        }
+        case ST_MARKUP:
+          if (chunk.charCodeAt(i) !== CDATA_MARK.charCodeAt(this.markupIndex)) {
+            this.notATag(chunk, i);
+            break;
+          }
+          i++;
+          if (++this.markupIndex === CDATA_MARK.length) {
+            this.state = ST_CDATA;
+            this.brackets = 0;
+            this.cdataOffset = this.tagOffset;
+          }
+          break;
+        case ST_CDATA:
+          i = this.lexCdata(chunk, i);
+          break;
+        case ST_NAME:
+        case ST_END_NAME: {
+          let j = i;
+          while (j < n && isNameChar(chunk.charCodeAt(j))) j++;
+          this.tagName += chunk.slice(i, j);
+          if (this.tagName.length > MAX_NAME_CHARS) {
+            this.notATag(chunk, j);
+            i = j;
+            break;
+          }
+          if (j === n) {
+            i = n;
+            break;
+          }
+          i = this.afterName(chunk, j);
+          break;
+        }
+        case ST_END_SPACE: {
+          const code = chunk.charCodeAt(i);
+          if (isSpace(code)) i++;
+          else if (code === GT) {
+            this.completeEndTag(chunk, i);
+            i++;
+          } else this.malformed(chunk, i);
+          break;
+        }
+        case ST_ATTR_SPACE: {
+          const code = chunk.charCodeAt(i);
+          if (isSpace(code)) i++;
+          else if (code === GT) {
+            this.completeStartTag(chunk, i, false);
+            i++;
+          } else if (code === SLASH) {
+            this.state = ST_SELF_CLOSE;
+            i++;
+          } else if (isNameStart(code)) {
+            this.state = ST_ATTR_NAME;
+            this.attrName = '';
+          } else this.malformed(chunk, i);
+          break;
+        }
+        case ST_ATTR_NAME: {
+          let j = i;
+          while (j < n && isNameChar(chunk.charCodeAt(j))) j++;
+          if (this.known) this.attrName += chunk.slice(i, j);
+          this.countTag(j - i);
+          if (j === n) {
+            i = n;
+            break;
+          }
+          const code = chunk.charCodeAt(j);
+          if (code === 61 /* = */) {
+            this.state = ST_ATTR_QUOTE;
+            i = j + 1;
+          } else if (isSpace(code)) {
+            this.state = ST_ATTR_EQ;
+            i = j + 1;
+          } else {
+            this.malformed(chunk, j);
+            i = j;
+          }
+          break;
+        }
+        case ST_ATTR_EQ: {
+          const code = chunk.charCodeAt(i);
+          if (isSpace(code)) i++;
+          else if (code === 61 /* = */) {
+            this.state = ST_ATTR_QUOTE;
+            i++;
+          } else this.malformed(chunk, i);
+          break;
+        }
+        case ST_ATTR_QUOTE: {
+          const code = chunk.charCodeAt(i);
+          if (isSpace(code)) i++;
+          else if (code === DOUBLE_QUOTE || code === SINGLE_QUOTE) {
+            this.state = ST_ATTR_VALUE;
+            this.quote = code;
+            this.attrValue = '';
+            i++;
+          } else this.malformed(chunk, i);
+          break;
+        }
+        case ST_ATTR_VALUE: {
+          const quote = this.quote;
+          let j = i;
+          let code = 0;
+          for (; j < n; j++) {
+            code = chunk.charCodeAt(j);
+            if (code === quote || code === AMP) break;
+          }
+          if (this.known && !this.tagOverflow) this.attrValue += chunk.slice(i, j);
+          this.countTag(j - i);
+          if (j === n) {
+            i = n;
+            break;
+          }
+          if (code === AMP) {
+            this.state = ST_ATTR_AMP;
+            this.entity = '';
+          } else {
+            if (this.known) {
+              this.attrNames.push(this.attrName);
+              this.attrValues.push(this.attrValue);
+            }
+            this.attrValue = '';
+            this.state = ST_ATTR_SPACE;
+          }
+          i = j + 1;
+          break;
+        }
+        case ST_SELF_CLOSE:
+          if (chunk.charCodeAt(i) === GT) {
+            this.completeStartTag(chunk, i, true);
+            i++;
+          } else this.malformed(chunk, i);
+          break;
+      }
+    }
+    if (this.state >= ST_LT && this.state !== ST_CDATA && this.keepRaw) {
+      const piece = chunk.slice(this.tagFrom);
+      this.tagRaw.push(piece);
+      this.tagRawChars += piece.length;
+      if (this.known && this.tagRawChars > RAW_PREVIEW_CHARS) this.keepRaw = false;
+    }
+    this.base += n;
+  }
+
+  private beginTag(at: number): void {
+    this.state = ST_LT;
+    this.tagFrom = at;
+    this.tagRaw.length = 0;
+    this.tagRawChars = 0;
+    this.keepRaw = true;
+    this.tagOffset = this.base + at;
+    this.tagName = '';
+    this.known = false;
+    this.tagChars = 0;
+    this.tagOverflow = false;
+    this.attrNames.length = 0;
+    this.attrValues.length = 0;
+  }
+
+  /** The tag's raw text up to `end` (exclusive) of the current chunk. */
+  private rawTag(chunk: string, end: number): string {
+    const tail = chunk.slice(this.tagFrom, end);
+    return this.tagRaw.length === 0 ? tail : this.tagRaw.join('') + tail;
+  }
+
+  private countTag(chars: number): void {
+    this.tagChars += chars;
+    if (this.tagChars > this.maxBlockChars && !this.tagOverflow) {
+      this.tagOverflow = true;
+      this.attrValue = '';
+      if (!this.known) this.keepRaw = false;
+    }
+  }
+
+  /** What looked like a tag is text after all (`a < b`, `<!DOCTYPE`): the raw text so far. */
+  private notATag(chunk: string, at: number): void {
+    this.state = ST_TEXT;
+    this.content(this.rawTag(chunk, at), true);
+  }
+
+  private afterName(chunk: string, at: number): number {
+    const code = chunk.charCodeAt(at);
+    if (this.state === ST_END_NAME) {
+      if (!isNameStart(this.tagName.charCodeAt(0))) {
+        this.notATag(chunk, at);
+        return at;
+      }
+      if (code === GT) {
+        this.completeEndTag(chunk, at);
+        return at + 1;
+      }
+      if (isSpace(code)) {
+        this.state = ST_END_SPACE;
+        return at + 1;
+      }
+      this.malformed(chunk, at);
+      return at;
+    }
+    this.known = this.reads(this.tagName);
+    if (isSpace(code)) {
+      this.state = ST_ATTR_SPACE;
+      return at + 1;
+    }
+    if (code === GT) {
+      this.completeStartTag(chunk, at, false);
+      return at + 1;
+    }
+    if (code === SLASH) {
+      this.state = ST_SELF_CLOSE;
+      return at + 1;
+    }
+    this.malformed(chunk, at);
+    return at;
+  }
+
+  /** Broken markup: a known tag is reported, anything else is text, exactly as written. */
+  private malformed(chunk: string, at: number): void {
+    const raw = this.keepRaw ? this.rawTag(chunk, at) : `${this.tagRaw.join('')}…`;
+    const known = this.known && this.state !== ST_END_NAME && this.state !== ST_END_SPACE;
+    this.state = ST_TEXT;
+    if (known) {
+      this.problem('malformed-tag', `<${this.tagName}> is not well formed`, this.tagOffset, {
+        raw,
+        tag: this.tagName,
+      });
+    } else {
+      this.content(raw, true);
+    }
+  }
+
+  private lexEntity(chunk: string, from: number): number {
+    const inAttribute = this.state === ST_ATTR_AMP;
+    let j = from;
+    const n = chunk.length;
+    while (
+      j < n &&
+      isEntityChar(chunk.charCodeAt(j)) &&
+      this.entity.length + (j - from) < MAX_ENTITY_CHARS
+    )
+      j++;
+    this.entity += chunk.slice(from, j);
+    if (inAttribute) this.countTag(j - from);
+    if (j === n) return n;
+    let text: string;
+    let next = j;
+    const decoded = chunk.charCodeAt(j) === SEMICOLON ? decodeEntity(this.entity) : undefined;
+    if (decoded !== undefined) {
+      text = decoded;
+      next = j + 1;
+    } else {
+      // Not an entity: the `&` and what followed are text, and the stopping character is read again.
+      text = `&${this.entity}`;
+    }
+    this.entity = '';
+    if (inAttribute) {
+      this.state = ST_ATTR_VALUE;
+      if (this.known && !this.tagOverflow) this.attrValue += text;
+    } else {
+      this.state = ST_TEXT;
+      this.content(text, true);
+    }
+    return next;
+  }
+
+  private lexCdata(chunk: string, from: number): number {
+    let i = from;
+    const n = chunk.length;
+    // Brackets held from the last chunk: decide them one character at a time.
+    while (this.brackets > 0 && i < n) {
+      const code = chunk.charCodeAt(i);
+      if (code === 93 /* ] */) {
+        if (this.brackets === 2) this.content(']', true);
+        else this.brackets++;
+        i++;
+      } else if (code === GT && this.brackets === 2) {
+        this.brackets = 0;
+        this.state = ST_TEXT;
+        return i + 1;
+      } else {
+        this.content(this.brackets === 2 ? ']]' : ']', true);
+        this.brackets = 0;
+      }
+    }
+    if (i >= n) return n;
+    const close = chunk.indexOf(CDATA_CLOSE, i);
+    if (close >= 0) {
+      if (close > i) this.content(chunk.slice(i, close), true);
+      this.state = ST_TEXT;
+      return close + 3;
+    }
+    // Hold back up to two trailing `]`: they may begin `]]>` in the next chunk.
+    let end = n;
+    while (end > i && n - end < 2 && chunk.charCodeAt(end - 1) === 93) end--;
+    this.brackets = n - end;
+    if (end > i) this.content(chunk.slice(i, end), true);
+    return n;
+  }
+
+  /** The stream ended: whatever the lexer was in the middle of is text, or a problem. */
+  private finishLexing(): void {
+    const state = this.state;
+    this.state = ST_TEXT;
+    if (state === ST_TEXT) return;
+    if (state === ST_AMP) {
+      this.content(`&${this.entity}`, true);
+      return;
+    }
+    if (state === ST_CDATA) {
+      if (this.brackets > 0) this.content(']]'.slice(0, this.brackets), true);
+      this.brackets = 0;
+      this.problem('unclosed-cdata', 'the stream ended inside a CDATA section', this.cdataOffset);
+      return;
+    }
+    const raw = this.keepRaw ? this.tagRaw.join('') : undefined;
+    if (this.known && state !== ST_END_NAME && state !== ST_END_SPACE) {
+      this.problem(
+        'unclosed-block',
+        `the stream ended inside the <${this.tagName}> tag`,
+        this.tagOffset,
+        {
+          raw,
+          tag: this.tagName,
+          attributes: this.attributes(),
+        },
+      );
+    } else if (raw !== undefined) {
+      this.content(raw, true);
+    }
+  }
+
+  // ── tags ───────────────────────────────────────────────────────────────────────────────
+
+  /** Whether the current frame reads a tag of this name (otherwise it is text). */
+  private reads(name: string): boolean {
+    if (isBlockTag(name)) return true;
+    const frame = this.current;
+    switch (frame.kind) {
+      case F_STREAM:
+        return frame.stream === 'text' && EMBED_TAGS.has(name);
+      case F_RESULT:
+        return name === TAG.resultText || name === TAG.resultImage;
+      case F_CITATIONS:
+        return name === TAG.citation;
+      default:
+        return false;
+    }
+  }
+
+  private attributes(): Record<string, string> {
+    const attributes: Record<string, string> = {};
+    for (let index = 0; index < this.attrNames.length; index++)
+      setOwnProperty(attributes, this.attrNames[index]!, this.attrValues[index]!);
+    return attributes;
+  }
+
+  private completeStartTag(chunk: string, at: number, selfClosing: boolean): void {
+    this.state = ST_TEXT;
+    const name = this.tagName;
+    if (!this.known) {
+      if (this.tagOverflow) this.tooLargeTag(name);
+      else this.content(this.rawTag(chunk, at + 1), true);
+      return;
+    }
+    if (this.tagOverflow) {
+      this.tooLargeTag(name);
+      // Its content and closing tag go with it.
+      if (!selfClosing && isBlockTag(name)) {
+        this.closeForBlock(name);
+        this.pushFrame(new Frame(F_SKIP, name, {}, this.tagOffset));
+      }
+      return;
+    }
+    this.openElement(name, this.attributes(), selfClosing, this.tagOffset);
+  }
+
+  private tooLargeTag(name: string): void {
+    this.problem(
+      'too-large',
+      `the <${name}> tag is longer than ${this.maxBlockChars} characters; it was dropped`,
+      this.tagOffset,
+      { tag: name },
+    );
+  }
+
+  private completeEndTag(chunk: string, at: number): void {
+    this.state = ST_TEXT;
+    const name = this.tagName;
+    const offset = this.tagOffset;
+    for (let depth = this.frames.length - 1; depth > 0; depth--) {
+      if (this.frames[depth]!.tag !== name) continue;
+      while (this.frames.length - 1 > depth) {
+        const inner = this.frames[this.frames.length - 1]!;
+        this.problem(
+          'unclosed-block',
+          `<${inner.tag}> was not closed before </${name}>`,
+          inner.offset,
+          {
+            tag: inner.tag,
+            attributes: inner.attributes,
+          },
+        );
+        this.popFrame(true);
+      }
+      this.popFrame(true);
+      return;
+    }
+    const raw = this.rawTag(chunk, at + 1);
+    if (isBlockTag(name))
+      this.problem('unexpected-end-tag', `</${name}> closes a block that is not open`, offset, {
+        raw,
+        tag: name,
+      });
+    else this.content(raw, true);
+  }
+
+  private openElement(
+    name: string,
+    attributes: Record<string, string>,
+    selfClosing: boolean,
+    offset: number,
+  ): void {
+    const frame = this.current;
+    if (frame.kind === F_RESULT && (name === TAG.resultText || name === TAG.resultImage)) {
+      this.beginResultPart(frame);
+      if (name === TAG.resultImage) {
+        frame.parts!.push({
+          type: 'image',
+          src: attributes.src ?? '',
+          mediaType: attributes.media_type ?? '',
+        });
+        if (!selfClosing) this.pushFrame(new Frame(F_IMAGE, name, attributes, offset));
+      } else {
+        const part = new Frame(F_RESULT_TEXT, name, attributes, offset);
+        this.pushFrame(part);
+        if (selfClosing) this.popFrame(true);
+      }
+      return;
+    }
+    if (frame.kind === F_CITATIONS && name === TAG.citation) {
+      this.pushFrame(new Frame(F_CITATION, name, attributes, offset));
+      if (selfClosing) this.popFrame(true);
+      return;
+    }
+    if (frame.kind === F_STREAM && EMBED_TAGS.has(name)) {
+      this.pushFrame(new Frame(F_EMBED, name, attributes, offset));
+      if (selfClosing) this.popFrame(true);
+      return;
+    }
+    this.closeForBlock(name);
+    this.openBlock(name, attributes, selfClosing, offset);
+  }
+
+  /** A block tag inside another block: the open blocks were never closed. */
+  private closeForBlock(name: string): void {
+    if (this.frames.length > 1) this.closeAll(`<${name}> began`);
+  }
+
+  private openBlock(
+    name: string,
+    attributes: Record<string, string>,
+    selfClosing: boolean,
+    offset: number,
+  ): void {
+    switch (name) {
+      case TAG.metaInit:
+      case TAG.metaFinal:
+      case TAG.awaitingFrontendTools:
+        this.emitDataBlock(name, attributes, offset);
+        this.openEmpty(name, attributes, selfClosing, offset);
+        return;
+      case TAG.thinking:
+      case TAG.text: {
+        const kind = name === TAG.text ? 'text' : 'thinking';
+        this.emit({ type: kind === 'text' ? 'text-start' : 'thinking-start' });
+        const frame = new Frame(F_STREAM, name, attributes, offset);
+        frame.stream = kind;
+        this.pushFrame(frame);
+        if (selfClosing) this.popFrame(true);
+        return;
+      }
+      case TAG.toolCall:
+      case TAG.serverToolCall: {
+        const kind: ToolKind = name === TAG.toolCall ? 'client' : 'server';
+        const id = attributes.id ?? '';
+        const toolName = attributes.name ?? '';
+        const args = Object.hasOwn(attributes, 'arguments') ? attributes.arguments : undefined;
+        if (args !== undefined) {
+          this.emit({ type: 'tool-call', kind, id, name: toolName, arguments: args });
+          this.openEmpty(name, attributes, selfClosing, offset);
+          return;
+        }
+        this.emit({ type: 'tool-call-start', kind, id, name: toolName });
+        const frame = new Frame(F_STREAM, name, attributes, offset);
+        frame.stream = 'call';
+        this.pushFrame(frame);
+        if (selfClosing) this.popFrame(true);
+        return;
+      }
+      case TAG.citations: {
+        const frame = new Frame(F_CITATIONS, name, attributes, offset);
+        frame.citations = [];
+        this.pushFrame(frame);
+        if (selfClosing) this.popFrame(true);
+        return;
+      }
+      case TAG.metaFiles:
+      case TAG.error:
+        this.pushFrame(new Frame(F_PAYLOAD, name, attributes, offset));
+        if (selfClosing) this.popFrame(true);
+        return;
+      default: {
+        // Any *_tool_result (isBlockTag let nothing else through).
+        const frame = new Frame(F_RESULT, name, attributes, offset);
+        frame.parts = [];
+        this.pushFrame(frame);
+        if (selfClosing) this.popFrame(true);
+      }
+    }
+  }
+
+  private openEmpty(
+    name: string,
+    attributes: Record<string, string>,
+    selfClosing: boolean,
+    offset: number,
+  ): void {
+    if (!selfClosing) this.pushFrame(new Frame(F_EMPTY, name, attributes, offset));
+  }
+
+  private emitDataBlock(name: string, attributes: Record<string, string>, offset: number): void {
+    const text = attributes.data;
+    const expectArray = name === TAG.awaitingFrontendTools;
+    const data = text === undefined ? undefined : parseJson(text);
+    const fits =
+      data !== undefined &&
+      (expectArray
+        ? Array.isArray(data)
+        : typeof data === 'object' && data !== null && !Array.isArray(data));
+    if (!fits) {
+      const what = expectArray ? 'a JSON array' : 'a JSON object';
+      this.problem(
+        'invalid-json',
+        text === undefined
+          ? `<${name}> has no data attribute`
+          : `the data attribute of <${name}> is not ${what}`,
+        offset,
+        { raw: text, tag: name, attributes },
+      );
+      return;
+    }
+    if (name === TAG.metaInit) this.emit({ type: 'meta-init', data: data as MetaInitData });
+    else if (name === TAG.metaFinal) this.emit({ type: 'meta-final', data: data as MetaFinalData });
+    else
+      this.emit({
+        type: 'awaiting-frontend-tools',
+        tools: data as unknown as readonly PendingFrontendTool[],
+      });
+  }
+
+  // ── frames ─────────────────────────────────────────────────────────────────────────────
+
+  private pushFrame(frame: Frame): void {
+    if (this.frames.length === 1) {
+      this.buffered = 0;
+      this.dropped = 0;
+    }
+    this.frames.push(frame);
+    this.current = frame;
+  }
+
+  /** Closes the innermost frame. `complete`: its end tag (or its parent's) arrived. */
+  private popFrame(complete: boolean): void {
+    const frame = this.frames.pop()!;
+    this.current = this.frames[this.frames.length - 1]!;
+    switch (frame.kind) {
+      case F_STREAM:
+        if (frame.stream === 'text') this.emit({ type: 'text-end' });
+        else if (frame.stream === 'thinking') this.emit({ type: 'thinking-end' });
+        else this.emit({ type: 'tool-call-end', id: frame.attributes.id ?? '' });
+        return;
+      case F_EMPTY:
+      case F_IMAGE:
+      case F_CITATIONS:
+        if (frame.unexpected.length > 0)
+          this.problem(
+            'unexpected-content',
+            `<${frame.tag}> has content it should not have`,
+            frame.offset,
+            {
+              raw: frame.unexpected,
+              tag: frame.tag,
+              attributes: frame.attributes,
+            },
+          );
+        if (frame.kind === F_CITATIONS) this.closeCitations(frame, complete);
+        return;
+      case F_RESULT_TEXT:
+        this.current.parts?.push({ type: 'text', text: frame.body });
+        return;
+      case F_CITATION:
+        this.current.citations?.push(citationFrom(frame.attributes, frame.body));
+        return;
+      case F_EMBED:
+        this.emit({
+          type: 'text-embed',
+          name: frame.tag as 'chart' | 'table',
+          attributes: frame.attributes,
+          content: frame.body,
+        });
+        return;
+      case F_RESULT:
+        this.closeResult(frame, complete);
+        return;
+      case F_PAYLOAD:
+        this.closePayload(frame, complete);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Closes every open block (a new block began, or the stream ended), reporting each. */
+  private closeAll(reason: string): void {
+    while (this.frames.length > 1) {
+      const depth = this.frames.length - 1;
+      if (depth > 1) {
+        this.popFrame(true);
+        continue;
+      }
+      const frame = this.frames[1]!;
+      const streamed = frame.kind === F_STREAM || frame.kind === F_EMPTY || frame.kind === F_SKIP;
+      this.popFrame(false);
+      if (streamed)
+        this.problem('unclosed-block', `<${frame.tag}> was not closed: ${reason}`, frame.offset, {
+          tag: frame.tag,
+          attributes: frame.attributes,
+        });
+    }
+  }
+
+  private closeResult(frame: Frame, complete: boolean): void {
+    const content = this.resultContent(frame);
+    if (this.dropped > 0 || !complete) {
+      this.reportBuffered(
+        frame,
+        complete,
+        typeof content === 'string' ? content : partsText(content),
+      );
+      return;
+    }
+    const tag = frame.tag;
+    const attributes = frame.attributes;
+    const kind: ToolKind = tag === TAG.toolResult ? 'client' : 'server';
+    this.emit({
+      type: 'tool-result',
+      kind,
+      id: attributes.id ?? '',
+      name: attributes.name ?? '',
+      content,
+      ...(attributes.is_error === 'true' ? { isError: true as const } : {}),
+      ...(kind === 'server' && tag !== TAG.serverToolResult ? { tag } : {}),
+    });
+  }
+
+  private resultContent(frame: Frame): string | ToolResultPart[] {
+    if (!frame.multimodal) return frame.body;
+    this.beginResultPart(frame);
+    return frame.parts!;
+  }
+
+  /** Before a child of a result: text since the last child becomes a part, if it is more than layout. */
+  private beginResultPart(frame: Frame): void {
+    if (frame.significant) frame.parts!.push({ type: 'text', text: frame.body });
+    frame.body = '';
+    frame.significant = false;
+    frame.multimodal = true;
+  }
+
+  private closeCitations(frame: Frame, complete: boolean): void {
+    if (this.dropped > 0 || !complete) {
+      this.reportBuffered(frame, complete, frame.citations!.map((c) => c.citedText).join(''));
+      return;
+    }
+    this.emit({ type: 'citations', citations: frame.citations! });
+  }
+
+  private closePayload(frame: Frame, complete: boolean): void {
+    if (this.dropped > 0 || !complete) {
+      this.reportBuffered(frame, complete, frame.body);
+      return;
+    }
+    const body = frame.body;
+    if (frame.tag === TAG.error) {
+      const error = parseJson(body);
+      this.emit({ type: 'error', error: error === undefined ? body : error });
+      return;
+    }
+    const data = parseJson(body) as { files?: unknown } | undefined;
+    if (typeof data !== 'object' || data === null || !Array.isArray(data.files)) {
+      this.problem(
+        'invalid-json',
+        `<${frame.tag}> is not a JSON object with a files array`,
+        frame.offset,
+        {
+          raw: body,
+          tag: frame.tag,
+          attributes: frame.attributes,
+        },
+      );
+      return;
+    }
+    this.emit({ type: 'meta-files', files: data.files as FileRecord[] });
+  }
+
+  /** A buffered block that cannot be given: too large, or never closed. */
+  private reportBuffered(frame: Frame, complete: boolean, received: string): void {
+    if (this.dropped > 0) {
+      this.problem(
+        'too-large',
+        `<${frame.tag}> grew past ${this.maxBlockChars} characters; ${this.dropped} were dropped`,
+        frame.offset,
+        { raw: received, tag: frame.tag, attributes: frame.attributes },
+      );
+      return;
+    }
+    if (!complete)
+      this.problem(
+        'unclosed-block',
+        `<${frame.tag}> was not closed; what arrived is in raw`,
+        frame.offset,
+        {
+          raw: received,
+          tag: frame.tag,
+          attributes: frame.attributes,
+        },
+      );
+  }
+
+  // ── content and events ─────────────────────────────────────────────────────────────────
+
+  /** Text read in the current frame. `significant`: CDATA, an entity, or markup kept as text. */
+  private content(text: string, significant: boolean): void {
+    const frame = this.current;
+    switch (frame.kind) {
+      case F_TOP:
+        this.stray += text;
+        return;
+      case F_STREAM:
+        this.pending += text;
+        this.pendingFrame = frame;
+        return;
+      case F_RESULT:
+        if (!frame.significant && (significant || !isBlank(text))) frame.significant = true;
+        this.buffer(frame, text);
+        return;
+      case F_RESULT_TEXT:
+      case F_CITATION:
+      case F_EMBED:
+      case F_PAYLOAD:
+        this.buffer(frame, text);
+        return;
+      case F_SKIP:
+        return;
+      default:
+        // F_EMPTY, F_IMAGE, F_CITATIONS: white space is layout, anything else is reported.
+        if ((significant || !isBlank(text)) && frame.unexpected.length < this.maxBlockChars)
+          frame.unexpected += text;
+    }
+  }
+
+  private buffer(frame: Frame, text: string): void {
+    if (this.dropped > 0 || this.buffered + text.length > this.maxBlockChars) {
+      this.dropped += text.length;
+      return;
+    }
+    this.buffered += text.length;
+    frame.body += text;
+  }
+
+  private flush(): void {
+    if (this.pending.length > 0) {
+      const frame = this.pendingFrame!;
+      const delta = this.pending;
+      this.pending = '';
+      if (frame.stream === 'text') this.out.push({ type: 'text-delta', delta });
+      else if (frame.stream === 'thinking') this.out.push({ type: 'thinking-delta', delta });
+      else this.out.push({ type: 'tool-call-delta', id: frame.attributes.id ?? '', delta });
+    }
+    if (this.stray.length > 0) {
+      this.out.push({ type: 'stray-text', text: this.stray });
+      this.stray = '';
+    }
+  }
+
+  private emit(event: DecodedEvent): void {
+    this.flush();
+    this.out.push(event);
+  }
+
+  private problem(
+    code: DecodeProblemCode,
+    message: string,
+    offset: number,
+    extra: Partial<Pick<DecodeProblem, 'raw' | 'tag' | 'attributes'>> = {},
+  ): void {
+    const problem: DecodeProblem = { code, message: `${message} (at ${offset})`, offset };
+    for (const key of ['raw', 'tag', 'attributes'] as const) {
+      if (extra[key] !== undefined) Object.assign(problem, { [key]: extra[key] });
+    }
+    this.emit({ type: 'decode-error', problem });
+  }
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 13;
+}
+
+function isBlank(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    if (!isSpace(text.charCodeAt(index))) return false;
+  }
+  return true;
+}
+
+/** Tags that open a block at top level (they also end any block left open). */
+export function isBlockTag(name: string): boolean {
+  switch (name) {
+    case TAG.metaInit:
+    case TAG.metaFinal:
+    case TAG.thinking:
+    case TAG.text:
+    case TAG.toolCall:
+    case TAG.serverToolCall:
+    case TAG.toolResult:
+    case TAG.citations:
+    case TAG.awaitingFrontendTools:
+    case TAG.metaFiles:
+    case TAG.error:
+      return true;
+    default:
+      return name.endsWith(TOOL_RESULT_SUFFIX) && name.length > TOOL_RESULT_SUFFIX.length;
+  }
+}
+
+function parseJson(text: string): JsonValue | undefined {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+function partsText(parts: readonly ToolResultPart[]): string {
+  return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+const INTEGER = /^-?[0-9]{1,16}$/;
+
+function integer(value: string | undefined): number | undefined {
+  if (value === undefined || !INTEGER.test(value)) return undefined;
+  const number = Number(value);
+  return Number.isSafeInteger(number) && !Object.is(number, -0) ? number : undefined;
+}
+
+/** A citation from its attributes: typed when they are exactly its type's, `other` otherwise. */
+export function citationFrom(
+  attributes: Readonly<Record<string, string>>,
+  citedText: string,
+): Citation {
+  const type = attributes.type;
+  const count = Object.keys(attributes).length;
+  if (type === 'char_location' || type === 'page_location') {
+    const documentIndex = integer(attributes.document_index);
+    const documentTitle = attributes.document_title;
+    const char = type === 'char_location';
+    const start = integer(char ? attributes.start_char_index : attributes.start_page_number);
+    const end = integer(char ? attributes.end_char_index : attributes.end_page_number);
+    if (
+      count === 5 &&
+      documentIndex !== undefined &&
+      documentTitle !== undefined &&
+      start !== undefined &&
+      end !== undefined
+    )
+      return char
+        ? {
+            type,
+            documentIndex,
+            documentTitle,
+            startCharIndex: start,
+            endCharIndex: end,
+            citedText,
+          }
+        : {
+            type,
+            documentIndex,
+            documentTitle,
+            startPageNumber: start,
+            endPageNumber: end,
+            citedText,
+          };
+  } else if (type === 'web_search_result_location') {
+    const { url, title } = attributes;
+    if (count === 3 && url !== undefined && title !== undefined)
+      return { type, url, title, citedText };
+  }
+  const rest: Record<string, string> = {};
+  for (const [name, value] of Object.entries(attributes))
+    if (name !== 'type') setOwnProperty(rest, name, value);
+  return { type: 'other', citationType: type ?? '', attributes: rest, citedText };
+}
