@@ -64,8 +64,16 @@ export function toolResponseOf(
     case 'json':
       return { toolName, toolCallId, output: output.value };
     case 'error-text':
-    case 'error-json':
       return { toolName, toolCallId, output: output.value, isError: true };
+    case 'error-json':
+      // An error is told as text; formatters print error values as text (String() of an object
+      // would lose it).
+      return {
+        toolName,
+        toolCallId,
+        output: JSON.stringify(output.value) ?? 'null',
+        isError: true,
+      };
     case 'execution-denied':
       return {
         toolName,

@@ -1,0 +1,302 @@
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
+import { wrapLanguageModel } from 'ai';
+import {
+  convertArrayToReadableStream,
+  convertReadableStreamToArray,
+  MockLanguageModelV4,
+} from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import {
+  createToolMiddleware,
+  hermesProtocol,
+  type ProtocolFault,
+  type ToolMiddlewareOptions,
+  xmlProtocol,
+} from '../../src/ai-sdk/index.ts';
+import { chunksOf, STOP, textStream, USAGE, WEATHER_DEFINITIONS } from './support.ts';
+
+type Part = LanguageModelV4StreamPart;
+
+const TOOLS: LanguageModelV4FunctionTool[] = WEATHER_DEFINITIONS.map((tool) => ({
+  type: 'function',
+  name: tool.name,
+  description: tool.description!,
+  inputSchema: tool.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
+}));
+
+const CALL_OPTIONS: LanguageModelV4CallOptions = {
+  prompt: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Seoul?' }] }],
+  tools: TOOLS,
+};
+
+/** The wrapped model's doStream over a provider stream, collected; plus what onError received. */
+async function run(
+  source: ReadableStream<Part> | Part[],
+  options: Partial<ToolMiddlewareOptions> = {},
+  callOptions: LanguageModelV4CallOptions = CALL_OPTIONS,
+): Promise<{ parts: Part[]; faults: ProtocolFault[]; seen: LanguageModelV4CallOptions[] }> {
+  const faults: ProtocolFault[] = [];
+  const seen: LanguageModelV4CallOptions[] = [];
+  const model = new MockLanguageModelV4({
+    doStream: async (call) => {
+      seen.push(call);
+      return {
+        stream: Array.isArray(source) ? convertArrayToReadableStream(source) : source,
+      };
+    },
+  });
+  const wrapped = wrapLanguageModel({
+    model,
+    middleware: createToolMiddleware({
+      protocol: xmlProtocol(),
+      onError: (fault) => faults.push(fault),
+      ...options,
+    }),
+  });
+  const { stream } = await wrapped.doStream(callOptions);
+  return { parts: await convertReadableStreamToArray(stream), faults, seen };
+}
+
+const CALL = '<get_weather>\n  <city>Seoul</city>\n</get_weather>';
+
+function types(parts: readonly Part[]): string[] {
+  return parts.map((part) => part.type);
+}
+
+function textOf(parts: readonly Part[]): string {
+  return parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
+}
+
+describe('wrapStream', () => {
+  it('turns text into text and tool parts; other parts pass through in order', async () => {
+    const source: Part[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', id: 'r1', modelId: 'm' },
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'reasoning-delta', id: 'r', delta: 'provider reasoning' },
+      { type: 'reasoning-end', id: 'r' },
+      { type: 'text-start', id: 'provider-text' },
+      { type: 'text-delta', id: 'provider-text', delta: 'Checking.\n<get_wea' },
+      { type: 'raw', rawValue: { chunk: 1 } },
+      {
+        type: 'text-delta',
+        id: 'provider-text',
+        delta: 'ther>\n  <city>Seoul</city>\n</get_weather>',
+      },
+      { type: 'text-end', id: 'provider-text' },
+      { type: 'finish', finishReason: STOP, usage: USAGE },
+    ];
+    const { parts, faults } = await run(source);
+    expect(faults).toEqual([]);
+    expect(types(parts)).toEqual([
+      'stream-start',
+      'response-metadata',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'text-start',
+      'text-delta',
+      'raw',
+      'text-end',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-delta',
+      'tool-input-delta',
+      'tool-input-end',
+      'tool-call',
+      'finish',
+    ]);
+    // The provider's own text block is replaced, never duplicated.
+    expect(parts.some((part) => 'id' in part && part.id === 'provider-text')).toBe(false);
+    expect(textOf(parts)).toBe('Checking.\n');
+    const call = parts.find((part) => part.type === 'tool-call')!;
+    expect(call).toEqual({
+      type: 'tool-call',
+      toolCallId: expect.any(String),
+      toolName: 'get_weather',
+      input: '{"city":"Seoul"}',
+    });
+    // tool-input-* carry the call's id, and their deltas add up to its input.
+    const inputs = parts.filter((part) => part.type.startsWith('tool-input'));
+    expect(new Set(inputs.map((part) => ('id' in part ? part.id : '')))).toEqual(
+      new Set([call.type === 'tool-call' ? call.toolCallId : '']),
+    );
+    expect(
+      inputs.map((part) => (part.type === 'tool-input-delta' ? part.delta : '')).join(''),
+    ).toBe('{"city":"Seoul"}');
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: { unified: 'tool-calls', raw: 'stop' },
+      usage: USAGE,
+    });
+  });
+
+  it('keeps the finish part as it is when no call was found', async () => {
+    const { parts } = await run(textStream(['Just ', 'text.']));
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: STOP, usage: USAGE });
+    expect(textOf(parts)).toBe('Just text.');
+  });
+
+  it('gives each call its own id, also across several tools', async () => {
+    const text = `${CALL}\nand\n${CALL.replaceAll('Seoul', 'Paris')}`;
+    const { parts } = await run(textStream(chunksOf(text, 5)));
+    const calls = parts.filter((part) => part.type === 'tool-call');
+    expect(calls.map((part) => part.input)).toEqual(['{"city":"Seoul"}', '{"city":"Paris"}']);
+    expect(new Set(calls.map((part) => part.toolCallId)).size).toBe(2);
+    const starts = parts.filter((part) => part.type === 'tool-input-start');
+    expect(starts.map((part) => part.id)).toEqual(calls.map((part) => part.toolCallId));
+  });
+
+  it('extracts <think> reasoning written in the text', async () => {
+    const { parts } = await run(textStream(chunksOf(`<think>Use the tool.</think>${CALL}`, 3)));
+    expect(types(parts).slice(2, 4)).toEqual(['reasoning-start', 'reasoning-delta']);
+    expect(parts.map((part) => (part.type === 'reasoning-delta' ? part.delta : '')).join('')).toBe(
+      'Use the tool.',
+    );
+    expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
+  });
+
+  it('attaches schema problems to the call as providerMetadata.toolwire.problems', async () => {
+    const { parts } = await run(
+      textStream(['<get_weather><city>Oslo</city><unit>kelvin</unit></get_weather>']),
+    );
+    const call = parts.find((part) => part.type === 'tool-call');
+    expect(call).toMatchObject({
+      input: '{"city":"Oslo","unit":"kelvin"}',
+      providerMetadata: {
+        toolwire: { problems: [{ path: '/unit', keyword: 'enum', message: expect.any(String) }] },
+      },
+    });
+  });
+});
+
+describe('wrapStream when the output is cut off', () => {
+  const cut = 'Checking.\n<get_weather>\n  <city>Seo';
+
+  it('reports a call open at an error part with its raw text, and never passes it on as valid', async () => {
+    const failure = new Error('upstream broke');
+    const source: Part[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      ...chunksOf(cut, 4).map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+      { type: 'error', error: failure },
+      { type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: USAGE },
+    ];
+    const { parts, faults } = await run(source);
+    expect(faults).toEqual([
+      expect.objectContaining({
+        code: 'unclosed-call',
+        raw: '<get_weather>\n  <city>Seo',
+        toolName: 'get_weather',
+      }),
+    ]);
+    // The provider's error is passed on; the cut call comes out as an invalid call whose input
+    // is its raw text (not JSON: the SDK never runs it).
+    expect(parts.find((part) => part.type === 'error')).toEqual({ type: 'error', error: failure });
+    const call = parts.find((part) => part.type === 'tool-call');
+    expect(call).toMatchObject({
+      toolName: 'get_weather',
+      input: '<get_weather>\n  <city>Seo',
+      providerMetadata: { toolwire: { fault: { code: 'unclosed-call' } } },
+    });
+    expect(() => JSON.parse(call?.type === 'tool-call' ? call.input : '')).toThrow();
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'error' } });
+  });
+
+  it("with malformedCalls: 'text', the cut call's raw text comes out as text", async () => {
+    const { parts, faults } = await run(
+      textStream(chunksOf(cut, 4), { unified: 'length', raw: 'length' }),
+      { malformedCalls: 'text' },
+    );
+    expect(faults.map((fault) => fault.raw)).toEqual(['<get_weather>\n  <city>Seo']);
+    expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+    expect(textOf(parts)).toBe(cut);
+    expect(parts.at(-1)).toMatchObject({ finishReason: { unified: 'length' } });
+  });
+
+  it('a stream that fails mid-call delivers the raw text, then fails with the same error', async () => {
+    const failure = new Error('connection reset');
+    let sent = 0;
+    const pieces = chunksOf(cut, 4);
+    const source = new ReadableStream<Part>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue({ type: 'stream-start', warnings: [] });
+        if (sent < pieces.length)
+          controller.enqueue({ type: 'text-delta', id: 't', delta: pieces[sent]! });
+        else controller.error(failure);
+        sent++;
+      },
+    });
+    const faults: ProtocolFault[] = [];
+    const model = new MockLanguageModelV4({ doStream: async () => ({ stream: source }) });
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: createToolMiddleware({
+        protocol: xmlProtocol(),
+        malformedCalls: 'text',
+        onError: (fault) => faults.push(fault),
+      }),
+    });
+    const { stream } = await wrapped.doStream(CALL_OPTIONS);
+    const reader = stream.getReader();
+    const parts: Part[] = [];
+    let error: unknown;
+    try {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        parts.push(next.value);
+      }
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBe(failure);
+    expect(textOf(parts)).toBe(cut);
+    expect(types(parts).at(-1)).toBe('text-end');
+    expect(faults).toEqual([expect.objectContaining({ raw: '<get_weather>\n  <city>Seo' })]);
+  });
+
+  it('a stream that ends without a finish part is treated as cut off', async () => {
+    const source = textStream(chunksOf(cut, 4)).filter((part) => part.type !== 'finish');
+    const { parts, faults } = await run(source);
+    expect(faults).toHaveLength(1);
+    expect(parts.filter((part) => part.type === 'tool-call')).toEqual([
+      expect.objectContaining({ input: '<get_weather>\n  <city>Seo' }),
+    ]);
+  });
+
+  it('a call left unclosed when the model stopped by itself (a stop sequence) is completed', async () => {
+    const { parts, faults } = await run(textStream(chunksOf(`${CALL.slice(0, -15)}`, 4)));
+    expect(faults).toEqual([]);
+    expect(parts.find((part) => part.type === 'tool-call')).toMatchObject({
+      input: '{"city":"Seoul"}',
+    });
+  });
+
+  it('cancelling the output cancels the provider stream', async () => {
+    let cancelled: unknown;
+    const source = new ReadableStream<Part>({
+      start(controller) {
+        controller.enqueue({ type: 'stream-start', warnings: [] });
+        controller.enqueue({ type: 'text-delta', id: 't', delta: 'Hello' });
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const model = new MockLanguageModelV4({ doStream: async () => ({ stream: source }) });
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: createToolMiddleware({ protocol: hermesProtocol() }),
+    });
+    const { stream } = await wrapped.doStream(CALL_OPTIONS);
+    const reader = stream.getReader();
+    await reader.read();
+    await reader.cancel('stop');
+    expect(cancelled).toBe('stop');
+  });
+});
