@@ -72,11 +72,3 @@ export const QUERY_LANGUAGES: { readonly [name: string]: readonly Lang[] } = {
 export function grammarName(lang: Lang): string {
   return lang === Lang.Tsx ? 'tsx' : lang.toLowerCase();
 }
-
-export const ALL_GRAMMARS: readonly Lang[] = [
-  Lang.TypeScript,
-  Lang.Tsx,
-  Lang.JavaScript,
-  Lang.Html,
-  Lang.Css,
-];

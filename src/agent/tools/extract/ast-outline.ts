@@ -17,6 +17,7 @@ const SCRIPT_DEFINITIONS: { readonly [kind: string]: string } = {
   internal_module: 'namespace',
   module: 'module',
   variable_declarator: 'variable',
+  export_statement: 'default export',
   public_field_definition: 'field',
   field_definition: 'field',
 };
@@ -62,15 +63,16 @@ function kindOf(node: SgNode): string {
   return String(node.kind());
 }
 
-/** 1-based first and last line of a node. */
+/** 1-based first and last line of a node, not counting white space it ends with. */
 function linesOf(node: SgNode): { start: number; end: number } {
-  const range = node.range();
-  // A node ending at column 0 ends with the newline before it.
-  const end =
-    range.end.column === 0 && range.end.line > range.start.line
-      ? range.end.line - 1
-      : range.end.line;
-  return { start: range.start.line + 1, end: end + 1 };
+  const start = node.range().start.line + 1;
+  // Some nodes (an HTML void element) take in the white space after them.
+  const text = node.text().trimEnd();
+  let newlines = 0;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) {
+    newlines += 1;
+  }
+  return { start, end: start + newlines };
 }
 
 /** The first line of `node` counting comments and decorators right above it. */
@@ -107,6 +109,16 @@ function isTopLevel(statement: SgNode): boolean {
   );
 }
 
+/** For `export default <anonymous function or class>`: "function" or "class". */
+function defaultExported(statement: SgNode): string | undefined {
+  const children = statement.children().filter((child) => kindOf(child) !== ';');
+  if (!children.some((child) => kindOf(child) === 'default')) return undefined;
+  const last = children.at(-1);
+  const lastKind = last === undefined ? '' : kindOf(last);
+  if (FUNCTION_VALUES.has(lastKind)) return 'function';
+  return lastKind === 'class' ? 'class' : undefined;
+}
+
 function scriptOutline(lang: Lang, source: string): RawDefinition[] {
   const root = parse(lang, source).root();
   const kinds = validKinds(lang, Object.keys(SCRIPT_DEFINITIONS));
@@ -122,11 +134,18 @@ function scriptOutline(lang: Lang, source: string): RawDefinition[] {
       // Plain local variables are not definitions worth naming; module-level ones are.
       else if (nodeKind === 'variable_declarator' && !isTopLevel(node.parent() ?? node)) continue;
     }
-    const nameNode = node.field('name') ?? node.field('property');
-    const parent = node.parent();
-    const isDefault = nameNode === null && parent !== null && kindOf(parent) === 'export_statement';
-    if (nameNode === null && !isDefault) continue;
-    const name = nameNode === null ? 'default' : nameNode.text();
+    let name: string;
+    if (nodeKind === 'export_statement') {
+      // Only `export default` of an anonymous function or class, which is named "default".
+      const exported = defaultExported(node);
+      if (exported === undefined) continue;
+      kind = exported;
+      name = 'default';
+    } else {
+      const nameNode = node.field('name') ?? node.field('property');
+      if (nameNode === null) continue;
+      name = nameNode.text();
+    }
     const shown = shownNode(node);
     const core = linesOf(node);
     raw.push({

@@ -1,4 +1,4 @@
-import { type Lang, parse, type SgNode } from '@ast-grep/napi';
+import { Lang, parse, type SgNode } from '@ast-grep/napi';
 import {
   BinaryFileError,
   FileTooLargeError,
@@ -10,7 +10,7 @@ import { resolveInRoot, shown } from '../files/confine.ts';
 import { readWholeText, splitLines } from '../files/read.ts';
 import { newWalkReport, type WalkedFile, walkFiles } from '../files/walk.ts';
 import { optionalString, readInput, requiredString } from '../input.ts';
-import { ALL_GRAMMARS, grammarName, languageOf, QUERY_LANGUAGES } from '../languages.ts';
+import { grammarName, languageOf, QUERY_LANGUAGES } from '../languages.ts';
 import { CappedOutput } from '../output/capped-output.ts';
 import { type NumberedLine, renderCodeBlock } from '../output/code-block.ts';
 import type { Settings } from '../settings.ts';
@@ -53,8 +53,9 @@ export function queryTool(settings: Settings): CodeTool {
         language: {
           type: 'string',
           description:
-            'typescript (also .tsx files), tsx, javascript, html or css. Default: every file ' +
-            'is parsed in the language of its extension.',
+            'typescript (also .tsx files), tsx, javascript, html or css. Default: the ' +
+            'languages the pattern is valid code in (html only for a pattern starting with <), ' +
+            'each file parsed in the language of its extension.',
         },
         path: {
           type: 'string',
@@ -68,24 +69,46 @@ export function queryTool(settings: Settings): CodeTool {
   };
 }
 
-function grammarsFor(language: string | undefined): readonly Lang[] {
-  if (language === undefined) return ALL_GRAMMARS;
+/** Grammars a pattern is tried in when no language is given (HTML also accepts plain text). */
+const SCRIPT_GRAMMARS: readonly Lang[] = [Lang.TypeScript, Lang.Tsx, Lang.JavaScript];
+
+/**
+ * The grammars to use: those `language` names, or else every grammar the pattern parses in,
+ * HTML only for a pattern that starts with a tag (any text parses as HTML).
+ */
+function grammarsFor(language: string | undefined, pattern: string): readonly Lang[] {
+  if (language === undefined) {
+    const candidates = [...SCRIPT_GRAMMARS, Lang.Css];
+    if (pattern.trimStart().startsWith('<')) candidates.push(Lang.Html);
+    return candidates;
+  }
   const key = language.trim().toLowerCase();
   const grammars = Object.hasOwn(QUERY_LANGUAGES, key) ? QUERY_LANGUAGES[key] : undefined;
   if (grammars === undefined) throw new UnsupportedLanguageError(language, LANGUAGE_NAMES);
   return grammars;
 }
 
-/** Whether the pattern parses in `lang` without syntax errors. */
-function parsesIn(lang: Lang, pattern: string): boolean {
+/**
+ * The pattern as checked for syntax errors. Metavariables are valid identifiers in JavaScript
+ * and HTML; in CSS, `$$$` lists are dropped and `$NAME` becomes a plain name.
+ */
+function syntaxProbe(lang: Lang, pattern: string): string {
+  if (lang !== Lang.Css) return pattern;
+  return pattern.replace(/\$\$\$[A-Z0-9_]*/g, '').replace(/\$([A-Z_][A-Z0-9_]*)/g, 'mv_$1');
+}
+
+/** Why the pattern cannot be used in `lang`, or undefined when it can. */
+function unusableIn(lang: Lang, pattern: string): string | undefined {
   try {
-    return (
-      parse(lang, pattern)
-        .root()
-        .find({ rule: { kind: 'ERROR' } }) === null
-    );
-  } catch {
-    return false;
+    const error = parse(lang, syntaxProbe(lang, pattern))
+      .root()
+      .find({ rule: { kind: 'ERROR' } });
+    if (error !== null) return `not valid ${grammarName(lang)} code near "${error.text()}"`;
+    // ast-grep refuses some patterns that parse, e.g. two statements where one node is needed.
+    parse(lang, '').root().findAll(pattern);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
   }
 }
 
@@ -144,13 +167,15 @@ async function runQuery(
   const pattern = requiredString('query', input, 'pattern');
   const language = optionalString('query', input, 'language');
   const path = optionalString('query', input, 'path');
-  const grammars = grammarsFor(language);
-  const usable = new Set(grammars.filter((lang) => parsesIn(lang, pattern)));
+  const grammars = grammarsFor(language, pattern);
+  const reasons = new Map(grammars.map((lang) => [lang, unusableIn(lang, pattern)]));
+  const usable = new Set(grammars.filter((lang) => reasons.get(lang) === undefined));
   if (usable.size === 0) {
+    const why = [...reasons].map(([lang, reason]) => `${grammarName(lang)}: ${reason}`);
     throw new InvalidPatternError(
       pattern,
-      `The pattern ${JSON.stringify(pattern)} is not valid ${grammars.map(grammarName).join(' or ')} code. ` +
-        'Write it as code with $NAME placeholders, e.g. "console.log($A)".',
+      `The pattern ${JSON.stringify(pattern)} cannot be used (${why.join('; ')}). Write one ` +
+        'piece of code with $NAME placeholders, e.g. "console.log($A)".',
     );
   }
   const start = await resolveInRoot(settings, path, 'path');
@@ -244,7 +269,10 @@ async function runQuery(
       renderCodeBlock(languageOf(match.rel).fence, match.lines, Number.POSITIVE_INFINITY, false)
         .text,
     ];
-    if (match.more > 0) parts.push(`… ${match.more} more lines (extract ${match.rel}:${first})`);
+    if (match.more > 0) {
+      const lines = match.more === 1 ? '1 more line' : `${match.more} more lines`;
+      parts.push(`… ${lines} (extract ${match.rel}:${first}-${last} to see all)`);
+    }
     parts.push(...match.captures);
     if (!output.add(parts.join('\n'))) break;
     shownCount += 1;
