@@ -12,15 +12,7 @@ export class LiteralFinder {
 
   constructor(literal: string) {
     this.literal = literal;
-    this.fallback = new Int32Array(literal.length);
-    let length = 0;
-    for (let index = 1; index < literal.length; index++) {
-      while (length > 0 && literal.charCodeAt(index) !== literal.charCodeAt(length)) {
-        length = this.fallback[length - 1]!;
-      }
-      if (literal.charCodeAt(index) === literal.charCodeAt(length)) length++;
-      this.fallback[index] = length;
-    }
+    this.fallback = fallbackTable(literal);
   }
 
   /** Characters of a possible match held from earlier chunks. */
@@ -61,4 +53,27 @@ export class LiteralFinder {
     this.matched = matched;
     return -1;
   }
+}
+
+/** Tables are read-only once built, and a parser makes a finder per call: build each once. */
+const fallbackTables = new Map<string, Int32Array>();
+/** Literals come from protocol configuration: a handful. The cap only guards odd callers. */
+const MAX_CACHED_TABLES = 64;
+
+/** For each prefix of `literal`, the length of its longest proper prefix that is also a suffix. */
+function fallbackTable(literal: string): Int32Array {
+  const cached = fallbackTables.get(literal);
+  if (cached) return cached;
+  const fallback = new Int32Array(literal.length);
+  let length = 0;
+  for (let index = 1; index < literal.length; index++) {
+    while (length > 0 && literal.charCodeAt(index) !== literal.charCodeAt(length)) {
+      length = fallback[length - 1]!;
+    }
+    if (literal.charCodeAt(index) === literal.charCodeAt(length)) length++;
+    fallback[index] = length;
+  }
+  if (fallbackTables.size >= MAX_CACHED_TABLES) fallbackTables.clear();
+  fallbackTables.set(literal, fallback);
+  return fallback;
 }

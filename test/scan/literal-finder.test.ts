@@ -28,6 +28,18 @@ describe('LiteralFinder', () => {
     expect(findInChunks('aab', ['aa', 'aab'])).toBe(5);
   });
 
+  it('keeps the progress of each finder apart when finders share a literal', () => {
+    const first = new LiteralFinder('abab');
+    const second = new LiteralFinder('abab');
+    expect(first.find('xaba', 0, 4)).toBe(-1);
+    expect(second.find('ab', 0, 2)).toBe(-1);
+    expect(first.partial).toBe(3);
+    expect(second.partial).toBe(2);
+    expect(second.find('ab', 0, 2)).toBe(2);
+    // "xaba" + "abab": the pending "aba" cannot go on with "a", and the match ends the chunk.
+    expect(first.find('abab', 0, 4)).toBe(4);
+  });
+
   it('respects the end bound', () => {
     const finder = new LiteralFinder('ab');
     expect(finder.find('xxab', 0, 3)).toBe(-1);

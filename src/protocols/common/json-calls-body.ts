@@ -5,7 +5,7 @@ import {
   type JsonTokenHandler,
   type JsonTokenizer,
 } from '../../scan/json-tokenizer.ts';
-import { createJsonValueStreamer } from '../../scan/json-value-streamer.ts';
+import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { RawText } from '../../scan/raw-text.ts';
 import { createValuePolicy } from '../../schema/index.ts';
@@ -56,18 +56,44 @@ function replay(handler: Handler, recorded: readonly Recorded[]): void {
 }
 
 /** Buffers token events until a consumer exists (arguments written before the tool's name). */
-function createRecorder(recorded: Recorded[]): Handler {
-  return {
-    startObject: () => recorded.push(['startObject', undefined]),
-    endObject: () => recorded.push(['endObject', undefined]),
-    startArray: () => recorded.push(['startArray', undefined]),
-    endArray: () => recorded.push(['endArray', undefined]),
-    key: (name) => recorded.push(['key', name]),
-    startString: () => recorded.push(['startString', undefined]),
-    stringChunk: (text) => recorded.push(['stringChunk', text]),
-    endString: () => recorded.push(['endString', undefined]),
-    primitive: (value) => recorded.push(['primitive', value]),
-  };
+class TokenRecorder implements Handler {
+  readonly recorded: Recorded[] = [];
+
+  startObject(): void {
+    this.recorded.push(['startObject', undefined]);
+  }
+
+  endObject(): void {
+    this.recorded.push(['endObject', undefined]);
+  }
+
+  startArray(): void {
+    this.recorded.push(['startArray', undefined]);
+  }
+
+  endArray(): void {
+    this.recorded.push(['endArray', undefined]);
+  }
+
+  key(name: string): void {
+    this.recorded.push(['key', name]);
+  }
+
+  startString(): void {
+    this.recorded.push(['startString', undefined]);
+  }
+
+  stringChunk(text: string): void {
+    this.recorded.push(['stringChunk', text]);
+  }
+
+  endString(): void {
+    this.recorded.push(['endString', undefined]);
+  }
+
+  primitive(value: number | boolean | null): void {
+    this.recorded.push(['primitive', value]);
+  }
 }
 
 function openIn(handler: Handler | undefined, kind: 'object' | 'array'): void {
@@ -80,17 +106,23 @@ function closeIn(handler: Handler | undefined, kind: 'object' | 'array'): void {
   else handler?.endArray();
 }
 
-/** One `{"name": …, "arguments": …}` object being read. */
-class Envelope {
-  name: string | undefined;
-  nameParts: string[] | undefined;
-  tool: ToolDefinition | undefined;
-  assembler: CallAssembler | undefined;
-  streamer: ReturnType<typeof createJsonValueStreamer> | undefined;
-  readonly recorded: Recorded[] = [];
+/**
+ * One `{"name": …, "arguments": …}` object being read. It is also the handler of the nested
+ * tokenizer that reads arguments written as a JSON string: each token goes where argument tokens
+ * go at that moment, so arguments recorded before the name replay in order.
+ */
+class Envelope implements Handler {
+  name: string | undefined = undefined;
+  /** The name read so far, while the name string streams. */
+  nameText: string | undefined = undefined;
+  tool: ToolDefinition | undefined = undefined;
+  assembler: CallAssembler | undefined = undefined;
+  streamer: JsonValueStreamer | undefined = undefined;
+  /** Argument tokens written before the tool's name (made only when that happens). */
+  recorder: TokenRecorder | undefined = undefined;
   argumentsSeen = false;
   /** Arguments written as a JSON string: a nested tokenizer reads the string's content. */
-  argumentsText: { parts: string[]; tokenizer: ReturnType<typeof createJsonTokenizer> } | undefined;
+  argumentsText: { parts: string[]; tokenizer: JsonTokenizer } | undefined = undefined;
 
   readonly startOffset: number;
 
@@ -98,13 +130,47 @@ class Envelope {
     this.startOffset = startOffset;
   }
 
-  private recorder: Handler | undefined;
-
   /** Where argument tokens go: the streamer once the tool is known, a recorder before. */
   argumentsHandler(): Handler {
     if (this.streamer) return this.streamer;
-    this.recorder ??= createRecorder(this.recorded);
+    this.recorder ??= new TokenRecorder();
     return this.recorder;
+  }
+
+  startObject(): void {
+    this.argumentsHandler().startObject();
+  }
+
+  endObject(): void {
+    this.argumentsHandler().endObject();
+  }
+
+  startArray(): void {
+    this.argumentsHandler().startArray();
+  }
+
+  endArray(): void {
+    this.argumentsHandler().endArray();
+  }
+
+  key(name: string): void {
+    this.argumentsHandler().key(name);
+  }
+
+  startString(): void {
+    this.argumentsHandler().startString();
+  }
+
+  stringChunk(text: string): void {
+    this.argumentsHandler().stringChunk(text);
+  }
+
+  endString(): void {
+    this.argumentsHandler().endString();
+  }
+
+  primitive(value: number | boolean | null): void {
+    this.argumentsHandler().primitive(value);
   }
 }
 
@@ -126,18 +192,20 @@ type Phase = (typeof Phase)[keyof typeof Phase];
  * deltas, `tool-call` when each envelope closes. JSON that will not tokenize is repaired once
  * the block ends (trailing commas, single quotes, missing brackets), never silently dropped.
  */
-export class JsonCallsBody implements CallBody {
+export class JsonCallsBody implements CallBody, JsonTokenHandler {
   private phase: Phase;
   private readonly tokenizer: JsonTokenizer;
   private readonly json = new RawText();
-  private readonly closer: LiteralFinder | undefined;
+  /** Finds the closer in raw mode (made only when the JSON breaks). */
+  private closer: LiteralFinder | undefined;
   private doneAt = -1;
 
   private depth = 0;
   private rootIsArray = false;
   private envelopeDepth = 1;
   private envelope: Envelope | undefined;
-  private key: string | undefined;
+  /** The envelope key whose value comes next. */
+  private pendingKey: string | undefined;
   /** Depth of the arguments or skipped value being routed (0: none). */
   private routeDepth = 0;
   private route: 'name' | 'arguments' | 'skip' | undefined;
@@ -157,8 +225,8 @@ export class JsonCallsBody implements CallBody {
     this.context = context;
     this.config = config;
     this.openingTag = config.openingTagPrefix ?? '';
-    this.tokenizer = createJsonTokenizer(this.router());
-    this.closer = config.closer ? new LiteralFinder(config.closer) : undefined;
+    // The body routes its tokenizer's tokens itself: one object per call, not a set of closures.
+    this.tokenizer = createJsonTokenizer(this);
     this.phase = config.nameInOpeningTag
       ? Phase.OpeningTag
       : config.skipLanguageTag
@@ -215,7 +283,6 @@ export class JsonCallsBody implements CallBody {
     if (!tool || name === undefined) return this.settleNotACall(start);
     // The JSON that follows is the arguments of this one call.
     this.envelope = new Envelope(0);
-    this.envelope.nameParts = [];
     this.nameComplete(name);
     this.phase = Phase.BeforeJson;
     return index + 1;
@@ -305,11 +372,12 @@ export class JsonCallsBody implements CallBody {
   private rawHeld = '';
 
   private scanRaw(text: string, start: number, end: number): number {
-    if (!this.closer) {
+    if (!this.config.closer) {
       // Bare JSON has no closer: what follows the broken JSON is read up to the end.
       this.json.append(text.slice(start, end));
       return end;
     }
+    this.closer ??= new LiteralFinder(this.config.closer);
     const found = this.closer.find(text, start, end);
     const read = this.rawHeld + text.slice(start, found === -1 ? end : found);
     if (found !== -1) {
@@ -326,110 +394,148 @@ export class JsonCallsBody implements CallBody {
 
   // ── routing tokens ────────────────────────────────────────────────────────────────────────
 
-  private router(): Handler {
-    const self = this;
-    // Argument tokens go straight to the envelope's handler: this is the hot path of a large
-    // argument, so no dynamic method lookup.
-    const target = (): Handler | undefined =>
-      self.route === 'arguments' && self.envelope ? self.envelope.argumentsHandler() : undefined;
-    const openContainer = (kind: 'object' | 'array') => {
-      if (self.routeDepth > 0) {
-        self.routeDepth++;
-        self.depth++;
-        openIn(target(), kind);
-        return;
+  // The tokenizer's handler. Argument tokens go straight to the envelope's handler: this is the
+  // hot path of a large argument.
+
+  /** Where argument tokens go now, if anywhere. */
+  private argumentsTarget(): Handler | undefined {
+    return this.route === 'arguments' && this.envelope
+      ? this.envelope.argumentsHandler()
+      : undefined;
+  }
+
+  startObject(): void {
+    this.openContainer('object');
+  }
+
+  endObject(): void {
+    this.closeContainer('object');
+  }
+
+  startArray(): void {
+    this.openContainer('array');
+  }
+
+  endArray(): void {
+    this.closeContainer('array');
+  }
+
+  key(name: string): void {
+    if (this.routeDepth > 0) this.argumentsTarget()?.key(name);
+    else if (this.depth === this.envelopeDepth) this.pendingKey = name;
+  }
+
+  startString(): void {
+    if (this.routeDepth > 0) {
+      this.argumentsTarget()?.startString();
+      return;
+    }
+    if (this.rootIsArray && this.depth === 1) {
+      this.elementIsNotAnObject();
+      return;
+    }
+    if (this.depth !== this.envelopeDepth || !this.envelope) return;
+    this.beginRoute(this.routeForKey());
+    if (this.route === 'name') this.envelope.nameText = '';
+    else if (this.route === 'arguments') this.beginArgumentsText();
+  }
+
+  stringChunk(text: string): void {
+    if (this.routeDepth > 0) {
+      this.argumentsTarget()?.stringChunk(text);
+      return;
+    }
+    const envelope = this.envelope;
+    if (!envelope || this.depth !== this.envelopeDepth) return;
+    if (this.route === 'name') {
+      if (envelope.nameText !== undefined) envelope.nameText += text;
+    } else if (this.route === 'arguments' && envelope.argumentsText) {
+      envelope.argumentsText.parts.push(text);
+      envelope.argumentsText.tokenizer.write(text);
+    }
+  }
+
+  endString(): void {
+    if (this.routeDepth > 0) {
+      this.argumentsTarget()?.endString();
+      return;
+    }
+    const envelope = this.envelope;
+    if (!envelope || this.depth !== this.envelopeDepth) return;
+    if (this.route === 'name' && envelope.nameText !== undefined) {
+      this.nameComplete(envelope.nameText);
+    } else if (this.route === 'arguments') envelope.argumentsText?.tokenizer.finish();
+    this.endRoute();
+  }
+
+  primitive(value: number | boolean | null): void {
+    if (this.routeDepth > 0) {
+      this.argumentsTarget()?.primitive(value);
+      return;
+    }
+    if (this.rootIsArray && this.depth === 1) {
+      this.elementIsNotAnObject();
+      return;
+    }
+    if (this.depth !== this.envelopeDepth || !this.envelope) return;
+    this.beginRoute(this.routeForKey());
+    if (this.route === 'arguments') this.argumentsTarget()?.primitive(value);
+    this.endRoute();
+  }
+
+  private openContainer(kind: 'object' | 'array'): void {
+    if (this.routeDepth > 0) {
+      this.routeDepth++;
+      this.depth++;
+      openIn(this.argumentsTarget(), kind);
+      return;
+    }
+    if (this.depth === 0 && this.config.nameInOpeningTag) {
+      // The whole value is the arguments of the call the opening tag named.
+      this.depth = 1;
+      this.envelopeDepth = 0;
+      this.beginRoute('arguments');
+      this.routeDepth = 1;
+      openIn(this.argumentsTarget(), kind);
+      return;
+    }
+    if (this.depth === 0) {
+      this.rootIsArray = kind === 'array';
+      this.envelopeDepth = kind === 'array' ? 2 : 1;
+      this.depth = 1;
+      if (kind === 'object') this.beginEnvelope();
+      return;
+    }
+    if (this.rootIsArray && this.depth === 1) {
+      this.depth = 2;
+      if (kind === 'object') this.beginEnvelope();
+      else {
+        this.elementIsNotAnObject();
+        this.beginRoute('skip');
+        this.routeDepth = 1;
       }
-      if (self.depth === 0 && self.config.nameInOpeningTag) {
-        // The whole value is the arguments of the call the opening tag named.
-        self.depth = 1;
-        self.envelopeDepth = 0;
-        self.beginRoute('arguments');
-        self.routeDepth = 1;
-        openIn(target(), kind);
-        return;
+      return;
+    }
+    this.depth++;
+    this.beginRoute(this.routeForKey());
+    this.routeDepth = 1;
+    openIn(this.argumentsTarget(), kind);
+  }
+
+  private closeContainer(kind: 'object' | 'array'): void {
+    if (this.routeDepth > 0) {
+      closeIn(this.argumentsTarget(), kind);
+      this.routeDepth--;
+      this.depth--;
+      if (this.routeDepth === 0) {
+        this.endRoute();
+        if (this.config.nameInOpeningTag && this.depth === 0) this.closeEnvelope();
       }
-      if (self.depth === 0) {
-        self.rootIsArray = kind === 'array';
-        self.envelopeDepth = kind === 'array' ? 2 : 1;
-        self.depth = 1;
-        if (kind === 'object') self.beginEnvelope();
-        return;
-      }
-      if (self.rootIsArray && self.depth === 1) {
-        self.depth = 2;
-        if (kind === 'object') self.beginEnvelope();
-        else {
-          self.elementIsNotAnObject();
-          self.beginRoute('skip');
-          self.routeDepth = 1;
-        }
-        return;
-      }
-      self.depth++;
-      self.beginRoute(self.routeForKey());
-      self.routeDepth = 1;
-      openIn(target(), kind);
-    };
-    const closeContainer = (kind: 'object' | 'array') => {
-      if (self.routeDepth > 0) {
-        closeIn(target(), kind);
-        self.routeDepth--;
-        self.depth--;
-        if (self.routeDepth === 0) {
-          self.endRoute();
-          if (self.config.nameInOpeningTag && self.depth === 0) self.closeEnvelope();
-        }
-        return;
-      }
-      if (self.depth === self.envelopeDepth && kind === 'object') self.closeEnvelope();
-      if (self.depth === 1 && self.rootIsArray) self.reportMalformedElement();
-      self.depth--;
-    };
-    return {
-      startObject: () => openContainer('object'),
-      endObject: () => closeContainer('object'),
-      startArray: () => openContainer('array'),
-      endArray: () => closeContainer('array'),
-      key(name) {
-        if (self.routeDepth > 0) target()?.key(name);
-        else if (self.depth === self.envelopeDepth) self.key = name;
-      },
-      startString() {
-        if (self.routeDepth > 0) return target()?.startString();
-        if (self.rootIsArray && self.depth === 1) return self.elementIsNotAnObject();
-        if (self.depth !== self.envelopeDepth || !self.envelope) return;
-        self.beginRoute(self.routeForKey());
-        if (self.route === 'name') self.envelope.nameParts = [];
-        else if (self.route === 'arguments') self.beginArgumentsText();
-      },
-      stringChunk(text) {
-        if (self.routeDepth > 0) return target()?.stringChunk(text);
-        const envelope = self.envelope;
-        if (!envelope || self.depth !== self.envelopeDepth) return;
-        if (self.route === 'name') envelope.nameParts?.push(text);
-        else if (self.route === 'arguments' && envelope.argumentsText) {
-          envelope.argumentsText.parts.push(text);
-          envelope.argumentsText.tokenizer.write(text);
-        }
-      },
-      endString() {
-        if (self.routeDepth > 0) return target()?.endString();
-        const envelope = self.envelope;
-        if (!envelope || self.depth !== self.envelopeDepth) return;
-        if (self.route === 'name' && envelope.nameParts)
-          self.nameComplete(envelope.nameParts.join(''));
-        else if (self.route === 'arguments') envelope.argumentsText?.tokenizer.finish();
-        self.endRoute();
-      },
-      primitive(value) {
-        if (self.routeDepth > 0) return target()?.primitive(value);
-        if (self.rootIsArray && self.depth === 1) return self.elementIsNotAnObject();
-        if (self.depth !== self.envelopeDepth || !self.envelope) return;
-        self.beginRoute(self.routeForKey());
-        if (self.route === 'arguments') target()?.primitive(value);
-        self.endRoute();
-      },
-    };
+      return;
+    }
+    if (this.depth === this.envelopeDepth && kind === 'object') this.closeEnvelope();
+    if (this.depth === 1 && this.rootIsArray) this.reportMalformedElement();
+    this.depth--;
   }
 
   /** Offset where a batch element that is not an object began (reported when it ends). */
@@ -459,7 +565,7 @@ export class JsonCallsBody implements CallBody {
   }
 
   private routeForKey(): 'name' | 'arguments' | 'skip' {
-    const key = this.key;
+    const key = this.pendingKey;
     if (key === undefined || !this.envelope) return 'skip';
     if (this.config.shape.nameKeys.includes(key) && this.envelope.name === undefined) return 'name';
     if (this.config.shape.argumentKeys.includes(key) && !this.envelope.argumentsSeen) {
@@ -475,30 +581,18 @@ export class JsonCallsBody implements CallBody {
 
   private endRoute(): void {
     this.route = undefined;
-    this.key = undefined;
+    this.pendingKey = undefined;
   }
 
   private beginEnvelope(): void {
     this.reportMalformedElement();
     this.envelope = new Envelope(this.tokenizer.offset);
-    this.key = undefined;
+    this.pendingKey = undefined;
   }
 
   private beginArgumentsText(): void {
     const envelope = this.envelope!;
-    // The handler is resolved per event, so arguments recorded before the name replay in order.
-    const forward: Handler = {
-      startObject: () => envelope.argumentsHandler().startObject(),
-      endObject: () => envelope.argumentsHandler().endObject(),
-      startArray: () => envelope.argumentsHandler().startArray(),
-      endArray: () => envelope.argumentsHandler().endArray(),
-      key: (name) => envelope.argumentsHandler().key(name),
-      startString: () => envelope.argumentsHandler().startString(),
-      stringChunk: (text) => envelope.argumentsHandler().stringChunk(text),
-      endString: () => envelope.argumentsHandler().endString(),
-      primitive: (value) => envelope.argumentsHandler().primitive(value),
-    };
-    envelope.argumentsText = { parts: [], tokenizer: createJsonTokenizer(forward) };
+    envelope.argumentsText = { parts: [], tokenizer: createJsonTokenizer(envelope) };
   }
 
   private nameComplete(name: string): void {
@@ -516,8 +610,10 @@ export class JsonCallsBody implements CallBody {
       envelope.assembler.delta,
       { keepStreamedStrings: false },
     );
-    replay(envelope.streamer, envelope.recorded);
-    envelope.recorded.length = 0;
+    if (envelope.recorder) {
+      replay(envelope.streamer, envelope.recorder.recorded);
+      envelope.recorder = undefined;
+    }
   }
 
   private closeEnvelope(): void {
