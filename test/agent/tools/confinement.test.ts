@@ -1,3 +1,4 @@
+import { rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import {
   InvalidToolInputError,
   PathNotFoundError,
   PathOutsideRootError,
+  WrongPathKindError,
 } from '../../../src/agent/tools/index.ts';
 import { makeWorkspace, OUTSIDE_SECRET, type Workspace } from './workspace.ts';
 
@@ -103,6 +105,21 @@ describe('paths are confined to the root', () => {
       expect(error).toBeInstanceOf(InvalidToolInputError);
     });
   }
+
+  it('reports a symlink loop as such', async () => {
+    await symlink('loop-b', join(workspace.root, 'loop-a'));
+    await symlink('loop-a', join(workspace.root, 'loop-b'));
+    try {
+      await expect(tools.extract.execute({ file_path: 'loop-a' })).rejects.toThrow(
+        new WrongPathKindError('loop-a', 'Path "loop-a" is a symlink loop.'),
+      );
+      // Walks skip it like any symlink that leads nowhere.
+      expect(await tools.list_files.execute({})).not.toContain('loop-');
+    } finally {
+      await rm(join(workspace.root, 'loop-a'));
+      await rm(join(workspace.root, 'loop-b'));
+    }
+  });
 
   it('treats a dangling symlink as missing, not as readable', async () => {
     await expect(tools.extract.execute({ file_path: 'dangling.txt' })).rejects.toBeInstanceOf(

@@ -172,6 +172,13 @@ describe('query', () => {
     );
   });
 
+  it('says when the walk stopped at maxFilesWalked', async () => {
+    const text = await workspace
+      .tools({ maxFilesWalked: 3 })
+      .query.execute({ pattern: 'console.log($$$ARGS)' });
+    expect(text).toContain('Note: stopped after 3 files; give a narrower path.');
+  });
+
   it('stops on an aborted signal', async () => {
     const controller = new AbortController();
     controller.abort(new Error('user stop'));

@@ -243,6 +243,11 @@ describe('search limits', () => {
     expect(text.length).toBeLessThan(2_000);
   });
 
+  it('says when the walk stopped at maxFilesWalked', async () => {
+    const text = await workspace.tools({ maxFilesWalked: 3 }).search.execute({ query: 'x' });
+    expect(text).toContain('Note: the search stopped after 3 files; give a narrower path');
+  });
+
   it('stops when the signal is aborted, before or during the walk', async () => {
     for (let index = 0; index < 300; index += 1) {
       await workspace.write(`scratch/abort/f${index}.txt`, `abort target ${index}\n`);

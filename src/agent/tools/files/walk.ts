@@ -22,8 +22,6 @@ export interface WalkReport {
   startIgnored: boolean;
   /** Symlinks skipped because they lead out of the root (or nowhere). */
   linksOutside: number;
-  /** Folders that could not be read (permissions). */
-  unreadableFolders: number;
 }
 
 export function newWalkReport(): WalkReport {
@@ -32,7 +30,6 @@ export function newWalkReport(): WalkReport {
     stoppedAtLimit: false,
     startIgnored: false,
     linksOutside: 0,
-    unreadableFolders: 0,
   };
 }
 
@@ -75,8 +72,7 @@ async function* walkFolder(
   try {
     entries = await readdir(real, { withFileTypes: true });
   } catch {
-    report.unreadableFolders += 1;
-    return;
+    return; // a folder that cannot be read (permissions, removed meanwhile) is skipped
   }
   entries.sort(byName);
   for (const entry of entries) {
