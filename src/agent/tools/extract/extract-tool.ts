@@ -95,7 +95,9 @@ async function runExtract(
   const filePath = requiredString('extract', input, 'file_path');
   const line = optionalLineNumber('extract', input, 'line');
   const endLine = optionalLineNumber('extract', input, 'end_line');
-  let { file, target } = await resolveTarget(settings, filePath);
+  const resolved = await resolveTarget(settings, filePath);
+  const file = resolved.file;
+  let target = resolved.target;
   if (file.kind !== 'file') {
     throw new WrongPathKindError(
       filePath,
@@ -104,7 +106,7 @@ async function runExtract(
     );
   }
   if (line !== undefined || endLine !== undefined) {
-    if (target !== undefined && ('symbol' in target || 'line' in target)) {
+    if ('symbol' in target || 'line' in target) {
       throw new InvalidToolInputError(
         'line',
         'Give a symbol or line in file_path or the line and end_line parameters, not both.',
