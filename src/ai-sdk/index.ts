@@ -17,7 +17,7 @@ export {
   type ToolMiddlewareErrorCode,
 } from './errors.ts';
 export { METADATA_KEY, type ToolCallMetadata } from './metadata.ts';
-export { createToolMiddleware, createToolMiddlewareV3 } from './middleware.ts';
+export { createToolMiddleware } from './middleware.ts';
 export type {
   MalformedCallHandling,
   PresetOptions,
@@ -26,11 +26,10 @@ export type {
   ToolMiddlewareOptions,
   ToolPromptPlacement,
 } from './options.ts';
+export { executeToolMiddleware, hermesToolMiddleware, xmlToolMiddleware } from './presets.ts';
 export {
-  executeToolMiddleware,
+  createToolMiddlewareV3,
   executeToolMiddlewareV3,
-  hermesToolMiddleware,
   hermesToolMiddlewareV3,
-  xmlToolMiddleware,
   xmlToolMiddlewareV3,
-} from './presets.ts';
+} from './v3.ts';

@@ -1,8 +1,4 @@
-import type {
-  LanguageModelV3Middleware,
-  LanguageModelV4CallOptions,
-  LanguageModelV4Middleware,
-} from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions, LanguageModelV4Middleware } from '@ai-sdk/provider';
 import { type CallPlan, planCall } from './call-plan.ts';
 import { type ResolvedOptions, resolveOptions, type ToolMiddlewareOptions } from './options.ts';
 import { generateWithTools } from './output/generate.ts';
@@ -58,18 +54,5 @@ export function createToolMiddleware(options: ToolMiddlewareOptions): LanguageMo
     wrapStream({ doStream, params, model }) {
       return streamWithTools(doStream, model, params, planFor(params), resolved);
     },
-  };
-}
-
-/**
- * The same middleware typed for `ai` 6 (`LanguageModelV3`). The V3 and V4 call options, prompt
- * and parts this middleware reads and writes have the same shapes at run time (tool-result
- * `content` outputs differ and are read in both forms).
- */
-export function createToolMiddlewareV3(options: ToolMiddlewareOptions): LanguageModelV3Middleware {
-  const middleware = createToolMiddleware(options);
-  return {
-    ...(middleware as unknown as LanguageModelV3Middleware),
-    specificationVersion: 'v3',
   };
 }
