@@ -1,0 +1,323 @@
+import { randomUUID } from 'node:crypto';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { type Context, Hono } from 'hono';
+import {
+  type AgentTools,
+  ResumeMismatchError,
+  type RunAgentOptions,
+  resumeAgent,
+  runAgent,
+} from '../agent/index.ts';
+import type { ProtocolName } from '../protocols/index.ts';
+import { type MetaInitData, SSE_HEADERS } from '../stream/index.ts';
+import { AgentBlockAdapter } from './agent-blocks.ts';
+import { describeRunError } from './model-errors.ts';
+import { type Recording, replayStream } from './replay.ts';
+import { parseStartRun, parseToolResults, RequestError, readJsonBody } from './requests.ts';
+import { RunLimitError, type RunRecord, RunRegistry } from './run-registry.ts';
+import { runToSse } from './run-stream.ts';
+import { defaultWebRoot, pageNotBuilt, readPageFile } from './static-page.ts';
+
+export interface ServerLimits {
+  /** Largest request body read, in bytes. Default 1 MiB. */
+  readonly maxBodyBytes: number;
+  /** Runs streaming at once (resumes included); more get 429. Default 4. */
+  readonly maxConcurrentRuns: number;
+  /** How long a run paused on front-end tools waits for their results. Default 30 minutes. */
+  readonly pausedRunTtlMs: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxBodyBytes: 1024 * 1024,
+  maxConcurrentRuns: 4,
+  pausedRunTtlMs: 30 * 60_000,
+};
+
+export interface ReplaySettings {
+  readonly recording: Recording;
+  /** Pause between messages, in ms, so the replay streams like a run. Default 25. */
+  readonly delayMs?: number;
+}
+
+/** Agent settings every run gets besides its model, tools, prompt and signal. */
+export type RunSettings = Omit<
+  RunAgentOptions,
+  'model' | 'tools' | 'prompt' | 'conversation' | 'signal' | 'protocol'
+>;
+
+export interface ServerAppOptions {
+  /** The model runs ask. Required unless `replay` is given. */
+  readonly model?: LanguageModelV4;
+  /** The model's name in `meta_init` and messages. Default: the model's id. */
+  readonly modelName?: string;
+  /** Where the model server is, to say so when it does not answer. */
+  readonly baseURL?: string;
+  /** The protocol of runs that do not ask for one. Default `xml`. */
+  readonly protocol?: ProtocolName;
+  /** The agent's tools: executed ones and front-end ones (no `execute`). */
+  readonly tools?: AgentTools;
+  readonly runSettings?: RunSettings;
+  /** Serve this recording for every run instead of asking a model. */
+  readonly replay?: ReplaySettings;
+  /** The built page's folder. Default: `dist/web` (see `defaultWebRoot`). */
+  readonly webRoot?: string;
+  readonly limits?: Partial<ServerLimits>;
+  /** Run ids. Default: random UUIDs. */
+  readonly generateRunId?: () => string;
+}
+
+export interface ServerApp {
+  readonly app: Hono;
+  readonly registry: RunRegistry;
+  readonly limits: ServerLimits;
+  /** Aborts the runs that stream and forgets the paused ones. */
+  close(): void;
+}
+
+/** The run id travels in this header of a run's response (and in `meta_init`'s agent_uuid). */
+export const RUN_ID_HEADER = 'x-run-id';
+/** Set on replayed responses: the recording's label. */
+export const REPLAY_HEADER = 'x-toolwire-replay';
+
+/**
+ * The HTTP API and the page, as a Hono app (runs on Node through `@hono/node-server`; see
+ * `startServer`). Routes: `POST /api/runs`, `POST /api/runs/:id/tool-results`,
+ * `POST /api/runs/:id/abort`, `GET /api/info`, and the page at `GET /`.
+ */
+export function createServerApp(options: ServerAppOptions): ServerApp {
+  if (!options.model && !options.replay)
+    throw new TypeError('createServerApp: give a model, or a recording to replay');
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const registry = new RunRegistry({
+    maxConcurrentRuns: limits.maxConcurrentRuns,
+    pausedRunTtlMs: limits.pausedRunTtlMs,
+  });
+  const generateRunId = options.generateRunId ?? randomUUID;
+  const modelName = options.modelName ?? options.model?.modelId ?? 'replay';
+  const defaultProtocol = options.protocol ?? 'xml';
+  const tools = options.tools ?? {};
+  const webRoot = options.webRoot ?? defaultWebRoot();
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (error instanceof RequestError)
+      return c.json({ error: error.message, ...error.extra }, error.status);
+    return c.json({ error: `internal server error: ${error.message}` }, 500);
+  });
+
+  // A page on another site may send simple POSTs here (no CORS preflight for them): refuse any
+  // request whose Origin is not this server, so only this page drives runs.
+  app.use('/api/*', async (c, next) => {
+    const origin = c.req.header('origin');
+    if (c.req.method !== 'GET' && origin !== undefined && origin !== 'null') {
+      let host: string | undefined;
+      try {
+        host = new URL(origin).host;
+      } catch {
+        host = undefined;
+      }
+      if (host !== c.req.header('host'))
+        throw new RequestError(
+          403,
+          `requests from ${origin} are not allowed; use the page this server serves`,
+        );
+    }
+    await next();
+  });
+
+  app.get('/api/info', (c) =>
+    c.json({
+      mode: options.replay ? 'replay' : 'live',
+      model: modelName,
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      protocol: defaultProtocol,
+      ...(options.replay ? { recording: options.replay.recording.label } : {}),
+      frontendTools: Object.entries(tools)
+        .filter(([, tool]) => !tool.execute)
+        .map(([name]) => name),
+      limits,
+      activeRuns: registry.active,
+    }),
+  );
+
+  const metaFor = (record: RunRecord, resumed: boolean): MetaInitData => ({
+    format: 'xml',
+    user_query: record.prompt,
+    agent_uuid: record.id,
+    model: modelName,
+    protocol: record.protocol,
+    ...(resumed ? { resumed: true } : {}),
+  });
+
+  const adapterFor = () =>
+    new AgentBlockAdapter({
+      ...(options.runSettings?.completionTool === undefined
+        ? {}
+        : { completionTool: options.runSettings.completionTool }),
+      describeError: (message) =>
+        describeRunError(message, {
+          ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+          model: modelName,
+        }),
+    });
+
+  /**
+   * The response for a run that streams under `controller`: the registry pauses it when it
+   * waits for front-end tools and finishes it when it ends; a reader that leaves aborts it.
+   */
+  const streamRun = (
+    c: Context,
+    record: RunRecord,
+    run: ReturnType<typeof runAgent>,
+    resumed: boolean,
+  ) => {
+    const controller = record.controller;
+    const owns = () => record.controller === controller;
+    run.result.then(
+      (result) => {
+        if (!owns()) return;
+        if (result.stopReason === 'awaiting-tools' && result.state && !controller.signal.aborted)
+          registry.pause(record, result.state);
+        else registry.finish(record, result.stopReason);
+      },
+      () => {
+        if (owns()) registry.finish(record, 'error');
+      },
+    );
+    const disconnect = () => {
+      if (owns() && record.status === 'running')
+        controller.abort(new Error('the client disconnected'));
+    };
+    c.req.raw.signal.addEventListener('abort', disconnect, { once: true });
+    const body = runToSse({
+      run,
+      meta: metaFor(record, resumed),
+      adapter: adapterFor(),
+      onEvent: (event) => {
+        // Paused before the page sees the block, so its answer can never come too early.
+        if (event.type === 'awaiting-tools' && owns()) registry.pause(record, event.state);
+      },
+      onCancel: disconnect,
+    });
+    return new Response(body, { headers: { ...SSE_HEADERS, [RUN_ID_HEADER]: record.id } });
+  };
+
+  const limitError = (error: unknown): never => {
+    if (error instanceof RunLimitError) throw new RequestError(429, error.message);
+    throw error;
+  };
+
+  app.post('/api/runs', async (c) => {
+    const request = parseStartRun(await readJsonBody(c.req.raw, limits.maxBodyBytes));
+    const protocol = request.protocol ?? defaultProtocol;
+    let record: RunRecord;
+    try {
+      record = registry.start(generateRunId(), request.prompt, protocol);
+    } catch (error) {
+      return limitError(error);
+    }
+    if (options.replay) {
+      const { recording, delayMs } = options.replay;
+      const body = replayStream(recording, delayMs ?? 25, record.controller.signal, (outcome) =>
+        registry.finish(record, outcome),
+      );
+      c.req.raw.signal.addEventListener('abort', () => record.controller.abort(), { once: true });
+      return new Response(body, {
+        headers: { ...SSE_HEADERS, [RUN_ID_HEADER]: record.id, [REPLAY_HEADER]: recording.label },
+      });
+    }
+    const run = runAgent({
+      ...options.runSettings,
+      model: options.model!,
+      protocol,
+      tools,
+      prompt: request.prompt,
+      signal: record.controller.signal,
+    });
+    return streamRun(c, record, run, false);
+  });
+
+  const findRun = (id: string): RunRecord => {
+    const record = registry.get(id);
+    if (!record) throw new RequestError(404, `no run has the id ${JSON.stringify(id)}`);
+    return record;
+  };
+
+  app.post('/api/runs/:id/tool-results', async (c) => {
+    const record = findRun(c.req.param('id'));
+    const results = parseToolResults(await readJsonBody(c.req.raw, limits.maxBodyBytes));
+    if (record.status !== 'paused' || !record.state) {
+      const why =
+        record.status === 'running'
+          ? 'it is running, not waiting for front-end tools'
+          : `it has finished (${record.outcome ?? 'ended'})`;
+      throw new RequestError(409, `run ${record.id} takes no tool results: ${why}`);
+    }
+    try {
+      registry.ensureCapacity();
+    } catch (error) {
+      return limitError(error);
+    }
+    const state = record.state;
+    const controller = new AbortController();
+    let run: ReturnType<typeof resumeAgent>;
+    try {
+      run = resumeAgent(
+        state,
+        results.map((result) => ({
+          toolCallId: result.toolUseId,
+          output: result.content,
+          isError: result.isError,
+        })),
+        {
+          ...options.runSettings,
+          model: options.model!,
+          protocol: state.protocol as ProtocolName,
+          tools,
+          signal: controller.signal,
+        },
+      );
+    } catch (error) {
+      if (error instanceof ResumeMismatchError)
+        throw new RequestError(422, error.message, {
+          pending: state.pending.map((call) => ({
+            tool_use_id: call.toolCallId,
+            name: call.toolName,
+          })),
+        });
+      throw error;
+    }
+    registry.resumed(record, controller);
+    return streamRun(c, record, run, true);
+  });
+
+  app.post('/api/runs/:id/abort', (c) => {
+    const record = findRun(c.req.param('id'));
+    if (record.status === 'running') {
+      record.controller.abort(new Error('stopped by the user'));
+      return c.json({ id: record.id, status: 'aborting' }, 202);
+    }
+    if (record.status === 'paused') {
+      registry.finish(record, 'aborted');
+      return c.json({ id: record.id, status: 'aborted' });
+    }
+    throw new RequestError(
+      409,
+      `run ${record.id} has already finished (${record.outcome ?? 'ended'})`,
+    );
+  });
+
+  app.all('/api/*', (c) => {
+    throw new RequestError(404, `no API route ${c.req.method} ${c.req.path}`);
+  });
+
+  app.get('*', async (c) => {
+    const file = await readPageFile(webRoot, c.req.path);
+    if (file) return c.body(file.body as Uint8Array<ArrayBuffer>, 200, file.headers);
+    if (c.req.path === '/' || c.req.path === '/index.html')
+      return c.html(pageNotBuilt(webRoot), 503);
+    return c.text(`not found: ${c.req.path}`, 404);
+  });
+
+  return { app, registry, limits, close: () => registry.closeAll() };
+}

@@ -1,0 +1,22 @@
+/**
+ * The web server of `toolwire serve`: the agent loop over HTTP, streamed as seed 002's content
+ * blocks, and the page that shows them. Node only (the stream encoder itself is in src/stream).
+ */
+export { AgentBlockAdapter, type AgentBlockOptions, resultContent } from './agent-blocks.ts';
+export {
+  createServerApp,
+  DEFAULT_LIMITS,
+  REPLAY_HEADER,
+  type ReplaySettings,
+  RUN_ID_HEADER,
+  type RunSettings,
+  type ServerApp,
+  type ServerAppOptions,
+  type ServerLimits,
+} from './app.ts';
+export { describeRunError, type ErrorPayload, isUnreachableError } from './model-errors.ts';
+export { type RunningServer, startServer } from './node-server.ts';
+export { parseRecording, type Recording } from './replay.ts';
+export { RunLimitError, RunRegistry, type RunStatus } from './run-registry.ts';
+export { defaultWebRoot } from './static-page.ts';
+export { ASK_USER_TOOL, serverSystemPrompt, serverTools } from './tools.ts';

@@ -1,0 +1,145 @@
+import { isProtocolName, PROTOCOL_NAMES, type ProtocolName } from '../protocols/index.ts';
+
+/** A request the server refuses: the status and the message of its JSON error body. */
+export class RequestError extends Error {
+  override readonly name = 'RequestError';
+  readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+  readonly extra: Readonly<Record<string, unknown>>;
+
+  constructor(
+    status: RequestError['status'],
+    message: string,
+    extra: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.extra = extra;
+  }
+}
+
+/**
+ * The JSON body of a request, read with a size cap: bytes are counted as they arrive, so a body
+ * without a Content-Length cannot grow past the cap either.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\b/i.test(type))
+    throw new RequestError(
+      415,
+      `the body must be JSON, sent with content-type application/json (got ${type ? JSON.stringify(type) : 'none'})`,
+    );
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body)
+    throw new RequestError(400, 'the request has no body; a JSON object is expected');
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new RequestError(400, 'the body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new RequestError(400, `the body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function tooLarge(maxBytes: number): RequestError {
+  return new RequestError(
+    413,
+    `the body is larger than ${maxBytes} bytes, the most this server reads`,
+  );
+}
+
+function objectBody(body: unknown, what: string): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new RequestError(400, `${what}: the body must be a JSON object`);
+  return body as Record<string, unknown>;
+}
+
+function onlyKeys(body: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  const unknown = Object.keys(body).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0)
+    throw new RequestError(
+      400,
+      `${where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${allowed.join(', ')}`,
+    );
+}
+
+export interface StartRunRequest {
+  readonly prompt: string;
+  readonly protocol: ProtocolName | undefined;
+}
+
+/** `POST /api/runs`: `{prompt, protocol?}`. */
+export function parseStartRun(body: unknown): StartRunRequest {
+  const where = 'POST /api/runs';
+  const object = objectBody(body, where);
+  onlyKeys(object, ['prompt', 'protocol'], where);
+  const { prompt, protocol } = object;
+  if (typeof prompt !== 'string')
+    throw new RequestError(400, `${where}: "prompt" must be a string (the question to ask)`);
+  if (prompt.trim().length === 0)
+    throw new RequestError(400, `${where}: "prompt" is empty; ask something`);
+  if (protocol !== undefined && (typeof protocol !== 'string' || !isProtocolName(protocol)))
+    throw new RequestError(
+      400,
+      `${where}: "protocol" must be one of ${PROTOCOL_NAMES.join(', ')} (got ${JSON.stringify(protocol)})`,
+    );
+  return { prompt, protocol };
+}
+
+export interface FrontendToolResult {
+  readonly toolUseId: string;
+  readonly content: unknown;
+  readonly isError: boolean;
+}
+
+/** `POST /api/runs/:id/tool-results`: `{results: [{tool_use_id, content, is_error?}]}`. */
+export function parseToolResults(body: unknown): FrontendToolResult[] {
+  const where = 'POST /api/runs/:id/tool-results';
+  const object = objectBody(body, where);
+  onlyKeys(object, ['results'], where);
+  const { results } = object;
+  if (!Array.isArray(results) || results.length === 0)
+    throw new RequestError(
+      400,
+      `${where}: "results" must be a non-empty array of {tool_use_id, content, is_error?}`,
+    );
+  return results.map((item, index) => {
+    const at = `${where}: results[${index}]`;
+    const result = objectBody(item, at);
+    onlyKeys(result, ['tool_use_id', 'content', 'is_error'], at);
+    if (typeof result.tool_use_id !== 'string' || result.tool_use_id.length === 0)
+      throw new RequestError(400, `${at}.tool_use_id must be the id of a pending call (a string)`);
+    if (!('content' in result))
+      throw new RequestError(400, `${at}.content is missing (the tool's answer)`);
+    if (result.is_error !== undefined && typeof result.is_error !== 'boolean')
+      throw new RequestError(400, `${at}.is_error must be true or false`);
+    return {
+      toolUseId: result.tool_use_id,
+      content: result.content,
+      isError: result.is_error === true,
+    };
+  });
+}
