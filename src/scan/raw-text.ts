@@ -5,6 +5,11 @@
  */
 export class RawText {
   private readonly pieces: string[] = [];
+  /**
+   * Where each piece starts, for cutting ranges out by binary search. Built only as far as a
+   * `slice` has needed it: most raw text is never cut, and a large argument streamed in small
+   * chunks has a piece per chunk.
+   */
   private readonly starts: number[] = [];
   private total = 0;
 
@@ -15,42 +20,52 @@ export class RawText {
   append(text: string): void {
     if (text.length === 0) return;
     this.pieces.push(text);
-    this.starts.push(this.total);
     this.total += text.length;
+  }
+
+  /** Drops everything, to be used again. */
+  clear(): void {
+    this.pieces.length = 0;
+    this.starts.length = 0;
+    this.total = 0;
   }
 
   /** Drops everything from `length` on. */
   truncate(length: number): void {
-    while (this.total > length && this.pieces.length > 0) {
-      const last = this.pieces.length - 1;
-      const pieceStart = this.starts[last]!;
+    const pieces = this.pieces;
+    while (this.total > length && pieces.length > 0) {
+      const last = pieces.length - 1;
+      const piece = pieces[last]!;
+      const pieceStart = this.total - piece.length;
       if (pieceStart >= length) {
-        this.pieces.pop();
-        this.starts.pop();
+        pieces.pop();
         this.total = pieceStart;
       } else {
-        this.pieces[last] = this.pieces[last]!.slice(0, length - pieceStart);
+        pieces[last] = piece.slice(0, length - pieceStart);
         this.total = length;
       }
     }
+    if (this.starts.length > pieces.length) this.starts.length = pieces.length;
   }
 
   /** The text between two offsets (counted from the first character appended). */
   slice(start: number, end: number = this.total): string {
     if (start >= end) return '';
+    const pieces = this.pieces;
+    const starts = this.indexPieces();
     // Binary search for the piece holding `start`.
     let low = 0;
-    let high = this.pieces.length - 1;
+    let high = pieces.length - 1;
     while (low < high) {
       const middle = (low + high + 1) >> 1;
-      if (this.starts[middle]! <= start) low = middle;
+      if (starts[middle]! <= start) low = middle;
       else high = middle - 1;
     }
     const parts: string[] = [];
-    for (let index = low; index < this.pieces.length; index++) {
-      const pieceStart = this.starts[index]!;
+    for (let index = low; index < pieces.length; index++) {
+      const pieceStart = starts[index]!;
       if (pieceStart >= end) break;
-      const piece = this.pieces[index]!;
+      const piece = pieces[index]!;
       parts.push(
         piece.slice(Math.max(0, start - pieceStart), Math.min(piece.length, end - pieceStart)),
       );
@@ -60,5 +75,18 @@ export class RawText {
 
   toString(): string {
     return this.pieces.join('');
+  }
+
+  /** Extends `starts` to every piece. */
+  private indexPieces(): number[] {
+    const pieces = this.pieces;
+    const starts = this.starts;
+    let index = starts.length;
+    let next = index === 0 ? 0 : starts[index - 1]! + pieces[index - 1]!.length;
+    for (; index < pieces.length; index++) {
+      starts.push(next);
+      next += pieces[index]!.length;
+    }
+    return starts;
   }
 }

@@ -2,6 +2,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RawText } from '../../src/scan/raw-text.ts';
 
+type Operation =
+  | { readonly kind: 'append'; readonly text: string }
+  | { readonly kind: 'truncate'; readonly at: number }
+  | { readonly kind: 'slice'; readonly start: number; readonly end: number };
+
+const operation: fc.Arbitrary<Operation> = fc.oneof(
+  fc.record({ kind: fc.constant('append' as const), text: fc.string({ maxLength: 6 }) }),
+  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('slice' as const), start: fc.nat(), end: fc.nat() }),
+);
+
 describe('RawText', () => {
   it('slices across pieces like the joined string', () => {
     fc.assert(
@@ -16,5 +27,42 @@ describe('RawText', () => {
         expect(raw.toString()).toBe(whole);
       }),
     );
+  });
+
+  it('agrees with a plain string through any mix of appends, truncations and slices', () => {
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 40 }), (operations) => {
+        const raw = new RawText();
+        let model = '';
+        for (const step of operations) {
+          if (step.kind === 'append') {
+            raw.append(step.text);
+            model += step.text;
+          } else if (step.kind === 'truncate') {
+            const at = step.at % (model.length + 2);
+            raw.truncate(at);
+            model = model.slice(0, at);
+          } else {
+            const start = step.start % (model.length + 1);
+            const end = step.end % (model.length + 1);
+            expect(raw.slice(start, end)).toBe(model.slice(start, Math.max(start, end)));
+          }
+          expect(raw.length).toBe(model.length);
+        }
+        expect(raw.slice(0)).toBe(model);
+        expect(raw.toString()).toBe(model);
+      }),
+    );
+  });
+
+  it('cuts a range out of the middle of a piece that a truncation shortened', () => {
+    const raw = new RawText();
+    raw.append('abc');
+    raw.append('defgh');
+    expect(raw.slice(2, 5)).toBe('cde');
+    raw.truncate(6);
+    raw.append('XY');
+    expect(raw.slice(4)).toBe('efXY');
+    expect(raw.slice(3, 7)).toBe('defX');
   });
 });

@@ -7,7 +7,6 @@ import {
 } from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
-import { RawText } from '../../scan/raw-text.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { CallAssembler } from './call-assembler.ts';
@@ -195,7 +194,13 @@ type Phase = (typeof Phase)[keyof typeof Phase];
 export class JsonCallsBody implements CallBody, JsonTokenHandler {
   private phase: Phase;
   private readonly tokenizer: JsonTokenizer;
-  private readonly json = new RawText();
+  /**
+   * Where the JSON starts in the call's raw text (CallContext.callText): the tokenizer's offsets
+   * count from here, and the JSON is cut out of the engine's copy rather than kept twice.
+   */
+  private jsonStart = 0;
+  /** In raw mode, where the block's text ends once known (before the closer); -1 until then. */
+  private rawEnd = -1;
   /** Finds the closer in raw mode (made only when the JSON breaks). */
   private closer: LiteralFinder | undefined;
   private doneAt = -1;
@@ -233,8 +238,10 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
         ? Phase.LanguageTag
         : Phase.BeforeJson;
     if (config.jsonPrefix) {
+      // The opener the engine matched ends with the JSON's first characters.
       this.phase = Phase.Json;
-      this.feedJson(config.jsonPrefix, 0, config.jsonPrefix.length);
+      this.jsonStart = context.callLength - config.jsonPrefix.length;
+      this.tokenizer.write(config.jsonPrefix);
     }
   }
 
@@ -302,37 +309,40 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     const code = text.charCodeAt(index);
     if (code === 123 /* { */ || code === 91 /* [ */) {
       this.phase = Phase.Json;
+      this.jsonStart = this.callOffset(index, end);
       return index;
     }
     if (this.config.speculative) return this.settleNotACall(index);
+    // Not JSON at all: read raw text up to the closer, and let the repair make what it can of it.
     this.phase = Phase.Raw;
+    this.jsonStart = this.callOffset(index, end);
     return index;
   }
 
-  private feedJson(text: string, start: number, end: number): number {
-    this.json.append(text.slice(start, end));
-    const stop = this.tokenizer.write(text, start, end);
-    if (stop !== -1) this.json.truncate(this.json.length - (end - stop));
-    return stop;
+  /** Where `text[index]` is in the call's raw text, during a write that ends at `end`. */
+  private callOffset(index: number, end: number): number {
+    return this.context.callLength - (end - index);
+  }
+
+  /** The JSON's raw text between two tokenizer offsets (the engine has the current write too). */
+  private jsonText(start: number, end: number): string {
+    return this.context.callText(this.jsonStart + start, this.jsonStart + end);
   }
 
   private scanJson(text: string, start: number, end: number): number {
-    // `json` holds everything written to the tokenizer (so offsets agree), the current chunk
-    // included while handlers run: an element's raw text can be cut out as soon as it closes.
-    const before = this.json.length;
-    this.json.append(text.slice(start, end));
     const stop = this.tokenizer.write(text, start, end);
     if (this.tokenizer.status === 'failed') {
+      // Tokenizer offsets count from the JSON's start; this write began at `before`.
+      const before = this.callOffset(start, end) - this.jsonStart;
       const offset = this.tokenizer.failure?.offset ?? before;
       const failedAt = Math.min(end, Math.max(start, start + (offset - before)));
-      this.json.truncate(before + failedAt - start);
       if (this.config.speculative && this.callsEmitted === 0) return this.settleNotACall(failedAt);
-      // Read on as raw text up to the closer, then repair the whole block.
+      // Read on as raw text up to the closer, then repair the whole block (which goes on
+      // from the JSON's start in the call's raw text, so nothing needs keeping here).
       this.phase = Phase.Raw;
       return failedAt;
     }
     if (stop === -1) return end;
-    this.json.truncate(before + stop - start);
     this.phase = Phase.AfterJson;
     return stop;
   }
@@ -368,28 +378,16 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     return end;
   }
 
-  /** The last characters read in raw mode that may be the start of the closer. */
-  private rawHeld = '';
-
   private scanRaw(text: string, start: number, end: number): number {
-    if (!this.config.closer) {
-      // Bare JSON has no closer: what follows the broken JSON is read up to the end.
-      this.json.append(text.slice(start, end));
-      return end;
-    }
-    this.closer ??= new LiteralFinder(this.config.closer);
+    const closer = this.config.closer;
+    // Bare JSON has no closer: what follows the broken JSON is read up to the end.
+    if (!closer) return end;
+    this.closer ??= new LiteralFinder(closer);
     const found = this.closer.find(text, start, end);
-    const read = this.rawHeld + text.slice(start, found === -1 ? end : found);
-    if (found !== -1) {
-      this.rawHeld = '';
-      this.json.append(read.slice(0, read.length - this.config.closer!.length));
-      return this.finishBlock(found, true);
-    }
-    // Hold what may be the closer's beginning: it is JSON only if the closer does not follow.
-    const held = this.closer.partial;
-    this.json.append(read.slice(0, read.length - held));
-    this.rawHeld = held > 0 ? read.slice(read.length - held) : '';
-    return end;
+    if (found === -1) return end;
+    // The closer may have begun in an earlier write; the block's text ends where it began.
+    this.rawEnd = this.callOffset(found, end) - closer.length;
+    return this.finishBlock(found, true);
   }
 
   // ── routing tokens ────────────────────────────────────────────────────────────────────────
@@ -552,9 +550,10 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
    */
   private reportMalformedElement(): void {
     if (this.malformedElementStart === -1) return;
-    const raw = this.json
-      .slice(this.malformedElementStart, this.tokenizer.offset)
-      .replace(/[\s,]+$/, '');
+    const raw = this.jsonText(this.malformedElementStart, this.tokenizer.offset).replace(
+      /[\s,]+$/,
+      '',
+    );
     this.malformedElementStart = -1;
     this.envelopesClosed++;
     this.context.reportFault({
@@ -625,7 +624,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     const lacksArguments = this.config.speculative && !envelope.argumentsSeen;
     if (!envelope.tool || !envelope.assembler || !envelope.streamer || lacksArguments) {
       envelope.assembler?.end();
-      const raw = this.json.slice(envelope.startOffset, this.tokenizer.offset + 1);
+      const raw = this.jsonText(envelope.startOffset, this.tokenizer.offset + 1);
       if (envelope.name === undefined && this.rootIsArray && !this.config.speculative) {
         this.context.reportFault({
           code: 'malformed-call',
@@ -690,7 +689,11 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
 
   /** Reads what the tokenizer could not: repairs the JSON, emits the envelopes not yet emitted. */
   private repairAndEmit(atEnd: boolean): void {
-    const rawJson = this.json.toString();
+    // Everything since the JSON began: up to the closer, or all that was read.
+    const rawJson = this.context.callText(
+      this.jsonStart,
+      this.rawEnd === -1 ? this.context.callLength : this.rawEnd,
+    );
     let value: unknown;
     try {
       value = JSON.parse(rawJson);
@@ -832,8 +835,6 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
         this.settleAfterRepair(true);
         return;
       case Phase.Raw:
-        this.json.append(this.rawHeld);
-        this.rawHeld = '';
         this.repairAndEmit(true);
         this.settleAfterRepair(true);
         return;

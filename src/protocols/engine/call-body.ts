@@ -51,6 +51,17 @@ export interface CallContext {
     readonly toolName?: string;
     readonly toolCallId?: string;
   }): void;
+  /**
+   * Characters of the call so far, counted from its opener's first character. During `write` it
+   * includes all of the text being written, so `text[i]` is at `callLength - (end - i)`.
+   */
+  readonly callLength: number;
+  /**
+   * The call's raw text between two offsets counted from its opener's first character (up to
+   * `callLength`). The engine keeps the raw text for faults anyway; a body cuts what it needs
+   * out of it rather than keeping a copy.
+   */
+  callText(start: number, end?: number): string;
   /** Sets how the call ended; the last one set before the body returns counts. */
   settle(outcome: CallOutcome): void;
 }

@@ -8,6 +8,7 @@ import {
   type ToolDefinition,
 } from '../../core/index.ts';
 import { compileOpeners, type Opener, type OpenerTrie } from '../../scan/opener-trie.ts';
+import { RawText } from '../../scan/raw-text.ts';
 import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from './call-body.ts';
 
 /** What a protocol tells the engine: which openers start a call, and how to parse its body. */
@@ -89,8 +90,8 @@ export function createStreamEngine<CallData>(
 
   let body: CallBody | undefined;
   let outcome: CallOutcome | undefined;
-  let callRaw: string[] = [];
-  let callChars = 0;
+  /** The current call's raw text, from its opener on (its length is the call's size so far). */
+  const callRaw = new RawText();
   let callStart = 0;
   /** Characters handed back by a call body that read past its call's end. */
   let handBack = '';
@@ -106,6 +107,10 @@ export function createStreamEngine<CallData>(
       closeText();
       reportFault(code, message, raw, extra);
     },
+    get callLength() {
+      return callRaw.length;
+    },
+    callText: (start, end) => callRaw.slice(start, end),
     settle: (result) => {
       outcome = result;
     },
@@ -155,15 +160,14 @@ export function createStreamEngine<CallData>(
     if (result.kind === 'call') {
       onCallSpan?.(callStart, endOffset);
     } else if (result.kind === 'not-a-call') {
-      emitText(callRaw.join(''));
+      emitText(callRaw.toString());
     } else {
       const { kind: _kind, code, message, ...extra } = result;
-      reportFault(code, message, callRaw.join(''), extra);
+      reportFault(code, message, callRaw.toString(), extra);
     }
     body = undefined;
     outcome = undefined;
-    callRaw = [];
-    callChars = 0;
+    callRaw.clear();
     mode = Mode.Text;
   }
 
@@ -185,21 +189,6 @@ export function createStreamEngine<CallData>(
       if (found !== -1 && (next === -1 || found < next)) next = found;
     }
     return next;
-  }
-
-  /** Removes the last `count` characters from the call's raw text. */
-  function dropRawTail(count: number): void {
-    let remaining = count;
-    while (remaining > 0 && callRaw.length > 0) {
-      const last = callRaw[callRaw.length - 1]!;
-      if (last.length <= remaining) {
-        callRaw.pop();
-        remaining -= last.length;
-      } else {
-        callRaw[callRaw.length - 1] = last.slice(0, last.length - remaining);
-        remaining = 0;
-      }
-    }
   }
 
   /** Scans text mode from `start`; returns where it stopped (end of text, or a mode change). */
@@ -229,8 +218,8 @@ export function createStreamEngine<CallData>(
       } else {
         mode = Mode.Call;
         callStart = offset + next;
-        callRaw = [text.slice(next, next + match.length)];
-        callChars = match.length;
+        callRaw.clear();
+        callRaw.append(text.slice(next, next + match.length));
         outcome = undefined;
         body = grammar.openCall(data.call, context);
       }
@@ -294,23 +283,21 @@ export function createStreamEngine<CallData>(
   }
 
   function scanCall(text: string, start: number): number {
-    const allowed = options.maxCallChars - callChars;
+    const before = callRaw.length;
+    const allowed = options.maxCallChars - before;
     const end = Math.min(text.length, start + allowed);
+    // The body may cut raw text out of what it is given while it reads it (CallContext.callText).
+    callRaw.append(text.slice(start, end));
     const stop = body!.write(text, start, end);
-    const consumedTo = stop === -1 ? end : stop;
-    callRaw.push(text.slice(start, consumedTo));
-    callChars += consumedTo - start;
     if (stop !== -1) {
       const leftover = body!.leftover ?? '';
-      if (leftover.length > 0) {
-        // Those characters were not part of the call after all.
-        dropRawTail(leftover.length);
-        handBack = leftover;
-      }
+      // What follows the call's end, and the characters the body read past it, are not the call's.
+      callRaw.truncate(before + stop - start - leftover.length);
+      if (leftover.length > 0) handBack = leftover;
       closeCall(offset + stop - leftover.length);
       return stop;
     }
-    if (callChars >= options.maxCallChars) {
+    if (callRaw.length >= options.maxCallChars) {
       body!.abandon();
       outcome = {
         kind: 'fault',
