@@ -53,18 +53,31 @@ export function decodeBlocks(
   return events;
 }
 
-/** Bytes become text with a streaming UTF-8 decoder, so a character split across chunks is whole. */
+const STREAMING = { stream: true } as const;
+
 interface StreamingTextDecoder {
   decode(input?: Uint8Array, options?: { stream?: boolean }): string;
 }
 
+/**
+ * Bytes become text with a streaming UTF-8 decoder, so a character split across chunks is whole.
+ * A byte order mark at the very start is dropped, for strings as TextDecoder does for bytes.
+ */
 class Utf8Text {
   private decoder: StreamingTextDecoder | undefined;
+  private started = false;
 
   text(chunk: string | Uint8Array): string {
-    if (typeof chunk === 'string') return this.decoder ? this.finish() + chunk : chunk;
-    this.decoder ??= new TextDecoder('utf-8');
-    return this.decoder.decode(chunk, { stream: true });
+    if (typeof chunk !== 'string') {
+      this.decoder ??= new TextDecoder('utf-8');
+      const text = this.decoder.decode(chunk, STREAMING);
+      if (text.length > 0) this.started = true;
+      return text;
+    }
+    const text = this.decoder ? this.finish() + chunk : chunk;
+    if (this.started || text.length === 0) return text;
+    this.started = true;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 
   /** Bytes of an unfinished character at the end read as U+FFFD, as a browser would. */
@@ -72,6 +85,11 @@ class Utf8Text {
     const decoder = this.decoder;
     this.decoder = undefined;
     return decoder ? decoder.decode() : '';
+  }
+
+  reset(): void {
+    this.finish();
+    this.started = false;
   }
 }
 
@@ -94,11 +112,12 @@ class TextBlockDecoder implements BlockDecoder {
   end(): DecodedEvent[] {
     const rest = this.xml.push(this.utf8.finish());
     const closing = this.xml.end();
+    this.utf8.reset();
     return rest.length === 0 ? closing : rest.concat(closing);
   }
 
   reset(): void {
-    this.utf8.finish();
+    this.utf8.reset();
     this.xml.reset();
   }
 }
@@ -117,6 +136,10 @@ class SseBlockDecoder implements BlockDecoder {
   /** Characters of data handed to the XML decoder, for problem offsets. */
   private offset = 0;
   private overflowed = false;
+  /** After an oversized message: input is dropped until the blank line that ends it. */
+  private skipping = false;
+  private lineEmpty = true;
+  private afterCr = false;
 
   constructor(xml: XmlBlockDecoder, options: BlockDecoderOptions) {
     this.xml = xml;
@@ -126,8 +149,7 @@ class SseBlockDecoder implements BlockDecoder {
       onEvent: (message) => {
         if (message.event !== undefined && message.event !== 'message') return;
         this.offset += message.data.length;
-        const events = this.xml.push(message.data);
-        for (let index = 0; index < events.length; index++) this.events.push(events[index]!);
+        this.xml.pushInto(message.data, this.events);
       },
       onError: (error) => this.sseProblem(error),
       maxBufferSize: this.maxMessageChars,
@@ -148,9 +170,9 @@ class SseBlockDecoder implements BlockDecoder {
     const rest = this.utf8.finish();
     if (rest.length > 0) this.feed(rest);
     // A last message without its blank line is still content (a server cut off mid-stream).
-    this.sse.reset({ consume: true });
-    this.sse.feed('\n');
+    this.feed('\n\n');
     this.sse.reset();
+    this.utf8.reset();
     const closing = this.xml.end();
     for (const event of closing) this.events.push(event);
     this.offset = 0;
@@ -158,20 +180,52 @@ class SseBlockDecoder implements BlockDecoder {
   }
 
   reset(): void {
-    this.utf8.finish();
+    this.utf8.reset();
     this.sse.reset();
     this.xml.reset();
     this.events = [];
     this.offset = 0;
+    this.skipping = false;
   }
 
   private feed(text: string): void {
-    this.sse.feed(text);
+    const rest = this.skipping ? this.skip(text) : text;
+    if (rest.length === 0) return;
+    this.sse.feed(rest);
     if (this.overflowed) {
-      // The parser stops after its buffer cap; start again after the oversized message.
+      // The parser stops at its cap; the rest of that message is dropped, not read as lines.
       this.overflowed = false;
       this.sse.reset();
+      this.skipping = true;
+      const last = rest.charCodeAt(rest.length - 1);
+      this.lineEmpty = last === 10 || last === 13;
+      this.afterCr = last === 13;
     }
+  }
+
+  /** Drops text up to the end of the message being skipped; returns what follows it. */
+  private skip(text: string): string {
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code === 10 && this.afterCr) {
+        this.afterCr = false;
+        continue;
+      }
+      this.afterCr = code === 13;
+      if (code !== 10 && code !== 13) {
+        this.lineEmpty = false;
+        continue;
+      }
+      if (this.lineEmpty) {
+        this.skipping = false;
+        // A CRLF blank line: its LF belongs to it.
+        const next = code === 13 && text.charCodeAt(index + 1) === 10 ? index + 2 : index + 1;
+        this.afterCr = false;
+        return text.slice(next);
+      }
+      this.lineEmpty = true;
+    }
+    return '';
   }
 
   private take(): DecodedEvent[] {
@@ -182,14 +236,18 @@ class SseBlockDecoder implements BlockDecoder {
 
   private sseProblem(error: ParseError): void {
     if (error.type === 'max-buffer-size-exceeded') this.overflowed = true;
-    const code = error.type === 'max-buffer-size-exceeded' ? 'too-large' : 'sse';
+    const tooLarge = error.type === 'max-buffer-size-exceeded';
+    const message = tooLarge
+      ? `an SSE message grew past ${this.maxMessageChars} characters; it was dropped`
+      : error.message;
     this.events.push({
       type: 'decode-error',
       problem: {
-        code,
-        message: `${error.message} (SSE, after ${this.offset} characters of data)`,
+        code: tooLarge ? 'too-large' : 'sse',
+        message: `${message} (SSE, after ${this.offset} characters of data)`,
         offset: this.offset,
-        ...(error.line !== undefined ? { raw: error.line } : {}),
+        // The line can be as long as the cap: keep the start, enough to say what it was.
+        ...(error.line !== undefined ? { raw: error.line.slice(0, 1024) } : {}),
       },
     });
   }

@@ -74,12 +74,16 @@ const SEMICOLON = 59;
 const DOUBLE_QUOTE = 34;
 const SINGLE_QUOTE = 39;
 const CDATA_MARK = '[CDATA[';
+const CDATA_OPEN = '<![CDATA[';
 const CDATA_CLOSE = ']]>';
 const MAX_NAME_CHARS = 256;
 /** A known tag's raw text is kept this far, for error messages only. */
 const RAW_PREVIEW_CHARS = 1024;
 
 type StreamKind = 'text' | 'thinking' | 'call';
+
+/** Between pushes nothing is emitted; this frozen array makes a stray write fail loudly. */
+const NO_SINK: DecodedEvent[] = Object.freeze([]) as unknown as DecodedEvent[];
 
 class Frame {
   readonly kind: number;
@@ -90,9 +94,9 @@ class Frame {
   stream: StreamKind = 'text';
   /** Buffered content (for F_RESULT: the text since the last child). */
   body = '';
-  /** F_EMPTY, F_IMAGE, F_CITATIONS: content that should not be there. */
+  /** F_EMPTY, F_IMAGE, F_CITATIONS: content, which should be layout white space only. */
   unexpected = '';
-  /** F_RESULT: `body` holds more than layout white space. */
+  /** F_RESULT: `body` holds more than layout white space; others: `unexpected` does. */
   significant = false;
   /** F_RESULT: a <text> or <image> child was seen. */
   multimodal = false;
@@ -117,7 +121,8 @@ class Frame {
  */
 export class XmlBlockDecoder {
   private readonly maxBlockChars: number;
-  private out: DecodedEvent[] = [];
+  /** Where events go during a push (a caller's array). */
+  private out: DecodedEvent[] = NO_SINK;
   private frames: Frame[] = [new Frame(F_TOP, '', {}, 0)];
   private current: Frame = this.frames[0]!;
 
@@ -169,22 +174,31 @@ export class XmlBlockDecoder {
   }
 
   push(chunk: string): DecodedEvent[] {
+    const events: DecodedEvent[] = [];
+    this.pushInto(chunk, events);
+    return events;
+  }
+
+  /** `push`, appending the events to `sink` (saves an array per message on the SSE path). */
+  pushInto(chunk: string, sink: DecodedEvent[]): void {
+    this.out = sink;
     this.lex(chunk);
     this.flush();
-    return this.take();
+    this.out = NO_SINK;
   }
 
   end(): DecodedEvent[] {
+    const events: DecodedEvent[] = [];
+    this.out = events;
     this.finishLexing();
     this.closeAll('the stream ended');
     this.flush();
-    const events = this.take();
     this.reset();
     return events;
   }
 
   reset(): void {
-    this.out = [];
+    this.out = NO_SINK;
     this.frames = [new Frame(F_TOP, '', {}, 0)];
     this.current = this.frames[0]!;
     this.pending = '';
@@ -196,12 +210,6 @@ export class XmlBlockDecoder {
     this.state = ST_TEXT;
     this.tagRaw = [];
     this.brackets = 0;
-  }
-
-  private take(): DecodedEvent[] {
-    const events = this.out;
-    this.out = [];
-    return events;
   }
 
   // ── lexer ──────────────────────────────────────────────────────────────────────────────
@@ -224,8 +232,17 @@ export class XmlBlockDecoder {
             i = n;
             break;
           }
-          if (code === LT) this.beginTag(j);
-          else {
+          if (code === LT) {
+            // Most markup on the wire is a CDATA section (every delta is one): skip the tag setup.
+            if (chunk.charCodeAt(j + 1) === BANG && chunk.startsWith(CDATA_OPEN, j)) {
+              this.state = ST_CDATA;
+              this.brackets = 0;
+              this.cdataOffset = this.base + j;
+              i = j + CDATA_OPEN.length;
+              break;
+            }
+            this.beginTag(j);
+          } else {
             this.state = ST_AMP;
             this.entity = '';
           }
@@ -398,7 +415,7 @@ export class XmlBlockDecoder {
   private beginTag(at: number): void {
     this.state = ST_LT;
     this.tagFrom = at;
-    this.tagRaw.length = 0;
+    if (this.tagRaw.length > 0) this.tagRaw = [];
     this.tagRawChars = 0;
     this.keepRaw = true;
     this.tagOffset = this.base + at;
@@ -406,8 +423,10 @@ export class XmlBlockDecoder {
     this.known = false;
     this.tagChars = 0;
     this.tagOverflow = false;
-    this.attrNames.length = 0;
-    this.attrValues.length = 0;
+    if (this.attrNames.length > 0) {
+      this.attrNames = [];
+      this.attrValues = [];
+    }
   }
 
   /** The tag's raw text up to `end` (exclusive) of the current chunk. */
@@ -468,17 +487,24 @@ export class XmlBlockDecoder {
 
   /** Broken markup: a known tag is reported, anything else is text, exactly as written. */
   private malformed(chunk: string, at: number): void {
-    const raw = this.keepRaw ? this.rawTag(chunk, at) : `${this.tagRaw.join('')}…`;
     const known = this.known && this.state !== ST_END_NAME && this.state !== ST_END_SPACE;
     this.state = ST_TEXT;
     if (known) {
       this.problem('malformed-tag', `<${this.tagName}> is not well formed`, this.tagOffset, {
-        raw,
+        raw: this.rawPreview(chunk, at),
         tag: this.tagName,
       });
+    } else if (this.tagOverflow) {
+      this.tooLargeTag(this.tagName);
     } else {
-      this.content(raw, true);
+      this.content(this.rawTag(chunk, at), true);
     }
+  }
+
+  /** A known tag's raw text for a problem report: its first RAW_PREVIEW_CHARS characters. */
+  private rawPreview(chunk: string, end: number): string {
+    const raw = this.keepRaw ? this.rawTag(chunk, end) : this.tagRaw.join('');
+    return raw.length > RAW_PREVIEW_CHARS ? `${raw.slice(0, RAW_PREVIEW_CHARS)}…` : raw;
   }
 
   private lexEntity(chunk: string, from: number): number {
@@ -576,8 +602,10 @@ export class XmlBlockDecoder {
           attributes: this.attributes(),
         },
       );
-    } else if (raw !== undefined) {
-      this.content(raw, true);
+    } else if (this.tagOverflow) {
+      this.tooLargeTag(this.tagName);
+    } else {
+      this.content(this.tagRaw.join(''), true);
     }
   }
 
@@ -834,7 +862,7 @@ export class XmlBlockDecoder {
       case F_EMPTY:
       case F_IMAGE:
       case F_CITATIONS:
-        if (frame.unexpected.length > 0)
+        if (frame.significant)
           this.problem(
             'unexpected-content',
             `<${frame.tag}> has content it should not have`,
@@ -1015,19 +1043,25 @@ export class XmlBlockDecoder {
       case F_SKIP:
         return;
       default:
-        // F_EMPTY, F_IMAGE, F_CITATIONS: white space is layout, anything else is reported.
-        if ((significant || !isBlank(text)) && frame.unexpected.length < this.maxBlockChars)
-          frame.unexpected += text;
+        // F_EMPTY, F_IMAGE, F_CITATIONS: white space is layout, anything else is reported
+        // (with the white space around it, so the report does not depend on the chunking).
+        if (!frame.significant && (significant || !isBlank(text))) frame.significant = true;
+        if (frame.unexpected.length < this.maxBlockChars)
+          frame.unexpected = (frame.unexpected + text).slice(0, this.maxBlockChars);
     }
   }
 
+  /** Keeps exactly the first maxBlockChars characters of a block, whatever the chunking. */
   private buffer(frame: Frame, text: string): void {
-    if (this.dropped > 0 || this.buffered + text.length > this.maxBlockChars) {
-      this.dropped += text.length;
+    const room = this.maxBlockChars - this.buffered;
+    if (text.length <= room) {
+      this.buffered += text.length;
+      frame.body += text;
       return;
     }
-    this.buffered += text.length;
-    frame.body += text;
+    if (room > 0) frame.body += text.slice(0, room);
+    this.buffered = this.maxBlockChars;
+    this.dropped += text.length - Math.max(room, 0);
   }
 
   private flush(): void {
