@@ -67,6 +67,13 @@ function types(parts: readonly Part[]): string[] {
   return parts.map((part) => part.type);
 }
 
+/** Part types with runs of deltas of one block counted once (how many depends on timing). */
+function shape(parts: readonly Part[]): string[] {
+  return types(parts).filter(
+    (type, index, all) => !(type.endsWith('-delta') && all[index - 1] === type),
+  );
+}
+
 function textOf(parts: readonly Part[]): string {
   return parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
 }
@@ -92,7 +99,7 @@ describe('wrapStream', () => {
     ];
     const { parts, faults } = await run(source);
     expect(faults).toEqual([]);
-    expect(types(parts)).toEqual([
+    expect(shape(parts)).toEqual([
       'stream-start',
       'response-metadata',
       'reasoning-start',
@@ -103,8 +110,6 @@ describe('wrapStream', () => {
       'raw',
       'text-end',
       'tool-input-start',
-      'tool-input-delta',
-      'tool-input-delta',
       'tool-input-delta',
       'tool-input-end',
       'tool-call',
@@ -133,6 +138,70 @@ describe('wrapStream', () => {
       finishReason: { unified: 'tool-calls', raw: 'stop' },
       usage: USAGE,
     });
+  });
+
+  it('joins the deltas of text the provider already delivered', async () => {
+    const text = `${'Some text. '.repeat(20)}${CALL}`;
+    const { parts } = await run(textStream(chunksOf(text, 1)));
+    const deltas = parts.filter((part) => part.type.endsWith('-delta'));
+    expect(deltas.length).toBeLessThan(10);
+    expect(textOf(parts)).toBe('Some text. '.repeat(20));
+  });
+
+  it('hands out each piece as soon as it arrives when the provider is slower than the reader', async () => {
+    // The provider sends the next piece only when told to: the reader must get every piece
+    // before the next one exists (nothing is held back waiting for more).
+    const pieces = ['Hello', ' there', '. <get_weather><city>Oslo', '</city></get_weather>'];
+    let release: () => void = () => {};
+    let sent = 0;
+    const source = new ReadableStream<Part>({
+      async pull(controller) {
+        if (sent === 0) controller.enqueue({ type: 'stream-start', warnings: [] });
+        if (sent > 0) await new Promise<void>((resolve) => (release = resolve));
+        if (sent < pieces.length) {
+          controller.enqueue({ type: 'text-delta', id: 't', delta: pieces[sent]! });
+        } else {
+          controller.enqueue({ type: 'finish', finishReason: STOP, usage: USAGE });
+          controller.close();
+        }
+        sent++;
+      },
+    });
+    const model = new MockLanguageModelV4({ doStream: async () => ({ stream: source }) });
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: createToolMiddleware({ protocol: xmlProtocol() }),
+    });
+    const reader = (await wrapped.doStream(CALL_OPTIONS)).stream.getReader();
+    const readUntil = async (type: string) => {
+      const got: Part[] = [];
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) throw new Error('ended early');
+        got.push(next.value);
+        if (next.value.type === type) return got;
+      }
+    };
+    expect(types(await readUntil('text-delta'))).toEqual([
+      'stream-start',
+      'text-start',
+      'text-delta',
+    ]);
+    release();
+    expect(await readUntil('text-delta')).toEqual([
+      { type: 'text-delta', id: expect.any(String), delta: ' there' },
+    ]);
+    release();
+    expect(types(await readUntil('tool-input-delta'))).toEqual([
+      'text-delta',
+      'text-end',
+      'tool-input-start',
+      'tool-input-delta',
+    ]);
+    release();
+    expect(types(await readUntil('tool-call')).slice(-1)).toEqual(['tool-call']);
+    release();
+    expect(types(await readUntil('finish'))).toEqual(['finish']);
   });
 
   it('keeps the finish part as it is when no call was found', async () => {

@@ -10,6 +10,11 @@ import { addUsage, finishReasonFor, isInterruption, retryParams } from './finish
 import { type Emit, StepOutput, type StreamPart } from './step-output.ts';
 
 type FinishPart = Extract<StreamPart, { type: 'finish' }>;
+type DeltaPart = Extract<StreamPart, { type: 'text-delta' | 'tool-input-delta' }>;
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<StreamPart>['read']>>;
+
+/** Most provider parts one pull handles while more keep arriving without a wait. */
+const MAX_BATCH = 2048;
 
 /**
  * The provider's stream with its text parsed. A pull source rather than a TransformStream: one
@@ -17,6 +22,10 @@ type FinishPart = Extract<StreamPart, { type: 'finish' }>;
  * closed properly (the open call reported with its raw text) before the failure is passed on.
  * Text deltas go to the parser; the provider's own text-start/end are dropped (the parser opens
  * and closes its blocks); every other part is passed on as it is, in order.
+ *
+ * Parts the provider has already delivered are handled in one pull, and the deltas they yield
+ * for one block are joined into one delta: the consumer reads fewer parts, and nothing waits for
+ * text that has not arrived (a pull returns as soon as the next provider part is not there yet).
  */
 class StreamTranslator {
   private reader: ReadableStreamDefaultReader<StreamPart>;
@@ -24,6 +33,15 @@ class StreamTranslator {
   private controller: ReadableStreamDefaultController<StreamPart> | undefined;
   /** Parts handed out during the current pull: a pull returns once it has given something. */
   private given = 0;
+  /** A delta held back to be joined with the next one of the same block. */
+  private held: DeltaPart | undefined;
+  private heldDelta = '';
+  /** The next provider part, already asked for while looking ahead. */
+  private ahead: Promise<ReadResult> | undefined;
+  private aheadReady = false;
+  private readonly markReady = () => {
+    this.aheadReady = true;
+  };
   private attempt = 1;
   private stepEnded = false;
   private finished = false;
@@ -57,11 +75,54 @@ class StreamTranslator {
 
   private readonly emit: Emit = (part) => {
     this.given++;
+    if (part.type === 'text-delta' || part.type === 'tool-input-delta') {
+      const held = this.held;
+      if (held !== undefined && held.type === part.type && held.id === part.id) {
+        this.heldDelta += part.delta;
+        return;
+      }
+      this.release();
+      this.held = part;
+      this.heldDelta = part.delta;
+      return;
+    }
+    this.release();
     this.controller!.enqueue(part);
   };
 
+  /** Hands out the held delta (a new part only when deltas were joined into it). */
+  private release(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    this.controller!.enqueue(
+      held.delta === this.heldDelta
+        ? held
+        : { type: held.type, id: held.id, delta: this.heldDelta },
+    );
+  }
+
   start(controller: ReadableStreamDefaultController<StreamPart>): void {
     this.controller = controller;
+  }
+
+  /** The next provider part: the one looked ahead for, or a new read. */
+  private read(): Promise<ReadResult> {
+    const ahead = this.ahead;
+    if (ahead === undefined) return this.reader.read();
+    this.ahead = undefined;
+    return ahead;
+  }
+
+  /** Whether the next provider part is already there (it is then read by the next `read`). */
+  private async nextIsReady(): Promise<boolean> {
+    const ahead = this.reader.read();
+    this.ahead = ahead;
+    this.aheadReady = false;
+    ahead.then(this.markReady, this.markReady);
+    // A read of a part that is already queued settles at once: its reaction runs before ours.
+    await undefined;
+    return this.aheadReady;
   }
 
   async pull(controller: ReadableStreamDefaultController<StreamPart>): Promise<void> {
@@ -70,13 +131,14 @@ class StreamTranslator {
       return;
     }
     this.given = 0;
-    while (this.given === 0) {
-      let next: Awaited<ReturnType<ReadableStreamDefaultReader<StreamPart>['read']>>;
+    for (let handled = 0; ; handled++) {
+      let next: ReadResult;
       try {
-        next = await this.reader.read();
+        next = await this.read();
       } catch (error) {
         // Aborted or failed mid-output: close what is open, report the open call, then fail.
         this.endStep(true);
+        this.release();
         this.failure = { error };
         if (this.given === 0) controller.error(error);
         return;
@@ -84,6 +146,7 @@ class StreamTranslator {
       if (next.done) {
         // No finish part: the output was cut off.
         this.endStep(true);
+        this.release();
         controller.close();
         return;
       }
@@ -109,10 +172,13 @@ class StreamTranslator {
         default:
           this.emit(part);
       }
+      if (this.given > 0 && (handled >= MAX_BATCH || !(await this.nextIsReady()))) break;
     }
+    this.release();
   }
 
   cancel(reason: unknown): Promise<void> {
+    this.ahead = undefined;
     return this.reader.cancel(reason);
   }
 
@@ -164,6 +230,7 @@ class StreamTranslator {
       return false;
     }
     // Anything after the first attempt's finish is not wanted any more.
+    this.ahead = undefined;
     this.reader.cancel().catch(() => {});
     this.reader = retried.stream.getReader();
     this.step = new StepOutput(this.plan, this.options);
