@@ -3,7 +3,7 @@ import type {
   LanguageModelV4FunctionTool,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
-import { wrapLanguageModel } from 'ai';
+import { stepCountIs, streamText, wrapLanguageModel } from 'ai';
 import {
   convertArrayToReadableStream,
   convertReadableStreamToArray,
@@ -17,7 +17,7 @@ import {
   type ToolMiddlewareOptions,
   xmlProtocol,
 } from '../../src/ai-sdk/index.ts';
-import { chunksOf, STOP, textStream, USAGE, WEATHER_DEFINITIONS } from './support.ts';
+import { chunksOf, STOP, textStream, USAGE, WEATHER_DEFINITIONS, weatherTools } from './support.ts';
 
 type Part = LanguageModelV4StreamPart;
 
@@ -367,5 +367,59 @@ describe('wrapStream when the output is cut off', () => {
     await reader.read();
     await reader.cancel('stop');
     expect(cancelled).toBe('stop');
+  });
+});
+
+describe('aborting a streamText run mid-call', () => {
+  it('ends the run cleanly: nothing runs, the open call is reported with its raw text', async () => {
+    const controller = new AbortController();
+    const pieces = ['Checking.\n', '<get_weather>\n  <city>Seo'];
+    const model = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => {
+        let sent = 0;
+        return {
+          stream: new ReadableStream<Part>({
+            async pull(stream) {
+              if (sent < pieces.length) {
+                if (sent === 0) stream.enqueue({ type: 'stream-start', warnings: [] });
+                stream.enqueue({ type: 'text-delta', id: 't', delta: pieces[sent++]! });
+                return;
+              }
+              // The provider waits for more tokens until the request is aborted.
+              await new Promise<void>((resolve) => {
+                abortSignal?.addEventListener('abort', () => resolve(), { once: true });
+              });
+              stream.error(abortSignal?.reason);
+            },
+          }),
+        };
+      },
+    });
+    const faults: ProtocolFault[] = [];
+    const ran: { toolName: string; input: unknown }[] = [];
+    const result = streamText({
+      model: wrapLanguageModel({
+        model,
+        middleware: createToolMiddleware({
+          protocol: xmlProtocol(),
+          onError: (fault) => faults.push(fault),
+        }),
+      }),
+      prompt: 'Weather in Seoul?',
+      tools: weatherTools(ran),
+      stopWhen: stepCountIs(5),
+      abortSignal: controller.signal,
+    });
+    const seen: string[] = [];
+    for await (const part of result.fullStream) {
+      seen.push(part.type);
+      if (part.type === 'tool-input-delta') controller.abort();
+    }
+    expect(seen).toContain('abort');
+    expect(seen).not.toContain('tool-call');
+    expect(ran).toEqual([]);
+    expect(faults).toEqual([
+      expect.objectContaining({ code: 'unclosed-call', raw: '<get_weather>\n  <city>Seo' }),
+    ]);
   });
 });
