@@ -4,6 +4,7 @@ import { isProtocolName, PROTOCOL_NAMES, protocolByName } from '../protocols/ind
 import { AGENT_USAGE, agentCommand } from './agent-command.ts';
 import { runParse } from './parse-command.ts';
 import { readToolsFile } from './read-tools.ts';
+import { SERVE_USAGE, serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `Usage:
@@ -13,7 +14,9 @@ Reads a model's raw output on standard input and prints one JSON object per line
 events (text-delta, reasoning-delta, tool-input-start/delta/end, tool-call, error).
 The tools file is a JSON array of {"name", "description"?, "inputSchema"}.
 
-${AGENT_USAGE}`;
+${AGENT_USAGE}
+
+${SERVE_USAGE}`;
 
 async function readStandardInput(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -63,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'agent') return await agentCommand(rest);
+    if (command === 'serve') return await serveCommand(rest);
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;

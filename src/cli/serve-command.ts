@@ -1,0 +1,146 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { isProtocolName, PROTOCOL_NAMES } from '../protocols/index.ts';
+import {
+  createServerApp,
+  DEFAULT_LIMITS,
+  parseRecording,
+  type Recording,
+  type ServerAppOptions,
+  serverSystemPrompt,
+  serverTools,
+  startServer,
+} from '../server/index.ts';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL } from './agent-command.ts';
+import { UsageError } from './usage-error.ts';
+
+export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [--root <dir>] [--protocol xml]
+                [--base-url URL] [--model NAME] [--max-runs N] [--replay <file.sse>] [--web-dir <dir>]
+
+Serves the page and the API (POST /api/runs streams a run as content blocks). The agent uses
+the code tools over --root (default: the current folder) and ask_user, which the page answers.
+Model: an OpenAI-compatible server, default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
+--replay plays a recorded stream (e.g. examples/recorded-run.sse) for every question, no model.
+Environment: TOOLWIRE_BASE_URL, TOOLWIRE_MODEL, TOOLWIRE_PROTOCOL, TOOLWIRE_API_KEY.`;
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+
+interface Output {
+  write(text: string): void;
+}
+
+function wholeNumber(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min)
+    throw new UsageError(`${flag} must be a whole number of at least ${min}, not "${value}"`);
+  return number;
+}
+
+async function readRecording(file: string): Promise<Recording> {
+  const text = await readFile(file, 'utf8').catch((error: Error) => {
+    throw new UsageError(`--replay: cannot read "${file}": ${error.message}`);
+  });
+  try {
+    return parseRecording(text, basename(file));
+  } catch (error) {
+    throw new UsageError(`--replay: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `toolwire serve`: starts the server and keeps it up until SIGINT or SIGTERM. Resolves with
+ * the exit status once it has closed.
+ */
+export async function serveCommand(
+  args: string[],
+  out: Output = process.stdout,
+  err: Output = process.stderr,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      root: { type: 'string' },
+      protocol: { type: 'string' },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      'max-runs': { type: 'string' },
+      replay: { type: 'string' },
+      'web-dir': { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length > 0)
+    throw new UsageError(`serve takes no arguments besides options (got "${positionals[0]}")`);
+  const port = wholeNumber(values.port, '--port', 0) ?? DEFAULT_PORT;
+  if (port > 65_535) throw new UsageError(`--port must be at most 65535, not ${port}`);
+  const host = values.host ?? DEFAULT_HOST;
+  const maxRuns = wholeNumber(values['max-runs'], '--max-runs', 1);
+  const protocol = values.protocol ?? process.env.TOOLWIRE_PROTOCOL ?? 'xml';
+  if (!isProtocolName(protocol))
+    throw new UsageError(
+      `unknown protocol "${protocol}": expected one of ${PROTOCOL_NAMES.join(', ')}`,
+    );
+  const root = resolve(values.root ?? '.');
+  if (!(await stat(root).catch(() => undefined))?.isDirectory())
+    throw new UsageError(`--root "${values.root ?? '.'}" is not a folder`);
+  const baseURL = values['base-url'] ?? process.env.TOOLWIRE_BASE_URL ?? DEFAULT_BASE_URL;
+  const modelName = values.model ?? process.env.TOOLWIRE_MODEL ?? DEFAULT_MODEL;
+
+  const common: ServerAppOptions = {
+    protocol,
+    tools: serverTools(root),
+    runSettings: { system: serverSystemPrompt(root) },
+    limits: { maxConcurrentRuns: maxRuns ?? DEFAULT_LIMITS.maxConcurrentRuns },
+    ...(values['web-dir'] === undefined ? {} : { webRoot: resolve(values['web-dir']) }),
+  };
+  const options: ServerAppOptions =
+    values.replay !== undefined
+      ? { ...common, replay: { recording: await readRecording(values.replay) } }
+      : {
+          ...common,
+          model: createOpenAICompatible({
+            name: 'toolwire',
+            baseURL,
+            ...(process.env.TOOLWIRE_API_KEY ? { apiKey: process.env.TOOLWIRE_API_KEY } : {}),
+          }).chatModel(modelName),
+          modelName,
+          baseURL,
+        };
+
+  const app = createServerApp(options);
+  let running: Awaited<ReturnType<typeof startServer>>;
+  try {
+    running = await startServer(app, { port, host });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    err.write(
+      code === 'EADDRINUSE'
+        ? `toolwire: port ${port} on ${host} is in use; pick another with --port\n`
+        : `toolwire: cannot listen on ${host}:${port}: ${(error as Error).message}\n`,
+    );
+    return 1;
+  }
+  const what = options.replay
+    ? `replaying ${options.replay.recording.label} (a recording: no model is asked)`
+    : `model ${modelName} at ${baseURL}, protocol ${protocol}, tools over ${root}`;
+  out.write(`toolwire serve: listening on ${running.url}\n  ${what}\n`);
+
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await running.close();
+  return 0;
+}

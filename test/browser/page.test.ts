@@ -1,0 +1,286 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseRecording } from '../../src/server/index.ts';
+import { type BlockEvent, encodeBlocks } from '../../src/stream/index.ts';
+import { repository, startTestServer, type TestServer } from '../server/helpers.ts';
+import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
+import {
+  buildPage,
+  HAS_CHROMIUM,
+  launchChromium,
+  SCREENSHOTS,
+  type ServeProcess,
+  SKIP_REASON,
+  spawnServe,
+} from './support.ts';
+
+if (!HAS_CHROMIUM) console.warn(`test/browser/page.test.ts: ${SKIP_REASON}`);
+
+const title = (name: string) => (HAS_CHROMIUM ? name : `${name} (${SKIP_REASON})`);
+
+let browser: Browser | undefined;
+let webDir = '';
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  if (!HAS_CHROMIUM) return;
+  [webDir, browser] = await Promise.all([buildPage(), launchChromium()]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function openPage(url: string): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width: 1100, height: 1300 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  cleanups.push(async () => {
+    await page.close();
+    expect(errors, 'errors in the page').toEqual([]);
+  });
+  // Records every text the call card's arguments showed, to see them fill in.
+  // (Strings, not functions: this code runs in the page, which the tests' types do not know.)
+  await page.addInitScript(`{
+    const seen = [];
+    window.argumentTexts = seen;
+    new MutationObserver(() => {
+      for (const args of document.querySelectorAll('[data-block="tool-call"] .tool-args')) {
+        const text = args.textContent ?? '';
+        if (seen.at(-1) !== text) seen.push(text);
+      }
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  }`);
+  await page.goto(url);
+  return page;
+}
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.fill('#prompt', question);
+  await page.press('#prompt', 'Enter');
+}
+
+async function startServe(fake: FakeServer, extra: string[] = []): Promise<ServeProcess> {
+  const serve = await spawnServe([
+    '--base-url',
+    fake.baseURL,
+    '--model',
+    'test-model',
+    '--root',
+    repository(),
+    '--web-dir',
+    webDir,
+    ...extra,
+  ]);
+  cleanups.push(() => serve.stop());
+  return serve;
+}
+
+const statusOf = (page: Page) => page.getAttribute('#status', 'data-state');
+
+describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
+  it(
+    title(
+      'asks, shows thinking, a streamed call and its result, answers ask_user, shows the answer',
+    ),
+    async () => {
+      const fake = await startFakeOpenAIServer({
+        turns: [
+          '<thinking>Find the login code first.</thinking>\n<search>\n<query>loginUser</query>\n</search>',
+          '<ask_user>\n<question>Should I explain the session handling too?</question>\n</ask_user>',
+          '<attempt_completion><result>Login is handled by **loginUser** in `login.js`: it calls `checkPassword`.</result></attempt_completion>',
+        ],
+        chunkSize: 4,
+        chunkDelayMs: 15,
+      });
+      cleanups.push(() => fake.close());
+      const serve = await startServe(fake);
+      const page = await openPage(serve.url);
+      await expect.poll(() => page.textContent('#server')).toContain('test-model');
+
+      await ask(page, 'How does login work?');
+      const form = page.locator('[data-block="awaiting-frontend-tools"]');
+      await form.waitFor({ timeout: 20_000 });
+      expect(await statusOf(page)).toBe('waiting');
+
+      // Thinking, collapsible, with the model's words.
+      const thinking = page.locator('[data-block="thinking"]').first();
+      expect(await thinking.evaluate((node) => node.tagName)).toBe('DETAILS');
+      expect(await thinking.textContent()).toContain('Find the login code first.');
+      // The call, its arguments filled in while they streamed, then its result inside the card.
+      const call = page.locator('[data-block="tool-call"][data-tool="search"]');
+      expect(await call.getAttribute('data-state')).toBe('done');
+      expect(await call.locator('.tool-args').textContent()).toBe(
+        JSON.stringify({ query: 'loginUser' }, null, 2),
+      );
+      const shown = (await page.evaluate('window.argumentTexts')) as string[];
+      const partial = shown.filter(
+        (text) => text.length > 0 && '{"query":"loginUser"}'.startsWith(text) && text.length < 21,
+      );
+      expect(partial.length, `argument texts seen: ${JSON.stringify(shown)}`).toBeGreaterThan(0);
+      expect(await call.locator('[data-block="tool-result"]').textContent()).toContain('login.js');
+
+      // The front-end tool: its question as a form; the answer resumes the run.
+      expect(await form.locator('label').textContent()).toBe(
+        'Should I explain the session handling too?',
+      );
+      await form.locator('textarea').fill('No, just the login.');
+      await form.locator('button[type="submit"].primary').click();
+
+      await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+      const answer = page.locator('[data-block="text"]').last();
+      expect(await answer.textContent()).toBe(
+        'Login is handled by loginUser in login.js: it calls checkPassword.',
+      );
+      expect(await answer.locator('strong').textContent()).toBe('loginUser');
+      expect(await answer.locator('code').allTextContents()).toEqual(['login.js', 'checkPassword']);
+      expect(await page.locator('[data-block="meta-final"]').textContent()).toContain('3 steps');
+      expect(await form.getAttribute('data-state')).toBe('closed');
+      // The model read the user's answer.
+      expect(JSON.stringify(fake.requests[2])).toContain('No, just the login.');
+
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'page-run.png'), fullPage: true });
+    },
+  );
+
+  it(title('says plainly that no model server answers, and how to start one'), async () => {
+    const fake = await startFakeOpenAIServer({ turns: [] });
+    const deadURL = fake.baseURL;
+    await fake.close();
+    const serve = await spawnServe(['--base-url', deadURL, '--web-dir', webDir]);
+    cleanups.push(() => serve.stop());
+    const page = await openPage(serve.url);
+    await ask(page, 'Hello?');
+    await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('failed');
+    const error = page.locator('[data-block="error"]');
+    expect(await error.getAttribute('data-error-type')).toBe('model_unreachable');
+    expect(await error.textContent()).toContain(`No model server answers at ${deadURL}.`);
+    expect(await error.locator('.hint').textContent()).toContain('ollama serve');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'page-model-down.png'), fullPage: true });
+  });
+
+  it(title('stops a run with the stop button'), async () => {
+    const fake = await startFakeOpenAIServer({
+      turns: [`<thinking>${'Thinking slowly. '.repeat(200)}</thinking>`],
+      chunkSize: 3,
+      chunkDelayMs: 20,
+    });
+    cleanups.push(() => fake.close());
+    const serve = await startServe(fake);
+    const page = await openPage(serve.url);
+    await ask(page, 'Take your time');
+    await page.locator('[data-block="thinking"]').waitFor();
+    expect(await statusOf(page)).toBe('streaming');
+    await page.click('#stop');
+    await expect.poll(() => statusOf(page), { timeout: 10_000 }).toBe('stopped');
+    expect(await page.locator('[data-block="error"]').getAttribute('data-error-type')).toBe(
+      'aborted',
+    );
+    expect(await page.locator('[data-block="meta-final"]').count()).toBe(0);
+    expect(await page.isDisabled('#stop')).toBe(true);
+  });
+
+  it(title('shows a clear state when the stream breaks'), async () => {
+    const fake = await startFakeOpenAIServer({
+      turns: [`<thinking>${'Still thinking. '.repeat(200)}</thinking>`],
+      chunkSize: 3,
+      chunkDelayMs: 20,
+    });
+    cleanups.push(() => fake.close());
+    const serve = await startServe(fake);
+    const page = await openPage(serve.url);
+    await ask(page, 'Go on');
+    await page.locator('[data-block="thinking"]').waitFor();
+    await serve.stop('SIGKILL');
+    await expect.poll(() => statusOf(page), { timeout: 10_000 }).toBe('broken');
+    expect(await page.textContent('#status')).toContain('The stream broke before the run finished');
+    expect(await page.locator('[data-error-type="stream_broken"]').textContent()).toContain(
+      'The connection to the server was lost',
+    );
+  });
+
+  describe('replay', () => {
+    let server: TestServer | undefined;
+    afterEach(async () => {
+      await server?.close();
+      server = undefined;
+    });
+
+    it(title('labels a replayed run as a recording'), async () => {
+      const { readFile } = await import('node:fs/promises');
+      const text = await readFile(
+        new URL('../../examples/recorded-run.sse', import.meta.url),
+        'utf8',
+      );
+      server = await startTestServer({
+        replay: { recording: parseRecording(text, 'recorded-run.sse'), delayMs: 0 },
+        webRoot: webDir,
+      });
+      const page = await openPage(server.url);
+      await expect.poll(() => page.isVisible('#banner')).toBe(true);
+      expect(await page.textContent('#banner')).toContain('replays recorded-run.sse');
+      await ask(page, 'Anything');
+      await expect.poll(() => statusOf(page)).toBe('done');
+      expect(await page.textContent('[data-block="replay-notice"]')).toContain('a recorded run');
+      expect(await page.textContent('[data-block="meta-init"]')).toContain(
+        'Recorded question: “How does login work in this project?”',
+      );
+      expect(await page.locator('[data-block="text"] a').getAttribute('href')).toMatch(/^https:/);
+    });
+
+    it(title('keeps up with a fast stream of many small deltas'), async () => {
+      const words = Array.from({ length: 6000 }, (_, index) => `w${index} `);
+      const events: BlockEvent[] = [
+        {
+          type: 'meta-init',
+          data: { format: 'xml', user_query: 'q', agent_uuid: 'fast', model: 'm' },
+        },
+        { type: 'thinking-start' },
+        ...words.map((delta): BlockEvent => ({ type: 'thinking-delta', delta })),
+        { type: 'thinking-end' },
+        { type: 'text-start' },
+        ...words.map((delta): BlockEvent => ({ type: 'text-delta', delta })),
+        { type: 'text-end' },
+        {
+          type: 'meta-final',
+          data: {
+            conversation_history: [],
+            stop_reason: 'completed',
+            total_steps: 1,
+            generated_files: null,
+            cost: null,
+            cumulative_usage: null,
+          },
+        },
+      ];
+      server = await startTestServer({
+        replay: { recording: parseRecording(encodeBlocks(events), 'fast.sse'), delayMs: 0 },
+        webRoot: webDir,
+      });
+      const page = await openPage(server.url);
+      await page.evaluate(`{
+        window.longTasks = [];
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) window.longTasks.push(entry.duration);
+        }).observe({ type: 'longtask', buffered: true });
+      }`);
+      const started = Date.now();
+      await ask(page, 'Fast please');
+      await expect.poll(() => statusOf(page), { timeout: 30_000 }).toBe('done');
+      const elapsed = Date.now() - started;
+      expect(await page.locator('[data-block="text"]').textContent()).toBe(words.join('').trim());
+      const longTasks = (await page.evaluate('window.longTasks')) as number[];
+      // 12 000 deltas: batched per frame, the page never blocks for long.
+      expect(Math.max(0, ...longTasks), `long tasks: ${longTasks.join(', ')}`).toBeLessThan(1000);
+      expect(elapsed).toBeLessThan(20_000);
+    });
+  });
+});

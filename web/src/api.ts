@@ -1,0 +1,70 @@
+/** The server's HTTP API, as the page uses it. */
+
+export interface ServerInfo {
+  readonly mode: 'live' | 'replay';
+  readonly model: string;
+  readonly baseURL?: string;
+  readonly protocol: string;
+  readonly recording?: string;
+  readonly frontendTools: readonly string[];
+}
+
+export interface FrontendToolResult {
+  readonly tool_use_id: string;
+  readonly content: unknown;
+  readonly is_error?: boolean;
+}
+
+/** The server refused a request; `message` is its JSON error. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function ensureOk(response: Response): Promise<Response> {
+  if (response.ok) return response;
+  let message = `${response.status} ${response.statusText}`;
+  try {
+    const body = (await response.json()) as { error?: unknown };
+    if (typeof body.error === 'string') message = body.error;
+  } catch {
+    // Not JSON: the status line says enough.
+  }
+  throw new ApiError(response.status, message);
+}
+
+function post(path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+  return fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  }).then(ensureOk);
+}
+
+export async function fetchInfo(): Promise<ServerInfo> {
+  return (await (await ensureOk(await fetch('/api/info'))).json()) as ServerInfo;
+}
+
+/** Starts a run; the response body is its content-block stream. */
+export function startRun(prompt: string, signal: AbortSignal): Promise<Response> {
+  return post('/api/runs', { prompt }, signal);
+}
+
+/** Answers the front-end tools of a paused run; the response streams the rest of the run. */
+export function sendToolResults(
+  runId: string,
+  results: readonly FrontendToolResult[],
+  signal: AbortSignal,
+): Promise<Response> {
+  return post(`/api/runs/${encodeURIComponent(runId)}/tool-results`, { results }, signal);
+}
+
+export async function abortRun(runId: string): Promise<void> {
+  await post(`/api/runs/${encodeURIComponent(runId)}/abort`, {});
+}

@@ -1,0 +1,482 @@
+import type {
+  Citation,
+  DocumentBlock,
+  DocumentToolCall,
+  JsonValue,
+  PendingFrontendTool,
+  ToolResultPart,
+} from '../../src/stream/index.ts';
+import { el, isHttpUrl, isSafeImageSource, prettyJson } from './dom.ts';
+import { renderInline, renderMarkdown } from './markdown.ts';
+
+/** A block on the page: its element, and how to show a newer state of the same block. */
+export interface BlockView {
+  readonly root: HTMLElement;
+  update(block: DocumentBlock): void;
+}
+
+export interface BlockContext {
+  /** The card of the call with this id, so its result can go inside it. */
+  callCard(id: string): HTMLElement | undefined;
+  /** The user answered front-end tools. */
+  answer(form: FrontendToolsForm): void;
+}
+
+/** One view per block kind. `update` is called only for blocks that changed in a frame. */
+export function createBlockView(block: DocumentBlock, context: BlockContext): BlockView {
+  switch (block.kind) {
+    case 'meta-init':
+      return staticView(metaInit(block.data));
+    case 'thinking':
+      return new ThinkingView();
+    case 'text':
+      return new TextView();
+    case 'tool-call':
+      return new ToolCallView();
+    case 'tool-result':
+      return staticView(toolResult(block, context));
+    case 'citations':
+      return staticView(citations(block.citations));
+    case 'awaiting-frontend-tools':
+      return new FrontendToolsForm(block.tools, context);
+    case 'meta-files':
+      return staticView(files(block.files));
+    case 'error':
+      return staticView(errorBlock(block.error));
+    case 'meta-final':
+      return staticView(metaFinal(block.data));
+    case 'stray-text':
+      return new StrayTextView();
+    case 'decode-error':
+      return staticView(
+        el(
+          'div',
+          { class: 'block notice decode-error', attrs: { 'data-block': 'decode-error' } },
+          el('strong', { text: 'Stream problem: ' }),
+          block.problem.message,
+        ),
+      );
+  }
+}
+
+function staticView(root: HTMLElement): BlockView {
+  return { root, update() {} };
+}
+
+// ── streamed blocks ─────────────────────────────────────────────────────────────────────────
+
+class ThinkingView implements BlockView {
+  readonly root = el('details', { class: 'block thinking', attrs: { 'data-block': 'thinking' } });
+  private readonly summary = el('summary', { text: 'Thinking…' });
+  private readonly body = el('div', { class: 'thinking-text' });
+  /** The user opened or closed it: leave it as they want. */
+  private touched = false;
+
+  constructor() {
+    this.root.append(this.summary, this.body);
+    this.root.open = true;
+    this.summary.addEventListener('click', () => {
+      this.touched = true;
+    });
+  }
+
+  update(block: DocumentBlock): void {
+    if (block.kind !== 'thinking') return;
+    this.body.textContent = block.text;
+    this.root.dataset.state = block.open ? 'streaming' : 'done';
+    this.summary.textContent = block.open
+      ? 'Thinking…'
+      : `Thought (${wordCount(block.text)} words)`;
+    // Open while it streams; folded away when done, unless the user chose.
+    if (!block.open && !this.touched) this.root.open = false;
+  }
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter((word) => word.length > 0).length;
+}
+
+class TextView implements BlockView {
+  readonly root = el('div', { class: 'block text markdown', attrs: { 'data-block': 'text' } });
+
+  update(block: DocumentBlock): void {
+    if (block.kind !== 'text') return;
+    let html = '';
+    for (const segment of block.segments) {
+      if (typeof segment === 'string') html += renderMarkdown(segment);
+      else {
+        // A chart or table embedded in the text: shown as its data.
+        const figure = el(
+          'figure',
+          { class: 'embed', attrs: { 'data-embed': segment.name } },
+          el('figcaption', { text: segment.attributes.title ?? segment.name }),
+          el('pre', { text: prettyJson(segment.content) ?? segment.content }),
+        );
+        html += figure.outerHTML;
+      }
+    }
+    this.root.innerHTML = html;
+    this.root.dataset.state = block.open ? 'streaming' : 'done';
+  }
+}
+
+class ToolCallView implements BlockView {
+  readonly root = el('section', { class: 'block tool-call', attrs: { 'data-block': 'tool-call' } });
+  private readonly name = el('span', { class: 'tool-name' });
+  private readonly status = el('span', { class: 'tool-status' });
+  private readonly args = el('pre', { class: 'tool-args' });
+
+  constructor() {
+    this.root.append(
+      el('header', {}, el('span', { class: 'tool-icon', text: '⚙' }), this.name, this.status),
+      this.args,
+    );
+  }
+
+  update(block: DocumentBlock): void {
+    if (block.kind !== 'tool-call') return;
+    this.root.dataset.tool = block.name;
+    this.root.dataset.callId = block.id;
+    this.root.dataset.state = block.open ? 'streaming' : 'called';
+    this.name.textContent = block.toolKind === 'server' ? `${block.name} (provider)` : block.name;
+    if (!this.root.querySelector('.tool-result'))
+      this.status.textContent = block.open ? 'writing arguments…' : 'running…';
+    this.args.textContent = argumentsText(block);
+  }
+}
+
+function argumentsText(block: DocumentToolCall): string {
+  if (block.open) return block.arguments;
+  return prettyJson(block.arguments) ?? block.arguments;
+}
+
+class StrayTextView implements BlockView {
+  readonly root = el('pre', { class: 'block notice stray', attrs: { 'data-block': 'stray-text' } });
+
+  update(block: DocumentBlock): void {
+    if (block.kind === 'stray-text') this.root.textContent = block.text;
+  }
+}
+
+// ── whole blocks ────────────────────────────────────────────────────────────────────────────
+
+function metaInit(data: Extract<DocumentBlock, { kind: 'meta-init' }>['data']): HTMLElement {
+  const root = el('div', { class: 'block meta meta-init', attrs: { 'data-block': 'meta-init' } });
+  if (data.resumed === true) {
+    root.textContent = 'Resumed with your answer';
+    return root;
+  }
+  if (typeof data.recording === 'string') {
+    root.classList.add('recording');
+    root.append(
+      el('strong', { text: `Recorded question: “${data.user_query}”` }),
+      el('br'),
+      data.recording,
+    );
+    return root;
+  }
+  root.append(`Run ${String(data.agent_uuid).slice(0, 8)} · ${data.model}`);
+  if (typeof data.protocol === 'string') root.append(` · ${data.protocol} protocol`);
+  return root;
+}
+
+function toolResult(
+  block: Extract<DocumentBlock, { kind: 'tool-result' }>,
+  context: BlockContext,
+): HTMLElement {
+  const root = el('div', {
+    class: `tool-result${block.isError ? ' failed' : ''}`,
+    attrs: { 'data-block': 'tool-result', 'data-call-id': block.id },
+  });
+  const parts = typeof block.content === 'string' ? [block.content] : block.content;
+  const lines = typeof block.content === 'string' ? block.content.split('\n').length : 0;
+  const details = el('details', {}, el('summary', { text: resultSummary(block, lines) }));
+  // Short results are shown; long ones are a click away.
+  details.open = block.isError || lines <= 14;
+  for (const part of parts) details.append(resultPart(part));
+  root.append(details);
+  const card = context.callCard(block.id);
+  if (card) {
+    // Inside its call's card: the card is the block; this view has no place of its own.
+    card.append(root);
+    card.dataset.state = block.isError ? 'failed' : 'done';
+    const status = card.querySelector('.tool-status');
+    if (status) status.textContent = block.isError ? 'failed' : 'done';
+    return el('div', { class: 'placeholder', attrs: { hidden: '' } });
+  }
+  root.classList.add('block');
+  root.prepend(el('header', { class: 'tool-name', text: `Result of ${block.name}` }));
+  return root;
+}
+
+function resultSummary(block: Extract<DocumentBlock, { kind: 'tool-result' }>, lines: number) {
+  if (block.isError) return 'Error';
+  if (typeof block.content !== 'string') return `Result (${block.content.length} parts)`;
+  return `Result · ${lines} line${lines === 1 ? '' : 's'}`;
+}
+
+function resultPart(part: string | ToolResultPart): HTMLElement {
+  if (typeof part === 'string') {
+    const json = prettyJson(part);
+    return el('pre', { class: json ? 'result-json' : 'result-text', text: json ?? part });
+  }
+  if (part.type === 'text') return resultPart(part.text);
+  if (!isSafeImageSource(part.src))
+    return el('p', { class: 'notice', text: `Image not shown (unsupported source): ${part.src}` });
+  return el('img', {
+    class: 'result-image',
+    attrs: { src: part.src, alt: `Image (${part.mediaType}) from the tool`, loading: 'lazy' },
+  });
+}
+
+function citations(list: readonly Citation[]): HTMLElement {
+  const items = list.map((citation) => {
+    const item = el('li', { attrs: { 'data-citation': citation.type } });
+    const quote = citation.citedText
+      ? el('blockquote', { text: citation.citedText })
+      : document.createTextNode('');
+    switch (citation.type) {
+      case 'char_location':
+        item.append(
+          el('strong', { text: citation.documentTitle || `Document ${citation.documentIndex}` }),
+          ` · characters ${citation.startCharIndex}–${citation.endCharIndex}`,
+          quote,
+        );
+        break;
+      case 'page_location':
+        item.append(
+          el('strong', { text: citation.documentTitle || `Document ${citation.documentIndex}` }),
+          ` · ${pages(citation.startPageNumber, citation.endPageNumber)}`,
+          quote,
+        );
+        break;
+      case 'web_search_result_location':
+        item.append(
+          isHttpUrl(citation.url)
+            ? el('a', {
+                text: citation.title || citation.url,
+                attrs: {
+                  href: citation.url,
+                  target: '_blank',
+                  rel: 'noopener noreferrer nofollow',
+                },
+              })
+            : el('strong', { text: `${citation.title} (${citation.url})` }),
+          quote,
+        );
+        break;
+      case 'other':
+        item.append(
+          el('strong', { text: citation.citationType }),
+          ` ${Object.entries(citation.attributes)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(' ')}`,
+          quote,
+        );
+        break;
+    }
+    return item;
+  });
+  return el(
+    'aside',
+    { class: 'block citations', attrs: { 'data-block': 'citations' } },
+    el('h4', { text: 'Sources' }),
+    el('ol', {}, ...items),
+  );
+}
+
+function pages(start: number, end: number): string {
+  return end > start + 1 ? `pages ${start}–${end - 1}` : `page ${start}`;
+}
+
+function files(list: readonly { readonly [key: string]: JsonValue }[]): HTMLElement {
+  const items = list.map((file) => {
+    const name = String(file.filename ?? file.file_id ?? 'file');
+    const location = typeof file.storage_location === 'string' ? file.storage_location : '';
+    const type = typeof file.media_type === 'string' ? ` (${file.media_type})` : '';
+    const item = el('li');
+    if (isHttpUrl(location))
+      item.append(
+        el('a', {
+          text: name,
+          attrs: { href: location, target: '_blank', rel: 'noopener noreferrer nofollow' },
+        }),
+      );
+    else if (isSafeImageSource(location))
+      item.append(el('img', { class: 'result-image', attrs: { src: location, alt: name } }));
+    else item.append(el('span', { text: name }));
+    item.append(type);
+    return item;
+  });
+  return el(
+    'aside',
+    { class: 'block files', attrs: { 'data-block': 'meta-files' } },
+    el('h4', { text: 'Files' }),
+    el('ul', {}, ...items),
+  );
+}
+
+const ERROR_TITLES: Readonly<Record<string, string>> = {
+  model_unreachable: 'No model server',
+  model_error: 'The model failed',
+  aborted: 'Stopped',
+  'max-steps': 'Step limit reached',
+  'max-failures': 'Too many failed attempts',
+  timeout: 'Time limit reached',
+  'output-limit': 'Output limit reached',
+  malformed_call: 'Malformed tool call',
+  server_error: 'Server error',
+  request_error: 'Request refused',
+};
+
+/** `content-block-error`: its message plainly, what to do (hint), and the details folded. */
+export function errorBlock(error: JsonValue): HTMLElement {
+  const payload: Readonly<Record<string, JsonValue | undefined>> =
+    typeof error === 'object' && error !== null && !Array.isArray(error)
+      ? (error as Record<string, JsonValue>)
+      : { message: error };
+  const type = typeof payload.type === 'string' ? payload.type : 'error';
+  const message =
+    typeof payload.message === 'string'
+      ? payload.message
+      : JSON.stringify(payload.message ?? error);
+  const root = el('div', {
+    class: `block error${type === 'aborted' ? ' stopped' : ''}`,
+    attrs: { 'data-block': 'error', 'data-error-type': type, role: 'alert' },
+  });
+  root.append(el('strong', { text: ERROR_TITLES[type] ?? 'Error' }), el('p', { text: message }));
+  if (typeof payload.hint === 'string') {
+    const hint = el('p', { class: 'hint' });
+    hint.innerHTML = renderInline(payload.hint);
+    root.append(hint);
+  }
+  const detail =
+    typeof payload.detail === 'string'
+      ? payload.detail
+      : typeof payload.raw === 'string'
+        ? payload.raw
+        : '';
+  if (detail)
+    root.append(el('details', {}, el('summary', { text: 'Details' }), el('pre', { text: detail })));
+  return root;
+}
+
+function metaFinal(data: Extract<DocumentBlock, { kind: 'meta-final' }>['data']): HTMLElement {
+  const usage = data.cumulative_usage as { input_tokens?: number; output_tokens?: number } | null;
+  const parts = [
+    data.stop_reason === 'completed' ? 'Completed' : `Finished (${data.stop_reason})`,
+    `${data.total_steps} step${data.total_steps === 1 ? '' : 's'}`,
+  ];
+  if (usage && typeof usage.input_tokens === 'number')
+    parts.push(`${usage.input_tokens} input / ${usage.output_tokens ?? 0} output tokens`);
+  if (typeof data.cost === 'number') parts.push(`cost ${data.cost}`);
+  return el(
+    'div',
+    { class: 'block meta meta-final', attrs: { 'data-block': 'meta-final' } },
+    el('span', { text: `✓ ${parts.join(' · ')}` }),
+    el(
+      'details',
+      {},
+      el('summary', { text: 'Conversation history' }),
+      el('pre', { text: JSON.stringify(data.conversation_history, null, 2) }),
+    ),
+  );
+}
+
+// ── front-end tools ─────────────────────────────────────────────────────────────────────────
+
+/**
+ * `awaiting_frontend_tools`: one small form for the tools the run waits on. `ask_user` shows its
+ * question; any other tool shows its input. Sending posts every answer at once.
+ */
+export class FrontendToolsForm implements BlockView {
+  readonly root: HTMLFormElement;
+  readonly tools: readonly PendingFrontendTool[];
+  private readonly fields: HTMLTextAreaElement[] = [];
+  private readonly message = el('p', { class: 'form-message', attrs: { 'aria-live': 'polite' } });
+  private readonly buttons: HTMLButtonElement[];
+  /** Set by the submit: whether the user declined instead of answering. */
+  declined = false;
+
+  constructor(tools: readonly PendingFrontendTool[], context: BlockContext) {
+    this.tools = tools;
+    this.root = el('form', {
+      class: 'block frontend-tools',
+      attrs: { 'data-block': 'awaiting-frontend-tools' },
+    });
+    this.root.append(
+      el('h4', { text: tools.length === 1 ? 'The agent asks you' : 'The agent asks you:' }),
+    );
+    tools.forEach((tool, index) => {
+      const id = `answer-${tool.tool_use_id.replace(/[^\w-]/g, '_')}`;
+      const question = questionOf(tool);
+      const field = el('textarea', {
+        attrs: { id, name: tool.tool_use_id, rows: '2', required: '', 'data-tool': tool.name },
+      });
+      this.fields.push(field);
+      this.root.append(
+        el('label', { attrs: { for: id }, text: question ?? `${tool.name}:` }),
+        ...(question === undefined
+          ? [el('pre', { class: 'tool-args', text: JSON.stringify(tool.input, null, 2) })]
+          : []),
+        field,
+      );
+      if (index === 0) queueMicrotask(() => field.focus());
+    });
+    const send = el('button', { text: 'Send answer', attrs: { type: 'submit', class: 'primary' } });
+    const decline = el('button', {
+      text: 'Decline',
+      attrs: { type: 'submit', formnovalidate: '' },
+    });
+    decline.addEventListener('click', () => {
+      this.declined = true;
+    });
+    send.addEventListener('click', () => {
+      this.declined = false;
+    });
+    this.buttons = [send, decline];
+    this.root.append(el('div', { class: 'form-actions' }, send, decline), this.message);
+    this.root.addEventListener('submit', (event) => {
+      event.preventDefault();
+      context.answer(this);
+    });
+    // Ctrl/Cmd+Enter sends.
+    this.root.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        this.root.requestSubmit(send);
+      }
+    });
+  }
+
+  update(): void {}
+
+  /** The answers, in the order of the tools. */
+  results(): { tool_use_id: string; content: string; is_error?: boolean }[] {
+    return this.tools.map((tool, index) =>
+      this.declined
+        ? { tool_use_id: tool.tool_use_id, content: 'The user declined to answer.', is_error: true }
+        : { tool_use_id: tool.tool_use_id, content: this.fields[index]!.value },
+    );
+  }
+
+  setBusy(busy: boolean, message = ''): void {
+    for (const control of [...this.fields, ...this.buttons]) control.disabled = busy;
+    this.message.textContent = message;
+  }
+
+  /** Answered (or the run stopped): the form stays as a record, read-only. */
+  close(note: string): void {
+    this.setBusy(true, note);
+    this.root.dataset.state = 'closed';
+  }
+}
+
+function questionOf(tool: PendingFrontendTool): string | undefined {
+  const input = tool.input;
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+    const question = (input as Record<string, JsonValue>).question;
+    if (typeof question === 'string') return question;
+  }
+  return undefined;
+}
