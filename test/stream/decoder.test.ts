@@ -554,6 +554,51 @@ describe('decoder: SSE framing and bytes', () => {
   });
 });
 
+describe('decoder: UTF-8 chunks that end inside a character and inside none', () => {
+  const body =
+    'data: <content-block-text><![CDATA[a\uFEFFb é😀 中\uFEFF]]></content-block-text>\n\n';
+  const bytes = new TextEncoder().encode(body);
+
+  it('keeps U+FEFF inside the stream, whatever chunk it begins', () => {
+    const start = bytes.indexOf(0xef);
+    for (const chunks of [
+      [bytes.subarray(0, start), bytes.subarray(start)],
+      [bytes.subarray(0, start + 1), bytes.subarray(start + 1)],
+    ])
+      expect(decodeChunks(chunks)[1]).toEqual({
+        type: 'text-delta',
+        delta: 'a\uFEFFb é😀 中\uFEFF',
+      });
+  });
+
+  it('one byte at a time, and every pair of cuts', () => {
+    const single = Array.from(bytes, (byte) => new Uint8Array([byte]));
+    expect(decodeChunks(single)[1]).toEqual({ type: 'text-delta', delta: 'a\uFEFFb é😀 中\uFEFF' });
+    for (let first = 30; first < bytes.length; first += 3)
+      for (let second = first; second < bytes.length; second += 5)
+        expect(decodeChunks(byteChunks(body, [first, second]))[1]).toEqual({
+          type: 'text-delta',
+          delta: 'a\uFEFFb é😀 中\uFEFF',
+        });
+  });
+
+  it('a character cut off by the end of the stream reads as U+FFFD', () => {
+    const cut = new TextEncoder().encode('data: <content-block-text>😀');
+    expect(decodeChunks([cut.subarray(0, cut.length - 2)], {}).slice(0, 2)).toEqual([
+      { type: 'text-start' },
+      { type: 'text-delta', delta: '\uFFFD' },
+    ]);
+    // Strings after bytes: the unfinished character ends before the string.
+    expect(
+      decodeChunks([cut.subarray(0, cut.length - 1), '</content-block-text>\n\n'], {}),
+    ).toEqual([
+      { type: 'text-start' },
+      { type: 'text-delta', delta: '\uFFFD' },
+      { type: 'text-end' },
+    ]);
+  });
+});
+
 describe('decoder: chunk boundaries anywhere give the same result', () => {
   const legacy =
     `<meta_init data="{&quot;format&quot;:&quot;xml&quot;,&quot;user_query&quot;:&quot;q &amp; a&quot;,&quot;agent_uuid&quot;:&quot;u&quot;,&quot;model&quot;:&quot;m&quot;}"></meta_init>` +
