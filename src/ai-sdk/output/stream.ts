@@ -36,12 +36,15 @@ class StreamTranslator {
   /** A delta held back to be joined with the next one of the same block. */
   private held: DeltaPart | undefined;
   private heldDelta = '';
-  /** The next provider part, already asked for while looking ahead. */
+  /** The next provider part, asked for while looking ahead; taken by the next read. */
   private ahead: Promise<ReadResult> | undefined;
-  private aheadReady = false;
-  private readonly markReady = () => {
-    this.aheadReady = true;
+  /** The look-ahead's result, once it has arrived. */
+  private aheadResult: ReadResult | undefined;
+  private readonly onAhead = (result: ReadResult) => {
+    this.aheadResult = result;
   };
+  // A failed look-ahead is seen when the next read awaits it.
+  private readonly onAheadFailed = () => {};
   private attempt = 1;
   private stepEnded = false;
   private finished = false;
@@ -106,23 +109,22 @@ class StreamTranslator {
     this.controller = controller;
   }
 
-  /** The next provider part: the one looked ahead for, or a new read. */
-  private read(): Promise<ReadResult> {
-    const ahead = this.ahead;
-    if (ahead === undefined) return this.reader.read();
-    this.ahead = undefined;
-    return ahead;
-  }
-
-  /** Whether the next provider part is already there (it is then read by the next `read`). */
-  private async nextIsReady(): Promise<boolean> {
+  /** Asks for the next provider part ahead of time; `takeAhead` tells whether it is there. */
+  private lookAhead(): void {
+    this.aheadResult = undefined;
     const ahead = this.reader.read();
     this.ahead = ahead;
-    this.aheadReady = false;
-    ahead.then(this.markReady, this.markReady);
-    // A read of a part that is already queued settles at once: its reaction runs before ours.
-    await undefined;
-    return this.aheadReady;
+    ahead.then(this.onAhead, this.onAheadFailed);
+  }
+
+  /** The looked-ahead part if it has arrived (it is then no longer pending). */
+  private takeAhead(): ReadResult | undefined {
+    const result = this.aheadResult;
+    if (result !== undefined) {
+      this.aheadResult = undefined;
+      this.ahead = undefined;
+    }
+    return result;
   }
 
   async pull(controller: ReadableStreamDefaultController<StreamPart>): Promise<void> {
@@ -131,17 +133,21 @@ class StreamTranslator {
       return;
     }
     this.given = 0;
+    let next: ReadResult | undefined;
     for (let handled = 0; ; handled++) {
-      let next: ReadResult;
-      try {
-        next = await this.read();
-      } catch (error) {
-        // Aborted or failed mid-output: close what is open, report the open call, then fail.
-        this.endStep(true);
-        this.release();
-        this.failure = { error };
-        if (this.given === 0) controller.error(error);
-        return;
+      if (next === undefined) {
+        try {
+          next = await (this.ahead ?? this.reader.read());
+        } catch (error) {
+          // Aborted or failed mid-output: close what is open, report the open call, then fail.
+          this.ahead = undefined;
+          this.endStep(true);
+          this.release();
+          this.failure = { error };
+          if (this.given === 0) controller.error(error);
+          return;
+        }
+        this.ahead = undefined;
       }
       if (next.done) {
         // No finish part: the output was cut off.
@@ -172,7 +178,16 @@ class StreamTranslator {
         default:
           this.emit(part);
       }
-      if (this.given > 0 && (handled >= MAX_BATCH || !(await this.nextIsReady()))) break;
+      next = undefined;
+      if (this.given > 0) {
+        // Keep going only with parts that are already there.
+        if (handled >= MAX_BATCH) break;
+        this.lookAhead();
+        // A read of a part already queued settles at once: its reaction runs before this resumes.
+        await undefined;
+        next = this.takeAhead();
+        if (next === undefined) break;
+      }
     }
     this.release();
   }
