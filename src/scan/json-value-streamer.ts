@@ -4,9 +4,18 @@ import type { JsonTokenHandler } from './json-tokenizer.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from './json-writer.ts';
 
 export interface JsonValueStreamer extends JsonTokenHandler {
-  /** The assembled value, coerced where the policy held it; `undefined` until complete. */
+  /**
+   * The assembled value, coerced where the policy held it; `undefined` until complete. Once
+   * complete it equals `JSON.parse` of the deltas (a held `1e400` is `null` here as it is there),
+   * provided `keptStreamedStrings`.
+   */
   readonly value: unknown;
   readonly isComplete: boolean;
+  /**
+   * Whether `value` has every string that streamed. False when they were not kept (see
+   * `keepStreamedStrings`): `value` then has `''` or less for them, and only the deltas have them.
+   */
+  readonly keptStreamedStrings: boolean;
 }
 
 export interface JsonValueStreamerOptions {
@@ -16,6 +25,13 @@ export interface JsonValueStreamerOptions {
    * large streamed argument is then not kept twice. `value` has `''` for every streamed string.
    */
   readonly keepStreamedStrings?: boolean;
+  /**
+   * With `keepStreamedStrings`, stop keeping streamed strings once they add up to more than this
+   * many characters (`keptStreamedStrings` turns false). Default: no limit. Lets a caller that
+   * keeps the deltas take `value` as it is for small values, and read a large one back from the
+   * deltas rather than keep it twice.
+   */
+  readonly maxKeptStringChars?: number;
 }
 
 // How a value is being read.
@@ -40,7 +56,8 @@ interface Frame {
   readonly holdsRoot: boolean;
   readonly object: Record<string, unknown>;
   readonly array: unknown[];
-  readonly stringParts: string[];
+  /** Pieces of a string kept for `value` (NO_PARTS when not kept). */
+  stringParts: string[];
   /** Objects: the key whose value comes next, and whether it repeats an earlier key. */
   key: string;
   repeatsKey: boolean;
@@ -65,14 +82,33 @@ export function createJsonValueStreamer(
   onDelta: (text: string) => void,
   options: JsonValueStreamerOptions = {},
 ): JsonValueStreamer {
-  return new StreamingJsonValue(policy, onDelta, options.keepStreamedStrings ?? true);
+  return new StreamingJsonValue(
+    policy,
+    onDelta,
+    options.keepStreamedStrings ?? true,
+    options.maxKeptStringChars ?? Number.POSITIVE_INFINITY,
+  );
+}
+
+/**
+ * A held value as `JSON.parse` reads it back from what the writer wrote: numbers JSON cannot
+ * write become `null`, `-0` becomes `0`. Only objects (held and coerced whole, rare) need the
+ * round trip.
+ */
+function asJsonReadsIt(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null;
+  if (typeof value !== 'object' || value === null) return value;
+  const json = JSON.stringify(value);
+  return json === undefined ? null : JSON.parse(json);
 }
 
 /** A class rather than closures: a streamer is made per tool call, and a class is one object. */
 class StreamingJsonValue implements JsonValueStreamer {
   private readonly policy: ValuePolicy;
   private readonly writer: CanonicalJsonWriter;
-  private readonly keepStreamedStrings: boolean;
+  private keepStreamedStrings: boolean;
+  private readonly maxKeptStringChars: number;
+  private keptStringChars = 0;
   private readonly frames: Frame[] = [];
   private started = false;
   private complete = false;
@@ -83,11 +119,21 @@ class StreamingJsonValue implements JsonValueStreamer {
   private placedPolicy: ValuePolicy;
   private placedHoldsRoot = false;
 
-  constructor(policy: ValuePolicy, onDelta: (text: string) => void, keepStreamedStrings: boolean) {
+  constructor(
+    policy: ValuePolicy,
+    onDelta: (text: string) => void,
+    keepStreamedStrings: boolean,
+    maxKeptStringChars: number,
+  ) {
     this.policy = policy;
     this.placedPolicy = policy;
     this.writer = createCanonicalJsonWriter(onDelta);
     this.keepStreamedStrings = keepStreamedStrings;
+    this.maxKeptStringChars = maxKeptStringChars;
+  }
+
+  get keptStreamedStrings(): boolean {
+    return this.keepStreamedStrings;
   }
 
   get value(): unknown {
@@ -131,7 +177,13 @@ class StreamingJsonValue implements JsonValueStreamer {
     const frame = this.frames[this.frames.length - 1];
     if (frame === undefined || frame.kind !== STRING || frame.mode === DROPPED) return;
     if (decoded === '') return;
-    if (frame.stringParts !== NO_PARTS) frame.stringParts.push(decoded);
+    if (frame.stringParts !== NO_PARTS) {
+      if (frame.mode === STREAMED && !this.keepStreamed(decoded.length)) {
+        frame.stringParts = NO_PARTS;
+      } else {
+        frame.stringParts.push(decoded);
+      }
+    }
     if (frame.mode === STREAMED) this.writer.stringChunk(decoded);
   }
 
@@ -146,6 +198,14 @@ class StreamingJsonValue implements JsonValueStreamer {
   primitive(value: number | boolean | null): void {
     if (!this.placeValue(undefined)) return;
     this.settle(value, this.placedMode, this.placedHoldsRoot, this.placedPolicy);
+  }
+
+  /** Counts streamed characters about to be kept; false once past the limit (none are kept then). */
+  private keepStreamed(length: number): boolean {
+    this.keptStringChars += length;
+    if (this.keptStringChars <= this.maxKeptStringChars) return true;
+    this.keepStreamedStrings = false;
+    return false;
   }
 
   /**
@@ -222,6 +282,7 @@ class StreamingJsonValue implements JsonValueStreamer {
       }
       if (parent !== undefined && parent.kind === OBJECT) this.writer.key(parent.key);
       this.writer.value(settled);
+      settled = asJsonReadsIt(settled);
     }
     if (parent === undefined) {
       this.result = settled;

@@ -121,6 +121,28 @@ describe('hermes protocol: calls', () => {
     ]);
   });
 
+  it('validates the input it streamed, whether the arguments are small or large', () => {
+    // Large arguments are read back from the streamed JSON, small ones kept as they stream: the
+    // problems must be those of the input text either way (1e400 was written as null).
+    for (const query of ['a', 'x'.repeat(100_000)]) {
+      const text = `<tool_call>{"name": "search", "arguments": {"query": "${query}", "options": {"depth": 1e400}, "allow_tests": -0}}</tool_call>`;
+      for (const chunks of [[text], chunksOf(text, 8)]) {
+        const calls = contentOf(streamEvents(hermes, chunks, { tools })) as {
+          input: string;
+          problems?: { path: string }[];
+        }[];
+        expect(calls).toHaveLength(1);
+        expect(calls[0]!.input).toBe(
+          `{"query":"${query}","options":{"depth":null},"allow_tests":0}`,
+        );
+        expect(calls[0]!.problems?.map((problem) => problem.path)).toEqual([
+          '/allow_tests',
+          '/options/depth',
+        ]);
+      }
+    }
+  });
+
   it('reports JSON that cannot be repaired into a call', () => {
     const text = '<tool_call>get_weather(city="Paris")</tool_call>';
     const content = contentOf(streamEvents(hermes, [text], { tools }));

@@ -466,6 +466,71 @@ describe('createJsonValueStreamer: properties', () => {
   });
 });
 
+describe('createJsonValueStreamer: the value read back', () => {
+  it('(e) any policy: a complete value is what JSON.parse reads back from the deltas', () => {
+    fc.assert(
+      fc.property(jsonValues, fc.integer(), randomCutLists, (value, seed, randomCuts) => {
+        const text = JSON.stringify(value);
+        const policy = createRandomPolicy(seed);
+        for (const chunks of [[text], ...randomCuts.map((cuts) => splitAt(text, cuts))]) {
+          const run = streamChunks(chunks, policy);
+          expect(run.isComplete).toBe(true);
+          expect(run.value).toEqual(JSON.parse(run.deltas.join('')));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('holds numbers JSON cannot write as JSON.parse reads them back', () => {
+    const run = streamChunks(['{"big": 1e400, "small": -1e400, "zero": -0, "list": [-0.0, 1]}']);
+    expect(run.deltas.join('')).toBe('{"big":null,"small":null,"zero":0,"list":[0,1]}');
+    expect(run.value).toEqual({ big: null, small: null, zero: 0, list: [0, 1] });
+  });
+
+  it('stops keeping streamed strings past the limit, and says so', () => {
+    const deltas: string[] = [];
+    const streamer = createJsonValueStreamer(UNCONSTRAINED_POLICY, (delta) => deltas.push(delta), {
+      maxKeptStringChars: 8,
+    });
+    const tokenizer = createJsonTokenizer(streamer);
+    tokenizer.write('{"a": "four", "b": 1, "c": "fo');
+    expect(streamer.keptStreamedStrings).toBe(true);
+    tokenizer.write('ur", "d": "more", "e": "x"}');
+    expect(streamer.isComplete).toBe(true);
+    // "four" + "four" fit in 8 characters, "more" does not: it and every later string are dropped.
+    expect(streamer.keptStreamedStrings).toBe(false);
+    expect(streamer.value).toEqual({ a: 'four', b: 1, c: 'four', d: '', e: '' });
+    expect(JSON.parse(deltas.join(''))).toEqual({ a: 'four', b: 1, c: 'four', d: 'more', e: 'x' });
+  });
+
+  it('keeps held strings whatever the limit: coercion needs them', () => {
+    const policy = createValuePolicy({
+      type: 'object',
+      properties: { n: { type: 'integer' }, s: { type: 'string' } },
+    });
+    const deltas: string[] = [];
+    const streamer = createJsonValueStreamer(policy, (delta) => deltas.push(delta), {
+      maxKeptStringChars: 0,
+    });
+    createJsonTokenizer(streamer).write('{"n": "12345", "s": "abc"}');
+    expect(deltas.join('')).toBe('{"n":12345,"s":"abc"}');
+    expect(streamer.value).toEqual({ n: 12345, s: '' });
+    expect(streamer.keptStreamedStrings).toBe(false);
+  });
+
+  it('says whether streamed strings were kept at all', () => {
+    const keeping = createJsonValueStreamer(UNCONSTRAINED_POLICY, () => {});
+    const leaving = createJsonValueStreamer(UNCONSTRAINED_POLICY, () => {}, {
+      keepStreamedStrings: false,
+    });
+    createJsonTokenizer(keeping).write('{"s": "abc"}');
+    createJsonTokenizer(leaving).write('{"s": "abc"}');
+    expect([keeping.keptStreamedStrings, leaving.keptStreamedStrings]).toEqual([true, false]);
+    expect([keeping.value, leaving.value]).toEqual([{ s: 'abc' }, { s: '' }]);
+  });
+});
+
 describe('createJsonValueStreamer: linear work', () => {
   it('streams a 2 MB string argument fed in 8-character chunks', () => {
     const pattern = 'plain text, "quotes", back\\slash, new\nline, tab\t, é, 😀, </tool_call> ';

@@ -42,6 +42,11 @@ export interface JsonCallsBodyConfig {
 
 /** `<function=NAME>` or `<function name="NAME">`: the name from what follows the opener. */
 const NAME_IN_TAG = /^(?:=\s*["']?([^"'\s>]+)["']?|\s+name\s*=\s*["']([^"']+)["'])\s*$/;
+/**
+ * Characters of streamed argument strings a call keeps to have its value at hand; past this the
+ * value is parsed back from the streamed JSON, so a large argument is not kept twice.
+ */
+const MAX_KEPT_ARGUMENT_CHARS = 64 * 1024;
 /** An opening tag longer than this is not one we read. */
 const MAX_OPENING_TAG = 256;
 
@@ -603,11 +608,13 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     envelope.assembler = new CallAssembler(this.context, tool);
     // A bare or fenced object is announced only once its arguments begin: until then it may be data.
     if (!this.config.speculative) envelope.assembler.start();
-    // The assembler keeps the streamed JSON text; the value is read back from it at the end.
+    // The assembler keeps the streamed JSON text. The streamer keeps the value too while it is
+    // small (parsing the text back costs more than keeping a few strings); a large argument is
+    // read back from the text at the end instead of being kept twice.
     envelope.streamer = createJsonValueStreamer(
       createValuePolicy(tool.inputSchema),
       envelope.assembler.delta,
-      { keepStreamedStrings: false },
+      { maxKeptStringChars: MAX_KEPT_ARGUMENT_CHARS },
     );
     if (envelope.recorder) {
       replay(envelope.streamer, envelope.recorder.recorded);
@@ -655,7 +662,9 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       return;
     }
     // The streamed text is JSON.stringify of the coerced value, so parsing it gives that value.
-    assembler.complete(JSON.parse(assembler.inputText()));
+    assembler.complete(
+      streamer.keptStreamedStrings ? streamer.value : JSON.parse(assembler.inputText()),
+    );
     this.callsEmitted++;
   }
 
