@@ -407,7 +407,9 @@ export class XmlBlockDecoder {
       const piece = chunk.slice(this.tagFrom);
       this.tagRaw.push(piece);
       this.tagRawChars += piece.length;
-      if (this.known && this.tagRawChars > RAW_PREVIEW_CHARS) this.keepRaw = false;
+      // A block tag can carry megabytes of arguments: keep only what a problem report shows.
+      if (this.known && this.tagRawChars > RAW_PREVIEW_CHARS && isBlockTag(this.tagName))
+        this.keepRaw = false;
     }
     this.base += n;
   }
@@ -487,7 +489,12 @@ export class XmlBlockDecoder {
 
   /** Broken markup: a known tag is reported, anything else is text, exactly as written. */
   private malformed(chunk: string, at: number): void {
-    const known = this.known && this.state !== ST_END_NAME && this.state !== ST_END_SPACE;
+    // A broken <chart>/<table> in text is more likely prose about tags than a broken embed.
+    const known =
+      this.known &&
+      this.state !== ST_END_NAME &&
+      this.state !== ST_END_SPACE &&
+      !(this.current.kind === F_STREAM && EMBED_TAGS.has(this.tagName));
     this.state = ST_TEXT;
     if (known) {
       this.problem('malformed-tag', `<${this.tagName}> is not well formed`, this.tagOffset, {

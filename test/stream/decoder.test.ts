@@ -320,6 +320,14 @@ describe('decoder: malformed input is reported, never dropped', () => {
     expect(events).toContainEqual({ type: 'stray-text', text: '>' });
   });
 
+  it('a broken <chart> or <table> in text is text, not a problem', () => {
+    expect(decodeXml('<content-block-text>use <table border> here</content-block-text>')).toEqual([
+      { type: 'text-start' },
+      { type: 'text-delta', delta: 'use <table border> here' },
+      { type: 'text-end' },
+    ]);
+  });
+
   it('a < that does not begin a tag is text', () => {
     expect(
       decodeXml(
@@ -620,6 +628,20 @@ describe('decoder: chunk boundaries anywhere give the same result', () => {
       expect(
         mergeDeltas(decodeChunks(byteChunks(legacy, [cut, cut * 2, cut * 3]), { framing: 'xml' })),
       ).toEqual(expected);
+  });
+
+  it('long broken tags: the same text or the same report, wherever the chunks end', () => {
+    const long = 'y'.repeat(3000);
+    const input =
+      `<content-block-text>x <table a="${long}" b> z</content-block-text>` +
+      `<content-block-tool_call id="${long}" name><content-block-text>after</content-block-text>`;
+    const expected = mergeDeltas(decodeXml(input));
+    expect(expected[1]).toEqual({ type: 'text-delta', delta: `x <table a="${long}" b> z` });
+    const [problem] = problemsOf(expected);
+    expect(problem?.code).toBe('malformed-tag');
+    expect(problem?.raw).toBe(`<content-block-tool_call id="${long}"`.slice(0, 1024) + '…');
+    for (const size of [1, 100, 1000, 1023, 1025, 2999])
+      expect(mergeDeltas(decodeXml(chunksOf(input, size)))).toEqual(expected);
   });
 
   it('reports the block being received, then forgets everything on reset', () => {
