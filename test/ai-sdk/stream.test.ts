@@ -243,6 +243,71 @@ describe('wrapStream', () => {
   });
 });
 
+describe('wrapStream with toolChoice retry', () => {
+  it('when the retry itself fails, its error is passed on before the finish', async () => {
+    const failure = new Error('server gone');
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        calls++;
+        if (calls > 1) throw failure;
+        return { stream: convertArrayToReadableStream(textStream(['No tools.'])) };
+      },
+    });
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: createToolMiddleware({ protocol: xmlProtocol(), toolChoiceRetry: true }),
+    });
+    const { stream } = await wrapped.doStream({
+      ...CALL_OPTIONS,
+      toolChoice: { type: 'required' },
+    });
+    const parts = await convertReadableStreamToArray(stream);
+    expect(calls).toBe(2);
+    expect(textOf(parts)).toBe('No tools.');
+    expect(parts.slice(-2)).toEqual([
+      { type: 'error', error: failure },
+      { type: 'finish', finishReason: STOP, usage: USAGE },
+    ]);
+  });
+
+  it('a retry that calls the tool continues the same stream, with one stream-start', async () => {
+    const outputs = ['Hmm.', '<get_time><city>Oslo</city></get_time>'];
+    const seen: LanguageModelV4CallOptions[] = [];
+    const model = new MockLanguageModelV4({
+      doStream: async (options) => {
+        seen.push(options);
+        return {
+          stream: convertArrayToReadableStream(textStream(chunksOf(outputs[seen.length - 1]!, 3))),
+        };
+      },
+    });
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: createToolMiddleware({ protocol: xmlProtocol(), toolChoiceRetry: true }),
+    });
+    const { stream } = await wrapped.doStream({
+      ...CALL_OPTIONS,
+      toolChoice: { type: 'tool', toolName: 'get_time' },
+    });
+    const parts = await convertReadableStreamToArray(stream);
+    expect(types(parts).filter((type) => type === 'stream-start')).toHaveLength(1);
+    expect(types(parts).filter((type) => type === 'finish')).toHaveLength(1);
+    expect(parts.find((part) => part.type === 'tool-call')).toMatchObject({
+      toolName: 'get_time',
+      input: '{"city":"Oslo"}',
+    });
+    expect(parts.at(-1)).toMatchObject({
+      finishReason: { unified: 'tool-calls' },
+      usage: { inputTokens: { total: 20 }, outputTokens: { total: 10 } },
+    });
+    expect(seen[1]!.prompt.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text', text: expect.stringContaining('call the tool "get_time"') }],
+    });
+  });
+});
+
 describe('wrapStream when the output is cut off', () => {
   const cut = 'Checking.\n<get_weather>\n  <city>Seo';
 

@@ -242,6 +242,7 @@ class StreamTranslator {
     } catch (error) {
       this.emit({ type: 'error', error });
       this.firstFinish = undefined;
+      this.firstCalls = 0;
       return false;
     }
     // Anything after the first attempt's finish is not wanted any more.
