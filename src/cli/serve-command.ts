@@ -6,6 +6,7 @@ import { isProtocolName, PROTOCOL_NAMES } from '../protocols/index.ts';
 import {
   createServerApp,
   DEFAULT_LIMITS,
+  LOOPBACK_HOSTNAMES,
   parseRecording,
   type Recording,
   type ServerAppOptions,
@@ -38,6 +39,10 @@ function wholeNumber(value: string | undefined, flag: string, min: number): numb
   if (!Number.isInteger(number) || number < min)
     throw new UsageError(`${flag} must be a whole number of at least ${min}, not "${value}"`);
   return number;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 async function readRecording(file: string): Promise<Recording> {
@@ -95,6 +100,8 @@ export async function serveCommand(
 
   const common: ServerAppOptions = {
     protocol,
+    // On loopback, only loopback names may reach the server (no DNS rebinding).
+    ...(isLoopback(host) ? { allowedHostnames: [...LOOPBACK_HOSTNAMES, host] } : {}),
     tools: serverTools(root),
     runSettings: { system: serverSystemPrompt(root) },
     limits: { maxConcurrentRuns: maxRuns ?? DEFAULT_LIMITS.maxConcurrentRuns },

@@ -64,7 +64,16 @@ export interface ServerAppOptions {
   readonly limits?: Partial<ServerLimits>;
   /** Run ids. Default: random UUIDs. */
   readonly generateRunId?: () => string;
+  /**
+   * Host names requests may be addressed to (the Host header), e.g. `LOOPBACK_HOSTNAMES` for a
+   * server on loopback. Anything else is refused, so a web page cannot reach this server through
+   * a DNS name that points to 127.0.0.1 (DNS rebinding). Default: any.
+   */
+  readonly allowedHostnames?: readonly string[];
 }
+
+/** The names a browser uses for a server on loopback. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 export interface ServerApp {
   readonly app: Hono;
@@ -104,6 +113,25 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       return c.json({ error: error.message, ...error.extra }, error.status);
     return c.json({ error: `internal server error: ${error.message}` }, 500);
   });
+
+  const allowedHostnames = options.allowedHostnames;
+  if (allowedHostnames) {
+    app.use('*', async (c, next) => {
+      const host = c.req.header('host') ?? '';
+      let hostname: string | undefined;
+      try {
+        hostname = new URL(`http://${host}`).hostname.toLowerCase();
+      } catch {
+        hostname = undefined;
+      }
+      if (hostname === undefined || !allowedHostnames.includes(hostname))
+        throw new RequestError(
+          403,
+          `requests for host ${JSON.stringify(host)} are refused (DNS rebinding protection); address this server as ${allowedHostnames.join(' or ')}`,
+        );
+      await next();
+    });
+  }
 
   // A page on another site may send simple POSTs here (no CORS preflight for them): refuse any
   // request whose Origin is not this server, so only this page drives runs.

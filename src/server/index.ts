@@ -6,6 +6,7 @@ export { AgentBlockAdapter, type AgentBlockOptions, resultContent } from './agen
 export {
   createServerApp,
   DEFAULT_LIMITS,
+  LOOPBACK_HOSTNAMES,
   REPLAY_HEADER,
   type ReplaySettings,
   RUN_ID_HEADER,

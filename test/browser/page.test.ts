@@ -97,7 +97,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
           '<attempt_completion><result>Login is handled by **loginUser** in `login.js`: it calls `checkPassword`.</result></attempt_completion>',
         ],
         chunkSize: 4,
-        chunkDelayMs: 15,
+        chunkDelayMs: 25,
       });
       cleanups.push(() => fake.close());
       const serve = await startServe(fake);
@@ -234,6 +234,152 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
         'Recorded question: “How does login work in this project?”',
       );
       expect(await page.locator('[data-block="text"] a').getAttribute('href')).toMatch(/^https:/);
+    });
+
+    it(title('renders every block type'), async () => {
+      const png =
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+      const events: BlockEvent[] = [
+        {
+          type: 'meta-init',
+          data: { format: 'xml', user_query: 'q', agent_uuid: 'all', model: 'm' },
+        },
+        { type: 'text-start' },
+        { type: 'text-delta', delta: 'Sales by region:' },
+        {
+          type: 'text-embed',
+          name: 'table',
+          attributes: { title: 'Regions' },
+          content: '[{"region":"north","sales":3}]',
+        },
+        { type: 'text-end' },
+        { type: 'tool-call', kind: 'client', id: 'c1', name: 'lookup', arguments: '{"id":7}' },
+        {
+          type: 'tool-result',
+          kind: 'client',
+          id: 'c1',
+          name: 'lookup',
+          content: '{"name":"Ada","tags":["x","y"]}',
+        },
+        { type: 'tool-call', kind: 'client', id: 'c2', name: 'draw', arguments: '{}' },
+        {
+          type: 'tool-result',
+          kind: 'client',
+          id: 'c2',
+          name: 'draw',
+          content: [
+            { type: 'text', text: 'A dot:' },
+            { type: 'image', src: `data:image/png;base64,${png}`, mediaType: 'image/png' },
+            { type: 'image', src: 'javascript:alert(1)', mediaType: 'image/png' },
+          ],
+        },
+        {
+          type: 'tool-call',
+          kind: 'server',
+          id: 's1',
+          name: 'web_search',
+          arguments: '{"query":"ada"}',
+        },
+        {
+          type: 'tool-result',
+          kind: 'server',
+          id: 's1',
+          name: 'web_search_tool_result',
+          content: 'one hit',
+        },
+        {
+          type: 'citations',
+          citations: [
+            {
+              type: 'char_location',
+              documentIndex: 0,
+              documentTitle: 'Doc A',
+              startCharIndex: 1,
+              endCharIndex: 9,
+              citedText: 'chars quote',
+            },
+            {
+              type: 'page_location',
+              documentIndex: 1,
+              documentTitle: 'Doc B',
+              startPageNumber: 2,
+              endPageNumber: 4,
+              citedText: 'pages quote',
+            },
+            {
+              type: 'web_search_result_location',
+              url: 'https://example.com/ada',
+              title: 'Ada',
+              citedText: 'web quote',
+            },
+          ],
+        },
+        {
+          type: 'meta-files',
+          files: [
+            {
+              file_id: 'f1',
+              filename: 'report.pdf',
+              storage_location: 'https://example.com/r.pdf',
+            },
+          ],
+        },
+        { type: 'error', error: { type: 'rate_limit', message: 'slow down' } },
+        {
+          type: 'meta-final',
+          data: {
+            conversation_history: [],
+            stop_reason: 'completed',
+            total_steps: 4,
+            generated_files: null,
+            cost: 0.5,
+            cumulative_usage: { input_tokens: 10, output_tokens: 5 },
+          },
+        },
+      ];
+      // Unknown markup between blocks is kept and shown as it came.
+      const body = encodeBlocks(events).replace(
+        'data: <meta_final',
+        'data: <unknown-block>kept</unknown-block>\n\ndata: <meta_final',
+      );
+      server = await startTestServer({
+        replay: { recording: parseRecording(body, 'all.sse'), delayMs: 0 },
+        webRoot: webDir,
+      });
+      const page = await openPage(server.url);
+      await ask(page, 'Everything');
+      await expect.poll(() => statusOf(page)).toBe('done');
+      expect(await page.textContent('[data-block="text"] [data-embed="table"] figcaption')).toBe(
+        'Regions',
+      );
+      const lookup = page.locator('[data-block="tool-call"][data-tool="lookup"]');
+      expect(await lookup.locator('.result-json').textContent()).toBe(
+        JSON.stringify({ name: 'Ada', tags: ['x', 'y'] }, null, 2),
+      );
+      const draw = page.locator('[data-block="tool-call"][data-tool="draw"]');
+      expect(await draw.locator('img').getAttribute('src')).toBe(`data:image/png;base64,${png}`);
+      expect(await draw.locator('img').count()).toBe(1);
+      expect(await draw.textContent()).toContain('Image not shown (unsupported source)');
+      expect(await page.textContent('[data-tool="web_search"] .tool-name')).toBe(
+        'web_search (provider)',
+      );
+      expect(
+        await page
+          .locator('[data-block="citations"] li')
+          .evaluateAll((items) => items.map((item) => item.getAttribute('data-citation'))),
+      ).toEqual(['char_location', 'page_location', 'web_search_result_location']);
+      expect(await page.textContent('[data-citation="page_location"]')).toContain('pages 2–3');
+      expect(await page.getAttribute('[data-citation] a', 'href')).toBe('https://example.com/ada');
+      expect(await page.getAttribute('[data-block="meta-files"] a', 'href')).toBe(
+        'https://example.com/r.pdf',
+      );
+      expect(await page.textContent('[data-block="error"]')).toContain('slow down');
+      expect(await page.textContent('[data-block="stray-text"]')).toBe(
+        '<unknown-block>kept</unknown-block>',
+      );
+      expect(await page.textContent('[data-block="meta-final"]')).toContain('cost 0.5');
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'page-all-blocks.png'), fullPage: true });
     });
 
     it(title('keeps up with a fast stream of many small deltas'), async () => {

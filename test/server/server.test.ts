@@ -1,7 +1,8 @@
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseRecording, serverTools } from '../../src/server/index.ts';
+import { LOOPBACK_HOSTNAMES, parseRecording, serverTools } from '../../src/server/index.ts';
 import {
   type DecodedEvent,
   decodeBlocks,
@@ -396,6 +397,38 @@ describe('limits and bad requests', () => {
     expect((await decodeResponse(third)).at(-1)?.type).toBe('meta-final');
   });
 
+  it('counts resumes against the limit, and drops a paused run whose answer never comes', async () => {
+    const { url, app } = await start(
+      [ASK_TURN, { text: '<thinking>busy', stall: true }, ANSWER_TURN],
+      { maxConcurrentRuns: 1, pausedRunTtlMs: 300 },
+    );
+    const paused = await postJson(`${url}/api/runs`, { prompt: 'first' });
+    const pausedId = paused.headers.get('x-run-id')!;
+    const pendingId = ofType(await decodeResponse(paused), 'awaiting-frontend-tools')[0]!.tools[0]!
+      .tool_use_id;
+    // A paused run holds no slot: another run streams.
+    const busy = await postJson(`${url}/api/runs`, { prompt: 'second' });
+    const reader = new EventReader(busy);
+    await reader.until((event) => event.type === 'thinking-delta');
+    const resume = await postJson(`${url}/api/runs/${pausedId}/tool-results`, {
+      results: [{ tool_use_id: pendingId, content: 'x' }],
+    });
+    expect(resume.status).toBe(429);
+    expect(app.registry.get(pausedId)?.status).toBe('paused');
+    await reader.cancel();
+    await waitFor(
+      () => app.registry.get(pausedId)?.status === 'finished',
+      'the paused run to expire',
+    );
+    const late = await postJson(`${url}/api/runs/${pausedId}/tool-results`, {
+      results: [{ tool_use_id: pendingId, content: 'x' }],
+    });
+    expect(late.status).toBe(409);
+    expect(((await late.json()) as { error: string }).error).toContain(
+      'dropped: it waited too long for its front-end results',
+    );
+  });
+
   it('answers malformed requests with clear 4xx JSON errors', async () => {
     const { url } = await start([]);
     const cases: [unknown, number, string][] = [
@@ -429,6 +462,34 @@ describe('limits and bad requests', () => {
     expect(((await unknownRoute.json()) as { error: string }).error).toBe(
       'no API route GET /api/nothing',
     );
+  });
+
+  it('refuses requests addressed to another host name (DNS rebinding)', async () => {
+    const scripted = scriptedModel([]);
+    server = await startTestServer({
+      model: scripted.model,
+      allowedHostnames: LOOPBACK_HOSTNAMES,
+      webRoot: '/nonexistent',
+    });
+    expect((await fetch(`${server.url}/api/info`)).status).toBe(200);
+    const port = new URL(server.url).port;
+    const status = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: '/api/info', headers: { host } },
+          (response) => {
+            let body = '';
+            response.on('data', (data) => (body += data));
+            response.on('end', () => resolve({ status: response.statusCode!, body }));
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+    const rebound = await status(`attacker.example:${port}`);
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain('DNS rebinding protection');
+    expect((await status(`localhost:${port}`)).status).toBe(200);
   });
 
   it('checks the shape of tool results', async () => {

@@ -189,7 +189,9 @@ function toolResult(
     attrs: { 'data-block': 'tool-result', 'data-call-id': block.id },
   });
   const parts = typeof block.content === 'string' ? [block.content] : block.content;
-  const lines = typeof block.content === 'string' ? block.content.split('\n').length : 0;
+  const shown =
+    typeof block.content === 'string' ? (prettyJson(block.content) ?? block.content) : '';
+  const lines = shown.split('\n').length;
   const details = el('details', {}, el('summary', { text: resultSummary(block, lines) }));
   // Short results are shown; long ones are a click away.
   details.open = block.isError || lines <= 14;
@@ -212,6 +214,7 @@ function toolResult(
 function resultSummary(block: Extract<DocumentBlock, { kind: 'tool-result' }>, lines: number) {
   if (block.isError) return 'Error';
   if (typeof block.content !== 'string') return `Result (${block.content.length} parts)`;
+  if (prettyJson(block.content) !== undefined) return 'Result · JSON';
   return `Result · ${lines} line${lines === 1 ? '' : 's'}`;
 }
 
