@@ -21,10 +21,13 @@ export type OpenerMatch<Data> =
   | { readonly kind: 'partial' }
   | { readonly kind: 'match'; readonly opener: Opener<Data>; readonly length: number };
 
+type Match<Data> = Extract<OpenerMatch<Data>, { kind: 'match' }>;
+
+/** Matches are made once, at compile time: scanning text allocates nothing per opener found. */
 interface TrieNode<Data> {
   readonly children: Map<number, TrieNode<Data>>;
-  exact?: Opener<Data>;
-  delimited?: Opener<Data>;
+  exact?: Match<Data>;
+  delimited?: Match<Data>;
 }
 
 const NONE = { kind: 'none' } as const;
@@ -56,8 +59,9 @@ export function compileOpeners<Data>(openers: readonly Opener<Data>[]): OpenerTr
       node = next;
     }
     // First declaration wins, so callers control precedence by order.
-    if (opener.delimited) node.delimited ??= opener;
-    else node.exact ??= opener;
+    const found: Match<Data> = { kind: 'match', opener, length: opener.literal.length };
+    if (opener.delimited) node.delimited ??= found;
+    else node.exact ??= found;
   }
   const firstCharacters = [...root.children.keys()];
 
@@ -65,12 +69,10 @@ export function compileOpeners<Data>(openers: readonly Opener<Data>[]): OpenerTr
     let node = root;
     let position = start;
     while (true) {
-      if (node.exact) return { kind: 'match', opener: node.exact, length: position - start };
+      if (node.exact) return node.exact;
       if (position >= text.length) return PARTIAL;
       const code = text.charCodeAt(position);
-      if (node.delimited && isNameDelimiter(code)) {
-        return { kind: 'match', opener: node.delimited, length: position - start };
-      }
+      if (node.delimited && isNameDelimiter(code)) return node.delimited;
       const next = node.children.get(code);
       if (!next) return NONE;
       node = next;

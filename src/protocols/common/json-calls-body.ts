@@ -336,7 +336,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
 
   private scanJson(text: string, start: number, end: number): number {
     const stop = this.tokenizer.write(text, start, end);
-    if (this.tokenizer.status === 'failed') {
+    if (stop === -1 && this.tokenizer.status === 'failed') {
       // Tokenizer offsets count from the JSON's start; this write began at `before`.
       const before = this.callOffset(start, end) - this.jsonStart;
       const offset = this.tokenizer.failure?.offset ?? before;
