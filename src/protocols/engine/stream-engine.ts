@@ -174,11 +174,18 @@ export function createStreamEngine<CallData>(
   /**
    * Next position of each trigger character in the current text. Kept across calls so text with
    * many of one trigger and none of another is not searched to its end again and again.
-   * -2 means "not searched yet"; `push` resets it for each new text.
+   * -2 means "not searched yet". Positions belong to one text: `push` counts each new text, and
+   * they are reset when first needed for it (text inside a call never needs them).
    */
   const nextTrigger: number[] = triggers.map(() => -2);
+  let textNumber = 0;
+  let triggersTextNumber = 0;
 
   function findTrigger(text: string, from: number): number {
+    if (triggersTextNumber !== textNumber) {
+      triggersTextNumber = textNumber;
+      for (let index = 0; index < nextTrigger.length; index++) nextTrigger[index] = -2;
+    }
     let next = -1;
     for (let index = 0; index < triggers.length; index++) {
       let found = nextTrigger[index]!;
@@ -312,7 +319,7 @@ export function createStreamEngine<CallData>(
 
   function push(chunk: string): ParseEvent[] {
     out = [];
-    nextTrigger.fill(-2);
+    textNumber++;
     let text = chunk;
     if (pending.length > 0) {
       text = pending + chunk;
@@ -329,7 +336,7 @@ export function createStreamEngine<CallData>(
         text = handBack + text.slice(position);
         handBack = '';
         position = 0;
-        nextTrigger.fill(-2);
+        textNumber++;
       }
     }
     offset += text.length - pending.length;
