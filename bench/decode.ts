@@ -57,6 +57,8 @@ export interface DecodeBenchResult {
   /** 8 MB time over 1 MB time, per byte and times 8 (so 8 means exactly linear): wall, CPU. */
   readonly ratio: number;
   readonly cpuRatio: number;
+  /** The same from the fastest runs, which a busy machine disturbs least. */
+  readonly bestRatio: number;
   readonly targetMbPerSecond: number;
   readonly targetRatio: number;
   /** Both targets met by the wall-clock medians. */
@@ -264,11 +266,13 @@ export async function runDecodeBench(
   const scale = (8 * first.bytes) / last.bytes;
   const ratio = (last.medianMs / first.medianMs) * scale;
   const cpuRatio = (last.cpuMedianMs / first.cpuMedianMs) * scale;
+  const bestRatio = (last.minMs / first.minMs) * scale;
   return {
     chunkBytes: DECODE_CHUNK_BYTES,
     cases,
     ratio,
     cpuRatio,
+    bestRatio,
     targetMbPerSecond: DECODE_TARGET_MBPS,
     targetRatio: DECODE_TARGET_RATIO,
     meetsTargets:
@@ -311,7 +315,7 @@ export function formatDecodeBench(result: DecodeBenchResult): string {
       ],
       rows,
     ),
-    `8 MB vs 1 MB (per byte, x8; linear = 8): wall ${formatRatio(result.ratio)}, cpu ${formatRatio(result.cpuRatio)} (target < ${result.targetRatio}x)`,
+    `8 MB vs 1 MB (per byte, x8; linear = 8): wall ${formatRatio(result.ratio)}, cpu ${formatRatio(result.cpuRatio)}, fastest runs ${formatRatio(result.bestRatio)} (target < ${result.targetRatio}x)`,
     `targets (>= ${result.targetMbPerSecond} MB/s, ratio < ${result.targetRatio}x): wall ${verdict(result.meetsTargets)}, cpu ${verdict(result.meetsTargetsCpu)}; load average ${result.loadAverage.toFixed(2)}`,
   ].join('\n');
 }
