@@ -1,5 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import type { ToolDefinition } from '../../core/index.ts';
+import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import {
   createJsonTokenizer,
   type JsonTokenHandler,
@@ -302,14 +303,14 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
 
   private scanLanguageTag(text: string, start: number, end: number): number {
     let index = start;
-    while (index < end && /[\w-]/.test(text[index]!)) index++;
+    while (index < end && isWordOrHyphen(text.charCodeAt(index))) index++;
     if (index < end) this.phase = Phase.BeforeJson;
     return index;
   }
 
   private scanBeforeJson(text: string, start: number, end: number): number {
     let index = start;
-    while (index < end && /\s/.test(text[index]!)) index++;
+    while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
     if (index >= end) return end;
     const code = text.charCodeAt(index);
     if (code === 123 /* { */ || code === 91 /* [ */) {
@@ -364,7 +365,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     if (!closer) return this.finishBlock(start, false);
     let index = start;
     if (this.closerMatched === 0) {
-      while (index < end && /\s/.test(text[index]!)) index++;
+      while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
     }
     while (index < end && this.closerMatched < closer.length) {
       if (text.charCodeAt(index) !== closer.charCodeAt(this.closerMatched)) {
