@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockDocument, createBlockDecoder } from '../../src/stream/index.ts';
+import { CONTENT_BLOCK_DEVIATIONS } from '../conformance/deviations.ts';
 import { checkCase, Tally } from '../conformance/load.ts';
-import { CONTENT_BLOCK_DEVIATIONS } from './content-block-deviations.ts';
 import { type AgentNode, normalizeJson, referenceNodes } from './reference-nodes.ts';
 
 type Step =
