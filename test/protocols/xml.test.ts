@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { xmlProtocol } from '../../src/index.ts';
+import { type ToolDefinition, xmlProtocol } from '../../src/index.ts';
 import {
   callsOf,
   chunksOf,
@@ -32,6 +32,19 @@ describe('xml protocol: calls', () => {
     const text = '<b>bold</b> <ins>x</ins> <unknown_tool><a>1</a></unknown_tool>';
     expect(callsOf(xml, text, tools)).toEqual([]);
     expect(textOf(xml, text, tools)).toBe(text);
+  });
+
+  it('follows a tool list that is reused, or changed in place, between parses', () => {
+    const list: ToolDefinition[] = [weatherTool];
+    const text = '<write_file><path>a</path><content>b</content></write_file>';
+    expect(callsOf(xml, text, list)).toEqual([]);
+    expect(callsOf(xml, text, list)).toEqual([]);
+    list.push(writeFileTool);
+    expect(callsOf(xml, text, list)).toEqual([
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    list[1] = searchTool;
+    expect(callsOf(xml, text, list)).toEqual([]);
   });
 
   it('does not take a tool name that is a prefix of another tag for the tool', () => {

@@ -13,7 +13,10 @@ import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from '.
 
 /** What a protocol tells the engine: which openers start a call, and how to parse its body. */
 export interface ProtocolGrammar<CallData> {
-  /** Openers of calls, built from the declared tools (several may share a body kind). */
+  /**
+   * Openers of calls, built from the declared tools (several may share a body kind). The engine
+   * compiles each array once, so return the same array for the same openers and never change it.
+   */
   callOpeners(options: ResolvedParseOptions): readonly Opener<CallData>[];
   /** A fresh body for a call whose opener just matched. */
   openCall(data: CallData, context: CallContext): CallBody;
@@ -50,6 +53,35 @@ export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions
   };
 }
 
+interface TopLevel<CallData> {
+  readonly trie: OpenerTrie<TopLevelData<CallData>>;
+  /** The characters that can begin an opener, for `indexOf`. */
+  readonly triggers: readonly string[];
+}
+
+/** Compiled openers per grammar opener array: a parser is made per response, often with few calls. */
+const compiledTopLevels = new WeakMap<readonly Opener<unknown>[], TopLevel<unknown>>();
+
+function compileTopLevel<CallData>(callOpeners: readonly Opener<CallData>[]): TopLevel<CallData> {
+  const cached = compiledTopLevels.get(callOpeners);
+  if (cached) return cached as TopLevel<CallData>;
+  const openers: Opener<TopLevelData<CallData>>[] = REASONING_TAGS.map((tag) => ({
+    literal: tag.open,
+    delimited: false,
+    data: { kind: 'reasoning', closers: [tag.close] },
+  }));
+  for (const opener of callOpeners) {
+    openers.push({ ...opener, data: { kind: 'call', call: opener.data } });
+  }
+  const trie = compileOpeners(openers);
+  const compiled: TopLevel<CallData> = {
+    trie,
+    triggers: trie.firstCharacters.map((code) => String.fromCharCode(code)),
+  };
+  compiledTopLevels.set(callOpeners, compiled as TopLevel<unknown>);
+  return compiled;
+}
+
 /** Observes where calls start and end, in stream offsets (for `extractToolCallSegments`). */
 export type CallSpanObserver = (start: number, end: number) => void;
 
@@ -64,16 +96,7 @@ export function createStreamEngine<CallData>(
   onCallSpan?: CallSpanObserver,
 ): StreamParser {
   const options = resolveParseOptions(parseOptions);
-  const openers: Opener<TopLevelData<CallData>>[] = REASONING_TAGS.map((tag) => ({
-    literal: tag.open,
-    delimited: false,
-    data: { kind: 'reasoning', closers: [tag.close] },
-  }));
-  for (const opener of grammar.callOpeners(options)) {
-    openers.push({ ...opener, data: { kind: 'call', call: opener.data } });
-  }
-  const trie: OpenerTrie<TopLevelData<CallData>> = compileOpeners(openers);
-  const triggers = trie.firstCharacters.map((code) => String.fromCharCode(code));
+  const { trie, triggers } = compileTopLevel(grammar.callOpeners(options));
 
   let out: ParseEvent[] = [];
   let mode: Mode = options.startInReasoning ? Mode.Reasoning : Mode.Text;

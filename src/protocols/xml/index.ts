@@ -1,4 +1,5 @@
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
+import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
 import { XmlCallBody } from './call-body.ts';
 import { formatXmlToolCall, formatXmlToolResponse, formatXmlTools } from './format.ts';
@@ -13,12 +14,41 @@ export function xmlProtocol(): ToolCallProtocol {
   return defineProtocol<ToolDefinition>({
     name: 'xml',
     grammar: {
-      callOpeners: (options) =>
-        options.tools.map((tool) => ({ literal: `<${tool.name}`, delimited: true, data: tool })),
+      callOpeners: (options) => openersFor(options.tools),
       openCall: (tool, context) => new XmlCallBody(context, tool, xmlToolShape(tool)),
     },
     formatTools: formatXmlTools,
     formatToolCall: formatXmlToolCall,
     formatToolResponse: formatXmlToolResponse,
   });
+}
+
+interface ToolOpeners {
+  /** The tools the openers were made from, to notice a list changed in place. */
+  readonly tools: readonly ToolDefinition[];
+  readonly openers: readonly Opener<ToolDefinition>[];
+}
+
+/**
+ * One opener array per tool list, so the engine compiles it once (callers usually pass the same
+ * list for every response). A list changed in place gets new openers.
+ */
+const openersByToolList = new WeakMap<readonly ToolDefinition[], ToolOpeners>();
+
+function openersFor(tools: readonly ToolDefinition[]): readonly Opener<ToolDefinition>[] {
+  const cached = openersByToolList.get(tools);
+  if (
+    cached &&
+    cached.tools.length === tools.length &&
+    cached.tools.every((tool, index) => tool === tools[index])
+  ) {
+    return cached.openers;
+  }
+  const openers = tools.map((tool) => ({
+    literal: `<${tool.name}`,
+    delimited: true,
+    data: tool,
+  }));
+  openersByToolList.set(tools, { tools: [...tools], openers });
+  return openers;
 }
