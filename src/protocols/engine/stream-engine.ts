@@ -1,6 +1,7 @@
 import {
   createIdGenerator,
   DEFAULT_MAX_CALL_CHARS,
+  type IdGenerator,
   type ParseEvent,
   type ParseOptions,
   type ProtocolFaultCode,
@@ -39,6 +40,17 @@ const Mode = {
 } as const;
 type Mode = (typeof Mode)[keyof typeof Mode];
 
+/**
+ * The default id source, one per process: its counter keeps ids unique across parsers, and a
+ * parser does not pay for random bytes (a third of the time of parsing a one-call response).
+ */
+let sharedIds: IdGenerator | undefined;
+
+function defaultIdGenerator(): IdGenerator {
+  sharedIds ??= createIdGenerator('tw');
+  return sharedIds;
+}
+
 export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions {
   const toolsByName = new Map<string, ToolDefinition>();
   for (const tool of options.tools) toolsByName.set(tool.name, tool);
@@ -49,7 +61,7 @@ export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions
     emitRawTextOnError: options.emitRawTextOnError ?? true,
     startInReasoning: options.startInReasoning ?? false,
     validate: options.validate ?? true,
-    generateId: options.generateId ?? createIdGenerator('tw'),
+    generateId: options.generateId ?? defaultIdGenerator(),
   };
 }
 
