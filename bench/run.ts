@@ -12,6 +12,7 @@ import {
   type ToolCallProtocol,
   xmlProtocol,
 } from '../src/index.ts';
+import { formatDecodeBench, runDecodeBench } from './decode.ts';
 import {
   chunksOf,
   type FixtureCall,
@@ -34,6 +35,7 @@ import {
   utf8Bytes,
 } from './measure.ts';
 import { type ProbeResult, runProbe } from './memory-probe.ts';
+import { benchMiddleware, middlewareTables } from './middleware.ts';
 import {
   driveTransform,
   identityTransform,
@@ -746,6 +748,8 @@ async function main(): Promise<void> {
   const streaming = await benchStreaming(warnings);
   const large = await benchLarge(warnings);
   const whole = await benchWhole(warnings);
+  const middleware = await benchMiddleware();
+  const decode = await runDecodeBench();
   const targetList = targets(large.cases, whole);
   const totalSeconds = (performance.now() - benchStarted) / 1000;
 
@@ -773,6 +777,10 @@ async function main(): Promise<void> {
     '',
     `3. parseGeneratedText on a ~1 MB output with ${WHOLE_CALLS} calls`,
     wholeTable(whole),
+    '',
+    `4. ${middlewareTables(middleware)}`,
+    '',
+    `5. ${formatDecodeBench(decode)}`,
     '',
     'Targets',
     formatTable(
@@ -804,6 +812,8 @@ async function main(): Promise<void> {
       memory: large.memory,
     },
     parseGeneratedText: whole,
+    middleware,
+    decode,
     targets: targetList,
     warnings,
     totalSeconds,
