@@ -365,6 +365,20 @@ describe('createJsonTokenizer: leniency', () => {
     ]);
   });
 
+  it('accepts raw control characters next to escapes in a string that closes in one write', () => {
+    const { events } = run('["tab\there \\"quoted\\" \\u00e9\nend", "\\n\\\\"]');
+    expect(events).toEqual([
+      '[',
+      'string(',
+      `chunk ${JSON.stringify('tab\there "quoted" é\nend')}`,
+      ')string',
+      'string(',
+      `chunk ${JSON.stringify('\n\\')}`,
+      ')string',
+      ']',
+    ]);
+  });
+
   it('accepts // and /* */ comments wherever white space may go', () => {
     const text = [
       '// leading comment',
@@ -516,6 +530,77 @@ describe('createJsonTokenizer: properties', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  it('decodes a string written at once exactly as one fed a character at a time', () => {
+    // Written at once, a string that closes in the same write is decoded natively when it is
+    // strict JSON; a character at a time, always escape by escape. Both must agree, failures too.
+    const unit = fc.constantFrom(
+      'a',
+      'é',
+      '😀',
+      '\ud83d',
+      '\n',
+      '\t',
+      '\u0000',
+      "'",
+      '\\\\',
+      '\\"',
+      "\\'",
+      '\\/',
+      '\\n',
+      '\\u00e9',
+      '\\u20AC',
+      '\\ud83d',
+      '\\ude00',
+      '\\x',
+      '\\u12g4',
+      '"',
+    );
+    const piece = fc.array(unit, { maxLength: 40 }).map((units) => units.join(''));
+    fc.assert(
+      fc.property(piece, piece, fc.array(fc.nat(), { maxLength: 3 }), (key, value, cuts) => {
+        const text = `{"${key}": "${value}", "k": ["${value}"]}`;
+        const byCharacter = run(text.split(''));
+        // Whole, and in a few long writes (content cut anywhere, inside escapes too).
+        for (const chunks of [[text], splitAt(text, cuts)]) {
+          const written = run(chunks);
+          expect(mergeStringChunks(written.events)).toEqual(mergeStringChunks(byCharacter.events));
+          expect(written.tokenizer.status).toBe(byCharacter.tokenizer.status);
+          expect(written.tokenizer.failure).toEqual(byCharacter.tokenizer.failure);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('decodes a long string cut anywhere into two writes as one fed a character at a time', () => {
+    const unit = fc.constantFrom(
+      'ab',
+      '😀',
+      '\n',
+      '"',
+      '\\\\',
+      '\\"',
+      '\\n',
+      '\\u00e9',
+      '\\ud83d',
+      "\\'",
+    );
+    const text = fc
+      .array(unit, { minLength: 16, maxLength: 40 })
+      .map((units) => `"${units.join('')}"`);
+    fc.assert(
+      fc.property(text, (text) => {
+        const byCharacter = run(text.split(''));
+        for (let cut = 1; cut < text.length; cut++) {
+          const written = run([text.slice(0, cut), text.slice(cut)]);
+          expect(mergeStringChunks(written.events)).toEqual(mergeStringChunks(byCharacter.events));
+          expect(written.tokenizer.failure).toEqual(byCharacter.tokenizer.failure);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 
