@@ -129,6 +129,25 @@ describe('createCanonicalJsonWriter', () => {
     expect(deltas).toEqual(['42']);
   });
 
+  it('escapes long pieces as JSON.stringify does, whether or not they need escaping', () => {
+    const unit = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom('a', 'b', ' ', 'é', '😀') },
+      { weight: 1, arbitrary: fc.constantFrom('"', '\\', '\n', '\u0000', '\ud83d', '\ude00') },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, minLength: 60, maxLength: 300 }), fc.nat(), (text, cut) => {
+        const at = cut % (text.length + 1);
+        const { writer, deltas } = createCollectingWriter();
+        writer.startString();
+        writer.stringChunk(text.slice(0, at));
+        writer.stringChunk(text.slice(at));
+        writer.endString();
+        expect(deltas.join('')).toBe(JSON.stringify(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('adds up to JSON.stringify for any value and any cutting of its strings', () => {
     const cutter = fc.array(fc.nat(), { maxLength: 4 }).map((cuts) => (text: string) => {
       const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
