@@ -20,6 +20,26 @@ const HIGH_SURROGATE_LAST = 0xdbff;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
+ * `"name":` per key name. Calls to one tool repeat the same few names, and writing one costs a
+ * JSON.stringify and a concatenation; the cap keeps odd inputs from growing it without bound.
+ */
+const keyOpenings = new Map<string, string>();
+const MAX_CACHED_KEYS = 1024;
+const MAX_CACHED_KEY_LENGTH = 64;
+
+function keyOpening(name: string): string {
+  let opening = keyOpenings.get(name);
+  if (opening === undefined) {
+    opening = JSON.stringify(name) + ':';
+    if (name.length <= MAX_CACHED_KEY_LENGTH) {
+      if (keyOpenings.size >= MAX_CACHED_KEYS) keyOpenings.clear();
+      keyOpenings.set(name, opening);
+    }
+  }
+  return opening;
+}
+
+/**
  * From this length on, a piece most likely has something to escape (code has a line break every
  * few dozen characters), so testing first would only scan it twice.
  */
@@ -78,7 +98,7 @@ class StreamingJsonWriter implements CanonicalJsonWriter {
 
   key(name: string): void {
     // The value that follows needs no comma of its own.
-    this.open(JSON.stringify(name) + ':');
+    this.open(keyOpening(name));
   }
 
   startString(): void {

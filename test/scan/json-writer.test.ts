@@ -84,6 +84,16 @@ describe('createCanonicalJsonWriter', () => {
     expect(deltas.join('')).toBe(JSON.stringify({ [awkward]: awkward }));
   });
 
+  it('writes keys as JSON.stringify does however often they repeat, and however many there are', () => {
+    const names = ['city', 'a"b', '\u2028', ''];
+    for (let index = 0; index < 1500; index++) names.push(`key ${index}`, 'city', 'a"b');
+    names.push('long '.repeat(40));
+    const value: Record<string, number>[] = names.map((name, index) => ({ [name]: index }));
+    const { writer, deltas } = createCollectingWriter();
+    describeValue(writer, value, (text) => [text]);
+    expect(deltas.join('')).toBe(JSON.stringify(value));
+  });
+
   it('writes a surrogate pair split across pieces as the pair, not as two escapes', () => {
     const { writer, deltas } = createCollectingWriter();
     writer.startString();
