@@ -56,8 +56,9 @@ interface Frame {
   readonly holdsRoot: boolean;
   readonly object: Record<string, unknown>;
   readonly array: unknown[];
-  /** Pieces of a string kept for `value` (NO_PARTS when not kept). */
-  stringParts: string[];
+  /** Strings: whether the text is kept for `value`, and the text so far. */
+  keepsText: boolean;
+  text: string;
   /** Objects: the key whose value comes next, and whether it repeats an earlier key. */
   key: string;
   repeatsKey: boolean;
@@ -65,7 +66,6 @@ interface Frame {
 
 const NO_OBJECT: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 const NO_ARRAY: unknown[] = Object.freeze([]) as unknown as unknown[];
-const NO_PARTS: string[] = Object.freeze([]) as unknown as string[];
 
 /**
  * Builds a call's arguments from tokens while writing them as canonical JSON deltas. Where the
@@ -177,11 +177,13 @@ class StreamingJsonValue implements JsonValueStreamer {
     const frame = this.frames[this.frames.length - 1];
     if (frame === undefined || frame.kind !== STRING || frame.mode === DROPPED) return;
     if (decoded === '') return;
-    if (frame.stringParts !== NO_PARTS) {
+    if (frame.keepsText) {
+      // A rope: most strings come in one piece, and a long one is flattened once, when it ends.
       if (frame.mode === STREAMED && !this.keepStreamed(decoded.length)) {
-        frame.stringParts = NO_PARTS;
+        frame.keepsText = false;
+        frame.text = '';
       } else {
-        frame.stringParts.push(decoded);
+        frame.text += decoded;
       }
     }
     if (frame.mode === STREAMED) this.writer.stringChunk(decoded);
@@ -192,7 +194,7 @@ class StreamingJsonValue implements JsonValueStreamer {
     if (frame === undefined || frame.kind !== STRING) return;
     this.frames.pop();
     if (frame.mode === STREAMED) this.writer.endString();
-    this.settle(frame.stringParts.join(''), frame.mode, frame.holdsRoot, frame.policy);
+    this.settle(frame.text, frame.mode, frame.holdsRoot, frame.policy);
   }
 
   primitive(value: number | boolean | null): void {
@@ -259,10 +261,8 @@ class StreamingJsonValue implements JsonValueStreamer {
       holdsRoot: this.placedHoldsRoot,
       object: building && kind === OBJECT ? {} : NO_OBJECT,
       array: building && kind === ARRAY ? [] : NO_ARRAY,
-      stringParts:
-        building && kind === STRING && (this.keepStreamedStrings || mode !== STREAMED)
-          ? []
-          : NO_PARTS,
+      keepsText: building && kind === STRING && (this.keepStreamedStrings || mode !== STREAMED),
+      text: '',
       key: '',
       repeatsKey: false,
     });
