@@ -4,7 +4,7 @@
  * Rows marked `is_partial` describe a stream cut mid-way: they are pushed without `end()` and
  * compared on what has come out so far (text, and the calls started).
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { hermesProtocol, type ParseEvent, type ToolDefinition } from '../../src/index.ts';
 import { collectContent } from '../../src/protocols/common/collect-content.ts';
 import { counterIds } from '../protocols/helpers.ts';
