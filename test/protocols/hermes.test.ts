@@ -143,6 +143,15 @@ describe('hermes protocol: calls', () => {
     }
   });
 
+  it('streams a large argument the same without validation, and reports nothing', () => {
+    const query = 'x'.repeat(100_000);
+    const text = `<tool_call>{"name": "search", "arguments": {"query": "${query}", "allow_tests": -0}}</tool_call>`;
+    const calls = contentOf(streamEvents(hermes, chunksOf(text, 8), { tools, validate: false }));
+    expect(calls).toEqual([
+      { type: 'tool-call', toolName: 'search', input: `{"query":"${query}","allow_tests":0}` },
+    ]);
+  });
+
   it('reports JSON that cannot be repaired into a call', () => {
     const text = '<tool_call>get_weather(city="Paris")</tool_call>';
     const content = contentOf(streamEvents(hermes, [text], { tools }));

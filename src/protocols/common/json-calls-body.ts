@@ -662,10 +662,10 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       this.completeFromValue(envelope, {}, false);
       return;
     }
-    // The streamed text is JSON.stringify of the coerced value, so parsing it gives that value.
-    assembler.complete(
-      streamer.keptStreamedStrings ? streamer.value : JSON.parse(assembler.inputText()),
-    );
+    // The value is only validated. When the streamer let go of large strings, the streamed text
+    // (JSON.stringify of the coerced value) is parsed back, unless nothing will look at it.
+    const readBack = !streamer.keptStreamedStrings && this.context.options.validate;
+    assembler.complete(readBack ? JSON.parse(assembler.inputText()) : streamer.value);
     this.callsEmitted++;
   }
 
