@@ -3,6 +3,9 @@
  * ranges are cut out only when a fault or a fallback needs them. `prefix + chunk` concatenation
  * would be the quadratic trap this avoids.
  */
+/** Pieces kept as they arrived before they are joined into one block. */
+const PIECES_PER_BLOCK = 256;
+
 export class RawText {
   private pieces: string[] = [];
   /**
@@ -12,6 +15,8 @@ export class RawText {
    */
   private starts: number[] = [];
   private total = 0;
+  /** Pieces before this index are joined blocks; the ones after arrived since the last join. */
+  private joined = 0;
 
   get length(): number {
     return this.total;
@@ -21,6 +26,22 @@ export class RawText {
     if (text.length === 0) return;
     this.pieces.push(text);
     this.total += text.length;
+    if (this.pieces.length - this.joined >= PIECES_PER_BLOCK) this.joinRecent();
+  }
+
+  /**
+   * Joins the pieces that arrived since the last join into one flat block. A large argument
+   * streamed in tiny chunks would otherwise keep one small string (and one array slot) per chunk,
+   * several times the text's own size, and the collector's work would grow faster than the text.
+   * Each character is copied once more, so the cost stays linear.
+   */
+  private joinRecent(): void {
+    const from = this.joined;
+    const block = this.pieces.slice(from).join('');
+    this.pieces.length = from;
+    this.pieces.push(block);
+    this.joined = from + 1;
+    if (this.starts.length > from) this.starts.length = from;
   }
 
   /** Drops everything, to be used again. */
@@ -29,6 +50,7 @@ export class RawText {
     if (this.pieces.length > 0) this.pieces = [];
     if (this.starts.length > 0) this.starts = [];
     this.total = 0;
+    this.joined = 0;
   }
 
   /** Drops everything from `length` on. */
@@ -47,6 +69,7 @@ export class RawText {
       }
     }
     if (this.starts.length > pieces.length) this.starts.length = pieces.length;
+    if (this.joined > pieces.length) this.joined = pieces.length;
   }
 
   /** The text between two offsets (counted from the first character appended). */
@@ -75,7 +98,13 @@ export class RawText {
   }
 
   toString(): string {
-    return this.pieces.join('');
+    if (this.pieces.length <= 1) return this.pieces[0] ?? '';
+    // Kept joined: asking again, or appending more, does not copy it all again.
+    const whole = this.pieces.join('');
+    this.pieces = [whole];
+    this.starts = [];
+    this.joined = 1;
+    return whole;
   }
 
   /** Extends `starts` to every piece. */

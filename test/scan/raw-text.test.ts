@@ -66,3 +66,31 @@ describe('RawText', () => {
     expect(raw.slice(3, 7)).toBe('defX');
   });
 });
+
+describe('RawText joins small pieces into blocks as it grows', () => {
+  it('reads the same across block boundaries, after truncating into a block, and after toString', () => {
+    const raw = new RawText();
+    let expected = '';
+    for (let index = 0; index < 1000; index++) {
+      const piece = String.fromCharCode(97 + (index % 26)).repeat((index % 3) + 1);
+      raw.append(piece);
+      expected += piece;
+    }
+    expect(raw.length).toBe(expected.length);
+    for (const [start, end] of [
+      [0, 5],
+      [250, 800],
+      [511, 513],
+      [1500, expected.length],
+    ] as const) {
+      expect(raw.slice(start, end)).toBe(expected.slice(start, end));
+    }
+    raw.truncate(700);
+    expected = expected.slice(0, 700);
+    expect(raw.toString()).toBe(expected);
+    raw.append('tail');
+    expected += 'tail';
+    expect(raw.toString()).toBe(expected);
+    expect(raw.slice(690, 704)).toBe(expected.slice(690, 704));
+  });
+});

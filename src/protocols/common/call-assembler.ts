@@ -1,4 +1,5 @@
 import type { ToolDefinition, ValidationProblem } from '../../core/index.ts';
+import { RawText } from '../../scan/raw-text.ts';
 import { createValidator } from '../../schema/index.ts';
 import type { CallContext } from '../engine/call-body.ts';
 
@@ -14,8 +15,8 @@ export class CallAssembler {
   readonly toolCallId: string;
   private started = false;
   private ended = false;
-  /** The streamed input so far; `+=` builds a rope that is flattened once, at the end. */
-  private streamed = '';
+  /** The streamed input so far, joined in blocks as it grows (see RawText). */
+  private readonly streamed = new RawText();
   private readonly extraProblems: ValidationProblem[] = [];
 
   private readonly context: CallContext;
@@ -42,7 +43,7 @@ export class CallAssembler {
   readonly delta = (text: string): void => {
     if (text.length === 0) return;
     this.start();
-    this.streamed += text;
+    this.streamed.append(text);
     this.context.emit({ type: 'tool-input-delta', id: this.toolCallId, delta: text });
   };
 
@@ -61,7 +62,7 @@ export class CallAssembler {
 
   /** The JSON text streamed so far. */
   inputText(): string {
-    return this.streamed;
+    return this.streamed.toString();
   }
 
   /** Problems of `value` against the tool's schema (plus the protocol's own). */
