@@ -1,20 +1,24 @@
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type AgentEvent, runAgent } from '../agent/index.ts';
 import { createCodeTools } from '../agent/tools/index.ts';
-import { isProtocolName, PROTOCOL_NAMES } from '../protocols/index.ts';
+import { describeRunError, isUnreachableError } from '../server/model-errors.ts';
+import {
+  DEFAULT_BASE_URL,
+  DEFAULT_MODEL,
+  MODEL_ENVIRONMENT,
+  modelSetting,
+  openAICompatibleModel,
+  protocolSetting,
+  rootSetting,
+  wholeNumber,
+} from './model-settings.ts';
 import { UsageError } from './usage-error.ts';
-
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:11434/v1';
-export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
 
 export const AGENT_USAGE = `  toolwire agent "<question>" --root <dir> [--protocol xml] [--base-url URL] [--model NAME] [--max-steps N]
 
 Runs the code assistant (search, extract, query, list_files over --root) against an
 OpenAI-compatible server: default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
-Environment: TOOLWIRE_BASE_URL, TOOLWIRE_MODEL, TOOLWIRE_PROTOCOL, TOOLWIRE_API_KEY.`;
+${MODEL_ENVIRONMENT}`;
 
 interface Output {
   write(text: string): void;
@@ -143,13 +147,6 @@ function summarise(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** True when the error means nothing answered at the address (not a model's own error). */
-export function isUnreachable(message: string): boolean {
-  return /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ECONNRESET|fetch failed|Cannot connect|ETIMEDOUT/i.test(
-    message,
-  );
-}
-
 export async function agentCommand(
   args: string[],
   out: Output = process.stdout,
@@ -172,31 +169,10 @@ export async function agentCommand(
     throw new UsageError('missing the question: toolwire agent "<question>" --root <dir>');
   if (values.root === undefined)
     throw new UsageError('missing --root <dir>: the folder the tools may read');
-  const root = resolve(values.root);
-  const rootStat = await stat(root).catch(() => undefined);
-  if (!rootStat?.isDirectory()) throw new UsageError(`--root "${values.root}" is not a folder`);
-  const protocol = values.protocol ?? process.env.TOOLWIRE_PROTOCOL ?? 'xml';
-  if (!isProtocolName(protocol)) {
-    throw new UsageError(
-      `unknown protocol "${protocol}": expected one of ${PROTOCOL_NAMES.join(', ')}`,
-    );
-  }
-  let maxSteps: number | undefined;
-  if (values['max-steps'] !== undefined) {
-    maxSteps = Number(values['max-steps']);
-    if (!Number.isInteger(maxSteps) || maxSteps < 1) {
-      throw new UsageError(
-        `--max-steps must be a whole number of at least 1, not "${values['max-steps']}"`,
-      );
-    }
-  }
-  const baseURL = values['base-url'] ?? process.env.TOOLWIRE_BASE_URL ?? DEFAULT_BASE_URL;
-  const modelName = values.model ?? process.env.TOOLWIRE_MODEL ?? DEFAULT_MODEL;
-  const provider = createOpenAICompatible({
-    name: 'toolwire',
-    baseURL,
-    ...(process.env.TOOLWIRE_API_KEY ? { apiKey: process.env.TOOLWIRE_API_KEY } : {}),
-  });
+  const root = await rootSetting(values.root);
+  const protocol = protocolSetting(values.protocol);
+  const maxSteps = wholeNumber(values['max-steps'], '--max-steps', 1);
+  const endpoint = modelSetting(values);
   const tools = createCodeTools({ root });
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
@@ -204,7 +180,7 @@ export async function agentCommand(
   const view = new TerminalView(out);
   try {
     const run = runAgent({
-      model: provider.chatModel(modelName),
+      model: openAICompatibleModel(endpoint),
       protocol,
       tools: { ...tools },
       prompt: question,
@@ -214,17 +190,14 @@ export async function agentCommand(
     });
     for await (const event of run) view.show(event);
     const result = await run.result;
-    if (result.stopReason === 'error' && isUnreachable(result.message ?? '')) {
-      err.write(
-        `toolwire: no model server answers at ${baseURL}.\n` +
-          `Start one, for example Ollama: \`ollama serve\` and \`ollama pull ${modelName}\`,\n` +
-          'or point --base-url (TOOLWIRE_BASE_URL) at any OpenAI-compatible server (vLLM, llama.cpp).\n',
-      );
-      return 3;
-    }
     if (result.stopReason === 'error') {
-      err.write(`toolwire: ${result.message}\n`);
-      return 1;
+      const message = result.message ?? 'the run failed';
+      const { message: said, hint } = describeRunError(message, {
+        baseURL: endpoint.baseURL,
+        model: endpoint.modelName,
+      });
+      err.write(`toolwire: ${said}\n${hint ? `${hint}\n` : ''}`);
+      return isUnreachableError(message) ? 3 : 1;
     }
     return result.stopReason === 'completed' ? 0 : 1;
   } finally {

@@ -1,8 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { isProtocolName, PROTOCOL_NAMES } from '../protocols/index.ts';
 import {
   createServerApp,
   DEFAULT_LIMITS,
@@ -14,7 +12,16 @@ import {
   serverTools,
   startServer,
 } from '../server/index.ts';
-import { DEFAULT_BASE_URL, DEFAULT_MODEL } from './agent-command.ts';
+import {
+  DEFAULT_BASE_URL,
+  DEFAULT_MODEL,
+  MODEL_ENVIRONMENT,
+  modelSetting,
+  openAICompatibleModel,
+  protocolSetting,
+  rootSetting,
+  wholeNumber,
+} from './model-settings.ts';
 import { UsageError } from './usage-error.ts';
 
 export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [--root <dir>] [--protocol xml]
@@ -24,21 +31,13 @@ Serves the page and the API (POST /api/runs streams a run as content blocks). Th
 the code tools over --root (default: the current folder) and ask_user, which the page answers.
 Model: an OpenAI-compatible server, default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
 --replay plays a recorded stream (e.g. examples/recorded-run.sse) for every question, no model.
-Environment: TOOLWIRE_BASE_URL, TOOLWIRE_MODEL, TOOLWIRE_PROTOCOL, TOOLWIRE_API_KEY.`;
+${MODEL_ENVIRONMENT}`;
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 
 interface Output {
   write(text: string): void;
-}
-
-function wholeNumber(value: string | undefined, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < min)
-    throw new UsageError(`${flag} must be a whole number of at least ${min}, not "${value}"`);
-  return number;
 }
 
 function isLoopback(host: string): boolean {
@@ -87,16 +86,9 @@ export async function serveCommand(
   if (port > 65_535) throw new UsageError(`--port must be at most 65535, not ${port}`);
   const host = values.host ?? DEFAULT_HOST;
   const maxRuns = wholeNumber(values['max-runs'], '--max-runs', 1);
-  const protocol = values.protocol ?? process.env.TOOLWIRE_PROTOCOL ?? 'xml';
-  if (!isProtocolName(protocol))
-    throw new UsageError(
-      `unknown protocol "${protocol}": expected one of ${PROTOCOL_NAMES.join(', ')}`,
-    );
-  const root = resolve(values.root ?? '.');
-  if (!(await stat(root).catch(() => undefined))?.isDirectory())
-    throw new UsageError(`--root "${values.root ?? '.'}" is not a folder`);
-  const baseURL = values['base-url'] ?? process.env.TOOLWIRE_BASE_URL ?? DEFAULT_BASE_URL;
-  const modelName = values.model ?? process.env.TOOLWIRE_MODEL ?? DEFAULT_MODEL;
+  const protocol = protocolSetting(values.protocol);
+  const root = await rootSetting(values.root ?? '.');
+  const { baseURL, modelName } = modelSetting(values);
 
   const common: ServerAppOptions = {
     protocol,
@@ -112,11 +104,7 @@ export async function serveCommand(
       ? { ...common, replay: { recording: await readRecording(values.replay) } }
       : {
           ...common,
-          model: createOpenAICompatible({
-            name: 'toolwire',
-            baseURL,
-            ...(process.env.TOOLWIRE_API_KEY ? { apiKey: process.env.TOOLWIRE_API_KEY } : {}),
-          }).chatModel(modelName),
+          model: openAICompatibleModel({ baseURL, modelName }),
           modelName,
           baseURL,
         };

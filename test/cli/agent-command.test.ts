@@ -83,7 +83,7 @@ describe('toolwire agent', () => {
       'http://127.0.0.1:9/v1',
     ]);
     expect(status).toBe(3);
-    expect(stderr).toContain('no model server answers at http://127.0.0.1:9/v1');
+    expect(stderr).toContain('No model server answers at http://127.0.0.1:9/v1.');
     expect(stderr).toContain('ollama serve');
   });
 

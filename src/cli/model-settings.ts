@@ -1,0 +1,66 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { isProtocolName, PROTOCOL_NAMES, type ProtocolName } from '../protocols/index.ts';
+import { UsageError } from './usage-error.ts';
+
+/** What `agent` and `serve` share: where the model is, which protocol, which folder. */
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:11434/v1';
+export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
+
+export const MODEL_ENVIRONMENT =
+  'Environment: TOOLWIRE_BASE_URL, TOOLWIRE_MODEL, TOOLWIRE_PROTOCOL, TOOLWIRE_API_KEY.';
+
+/** A flag's whole number of at least `min`, or undefined when the flag is absent. */
+export function wholeNumber(value: string | undefined, flag: string, min: number) {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min) {
+    throw new UsageError(`${flag} must be a whole number of at least ${min}, not "${value}"`);
+  }
+  return number;
+}
+
+/** `--protocol`, else TOOLWIRE_PROTOCOL, else xml. */
+export function protocolSetting(flag: string | undefined): ProtocolName {
+  const protocol = flag ?? process.env.TOOLWIRE_PROTOCOL ?? 'xml';
+  if (!isProtocolName(protocol)) {
+    throw new UsageError(
+      `unknown protocol "${protocol}": expected one of ${PROTOCOL_NAMES.join(', ')}`,
+    );
+  }
+  return protocol;
+}
+
+/** The folder the code tools work in, resolved; it must exist. */
+export async function rootSetting(flag: string): Promise<string> {
+  const root = resolve(flag);
+  if (!(await stat(root).catch(() => undefined))?.isDirectory()) {
+    throw new UsageError(`--root "${flag}" is not a folder`);
+  }
+  return root;
+}
+
+export interface ModelSetting {
+  readonly baseURL: string;
+  readonly modelName: string;
+}
+
+/** `--base-url` / `--model`, else the environment, else a local Ollama. */
+export function modelSetting(flags: { 'base-url'?: string; model?: string }): ModelSetting {
+  return {
+    baseURL: flags['base-url'] ?? process.env.TOOLWIRE_BASE_URL ?? DEFAULT_BASE_URL,
+    modelName: flags.model ?? process.env.TOOLWIRE_MODEL ?? DEFAULT_MODEL,
+  };
+}
+
+/** The chat model at an OpenAI-compatible endpoint (TOOLWIRE_API_KEY when the server wants one). */
+export function openAICompatibleModel({ baseURL, modelName }: ModelSetting): LanguageModelV4 {
+  return createOpenAICompatible({
+    name: 'toolwire',
+    baseURL,
+    ...(process.env.TOOLWIRE_API_KEY ? { apiKey: process.env.TOOLWIRE_API_KEY } : {}),
+  }).chatModel(modelName);
+}
