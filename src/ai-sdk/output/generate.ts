@@ -4,6 +4,7 @@ import type {
   LanguageModelV4Content,
   LanguageModelV4GenerateResult,
 } from '@ai-sdk/provider';
+import { TextJoiner } from '../../protocols/common/collect-content.ts';
 import type { CallPlan } from '../call-plan.ts';
 import { toolChoiceNotFollowed } from '../errors.ts';
 import type { ResolvedOptions } from '../options.ts';
@@ -26,48 +27,27 @@ function translateContent(
 ): TranslatedContent {
   const step = new StepOutput(plan, options);
   const content: LanguageModelV4Content[] = [];
-  let kind: 'text' | 'reasoning' = 'text';
-  let pieces: string[] = [];
-  const flush = () => {
-    if (pieces.length === 0) return;
-    content.push({ type: kind, text: pieces.join('') });
-    pieces = [];
-  };
+  // Empty blocks are left out: a generate result has no use for an empty text part.
+  const joiner = new TextJoiner((type, text) => {
+    if (text.length > 0) content.push({ type, text });
+  });
   const take = (part: StreamPart) => {
-    switch (part.type) {
-      case 'text-start':
-      case 'reasoning-start':
-        flush();
-        kind = part.type === 'text-start' ? 'text' : 'reasoning';
-        break;
-      case 'text-delta':
-      case 'reasoning-delta':
-        pieces.push(part.delta);
-        break;
-      case 'text-end':
-      case 'reasoning-end':
-        flush();
-        break;
-      case 'tool-call':
-        flush();
-        content.push(part);
-        break;
-      default:
-        // tool-input-* only matter to streams.
-        break;
-    }
+    if (joiner.take(part) || part.type !== 'tool-call') return;
+    // tool-input-* parts only matter to streams.
+    joiner.flush();
+    content.push(part);
   };
   for (const part of input) {
     if (part.type === 'text') {
       step.push(part.text, take);
     } else {
       // What the parser has already given out comes first, so the order stays the model's.
-      flush();
+      joiner.flush();
       content.push(part);
     }
   }
   step.end(interrupted, take);
-  flush();
+  joiner.flush();
   return { content, text: step.text(), calls: step.calls, demandMet: step.demandMet };
 }
 

@@ -1,44 +1,63 @@
 import type { ParsedContent, ParseEvent } from '../../core/index.ts';
 
-/** Folds stream events into whole content parts, in order: what `parseGeneratedText` returns. */
-export function collectContent(events: readonly ParseEvent[]): ParsedContent[] {
-  const content: ParsedContent[] = [];
-  let pieces: string[] = [];
-  let kind: 'text' | 'reasoning' | undefined;
+/**
+ * Joins `text-*` and `reasoning-*` deltas into whole parts, handed to `onPart` as each block
+ * ends (an empty block gives an empty part). Shared by `parseGeneratedText` and the AI SDK's
+ * generate path, which fold the same stream events into content.
+ */
+export class TextJoiner {
+  private kind: 'text' | 'reasoning' | undefined;
+  private pieces: string[] = [];
+  private readonly onPart: (kind: 'text' | 'reasoning', text: string) => void;
 
-  const flush = () => {
-    if (kind !== undefined) content.push({ type: kind, text: pieces.join('') });
-    kind = undefined;
-    pieces = [];
-  };
+  constructor(onPart: (kind: 'text' | 'reasoning', text: string) => void) {
+    this.onPart = onPart;
+  }
 
-  for (const event of events) {
+  /** Takes a text or reasoning event; returns false for any other event. */
+  take(event: { readonly type: string; readonly delta?: string }): boolean {
     switch (event.type) {
       case 'text-start':
       case 'reasoning-start':
-        flush();
-        kind = event.type === 'text-start' ? 'text' : 'reasoning';
-        break;
+        this.flush();
+        this.kind = event.type === 'text-start' ? 'text' : 'reasoning';
+        return true;
       case 'text-delta':
       case 'reasoning-delta':
-        pieces.push(event.delta);
-        break;
+        this.kind ??= event.type === 'text-delta' ? 'text' : 'reasoning';
+        this.pieces.push(event.delta ?? '');
+        return true;
       case 'text-end':
       case 'reasoning-end':
-        flush();
-        break;
-      case 'tool-call':
-        flush();
-        content.push(event);
-        break;
-      case 'error':
-        flush();
-        content.push({ type: 'error', error: event.error });
-        break;
+        this.flush();
+        return true;
       default:
-        break;
+        return false;
     }
   }
-  flush();
+
+  /** Hands on the block in progress, if any (before a part that must come after it). */
+  flush(): void {
+    if (this.kind !== undefined) this.onPart(this.kind, this.pieces.join(''));
+    this.kind = undefined;
+    this.pieces = [];
+  }
+}
+
+/** Folds stream events into whole content parts, in order: what `parseGeneratedText` returns. */
+export function collectContent(events: readonly ParseEvent[]): ParsedContent[] {
+  const content: ParsedContent[] = [];
+  const joiner = new TextJoiner((type, text) => content.push({ type, text }));
+  for (const event of events) {
+    if (joiner.take(event)) continue;
+    if (event.type === 'tool-call') {
+      joiner.flush();
+      content.push(event);
+    } else if (event.type === 'error') {
+      joiner.flush();
+      content.push({ type: 'error', error: event.error });
+    }
+  }
+  joiner.flush();
   return content;
 }
