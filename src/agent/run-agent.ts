@@ -96,18 +96,19 @@ export function resumeAgent(
       `the results do not match the pending calls (${[...expected].join(', ')}): ${parts.join('; ')}`,
     );
   }
-  const loop = new AgentLoop({ ...options, prompt: '' }, state);
+  const loop = new AgentLoop(options, state);
   return loop.start(given);
 }
 
-type TurnEnd =
-  | { readonly kind: 'continue' }
-  | {
-      readonly kind: 'stop';
-      readonly reason: StopReason;
-      readonly answer?: string;
-      message?: string;
-    };
+/** Everything but the request itself, which `runAgent` puts in the conversation. */
+type LoopOptions = Omit<RunAgentOptions, 'prompt' | 'conversation'>;
+
+/** Why the run ends; a step that returns `undefined` lets the run go on. */
+interface Stop {
+  readonly reason: StopReason;
+  readonly answer?: string;
+  readonly message?: string;
+}
 
 interface ParsedCall {
   readonly toolCallId: string;
@@ -136,10 +137,10 @@ class AgentLoop {
   private steps = 0;
   private usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
   private consecutiveFailures = 0;
-  private readonly options: RunAgentOptions;
+  private readonly options: LoopOptions;
   private readonly resumed: RunState | undefined;
 
-  constructor(options: RunAgentOptions, resumed?: RunState) {
+  constructor(options: LoopOptions, resumed?: RunState) {
     this.options = options;
     this.resumed = resumed;
     this.protocol =
@@ -205,42 +206,35 @@ class AgentLoop {
         ? undefined
         : setTimeout(() => this.abort('timeout', 'the run took too long'), maxDurationMs);
     this.emit({ type: 'run-start', runId: this.runId, protocol: this.protocol.name });
-    let end: TurnEnd = { kind: 'continue' };
+    let stop: Stop | undefined;
     try {
-      if (this.resumed && resumeResults) end = await this.finishPausedBatch(resumeResults);
-      while (end.kind === 'continue') {
-        if (this.controller.signal.aborted) {
-          end = this.stopForAbort();
-          break;
-        }
-        if (this.steps >= this.maxSteps) {
-          end = {
-            kind: 'stop',
+      if (this.resumed && resumeResults) stop = await this.finishPausedBatch(resumeResults);
+      while (stop === undefined) {
+        if (this.controller.signal.aborted) stop = this.stopForAbort();
+        else if (this.steps >= this.maxSteps) {
+          stop = {
             reason: 'max-steps',
             message: `stopped after ${this.maxSteps} steps (maxSteps) without a final answer`,
           };
-          break;
+        } else {
+          this.steps++;
+          stop = await this.turn();
         }
-        this.steps++;
-        end = await this.turn();
       }
     } catch (error) {
       const message = describeModelError(error);
       this.emit({ type: 'error', error: message });
-      end = { kind: 'stop', reason: 'error', message };
+      stop = { reason: 'error', message };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
-    return this.finish(end);
+    return this.finish(stop);
   }
 
   private pausedState: RunState | undefined;
 
-  private finish(end: TurnEnd): AgentResult {
-    // The loop only leaves on a stop; `continue` here would be a bug, reported as one.
-    const stop: { reason: StopReason; answer?: string; message?: string } =
-      end.kind === 'stop' ? end : { reason: 'error', message: 'the loop ended early' };
+  private finish(stop: Stop): AgentResult {
     const cost = this.options.cost?.(this.usage, this.options.model.modelId);
     const result: AgentResult = {
       runId: this.runId,
@@ -266,14 +260,13 @@ class AgentLoop {
     return result;
   }
 
-  private stopForAbort(): TurnEnd {
+  private stopForAbort(): Stop {
     return this.abortCause === 'timeout'
       ? {
-          kind: 'stop',
           reason: 'timeout',
           message: `the run took longer than maxDurationMs (${this.options.maxDurationMs} ms)`,
         }
-      : { kind: 'stop', reason: 'aborted', message: 'the run was aborted' };
+      : { reason: 'aborted', message: 'the run was aborted' };
   }
 
   // ── one model turn ─────────────────────────────────────────────────────────────────────────
@@ -312,7 +305,7 @@ class AgentLoop {
     ];
   }
 
-  private async turn(): Promise<TurnEnd> {
+  private async turn(): Promise<Stop | undefined> {
     const step = this.steps;
     this.emit({ type: 'step-start', step });
     const stepController = new AbortController();
@@ -336,9 +329,12 @@ class AgentLoop {
       const maxChars = this.options.maxStepChars ?? DEFAULTS.maxStepChars;
       let chars = 0;
       const reader = stream.getReader();
+      // Cancelling ends a pending read at once, even when a stalled server sends nothing more.
+      const stopReading = () => reader.cancel(stepController.signal.reason).catch(() => {});
+      stepController.signal.addEventListener('abort', stopReading, { once: true });
       try {
         reading: while (true) {
-          const { done, value } = await readOrAbort(reader, stepController.signal);
+          const { done, value } = await reader.read();
           if (done) break;
           const part: LanguageModelV4StreamPart = value;
           switch (part.type) {
@@ -379,10 +375,9 @@ class AgentLoop {
           for (const event of parser.end()) this.handleParseEvent(event, turn);
         }
       } finally {
-        if (cut || tooLong || stepController.signal.aborted) {
-          stepController.abort(new Error('turn cut'));
-          reader.cancel().catch(() => {});
-        }
+        // A cut or too long turn stops the model's generation (the request is aborted).
+        if (cut || tooLong) stepController.abort(new Error('turn cut'));
+        stepController.signal.removeEventListener('abort', stopReading);
         reader.releaseLock();
       }
     } catch (error) {
@@ -407,7 +402,6 @@ class AgentLoop {
     if (this.controller.signal.aborted) return this.stopForAbort();
     if (tooLong) {
       return {
-        kind: 'stop',
         reason: 'output-limit',
         message: `the model wrote more than maxStepChars (${this.options.maxStepChars ?? DEFAULTS.maxStepChars} characters) in one turn`,
       };
@@ -457,7 +451,7 @@ class AgentLoop {
 
   // ── after the turn: run the calls, feed back ────────────────────────────────────────────────
 
-  private async afterTurn(turn: TurnRecorder): Promise<TurnEnd> {
+  private async afterTurn(turn: TurnRecorder): Promise<Stop | undefined> {
     const calls = turn.calls;
     const completionCall =
       this.completion === 'tool'
@@ -466,12 +460,12 @@ class AgentLoop {
 
     if (calls.length === 0) {
       if (turn.faults.length === 0 && this.completion === 'no-call') {
-        return { kind: 'stop', reason: 'completed', answer: turn.answerText() };
+        return { reason: 'completed', answer: turn.answerText() };
       }
       let message: string;
       if (turn.faults.length > 0) message = malformedCallMessage(turn.faults);
       else {
-        const unknown = findUndeclaredToolNames(this.protocol, turn.allText(), this.declared);
+        const unknown = findUndeclaredToolNames(this.protocol, turn.answerText(), this.declared);
         message =
           unknown.length > 0
             ? unknownToolMessage(unknown, this.definitions)
@@ -503,8 +497,6 @@ class AgentLoop {
           error,
         });
         outcomes.set(call.toolCallId, { ...callIdentity(call), output: error, isError: true });
-      } else if (call === completionCall) {
-        // (Only reached with problems; handled above.)
       } else if (!tool.execute) {
         pending.push({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
       } else {
@@ -535,7 +527,6 @@ class AgentLoop {
       this.pausedState = state;
       this.emit({ type: 'awaiting-tools', calls: pending, state });
       return {
-        kind: 'stop',
         reason: 'awaiting-tools',
         message: `waiting for the results of ${pending.map((call) => call.toolName).join(', ')}`,
       };
@@ -563,7 +554,7 @@ class AgentLoop {
     outcomes: ReadonlyMap<string, ToolOutcome>,
     faults: readonly ProtocolFault[],
     completionCall: ParsedCall | undefined,
-  ): TurnEnd {
+  ): Stop | undefined {
     const results = batch.map((call) => outcomes.get(call.toolCallId)!);
     if (results.length > 0) this.conversation.push({ type: 'results', results });
     if (faults.length > 0) {
@@ -573,7 +564,6 @@ class AgentLoop {
     if (completionCall && completionCall.problems.length === 0) {
       const { result } = completionCall.input as { result?: unknown };
       return {
-        kind: 'stop',
         reason: 'completed',
         answer: typeof result === 'string' ? result : JSON.stringify(result ?? null),
       };
@@ -582,22 +572,21 @@ class AgentLoop {
     return this.countFailure(worked);
   }
 
-  private countFailure(worked: boolean): TurnEnd {
+  private countFailure(worked: boolean): Stop | undefined {
     this.consecutiveFailures = worked ? 0 : this.consecutiveFailures + 1;
     if (this.consecutiveFailures >= this.maxFailures) {
       return {
-        kind: 'stop',
         reason: 'max-failures',
         message: `stopped after ${this.consecutiveFailures} turns in a row without a working tool call (maxConsecutiveFailures)`,
       };
     }
-    return { kind: 'continue' };
+    return undefined;
   }
 
   /** The paused turn's front-end results arrived: complete its batch, then go on. */
   private async finishPausedBatch(
     results: Map<string, { output: unknown; isError?: boolean }>,
-  ): Promise<TurnEnd> {
+  ): Promise<Stop | undefined> {
     const state = this.resumed!;
     const outcomes = new Map<string, ToolOutcome>();
     for (const outcome of state.settled) outcomes.set(outcome.toolCallId, outcome);
@@ -638,7 +627,6 @@ class TurnRecorder {
   readonly faults: ProtocolFault[] = [];
   private kind: 'respond' | 'think' | undefined;
   private buffer = '';
-  private readonly allParts: string[] = [];
 
   text(delta: string): void {
     this.append('respond', delta);
@@ -652,7 +640,6 @@ class TurnRecorder {
     if (this.kind !== kind) this.flush();
     this.kind = kind;
     this.buffer += delta;
-    if (kind === 'respond') this.allParts.push(delta);
   }
 
   call(call: ParsedCall): void {
@@ -681,10 +668,6 @@ class TurnRecorder {
       .map((entry) => (entry as { content: string }).content)
       .join('\n');
   }
-
-  allText(): string {
-    return this.allParts.join('');
-  }
 }
 
 function callIdentity(call: ParsedCall) {
@@ -708,28 +691,6 @@ function toAgentUsage(usage: LanguageModelV4Usage | undefined): AgentUsage {
     inputTokens: usage?.inputTokens.total ?? 0,
     outputTokens: usage?.outputTokens.total ?? 0,
   };
-}
-
-/** Reads the next part, or gives up at once when the turn is aborted (a stalled server). */
-function readOrAbort<T>(
-  reader: ReadableStreamDefaultReader<T>,
-  signal: AbortSignal,
-): Promise<{ done: true; value?: undefined } | { done: false; value: T }> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    reader.read().then(
-      (result) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result.done ? { done: true } : { done: false, value: result.value });
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** A model failure in words, with the cause a network error hides (e.g. ECONNREFUSED). */

@@ -5,6 +5,7 @@ import type {
 } from '@ai-sdk/provider';
 import type {
   JsonSchema,
+  ParseEvent,
   ProtocolFault,
   ToolCallProtocol,
   ValidationProblem,
@@ -91,15 +92,8 @@ export type ToolErrorKind = 'invalid-input' | 'execution' | 'timeout' | 'aborted
 export type AgentEvent =
   | { readonly type: 'run-start'; readonly runId: string; readonly protocol: string }
   | { readonly type: 'step-start'; readonly step: number }
-  | { readonly type: 'text-start'; readonly id: string }
-  | { readonly type: 'text-delta'; readonly id: string; readonly delta: string }
-  | { readonly type: 'text-end'; readonly id: string }
-  | { readonly type: 'reasoning-start'; readonly id: string }
-  | { readonly type: 'reasoning-delta'; readonly id: string; readonly delta: string }
-  | { readonly type: 'reasoning-end'; readonly id: string }
-  | { readonly type: 'tool-input-start'; readonly id: string; readonly toolName: string }
-  | { readonly type: 'tool-input-delta'; readonly id: string; readonly delta: string }
-  | { readonly type: 'tool-input-end'; readonly id: string }
+  /** Text, reasoning and tool-input parts, exactly as the protocol's parser emits them. */
+  | Exclude<ParseEvent, { readonly type: 'tool-call' | 'error' }>
   | {
       readonly type: 'tool-call';
       readonly toolCallId: string;

@@ -85,7 +85,7 @@ describe('runAgent: multi-step runs per protocol', () => {
   });
 
   it('execute: a batch runs in parallel, results in call order whatever order they finish', async () => {
-    const delays: Record<string, number> = { a: 150, b: 80, c: 10 };
+    const delays: Record<string, number> = { a: 300, b: 150, c: 10 };
     const finished: string[] = [];
     const tools: AgentTools = {
       wait: {
@@ -110,8 +110,9 @@ describe('runAgent: multi-step runs per protocol', () => {
     const events = await collect(run);
     const elapsed = performance.now() - started;
     expect(finished).toEqual(['c', 'b', 'a']);
-    // Parallel: close to the slowest (150 ms), far from the sum (240 ms).
-    expect(elapsed).toBeLessThan(230);
+    // Parallel: close to the slowest (300 ms), far from the sum (460 ms), with room for a busy CI.
+    expect(elapsed).toBeGreaterThanOrEqual(300);
+    expect(elapsed).toBeLessThan(440);
     const results = JSON.parse(
       lastUserText(prompts[1]!).replace('<results>', '').replace('</results>', ''),
     );
@@ -154,20 +155,33 @@ describe('runAgent: feedback', () => {
     expect(feedback).toContain('{"tool":"step","status":"success","content":"ok 3"}');
   });
 
-  it('a malformed call is reported with its raw text, and the model recovers', async () => {
+  it('broken JSON that a repair can fix still runs on the same turn', async () => {
     const { model, prompts } = scriptedModel([
       '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"</tool_call>',
-      '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>',
       'Sunny in Rome.',
     ]);
     const run = runAgent({ model, protocol: 'hermes', tools: weather, prompt: 'Rome?' });
     const events = await collect(run);
+    expect(ofType(events, 'tool-call').map((e) => e.input)).toEqual([{ city: 'Rome' }]);
+    expect(ofType(events, 'tool-result').map((e) => e.output)).toEqual(['Rome: 21°C, sunny']);
+    expect(ofType(events, 'protocol-error')).toEqual([]);
+    expect(prompts).toHaveLength(2);
+    expect((await run.result).answer).toBe('Sunny in Rome.');
+  });
+
+  it('a turn with only unreadable markup is corrected, and the model recovers', async () => {
+    const { model, prompts } = scriptedModel([
+      '<execute>[42]</execute>',
+      '<execute>[{"name": "get_weather", "args": {"city": "Rome"}}]</execute>',
+      'Sunny in Rome.',
+    ]);
+    const run = runAgent({ model, protocol: 'execute', tools: weather, prompt: 'Rome?' });
+    const events = await collect(run);
     const result = await run.result;
-    // jsonrepair closes the object: the call still comes out on the first turn.
-    const calls = ofType(events, 'tool-call');
-    expect(calls.length).toBeGreaterThanOrEqual(1);
-    expect(result.stopReason).toBe('completed');
-    expect(prompts.length).toBeGreaterThanOrEqual(2);
+    expect(ofType(events, 'protocol-error').map((e) => e.fault.raw)).toEqual(['42']);
+    expect(lastUserText(prompts[1]!)).toContain('You wrote: "42"');
+    expect(lastUserText(prompts[2]!)).toContain('Rome: 21°C, sunny');
+    expect(result).toMatchObject({ stopReason: 'completed', answer: 'Sunny in Rome.', steps: 3 });
   });
 
   it('markup that cannot be read is fed back with what the model wrote', async () => {
