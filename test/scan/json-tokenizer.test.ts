@@ -6,6 +6,7 @@ import {
   type JsonTokenizer,
   type JsonTokenizerOptions,
 } from '../../src/scan/json-tokenizer.ts';
+import { splitAt } from '../support/chunks.ts';
 
 /** A handler that records every call as a short readable string. */
 function createRecorder(): JsonTokenHandler & { readonly events: string[] } {
@@ -59,18 +60,6 @@ function mergeStringChunks(events: readonly string[]): string[] {
     merged.push(event);
   }
   return merged;
-}
-
-function splitAt(text: string, cuts: readonly number[]): string[] {
-  const sorted = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-  const chunks: string[] = [];
-  let previous = 0;
-  for (const cut of sorted) {
-    chunks.push(text.slice(previous, cut));
-    previous = cut;
-  }
-  chunks.push(text.slice(previous));
-  return chunks;
 }
 
 describe('createJsonTokenizer: plain JSON', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../src/scan/json-writer.ts';
+import { splitAt } from '../support/chunks.ts';
 
 function createCollectingWriter(): { writer: CanonicalJsonWriter; deltas: string[] } {
   const deltas: string[] = [];
@@ -159,17 +160,9 @@ describe('createCanonicalJsonWriter', () => {
   });
 
   it('adds up to JSON.stringify for any value and any cutting of its strings', () => {
-    const cutter = fc.array(fc.nat(), { maxLength: 4 }).map((cuts) => (text: string) => {
-      const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-      const pieces: string[] = [];
-      let previous = 0;
-      for (const point of points) {
-        pieces.push(text.slice(previous, point));
-        previous = point;
-      }
-      pieces.push(text.slice(previous));
-      return pieces;
-    });
+    const cutter = fc
+      .array(fc.nat(), { maxLength: 4 })
+      .map((cuts) => (text: string) => splitAt(text, cuts));
     fc.assert(
       fc.property(fc.jsonValue({ stringUnit: 'binary' }), cutter, (value, cutString) => {
         const { writer, deltas } = createCollectingWriter();

@@ -5,7 +5,7 @@ import {
   type DecodedEvent,
   type DecodeProblem,
 } from '../../src/stream/index.ts';
-import { splitAt } from '../support/chunks.ts';
+import { cutAt, splitAt } from '../support/chunks.ts';
 
 export { chunksOf, splitAt } from '../support/chunks.ts';
 
@@ -28,18 +28,7 @@ export function decodeXml(xml: string | readonly string[]): DecodedEvent[] {
 
 /** UTF-8 bytes cut at the given points (taken modulo the length). */
 export function byteChunks(text: string, points: readonly number[]): Uint8Array[] {
-  const bytes = new TextEncoder().encode(text);
-  const cuts = [...new Set(points.map((point) => point % (bytes.length + 1)))].sort(
-    (a, b) => a - b,
-  );
-  const chunks: Uint8Array[] = [];
-  let previous = 0;
-  for (const cut of cuts) {
-    chunks.push(bytes.subarray(previous, cut));
-    previous = cut;
-  }
-  chunks.push(bytes.subarray(previous));
-  return chunks;
+  return cutAt(new TextEncoder().encode(text), points);
 }
 
 /** Every cut into two pieces, and every piece of `size` characters. */
