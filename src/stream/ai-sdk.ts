@@ -131,39 +131,13 @@ export class FullStreamAdapter {
       case 'tool-result':
         // Preliminary results are a tool's progress; only the final one is the result.
         if (part.preliminary) break;
-        this.close(out);
-        this.waiting.delete(part.toolCallId);
-        out.push({
-          type: 'tool-result',
-          kind: kindOf(part.providerExecuted),
-          id: part.toolCallId,
-          name: part.toolName,
-          content: resultContent(part.output),
-        });
+        this.result(out, part, resultContent(part.output));
         break;
       case 'tool-error':
-        this.close(out);
-        this.waiting.delete(part.toolCallId);
-        out.push({
-          type: 'tool-result',
-          kind: kindOf(part.providerExecuted),
-          id: part.toolCallId,
-          name: part.toolName,
-          content: messageOf(part.error),
-          isError: true,
-        });
+        this.result(out, part, messageOf(part.error), true);
         break;
       case 'tool-output-denied':
-        this.close(out);
-        this.waiting.delete(part.toolCallId);
-        out.push({
-          type: 'tool-result',
-          kind: kindOf(part.providerExecuted),
-          id: part.toolCallId,
-          name: part.toolName,
-          content: 'The tool call was denied.',
-          isError: true,
-        });
+        this.result(out, part, 'The tool call was denied.', true);
         break;
       case 'source':
         this.close(out);
@@ -259,6 +233,29 @@ export class FullStreamAdapter {
     this.close(out);
     this.open = { kind, id };
     out.push({ type: kind === 'text' ? 'text-start' : 'thinking-start' });
+  }
+
+  /** A call's final outcome (result, error or denial) as a tool-result block. */
+  private result(
+    out: BlockEvent[],
+    part: {
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly providerExecuted?: boolean;
+    },
+    content: string | ToolResultPart[],
+    isError?: true,
+  ): void {
+    this.close(out);
+    this.waiting.delete(part.toolCallId);
+    out.push({
+      type: 'tool-result',
+      kind: kindOf(part.providerExecuted),
+      id: part.toolCallId,
+      name: part.toolName,
+      content,
+      ...(isError ? { isError } : {}),
+    });
   }
 
   private close(out: BlockEvent[]): void {
