@@ -18,6 +18,23 @@ export interface AgentBlockOptions {
   readonly describeError?: (message: string) => JsonValue;
 }
 
+/** A result block for a call the agent ran (or tried to). */
+function clientResult(
+  id: string,
+  name: string,
+  content: string | ToolResultPart[],
+  isError?: true,
+): BlockEvent {
+  return {
+    type: 'tool-result',
+    kind: 'client',
+    id,
+    name,
+    content,
+    ...(isError ? { isError } : {}),
+  };
+}
+
 type Open =
   | { readonly kind: 'text' }
   | { readonly kind: 'thinking' }
@@ -88,38 +105,25 @@ export class AgentBlockAdapter {
         break;
       case 'tool-result':
         this.close(out);
-        out.push({
-          type: 'tool-result',
-          kind: 'client',
-          id: event.toolCallId,
-          name: event.toolName,
-          content: resultContent(event.output),
-        });
+        out.push(clientResult(event.toolCallId, event.toolName, resultContent(event.output)));
         break;
       case 'tool-error':
         this.close(out);
-        out.push({
-          type: 'tool-result',
-          kind: 'client',
-          id: event.toolCallId,
-          name: event.toolName,
-          content: event.error,
-          isError: true,
-        });
+        out.push(clientResult(event.toolCallId, event.toolName, event.error, true));
         break;
       case 'protocol-error': {
         this.close(out);
         const { fault } = event;
         if (fault.toolCallId !== undefined && this.streamedCalls.has(fault.toolCallId)) {
           // The call was shown while it streamed: its card gets the failure as its result.
-          out.push({
-            type: 'tool-result',
-            kind: 'client',
-            id: fault.toolCallId,
-            name: fault.toolName ?? 'tool',
-            content: `${fault.message}\n\n${fault.raw}`,
-            isError: true,
-          });
+          out.push(
+            clientResult(
+              fault.toolCallId,
+              fault.toolName ?? 'tool',
+              `${fault.message}\n\n${fault.raw}`,
+              true,
+            ),
+          );
         } else {
           out.push({
             type: 'error',
