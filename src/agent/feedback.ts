@@ -91,11 +91,11 @@ export function findUndeclaredToolNames(
   const found = new Set<string>();
   if (protocol.name === 'xml') {
     // A tag that holds parameter tags and is closed later: <name> <param>…</param> … </name>.
+    // Closing tags are gathered once, so a long turn full of tags is still read in one pass.
+    const closed = new Set(Array.from(text.matchAll(/<\/([A-Za-z_][\w.-]*)>/g), (m) => m[1]!));
     for (const match of text.matchAll(/<([A-Za-z_][\w.-]*)>\s*<([A-Za-z_][\w.-]*)>/g)) {
       const name = match[1]!;
-      if (!declared.has(name) && !XML_NOT_TOOLS.has(name) && text.includes(`</${name}>`)) {
-        found.add(name);
-      }
+      if (!declared.has(name) && !XML_NOT_TOOLS.has(name) && closed.has(name)) found.add(name);
     }
   } else {
     for (const match of text.matchAll(/"name"\s*:\s*"([^"\\]{1,100})"/g)) {
