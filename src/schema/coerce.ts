@@ -3,16 +3,22 @@ import { type JsonSchema, setOwnProperty } from '../core/index.ts';
 import {
   ARRAY,
   BOOLEAN,
+  conjuncts,
   FRACTIONAL,
   isUnconstrained,
   itemSchema,
   NULL,
   NUMBER,
   OBJECT,
+  own,
+  ownTypeBits,
   propertySchema,
   resolveSchema,
+  type SchemaObject,
   STRING,
   typeMask,
+  unions,
+  valueTypeBit,
 } from './resolve.ts';
 import { allowedValues, matchesShallowly } from './shallow-match.ts';
 
@@ -53,18 +59,20 @@ function coerceAt(
 ): unknown {
   if (depth > MAX_VALUE_DEPTH) return value;
   const resolved = resolveSchema(schema, root);
-  if (resolved === false || isUnconstrained(resolved)) return value;
+  if (typeof resolved === 'boolean') return value;
+  const facts = factsOf(resolved);
+  if (facts.unconstrained) return value;
   let result = value;
   let wrapped = false;
-  if (!matchesShallowly(value, resolved, root)) {
-    const mask = typeMask(resolved, root);
-    const converted = convert(value, resolved, root, mask);
+  if (!accepts(value, resolved, root, facts)) {
+    const mask = facts.flat ? facts.typeMask : typeMask(resolved, root);
+    const converted = convert(value, resolved, root, mask, facts);
     if (converted !== NO_CONVERSION) {
       result = converted;
     } else if (mayWrap && mask & ARRAY && isWrappable(value)) {
       // Last: a lone value becomes a list of one.
       const list = [value];
-      if (matchesShallowly(list, resolved, root)) {
+      if (accepts(list, resolved, root, facts)) {
         result = list;
         wrapped = true;
       }
@@ -76,6 +84,59 @@ function coerceAt(
 }
 
 /**
+ * What coercion asks of a schema object, worked out once per object: parsers coerce nearly
+ * every value of every call, and walking the schema each time cost about a microsecond a value.
+ * `flat` schemas (no `allOf`, `$ref` or unions, by far the most common) are answered from here
+ * alone; the others take the general walk, which depends on the root.
+ */
+interface SchemaFacts {
+  /** Only annotations: every value is kept. */
+  readonly unconstrained: boolean;
+  readonly flat: boolean;
+  /** For flat schemas: the `type` bits, and those narrowed by `const`/`enum`. */
+  readonly typeBits: number;
+  readonly typeMask: number;
+  readonly hasConst: boolean;
+  readonly constValue: unknown;
+  readonly enumValues: readonly unknown[] | undefined;
+}
+
+const schemaFacts = new WeakMap<SchemaObject, SchemaFacts>();
+
+function factsOf(schema: SchemaObject): SchemaFacts {
+  let facts = schemaFacts.get(schema);
+  if (facts === undefined) {
+    // Whether a schema is flat does not depend on the root: only what its `$ref` points to does.
+    const flat = conjuncts(schema, true).length === 0 && unions(schema).length === 0;
+    const listed = own(schema, 'enum');
+    facts = {
+      unconstrained: isUnconstrained(schema),
+      flat,
+      typeBits: ownTypeBits(schema),
+      typeMask: flat ? typeMask(schema, schema) : 0,
+      hasConst: Object.hasOwn(schema, 'const'),
+      constValue: schema.const,
+      enumValues: Array.isArray(listed) ? listed : undefined,
+    };
+    schemaFacts.set(schema, facts);
+  }
+  return facts;
+}
+
+/** matchesShallowly, answered from the facts when the schema is flat. */
+function accepts(value: unknown, schema: SchemaObject, root: JsonSchema, facts: SchemaFacts) {
+  if (!facts.flat) return matchesShallowly(value, schema, root);
+  if ((facts.typeBits & valueTypeBit(value)) === 0) return false;
+  if (!facts.hasConst && facts.enumValues === undefined) return true;
+  if (typeof value === 'object' && value !== null) return matchesShallowly(value, schema, root);
+  // A scalar equals a `const`/`enum` value as JSON exactly when it is identical to it.
+  return (
+    (!facts.hasConst || facts.constValue === value) &&
+    (facts.enumValues === undefined || facts.enumValues.includes(value))
+  );
+}
+
+/**
  * Null more likely means "no list" than a list of null; arrays are never wrapped (a value just
  * wrapped is not wrapped again either, or a recursive schema would nest it without end).
  */
@@ -84,28 +145,56 @@ function isWrappable(value: unknown): boolean {
 }
 
 /** The first conversion that makes the value acceptable, in the order that loses least. */
-function convert(value: unknown, schema: JsonSchema, root: JsonSchema, mask: number): Conversion {
-  const accepts = (candidate: unknown) => matchesShallowly(candidate, schema, root);
-  const allowed = matchAllowedValue(value, schema, root);
+function convert(
+  value: unknown,
+  schema: SchemaObject,
+  root: JsonSchema,
+  mask: number,
+  facts: SchemaFacts,
+): Conversion {
+  const allowed = matchAllowedValue(value, schema, root, facts);
   if (allowed !== NO_CONVERSION) return allowed;
-  const attempts: (() => Conversion)[] = [];
+  // Straight-line rather than a list of attempts: this runs for most values a model writes as
+  // text (every XML number and boolean), and closures per call showed up in profiles.
   if (typeof value === 'string') {
-    if (mask & OBJECT) attempts.push(() => parseJsonText(value, 'object'));
-    if (mask & ARRAY) attempts.push(() => parseJsonText(value, 'array'));
-    if (mask & NUMBER) attempts.push(() => parseNumber(value, (mask & FRACTIONAL) !== 0));
-    if (mask & BOOLEAN) attempts.push(() => parseBoolean(value));
-    if (mask & NULL) attempts.push(() => parseNull(value, (mask & STRING) !== 0));
+    if (mask & OBJECT) {
+      const candidate = parseJsonText(value, 'object');
+      if (acceptable(candidate, schema, root, facts)) return candidate;
+    }
+    if (mask & ARRAY) {
+      const candidate = parseJsonText(value, 'array');
+      if (acceptable(candidate, schema, root, facts)) return candidate;
+    }
+    if (mask & NUMBER) {
+      const candidate = parseNumber(value, (mask & FRACTIONAL) !== 0);
+      if (acceptable(candidate, schema, root, facts)) return candidate;
+    }
+    if (mask & BOOLEAN) {
+      const candidate = parseBoolean(value);
+      if (acceptable(candidate, schema, root, facts)) return candidate;
+    }
+    if (mask & NULL) {
+      const candidate = parseNull(value, (mask & STRING) !== 0);
+      if (acceptable(candidate, schema, root, facts)) return candidate;
+    }
   } else if (isPlainObject(value) && mask & ARRAY) {
-    attempts.push(() => unwrapList(value));
+    const candidate = unwrapList(value);
+    if (acceptable(candidate, schema, root, facts)) return candidate;
   }
   if ((typeof value === 'number' || typeof value === 'boolean') && mask & STRING) {
-    attempts.push(() => String(value));
-  }
-  for (const attempt of attempts) {
-    const candidate = attempt();
-    if (candidate !== NO_CONVERSION && accepts(candidate)) return candidate;
+    const candidate = String(value);
+    if (acceptable(candidate, schema, root, facts)) return candidate;
   }
   return NO_CONVERSION;
+}
+
+function acceptable(
+  candidate: Conversion,
+  schema: SchemaObject,
+  root: JsonSchema,
+  facts: SchemaFacts,
+): boolean {
+  return candidate !== NO_CONVERSION && accepts(candidate, schema, root, facts);
 }
 
 /**
@@ -113,10 +202,16 @@ function convert(value: unknown, schema: JsonSchema, root: JsonSchema, mask: num
  * `"celsius"`, `"1"` for `1`. Exact after trimming wins over case-insensitive; a case-insensitive
  * match that could mean two values is no match.
  */
-function matchAllowedValue(value: unknown, schema: JsonSchema, root: JsonSchema): Conversion {
+function matchAllowedValue(
+  value: unknown,
+  schema: SchemaObject,
+  root: JsonSchema,
+  facts: SchemaFacts,
+): Conversion {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
     return NO_CONVERSION;
   }
+  if (facts.flat && !facts.hasConst && facts.enumValues === undefined) return NO_CONVERSION;
   const candidates = allowedValues(schema, root);
   if (candidates.length === 0) return NO_CONVERSION;
   const text = String(value).trim();
@@ -127,9 +222,9 @@ function matchAllowedValue(value: unknown, schema: JsonSchema, root: JsonSchema)
     if (candidate !== null && typeof candidate === 'object') continue;
     const candidateText = String(candidate);
     if (candidateText === text || (typeof candidate === 'string' && candidate.trim() === text)) {
-      if (matchesShallowly(candidate, schema, root)) return candidate;
+      if (accepts(candidate, schema, root, facts)) return candidate;
     } else if (candidateText.trim().toLowerCase() === lower && !Object.is(candidate, loose)) {
-      if (!matchesShallowly(candidate, schema, root)) continue;
+      if (!accepts(candidate, schema, root, facts)) continue;
       ambiguous ||= loose !== NO_CONVERSION;
       loose = candidate;
     }
@@ -179,6 +274,9 @@ function parseNumber(text: string, fractionAllowed: boolean): Conversion {
  * (the number prints as the same digits), "12345678901234567890" does not.
  */
 function printsAsWritten(literal: string, parsed: number): boolean {
+  // Every safe integer prints as the digits it was read from (leading zeros and a sign aside,
+  // which BigInt reads the same way).
+  if (Number.isSafeInteger(parsed)) return true;
   try {
     return BigInt(literal) === BigInt(String(parsed));
   } catch {

@@ -44,7 +44,7 @@ export class CallAssembler {
     if (text.length === 0) return;
     this.start();
     this.streamed.append(text);
-    this.context.emit({ type: 'tool-input-delta', id: this.toolCallId, delta: text });
+    this.context.inputDelta(this.toolCallId, text);
   };
 
   /** A problem the protocol found itself (e.g. a parameter given twice). */

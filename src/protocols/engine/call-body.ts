@@ -38,6 +38,12 @@ export interface CallContext {
   readonly options: ResolvedParseOptions;
   /** Emits a non-text event (closing any open text block first). */
   emit(event: ParseEvent): void;
+  /**
+   * Emits a `tool-input-delta`. Deltas of one call that follow each other within one `push` come
+   * out as one event: a call's input often arrives a few characters at a time (a key, a quote, a
+   * value), and each event costs every consumer a part.
+   */
+  inputDelta(id: string, delta: string): void;
   /** Emits text from inside a call (e.g. a batch element naming an undeclared tool). */
   emitText(text: string): void;
   /**

@@ -137,6 +137,15 @@ export function createStreamEngine<CallData>(
       closeText();
       out.push(event);
     },
+    inputDelta: (id, delta) => {
+      closeText();
+      const last = out.length > 0 ? out[out.length - 1]! : undefined;
+      if (last !== undefined && last.type === 'tool-input-delta' && last.id === id) {
+        out[out.length - 1] = { type: 'tool-input-delta', id, delta: last.delta + delta };
+      } else {
+        out.push({ type: 'tool-input-delta', id, delta });
+      }
+    },
     emitText: (text) => emitText(text),
     reportFault: ({ code, message, raw, ...extra }) => {
       closeText();

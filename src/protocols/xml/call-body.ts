@@ -4,7 +4,7 @@ import { CallAssembler } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { XmlToolShape } from './tool-shape.ts';
-import { createFragmentValueSink, createStringValueSink, type ValueSink } from './value-sink.ts';
+import { FragmentValueSink, StringValueSink, type ValueSink } from './value-sink.ts';
 
 const State = {
   /** Inside the tool's own opening tag, reading attributes up to `>`. */
@@ -50,15 +50,50 @@ const CDATA_OPEN = '<![CDATA[';
 const CDATA_CLOSE = ']]>';
 /** A tag longer than this is read as text: it bounds what a parser holds while reading one. */
 const MAX_TAG_LENGTH = 256;
-const CLOSE_TAG = /^<\/([A-Za-z_][\w.:-]*)\s*>$/;
-const OPEN_TAG = /^<([A-Za-z_][\w.:-]*)(?:\s[^<>]*?)?(\/?)>$/;
+const TEXT_TAG: Tag = { kind: 'text' };
 
+/**
+ * What `raw` (`<` … `>`, with no other `<` or `>` in it) is: `</name>` (white space allowed
+ * before the `>`), `<name>`, `<name/>`, `<name attributes…>` (the attributes are not read), or
+ * text. Read by hand rather than by regular expression: every tag of every call comes here.
+ */
 function classifyTag(raw: string): Tag {
-  const close = CLOSE_TAG.exec(raw);
-  if (close) return { kind: 'close', name: close[1]! };
-  const open = OPEN_TAG.exec(raw);
-  if (open) return { kind: 'open', name: open[1]!, selfClosing: open[2] === '/' };
-  return { kind: 'text' };
+  const last = raw.length - 1;
+  const closing = raw.charCodeAt(1) === 47; /* / */
+  const nameStart = closing ? 2 : 1;
+  if (nameStart >= last || !isNameStart(raw.charCodeAt(nameStart))) return TEXT_TAG;
+  let index = nameStart + 1;
+  while (index < last && isNameCharacter(raw.charCodeAt(index))) index++;
+  const name = raw.slice(nameStart, index);
+  if (closing) {
+    while (index < last && isTagSpace(raw.charCodeAt(index))) index++;
+    return index === last ? { kind: 'close', name } : TEXT_TAG;
+  }
+  if (index === last) return { kind: 'open', name, selfClosing: false };
+  const code = raw.charCodeAt(index);
+  if (code === 47 /* / */) {
+    return index === last - 1 ? { kind: 'open', name, selfClosing: true } : TEXT_TAG;
+  }
+  if (!isTagSpace(code)) return TEXT_TAG;
+  // Attributes follow; a `/` just before the `>` closes the element.
+  return { kind: 'open', name, selfClosing: last - 1 > index && raw.charCodeAt(last - 1) === 47 };
+}
+
+/** White space that may follow a tag's name: what a regular expression's `\s` matches. */
+function isTagSpace(code: number): boolean {
+  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 function isSpace(code: number): boolean {
@@ -89,7 +124,10 @@ export class XmlCallBody implements CallBody {
   private attributeState: AttributeState = AttributeState.Between;
   private attributeQuote = 0;
 
-  private tagBuffer = '';
+  /** The tag being read began in this write at `tagStart`, unless earlier writes hold its start. */
+  private tagStart = 0;
+  /** The start of a tag cut by the end of an earlier write ('' when it began in this one). */
+  private tagHeld = '';
   private tagContext: TagContext = 'between';
   private cdataHeld = '';
 
@@ -111,8 +149,9 @@ export class XmlCallBody implements CallBody {
   private readonly input: Record<string, unknown> = {};
   private readonly given = new Set<string>();
   private readonly held = new Map<string, unknown[]>();
-  private readonly writeStringPiece = (piece: string): void => this.writer.stringChunk(piece);
-  private heldSink: (ValueSink & { result(): unknown }) | undefined;
+  /** Made on the first string value and reset for each one after. */
+  private stringSink: StringValueSink | undefined;
+  private heldSink: FragmentValueSink | undefined;
 
   private doneAt = -1;
 
@@ -155,6 +194,10 @@ export class XmlCallBody implements CallBody {
           index = this.scanTentative(text, index, end);
           break;
       }
+    }
+    // A tag begun in this write and cut by its end: keep what was read of it.
+    if (this.doneAt === -1 && this.state === State.Tag && this.tagHeld === '') {
+      this.tagHeld = text.slice(this.tagStart, end);
     }
     return this.doneAt;
   }
@@ -231,7 +274,7 @@ export class XmlCallBody implements CallBody {
     while (index < end && isSpace(text.charCodeAt(index))) index++;
     if (index >= end) return end;
     if (text.charCodeAt(index) === 60 /* < */) {
-      this.beginTag('between');
+      this.beginTag('between', index);
       return index + 1;
     }
     if (this.given.size === 0) {
@@ -246,51 +289,66 @@ export class XmlCallBody implements CallBody {
 
   // ── tags ──────────────────────────────────────────────────────────────────────────────────
 
-  private beginTag(context: TagContext): void {
+  /** A `<` at `text[at]` begins a tag. */
+  private beginTag(context: TagContext, at: number): void {
     this.state = State.Tag;
     this.tagContext = context;
-    this.tagBuffer = '<';
+    this.tagStart = at;
+    this.tagHeld = '';
   }
 
+  /**
+   * Reads a tag up to its `>`. A tag is cut out of the text once, when it is complete (not built
+   * piece by piece): every parameter has two tags, and joined strings cost a copy when read.
+   */
   private scanTag(text: string, start: number, end: number): number {
-    if (this.tagBuffer.length === 1) {
+    const held = this.tagHeld;
+    // Where this write's part of the tag begins, and how much of the tag has been read.
+    const from = held === '' ? this.tagStart : start;
+    const length = held.length + start - from;
+    if (length === 1) {
       const first = text.charCodeAt(start);
       if (first !== 47 /* / */ && first !== 33 /* ! */ && !isNameStart(first)) {
-        this.tagIsText();
+        this.tagIsText(held + text.slice(from, start));
         return start;
       }
     }
-    const limit = Math.min(end, start + MAX_TAG_LENGTH - this.tagBuffer.length + 1);
+    const limit = Math.min(end, start + MAX_TAG_LENGTH - length + 1);
     let index = start;
     while (index < limit) {
       const code = text.charCodeAt(index);
       if (code === 62 /* > */ || code === 60 /* < */) break;
       index++;
     }
-    this.tagBuffer += text.slice(start, index);
     const cdataAllowed =
       this.tagContext !== 'between' ||
       (this.given.size === 0 && this.shape.directParameter !== undefined);
-    if (cdataAllowed && this.tagBuffer.startsWith(CDATA_OPEN)) return this.enterCdata(index);
-    if (index >= end) return end;
-    const code = index < text.length ? text.charCodeAt(index) : -1;
-    if (code !== 62 /* > */) {
+    const second = held.length >= 2 ? held.charCodeAt(1) : text.charCodeAt(from + 1 - held.length);
+    if (cdataAllowed && second === 33 /* ! */) {
+      const soFar = held + text.slice(from, index);
+      if (soFar.startsWith(CDATA_OPEN)) {
+        this.tagHeld = '';
+        return this.enterCdata(soFar.slice(CDATA_OPEN.length), index);
+      }
+    }
+    if (index >= end) {
+      this.tagHeld = held + text.slice(from, end);
+      return end;
+    }
+    this.tagHeld = '';
+    if (text.charCodeAt(index) !== 62 /* > */) {
       // Another '<' or too long: what we held was text, and a new tag may start here.
-      this.tagIsText();
+      this.tagIsText(held + text.slice(from, index));
       return index;
     }
-    this.tagBuffer += '>';
-    const raw = this.tagBuffer;
-    this.tagBuffer = '';
+    const raw = held + text.slice(from, index + 1);
     this.handleTag(raw, classifyTag(raw), index + 1);
     return this.doneAt === -1 ? index + 1 : this.doneAt;
   }
 
   /** The held `<…` was not a tag: it is text of the current value (or skipped between). */
-  private tagIsText(): void {
-    const raw = this.tagBuffer;
-    this.tagBuffer = '';
-    this.handleTag(raw, { kind: 'text' }, -1);
+  private tagIsText(raw: string): void {
+    this.handleTag(raw, TEXT_TAG, -1);
   }
 
   private handleTag(raw: string, tag: Tag, after: number): void {
@@ -419,7 +477,13 @@ export class XmlCallBody implements CallBody {
       // back from it (see valueSoFar).
       setOwnProperty(this.input, name, '');
       this.heldSink = undefined;
-      this.sink = createStringValueSink(this.writeStringPiece);
+      if (this.stringSink === undefined) {
+        const writer = this.writer;
+        this.stringSink = new StringValueSink((piece) => writer.stringChunk(piece));
+      } else {
+        this.stringSink.reset();
+      }
+      this.sink = this.stringSink;
     } else {
       if (!firstTime && !this.held.has(name)) {
         // A repeated array parameter gathers its elements; anything else keeps its first value.
@@ -429,7 +493,7 @@ export class XmlCallBody implements CallBody {
           message: `parameter "${name}" was given more than once; only the first value was used`,
         });
       }
-      this.heldSink = createFragmentValueSink();
+      this.heldSink = new FragmentValueSink();
       this.sink = this.heldSink;
     }
     if (selfClosing) this.closeValue();
@@ -470,13 +534,12 @@ export class XmlCallBody implements CallBody {
       return end;
     }
     if (next > start) this.sink!.text(text.slice(start, next));
-    this.beginTag('value');
+    this.beginTag('value', next);
     return next + 1;
   }
 
-  private enterCdata(index: number): number {
-    const rest = this.tagBuffer.slice(CDATA_OPEN.length);
-    this.tagBuffer = '';
+  /** `<![CDATA[` was read; `rest` is what followed it in the tag read so far. */
+  private enterCdata(rest: string, index: number): number {
     if (this.tagContext === 'between') this.openParameter(this.shape.directParameter!, true);
     else if (this.tagContext === 'tentative') {
       this.sink!.text(this.tentativeRaw);
@@ -523,7 +586,7 @@ export class XmlCallBody implements CallBody {
     if (index >= end) return end;
     if (this.tentativeKind === 'direct-close') return this.decideDirectClose(text, index, end);
     if (text.charCodeAt(index) === 60 /* < */) {
-      this.beginTag('tentative');
+      this.beginTag('tentative', index);
       return index + 1;
     }
     this.sink!.text(this.tentativeRaw);
@@ -574,9 +637,9 @@ export class XmlCallBody implements CallBody {
         this.context.settle({ kind: 'not-a-call' });
         return;
       case State.Tag:
-        if (this.tagContext === 'value') this.sink!.text(this.tagBuffer);
+        if (this.tagContext === 'value') this.sink!.text(this.tagHeld);
         else if (this.tagContext === 'tentative') this.closeValue();
-        this.tagBuffer = '';
+        this.tagHeld = '';
         break;
       case State.Cdata:
         this.sink!.cdata(this.cdataHeld);

@@ -1,5 +1,5 @@
 import { setOwnProperty } from '../../core/index.ts';
-import { createEntityDecoder, createTrimmingSink } from './value-text.ts';
+import { EntityDecoder, isSpace, TrimmingSink } from './value-text.ts';
 
 /** Receives the pieces of one parameter value, in order, as the call body scans them. */
 export interface ValueSink {
@@ -11,23 +11,44 @@ export interface ValueSink {
   end(): void;
 }
 
-/** A sink for a string value that streams: decoded, trimmed, passed on in pieces. */
-export function createStringValueSink(emit: (text: string) => void): ValueSink {
-  const trimmer = createTrimmingSink(emit);
-  const decoder = createEntityDecoder(trimmer);
-  return {
-    text: (raw) => decoder.write(raw),
-    cdata(content) {
-      decoder.end();
-      trimmer.content(content);
-    },
-    openTag: (_name, raw) => decoder.write(raw),
-    closeTag: (_name, raw) => decoder.write(raw),
-    end() {
-      decoder.end();
-      trimmer.end();
-    },
-  };
+/**
+ * A sink for a string value that streams: decoded, trimmed, passed on in pieces. One per call
+ * body, `reset` for each string value.
+ */
+export class StringValueSink implements ValueSink {
+  private readonly trimmer: TrimmingSink;
+  private readonly decoder: EntityDecoder;
+
+  constructor(emit: (text: string) => void) {
+    this.trimmer = new TrimmingSink(emit);
+    this.decoder = new EntityDecoder(this.trimmer);
+  }
+
+  reset(): void {
+    this.trimmer.reset();
+  }
+
+  text(raw: string): void {
+    this.decoder.write(raw);
+  }
+
+  cdata(content: string): void {
+    this.decoder.end();
+    this.trimmer.content(content);
+  }
+
+  openTag(_name: string, raw: string): void {
+    this.decoder.write(raw);
+  }
+
+  closeTag(_name: string, raw: string): void {
+    this.decoder.write(raw);
+  }
+
+  end(): void {
+    this.decoder.end();
+    this.trimmer.end();
+  }
 }
 
 interface FragmentElement {
@@ -37,9 +58,23 @@ interface FragmentElement {
 }
 
 function decodeText(pieces: FragmentElement['pieces']): string {
+  if (pieces.length === 1) {
+    // Most held values (`3`, `true`, `celsius`) are one piece with nothing to decode or trim.
+    const only = pieces[0]!;
+    const text = only.text;
+    if (
+      only.isContent ||
+      (text.length > 0 &&
+        !isSpace(text.charCodeAt(0)) &&
+        !isSpace(text.charCodeAt(text.length - 1)) &&
+        !text.includes('&'))
+    ) {
+      return text;
+    }
+  }
   const parts: string[] = [];
-  const trimmer = createTrimmingSink((text) => parts.push(text));
-  const decoder = createEntityDecoder(trimmer);
+  const trimmer = new TrimmingSink((text) => parts.push(text));
+  const decoder = new EntityDecoder(trimmer);
   for (const piece of pieces) {
     if (piece.isContent) {
       decoder.end();
@@ -79,23 +114,36 @@ function elementValue(element: FragmentElement): unknown {
 }
 
 /** A sink that keeps a held value's structure and builds it once the value is complete. */
-export function createFragmentValueSink(): ValueSink & { result(): unknown } {
-  const root: FragmentElement = { name: '', pieces: [], children: [] };
-  const stack: FragmentElement[] = [root];
-  const top = () => stack[stack.length - 1]!;
-  return {
-    text: (raw) => top().pieces.push({ text: raw, isContent: false }),
-    cdata: (content) => top().pieces.push({ text: content, isContent: true }),
-    openTag(name, _raw, selfClosing) {
-      const child: FragmentElement = { name, pieces: [], children: [] };
-      top().children.push(child);
-      if (!selfClosing) stack.push(child);
-    },
-    closeTag(name, raw) {
-      if (stack.length > 1 && top().name === name) stack.pop();
-      else top().pieces.push({ text: raw, isContent: false });
-    },
-    end() {},
-    result: () => elementValue(root),
-  };
+export class FragmentValueSink implements ValueSink {
+  private readonly root: FragmentElement = { name: '', pieces: [], children: [] };
+  private readonly stack: FragmentElement[] = [this.root];
+
+  private top(): FragmentElement {
+    return this.stack[this.stack.length - 1]!;
+  }
+
+  text(raw: string): void {
+    this.top().pieces.push({ text: raw, isContent: false });
+  }
+
+  cdata(content: string): void {
+    this.top().pieces.push({ text: content, isContent: true });
+  }
+
+  openTag(name: string, _raw: string, selfClosing: boolean): void {
+    const child: FragmentElement = { name, pieces: [], children: [] };
+    this.top().children.push(child);
+    if (!selfClosing) this.stack.push(child);
+  }
+
+  closeTag(name: string, raw: string): void {
+    if (this.stack.length > 1 && this.top().name === name) this.stack.pop();
+    else this.top().pieces.push({ text: raw, isContent: false });
+  }
+
+  end(): void {}
+
+  result(): unknown {
+    return elementValue(this.root);
+  }
 }

@@ -25,7 +25,7 @@ const Phase = {
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   return code === 32 || code === 10 || code === 9 || code === 13;
 }
 
@@ -36,77 +36,98 @@ function lastNonSpace(text: string): number {
   return -1;
 }
 
-/** A ValueTextSink that applies the trimming rule and passes the result on in pieces. */
-export function createTrimmingSink(emit: (text: string) => void): ValueTextSink {
-  let phase: Phase = Phase.Leading;
-  let leading = '';
+/**
+ * A ValueTextSink that applies the trimming rule and passes the result on in pieces. A class with
+ * `reset` so one call body reuses it for every value (a value is often a word or two).
+ */
+export class TrimmingSink implements ValueTextSink {
+  private readonly emit: (text: string) => void;
+  private phase: Phase = Phase.Leading;
+  private leading = '';
   /** First-line content held until we know whether the value has more lines. */
-  let firstLine: string[] = [];
+  private firstLine = '';
   /** White space after the last content character, held until more content follows. */
-  let tail = '';
+  private tail = '';
 
-  function indentation(): string {
-    return leading.slice(leading.lastIndexOf('\n') + 1);
+  constructor(emit: (text: string) => void) {
+    this.emit = emit;
+  }
+
+  /** Ready for a new value. */
+  reset(): void {
+    this.phase = Phase.Leading;
+    this.leading = '';
+    this.firstLine = '';
+    this.tail = '';
+  }
+
+  private indentation(): string {
+    return this.leading.slice(this.leading.lastIndexOf('\n') + 1);
   }
 
   /** Adds content (ending in a non-space character, or forced content) after the held tail. */
-  function addContent(segment: string): void {
-    if (phase === Phase.Body) {
-      emit(segment);
+  private addContent(segment: string): void {
+    if (this.phase === Phase.Body) {
+      this.emit(segment);
       return;
     }
-    if (phase === Phase.Leading) {
+    if (this.phase === Phase.Leading) {
       // Only indentation before the first character is in doubt; without any, stream at once.
-      phase = indentation() === '' ? Phase.Body : Phase.FirstLine;
-      if (phase === Phase.Body) {
-        emit(segment);
+      if (this.indentation() === '') {
+        this.phase = Phase.Body;
+        this.emit(segment);
         return;
       }
+      this.phase = Phase.FirstLine;
     }
     if (segment.includes('\n')) {
       // A line break with content after it: the value is multi-line, so the indentation counts.
-      phase = Phase.Body;
-      emit(indentation() + firstLine.join('') + segment);
-      firstLine = [];
+      this.phase = Phase.Body;
+      this.emit(this.indentation() + this.firstLine + segment);
+      this.firstLine = '';
       return;
     }
-    firstLine.push(segment);
+    this.firstLine += segment;
   }
 
-  return {
-    literal(text) {
-      if (text.length === 0) return;
-      if (phase === Phase.Leading) {
-        let first = 0;
-        while (first < text.length && isSpace(text.charCodeAt(first))) first++;
-        if (first === text.length) {
-          leading += text;
-          return;
-        }
-        leading += text.slice(0, first);
-        text = text.slice(first);
-      }
-      const last = lastNonSpace(text);
-      if (last === -1) {
-        tail += text;
+  literal(text: string): void {
+    if (text.length === 0) return;
+    if (this.phase === Phase.Leading) {
+      let first = 0;
+      while (first < text.length && isSpace(text.charCodeAt(first))) first++;
+      if (first === text.length) {
+        this.leading += text;
         return;
       }
-      const segment = tail + text.slice(0, last + 1);
-      tail = text.slice(last + 1);
-      addContent(segment);
-    },
-    content(text) {
-      if (text.length === 0) return;
-      const segment = tail + text;
-      tail = '';
-      addContent(segment);
-    },
-    end() {
-      if (phase === Phase.FirstLine) emit(firstLine.join(''));
-      firstLine = [];
-      tail = '';
-    },
-  };
+      this.leading += text.slice(0, first);
+      text = text.slice(first);
+    }
+    const last = lastNonSpace(text);
+    if (last === -1) {
+      this.tail += text;
+      return;
+    }
+    const segment = this.tail + text.slice(0, last + 1);
+    this.tail = text.slice(last + 1);
+    this.addContent(segment);
+  }
+
+  content(text: string): void {
+    if (text.length === 0) return;
+    const segment = this.tail + text;
+    this.tail = '';
+    this.addContent(segment);
+  }
+
+  end(): void {
+    if (this.phase === Phase.FirstLine) this.emit(this.firstLine);
+    this.firstLine = '';
+    this.tail = '';
+  }
+}
+
+export function createTrimmingSink(emit: (text: string) => void): TrimmingSink {
+  return new TrimmingSink(emit);
 }
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
@@ -120,41 +141,44 @@ const NAMED_ENTITIES: Readonly<Record<string, string>> = {
 /** Longest entity we try to read: `&#x10FFFF;` is 10 characters. */
 const MAX_ENTITY_LENGTH = 10;
 
+function decodeReference(reference: string): string | undefined {
+  const named = NAMED_ENTITIES[reference];
+  if (named !== undefined && Object.hasOwn(NAMED_ENTITIES, reference)) return named;
+  if (reference.charCodeAt(0) !== 35 /* # */) return undefined;
+  const hex = reference.charCodeAt(1) === 120 || reference.charCodeAt(1) === 88; /* x X */
+  const digits = reference.slice(hex ? 2 : 1);
+  if (digits.length === 0 || !(hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
+    return undefined;
+  }
+  const codePoint = Number.parseInt(digits, hex ? 16 : 10);
+  if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) || codePoint === 0) {
+    return undefined;
+  }
+  return String.fromCodePoint(codePoint);
+}
+
 /**
  * Decodes the five predefined XML entities and numeric character references in one pass, so
  * `&amp;lt;` is `&lt;` (never `<`). Nothing else is expanded: there is no DTD. An entity cut by a
  * chunk boundary is held until it completes. Decoded characters are passed on as content.
  */
-export function createEntityDecoder(sink: ValueTextSink): {
-  write(text: string): void;
-  end(): void;
-} {
-  let held = '';
+export class EntityDecoder {
+  private readonly sink: ValueTextSink;
+  private held = '';
 
-  function decode(reference: string): string | undefined {
-    const named = NAMED_ENTITIES[reference];
-    if (named !== undefined && Object.hasOwn(NAMED_ENTITIES, reference)) return named;
-    if (reference.charCodeAt(0) !== 35 /* # */) return undefined;
-    const hex = reference.charCodeAt(1) === 120 || reference.charCodeAt(1) === 88; /* x X */
-    const digits = reference.slice(hex ? 2 : 1);
-    if (digits.length === 0 || !(hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
-      return undefined;
-    }
-    const codePoint = Number.parseInt(digits, hex ? 16 : 10);
-    if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) || codePoint === 0) {
-      return undefined;
-    }
-    return String.fromCodePoint(codePoint);
+  constructor(sink: ValueTextSink) {
+    this.sink = sink;
   }
 
-  function write(input: string): void {
-    const text = held.length > 0 ? held + input : input;
-    held = '';
+  write(input: string): void {
+    const sink = this.sink;
+    const text = this.held.length > 0 ? this.held + input : input;
+    this.held = '';
     let start = 0;
     while (start < text.length) {
       const amp = text.indexOf('&', start);
       if (amp === -1) {
-        sink.literal(text.slice(start));
+        sink.literal(start === 0 ? text : text.slice(start));
         return;
       }
       // Look for the ';' only within reach, so text full of bare '&' stays linear.
@@ -170,14 +194,14 @@ export function createEntityDecoder(sink: ValueTextSink): {
         if (text.length <= limit) {
           // The reference may still complete in the next chunk.
           sink.literal(text.slice(start, amp));
-          held = text.slice(amp);
+          this.held = text.slice(amp);
           return;
         }
         sink.literal(text.slice(start, amp + 1));
         start = amp + 1;
         continue;
       }
-      const decoded = decode(text.slice(amp + 1, semicolon));
+      const decoded = decodeReference(text.slice(amp + 1, semicolon));
       if (decoded === undefined) {
         sink.literal(text.slice(start, amp + 1));
         start = amp + 1;
@@ -189,11 +213,13 @@ export function createEntityDecoder(sink: ValueTextSink): {
     }
   }
 
-  return {
-    write,
-    end() {
-      if (held.length > 0) sink.literal(held);
-      held = '';
-    },
-  };
+  /** Passes on a reference still held (it never completed). Ready for a new value after. */
+  end(): void {
+    if (this.held.length > 0) this.sink.literal(this.held);
+    this.held = '';
+  }
+}
+
+export function createEntityDecoder(sink: ValueTextSink): EntityDecoder {
+  return new EntityDecoder(sink);
 }
