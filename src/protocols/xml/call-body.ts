@@ -47,6 +47,8 @@ type Tag =
   | { readonly kind: 'text' };
 
 const CDATA_OPEN = '<![CDATA[';
+/** Characters of streamed string values a call keeps to have its input at hand (see keptString). */
+const MAX_KEPT_STRING_CHARS = 64 * 1024;
 const CDATA_CLOSE = ']]>';
 /** A tag longer than this is read as text: it bounds what a parser holds while reading one. */
 const MAX_TAG_LENGTH = 256;
@@ -149,6 +151,14 @@ export class XmlCallBody implements CallBody {
   private readonly input: Record<string, unknown> = {};
   private readonly given = new Set<string>();
   private readonly held = new Map<string, unknown[]>();
+  /**
+   * The decoded text of the string value streaming now, while the call's strings are small
+   * enough to keep: the input is then at hand when the call closes. Past the limit the input is
+   * read back from the streamed JSON instead, so a large argument is not kept twice.
+   */
+  private keptString = '';
+  private keepsStrings = true;
+  private keptChars = 0;
   /** Made on the first string value and reset for each one after. */
   private stringSink: StringValueSink | undefined;
   private heldSink: FragmentValueSink | undefined;
@@ -473,13 +483,12 @@ export class XmlCallBody implements CallBody {
       this.startObject();
       this.writer.key(name);
       this.writer.startString();
-      // A placeholder: the streamed text is kept once, by the assembler, and the value is read
-      // back from it (see valueSoFar).
+      // A placeholder until the value closes (see `keptString`).
       setOwnProperty(this.input, name, '');
       this.heldSink = undefined;
+      this.keptString = '';
       if (this.stringSink === undefined) {
-        const writer = this.writer;
-        this.stringSink = new StringValueSink((piece) => writer.stringChunk(piece));
+        this.stringSink = new StringValueSink((piece) => this.streamStringPiece(piece));
       } else {
         this.stringSink.reset();
       }
@@ -520,6 +529,8 @@ export class XmlCallBody implements CallBody {
       }
     } else {
       this.writer.endString();
+      if (this.keepsStrings) setOwnProperty(this.input, name, this.keptString);
+      this.keptString = '';
     }
     this.sink = undefined;
     this.heldSink = undefined;
@@ -595,6 +606,18 @@ export class XmlCallBody implements CallBody {
     return index;
   }
 
+  private streamStringPiece(piece: string): void {
+    this.writer.stringChunk(piece);
+    if (!this.keepsStrings) return;
+    this.keptChars += piece.length;
+    if (this.keptChars > MAX_KEPT_STRING_CHARS) {
+      this.keepsStrings = false;
+      this.keptString = '';
+    } else {
+      this.keptString += piece;
+    }
+  }
+
   // ── the call ──────────────────────────────────────────────────────────────────────────────
 
   private startObject(): void {
@@ -626,7 +649,9 @@ export class XmlCallBody implements CallBody {
   private completeCall(after: number): void {
     this.assembleHeld();
     this.emitHeldAndClose();
-    this.assembler.complete(JSON.parse(this.assembler.inputText()));
+    this.assembler.complete(
+      this.keepsStrings ? this.input : JSON.parse(this.assembler.inputText()),
+    );
     this.doneAt = after;
     this.state = State.BetweenParameters;
   }
