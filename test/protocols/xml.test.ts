@@ -166,6 +166,49 @@ describe('xml protocol: calls', () => {
     });
   });
 
+  it('reads parameter tags followed by any white space a regular expression knows', () => {
+    const text =
+      '<get_weather source="x"><city\u00a0lang="en">Oslo</city\u3000><days\t/></get_weather>';
+    const [call] = callsOf(xml, text, tools);
+    expect(call?.toolName).toBe('get_weather');
+    expect(call?.input).toEqual({ city: 'Oslo', days: '' });
+    // A name glued to other characters is not a tag: the value keeps it as text.
+    expect(
+      callsOf(xml, '<get_weather><city>a <city/x> b</city></get_weather>', tools)[0]?.input,
+    ).toEqual({ city: 'a <city/x> b' });
+  });
+
+  it('validates a call whose string values are too long to keep, from its streamed JSON', () => {
+    const limited: ToolDefinition = {
+      name: 'write_file',
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string' }, content: { type: 'string', maxLength: 100 } },
+        required: ['path', 'content'],
+      },
+    };
+    const long = 'x'.repeat(70_000);
+    const text = `<write_file><path>a.txt</path><content>${long}</content></write_file>`;
+    for (const chunks of [[text], chunksOf(text, 4096)]) {
+      const events = streamEvents(xml, chunks, { tools: [limited] });
+      const call = events.find((event) => event.type === 'tool-call');
+      expect(call && 'input' in call ? JSON.parse(call.input) : undefined).toEqual({
+        path: 'a.txt',
+        content: long,
+      });
+      expect(call && 'problems' in call ? call.problems : undefined).toEqual([
+        expect.objectContaining({ path: '/content', keyword: 'maxLength' }),
+      ]);
+    }
+    // The same call with short values is validated from the values it kept.
+    const [short] = callsOf(
+      xml,
+      `<write_file><path>a.txt</path><content>${'y'.repeat(101)}</content></write_file>`,
+      [limited],
+    );
+    expect(short?.problems).toEqual([expect.objectContaining({ keyword: 'maxLength' })]);
+  });
+
   it('reports a parameter given twice', () => {
     const [call] = callsOf(xml, '<get_weather><city>A</city><city>B</city></get_weather>', tools);
     expect(call?.input).toEqual({ city: 'A' });
@@ -282,6 +325,23 @@ describe('xml protocol: streaming', () => {
       if (event.type === 'tool-input-delta') weatherDeltas.push(event.delta);
     }
     expect(weatherDeltas.join('')).not.toContain('1');
+  });
+
+  it('gives one input delta per call for each chunk, however the value is cut into pieces', () => {
+    const text =
+      '<get_weather>\n  <city>S&#227;o Paulo</city>\n  <days>3</days>\n  <unit>celsius</unit>\n</get_weather>';
+    const whole = streamEvents(xml, [text], { tools });
+    const deltas = whole.filter((event) => event.type === 'tool-input-delta');
+    expect(deltas).toEqual([
+      expect.objectContaining({ delta: '{"city":"São Paulo","days":3,"unit":"celsius"}' }),
+    ]);
+    // Cut in two: at most one delta per push, still adding up to the input.
+    const [first, second] = [text.slice(0, 40), text.slice(40)];
+    const parser = xml.createStreamParser({ tools });
+    const perPush = [parser.push(first), parser.push(second), parser.end()].map(
+      (events) => events.filter((event) => event.type === 'tool-input-delta').length,
+    );
+    expect(perPush.every((count) => count <= 1)).toBe(true);
   });
 
   it('releases text as soon as it cannot start a tag', () => {

@@ -43,6 +43,13 @@ describe('coerceBySchema: numbers', () => {
     expect(coerceBySchema('1000000000000000000000', number)).toBe('1000000000000000000000');
   });
 
+  it('reads integer literals with leading zeros or a sign as their value, up to 2^53 and past it only when exact', () => {
+    expect(coerceBySchema('007', integer)).toBe(7);
+    expect(coerceBySchema('-0', integer)).toBe(-0);
+    expect(coerceBySchema('+12', integer)).toBe(12);
+    expect(coerceBySchema('9007199254740993', integer)).toBe('9007199254740993');
+  });
+
   it('leaves a number that the schema admits alone', () => {
     expect(coerceBySchema(3.5, number)).toBe(3.5);
     expect(coerceBySchema(3.5, integer)).toBe(3.5);
@@ -430,5 +437,37 @@ describe('coerceBySchema: properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('coerceBySchema: one schema object in several places', () => {
+  it('answers a shared flat schema the same alone, by $ref, and next to constraints', () => {
+    const count = { type: 'integer' };
+    const unit = { type: 'string', enum: ['celsius', 'fahrenheit'] };
+    const root: JsonSchema = {
+      type: 'object',
+      $defs: { count, unit },
+      properties: {
+        direct: count,
+        byRef: { $ref: '#/$defs/count' },
+        both: { allOf: [count, { minimum: 0 }] },
+        unit: { $ref: '#/$defs/unit' },
+      },
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(coerceBySchema('3', count)).toBe(3);
+      expect(coerceBySchema('Celsius', unit)).toBe('celsius');
+      expect(coerceBySchema('kelvin', unit)).toBe('kelvin');
+      expect(
+        coerceBySchema({ direct: '1', byRef: '2', both: '3', unit: ' FAHRENHEIT ' }, root),
+      ).toEqual({ direct: 1, byRef: 2, both: 3, unit: 'fahrenheit' });
+    }
+  });
+
+  it('keeps a scalar only when it passes both const and enum', () => {
+    const schema = { type: 'string', const: 'a', enum: ['a', 'b'] };
+    expect(coerceBySchema('a', schema)).toBe('a');
+    expect(coerceBySchema('b', schema)).toBe('b');
+    expect(coerceBySchema(' A ', schema)).toBe('a');
   });
 });
