@@ -1,4 +1,5 @@
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
+import { isWhiteSpace } from '../../scan/characters.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import { CallAssembler } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
@@ -68,7 +69,7 @@ function classifyTag(raw: string): Tag {
   while (index < last && isNameCharacter(raw.charCodeAt(index))) index++;
   const name = raw.slice(nameStart, index);
   if (closing) {
-    while (index < last && isTagSpace(raw.charCodeAt(index))) index++;
+    while (index < last && isWhiteSpace(raw.charCodeAt(index))) index++;
     return index === last ? { kind: 'close', name } : TEXT_TAG;
   }
   if (index === last) return { kind: 'open', name, selfClosing: false };
@@ -76,26 +77,9 @@ function classifyTag(raw: string): Tag {
   if (code === 47 /* / */) {
     return index === last - 1 ? { kind: 'open', name, selfClosing: true } : TEXT_TAG;
   }
-  if (!isTagSpace(code)) return TEXT_TAG;
+  if (!isWhiteSpace(code)) return TEXT_TAG;
   // Attributes follow; a `/` just before the `>` closes the element.
   return { kind: 'open', name, selfClosing: last - 1 > index && raw.charCodeAt(last - 1) === 47 };
-}
-
-/** White space that may follow a tag's name: what a regular expression's `\s` matches. */
-function isTagSpace(code: number): boolean {
-  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
-  if (code < 0xa0) return false;
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
 }
 
 function isSpace(code: number): boolean {
