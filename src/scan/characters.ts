@@ -3,6 +3,11 @@
  * expression per character costs a string and a call each).
  */
 
+/** Space, tab, line feed or carriage return: what JSON and XML count as white space. */
+export function isMarkupSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+}
+
 /** Exactly what `/\s/` matches: white space and line terminators, Unicode's included. */
 export function isWhiteSpace(code: number): boolean {
   if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);

@@ -5,6 +5,8 @@
  * cannot be read stops the tokenizer with a failure the caller can fall back from.
  */
 
+import { isMarkupSpace } from './characters.ts';
+
 /** What the tokenizer reports, in document order. */
 export interface JsonTokenHandler {
   startObject(): void;
@@ -62,10 +64,8 @@ export interface JsonTokenizer {
 
 export const DEFAULT_MAX_JSON_DEPTH = 512;
 
-const TAB = 0x09;
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
-const SPACE = 0x20;
 const QUOTATION_MARK = 0x22;
 const DOLLAR = 0x24;
 const APOSTROPHE = 0x27;
@@ -150,10 +150,6 @@ const SIMPLE_ESCAPES: readonly (string | undefined)[] = (() => {
   table[LOWER_T] = '\t';
   return table;
 })();
-
-function isWhitespace(code: number): boolean {
-  return code === SPACE || code === LINE_FEED || code === CARRIAGE_RETURN || code === TAB;
-}
 
 function isDigit(code: number): boolean {
   return code >= DIGIT_ZERO && code <= DIGIT_NINE;
@@ -531,7 +527,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
   /** Reads one character between tokens (white space, comments, punctuation, a token's start). */
   private readBetweenTokens(text: string, index: number): number {
     const code = text.charCodeAt(index);
-    if (isWhitespace(code)) return index + 1;
+    if (isMarkupSpace(code)) return index + 1;
     if (code === SLASH) {
       this.stateBeforeComment = this.state;
       this.state = IN_COMMENT_START;

@@ -1,4 +1,5 @@
 import { setOwnProperty } from '../core/safe-object.ts';
+import { isMarkupSpace } from '../scan/characters.ts';
 import type {
   Citation,
   DecodedEvent,
@@ -303,7 +304,7 @@ export class XmlBlockDecoder {
         }
         case ST_END_SPACE: {
           const code = chunk.charCodeAt(i);
-          if (isSpace(code)) i++;
+          if (isMarkupSpace(code)) i++;
           else if (code === GT) {
             this.completeEndTag(chunk, i);
             i++;
@@ -312,7 +313,7 @@ export class XmlBlockDecoder {
         }
         case ST_ATTR_SPACE: {
           const code = chunk.charCodeAt(i);
-          if (isSpace(code)) i++;
+          if (isMarkupSpace(code)) i++;
           else if (code === GT) {
             this.completeStartTag(chunk, i, false);
             i++;
@@ -338,7 +339,7 @@ export class XmlBlockDecoder {
           if (code === 61 /* = */) {
             this.state = ST_ATTR_QUOTE;
             i = j + 1;
-          } else if (isSpace(code)) {
+          } else if (isMarkupSpace(code)) {
             this.state = ST_ATTR_EQ;
             i = j + 1;
           } else {
@@ -349,7 +350,7 @@ export class XmlBlockDecoder {
         }
         case ST_ATTR_EQ: {
           const code = chunk.charCodeAt(i);
-          if (isSpace(code)) i++;
+          if (isMarkupSpace(code)) i++;
           else if (code === 61 /* = */) {
             this.state = ST_ATTR_QUOTE;
             i++;
@@ -358,7 +359,7 @@ export class XmlBlockDecoder {
         }
         case ST_ATTR_QUOTE: {
           const code = chunk.charCodeAt(i);
-          if (isSpace(code)) i++;
+          if (isMarkupSpace(code)) i++;
           else if (code === DOUBLE_QUOTE || code === SINGLE_QUOTE) {
             this.state = ST_ATTR_VALUE;
             this.quote = code;
@@ -463,7 +464,7 @@ export class XmlBlockDecoder {
         this.completeEndTag(chunk, at);
         return at + 1;
       }
-      if (isSpace(code)) {
+      if (isMarkupSpace(code)) {
         this.state = ST_END_SPACE;
         return at + 1;
       }
@@ -471,7 +472,7 @@ export class XmlBlockDecoder {
       return at;
     }
     this.known = this.reads(this.tagName);
-    if (isSpace(code)) {
+    if (isMarkupSpace(code)) {
       this.state = ST_ATTR_SPACE;
       return at + 1;
     }
@@ -1105,13 +1106,9 @@ export class XmlBlockDecoder {
   }
 }
 
-function isSpace(code: number): boolean {
-  return code === 32 || code === 10 || code === 9 || code === 13;
-}
-
 function isBlank(text: string): boolean {
   for (let index = 0; index < text.length; index++) {
-    if (!isSpace(text.charCodeAt(index))) return false;
+    if (!isMarkupSpace(text.charCodeAt(index))) return false;
   }
   return true;
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ParsedContent, xmlProtocol } from '../../src/index.ts';
-import { createEntityDecoder } from '../../src/protocols/xml/value-text.ts';
+import { EntityDecoder } from '../../src/protocols/xml/value-text.ts';
 import { chunksOf, contentOf, streamEvents } from '../protocols/helpers.ts';
 import { PROBE_DEVIATIONS } from './deviations.ts';
 import { checkCase, loadJson, Tally } from './load.ts';
@@ -47,7 +47,7 @@ function firstReasoning(content: ParsedContent[]): string | null {
 
 function decodeEntities(text: string): string {
   let out = '';
-  const decoder = createEntityDecoder({
+  const decoder = new EntityDecoder({
     literal: (piece) => {
       out += piece;
     },

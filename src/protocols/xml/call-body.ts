@@ -1,5 +1,5 @@
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
-import { isWhiteSpace } from '../../scan/characters.ts';
+import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import { CallAssembler } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
@@ -80,10 +80,6 @@ function classifyTag(raw: string): Tag {
   if (!isWhiteSpace(code)) return TEXT_TAG;
   // Attributes follow; a `/` just before the `>` closes the element.
   return { kind: 'open', name, selfClosing: last - 1 > index && raw.charCodeAt(last - 1) === 47 };
-}
-
-function isSpace(code: number): boolean {
-  return code === 32 || code === 10 || code === 9 || code === 13;
 }
 
 function isNameStart(code: number): boolean {
@@ -203,7 +199,7 @@ export class XmlCallBody implements CallBody {
       const code = text.charCodeAt(index);
       switch (this.attributeState) {
         case AttributeState.Between:
-          if (isSpace(code)) continue;
+          if (isMarkupSpace(code)) continue;
           if (code === 62 /* > */) {
             this.state = State.BetweenParameters;
             return index + 1;
@@ -220,19 +216,19 @@ export class XmlCallBody implements CallBody {
         case AttributeState.Name:
           if (isNameCharacter(code)) continue;
           if (code === 61 /* = */) this.attributeState = AttributeState.AfterEquals;
-          else if (isSpace(code)) this.attributeState = AttributeState.AfterName;
+          else if (isMarkupSpace(code)) this.attributeState = AttributeState.AfterName;
           else return this.notACall(index);
           continue;
         case AttributeState.AfterName:
           // Attributes must have values: `<search the code>` is prose, not a call.
-          if (isSpace(code)) continue;
+          if (isMarkupSpace(code)) continue;
           if (code === 61 /* = */) {
             this.attributeState = AttributeState.AfterEquals;
             continue;
           }
           return this.notACall(index);
         case AttributeState.AfterEquals:
-          if (isSpace(code)) continue;
+          if (isMarkupSpace(code)) continue;
           if (code === 34 || code === 39 /* " ' */) {
             this.attributeQuote = code;
             this.attributeState = AttributeState.Value;
@@ -265,7 +261,7 @@ export class XmlCallBody implements CallBody {
 
   private scanBetween(text: string, start: number, end: number): number {
     let index = start;
-    while (index < end && isSpace(text.charCodeAt(index))) index++;
+    while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
     if (index >= end) return end;
     if (text.charCodeAt(index) === 60 /* < */) {
       this.beginTag('between', index);
@@ -576,7 +572,7 @@ export class XmlCallBody implements CallBody {
       return this.decideDirectClose(text, start, end);
     }
     let index = start;
-    while (index < end && isSpace(text.charCodeAt(index))) index++;
+    while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
     this.tentativeRaw += text.slice(start, index);
     if (index >= end) return end;
     if (this.tentativeKind === 'direct-close') return this.decideDirectClose(text, index, end);

@@ -1,5 +1,6 @@
 import { setOwnProperty } from '../../core/index.ts';
-import { EntityDecoder, isSpace, TrimmingSink } from './value-text.ts';
+import { isMarkupSpace } from '../../scan/characters.ts';
+import { EntityDecoder, TrimmingSink } from './value-text.ts';
 
 /** Receives the pieces of one parameter value, in order, as the call body scans them. */
 export interface ValueSink {
@@ -65,8 +66,8 @@ function decodeText(pieces: FragmentElement['pieces']): string {
     if (
       only.isContent ||
       (text.length > 0 &&
-        !isSpace(text.charCodeAt(0)) &&
-        !isSpace(text.charCodeAt(text.length - 1)) &&
+        !isMarkupSpace(text.charCodeAt(0)) &&
+        !isMarkupSpace(text.charCodeAt(text.length - 1)) &&
         !text.includes('&'))
     ) {
       return text;

@@ -1,3 +1,6 @@
+import { isMarkupSpace } from '../../scan/characters.ts';
+import { isSurrogate, readReference } from '../../scan/xml-references.ts';
+
 /**
  * The text of an XML parameter value, decoded and trimmed as it streams.
  *
@@ -25,13 +28,9 @@ const Phase = {
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
-export function isSpace(code: number): boolean {
-  return code === 32 || code === 10 || code === 9 || code === 13;
-}
-
 function lastNonSpace(text: string): number {
   for (let index = text.length - 1; index >= 0; index--) {
-    if (!isSpace(text.charCodeAt(index))) return index;
+    if (!isMarkupSpace(text.charCodeAt(index))) return index;
   }
   return -1;
 }
@@ -94,7 +93,7 @@ export class TrimmingSink implements ValueTextSink {
     if (text.length === 0) return;
     if (this.phase === Phase.Leading) {
       let first = 0;
-      while (first < text.length && isSpace(text.charCodeAt(first))) first++;
+      while (first < text.length && isMarkupSpace(text.charCodeAt(first))) first++;
       if (first === text.length) {
         this.leading += text;
         return;
@@ -126,35 +125,14 @@ export class TrimmingSink implements ValueTextSink {
   }
 }
 
-export function createTrimmingSink(emit: (text: string) => void): TrimmingSink {
-  return new TrimmingSink(emit);
-}
-
-const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-  lt: '<',
-  gt: '>',
-  amp: '&',
-  quot: '"',
-  apos: "'",
-};
-
 /** Longest entity we try to read: `&#x10FFFF;` is 10 characters. */
 const MAX_ENTITY_LENGTH = 10;
 
-function decodeReference(reference: string): string | undefined {
-  const named = NAMED_ENTITIES[reference];
-  if (named !== undefined && Object.hasOwn(NAMED_ENTITIES, reference)) return named;
-  if (reference.charCodeAt(0) !== 35 /* # */) return undefined;
-  const hex = reference.charCodeAt(1) === 120 || reference.charCodeAt(1) === 88; /* x X */
-  const digits = reference.slice(hex ? 2 : 1);
-  if (digits.length === 0 || !(hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
-    return undefined;
-  }
-  const codePoint = Number.parseInt(digits, hex ? 16 : 10);
-  if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) || codePoint === 0) {
-    return undefined;
-  }
-  return String.fromCodePoint(codePoint);
+/** A reference's text in a value; a surrogate or NUL cannot stand there, so it stays as written. */
+function decodeReference(body: string): string | undefined {
+  const read = readReference(body);
+  if (typeof read !== 'number') return read;
+  return read === 0 || isSurrogate(read) ? undefined : String.fromCodePoint(read);
 }
 
 /**
@@ -218,8 +196,4 @@ export class EntityDecoder {
     if (this.held.length > 0) this.sink.literal(this.held);
     this.held = '';
   }
-}
-
-export function createEntityDecoder(sink: ValueTextSink): EntityDecoder {
-  return new EntityDecoder(sink);
 }

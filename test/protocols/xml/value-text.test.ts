@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEntityDecoder, createTrimmingSink } from '../../../src/protocols/xml/value-text.ts';
+import { EntityDecoder, TrimmingSink } from '../../../src/protocols/xml/value-text.ts';
 import { splitAt } from '../../support/chunks.ts';
 
 /** Decodes and trims `text` fed in the given chunks, as a streamed string value is. */
 function streamValue(chunks: readonly string[]): string {
   const parts: string[] = [];
-  const trimmer = createTrimmingSink((text) => parts.push(text));
-  const decoder = createEntityDecoder(trimmer);
+  const trimmer = new TrimmingSink((text) => parts.push(text));
+  const decoder = new EntityDecoder(trimmer);
   for (const chunk of chunks) decoder.write(chunk);
   decoder.end();
   trimmer.end();
@@ -17,7 +17,7 @@ function streamValue(chunks: readonly string[]): string {
 /** Trims a whole value given as pieces (literal text, or content such as CDATA). */
 function trimValueText(pieces: readonly { text: string; isContent: boolean }[]): string {
   const parts: string[] = [];
-  const sink = createTrimmingSink((text) => parts.push(text));
+  const sink = new TrimmingSink((text) => parts.push(text));
   for (const piece of pieces) {
     if (piece.isContent) sink.content(piece.text);
     else sink.literal(piece.text);
@@ -76,6 +76,12 @@ describe('entity decoding', () => {
 
   it('leaves unknown entities and bare ampersands alone', () => {
     expect(streamValue(['a & b &nbsp; &copy; &#xZZ; &'])).toBe('a & b &nbsp; &copy; &#xZZ; &');
+  });
+
+  it('keeps references to code points a value cannot hold as written', () => {
+    // The content-block decoder reads a surrogate as U+FFFD; a tool argument keeps the text.
+    expect(streamValue(['a&#xD800;b&#0;c&#x110000;d'])).toBe('a&#xD800;b&#0;c&#x110000;d');
+    expect(streamValue(['&#x10FFFF;'])).toBe('\u{10FFFF}');
   });
 
   it('does not expand entities beyond the predefined ones', () => {
