@@ -200,6 +200,13 @@ describe('xml protocol: calls', () => {
         expect.objectContaining({ path: '/content', keyword: 'maxLength' }),
       ]);
     }
+    // Cut off before its closing tag, the long call is completed from its streamed JSON too.
+    const cut = streamEvents(xml, [text.slice(0, text.indexOf('</content>'))], {
+      tools: [limited],
+    });
+    expect(cut.find((event) => event.type === 'error')).toMatchObject({
+      error: { code: 'unclosed-call', message: expect.stringContaining('content') },
+    });
     // The same call with short values is validated from the values it kept.
     const [short] = callsOf(
       xml,

@@ -3,6 +3,13 @@ import { RawText } from '../../scan/raw-text.ts';
 import { createValidator } from '../../schema/index.ts';
 import type { CallContext } from '../engine/call-body.ts';
 
+/**
+ * Characters of streamed argument strings a call body keeps to have the input at hand when the
+ * call closes; past this the input is parsed back from the streamed JSON, so a large argument
+ * is not kept twice.
+ */
+export const MAX_KEPT_ARGUMENT_CHARS = 64 * 1024;
+
 /** One validator for the process: compiled schemas are cached per schema object. */
 const sharedValidator = createValidator();
 

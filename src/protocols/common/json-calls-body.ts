@@ -10,7 +10,7 @@ import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
-import { CallAssembler } from './call-assembler.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from './call-assembler.ts';
 import { describeProblems } from './describe-problems.ts';
 
 /** How a protocol writes calls as JSON: which keys name the tool and hold its arguments. */
@@ -43,11 +43,6 @@ export interface JsonCallsBodyConfig {
 
 /** `<function=NAME>` or `<function name="NAME">`: the name from what follows the opener. */
 const NAME_IN_TAG = /^(?:=\s*["']?([^"'\s>]+)["']?|\s+name\s*=\s*["']([^"']+)["'])\s*$/;
-/**
- * Characters of streamed argument strings a call keeps to have its value at hand; past this the
- * value is parsed back from the streamed JSON, so a large argument is not kept twice.
- */
-const MAX_KEPT_ARGUMENT_CHARS = 64 * 1024;
 /** An opening tag longer than this is not one we read. */
 const MAX_OPENING_TAG = 256;
 

@@ -1,7 +1,7 @@
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
-import { CallAssembler } from '../common/call-assembler.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { XmlToolShape } from './tool-shape.ts';
@@ -48,8 +48,6 @@ type Tag =
   | { readonly kind: 'text' };
 
 const CDATA_OPEN = '<![CDATA[';
-/** Characters of streamed string values a call keeps to have its input at hand (see keptString). */
-const MAX_KEPT_STRING_CHARS = 64 * 1024;
 const CDATA_CLOSE = ']]>';
 /** A tag longer than this is read as text: it bounds what a parser holds while reading one. */
 const MAX_TAG_LENGTH = 256;
@@ -590,7 +588,7 @@ export class XmlCallBody implements CallBody {
     this.writer.stringChunk(piece);
     if (!this.keepsStrings) return;
     this.keptChars += piece.length;
-    if (this.keptChars > MAX_KEPT_STRING_CHARS) {
+    if (this.keptChars > MAX_KEPT_ARGUMENT_CHARS) {
       this.keepsStrings = false;
       this.keptString = '';
     } else {
@@ -628,10 +626,9 @@ export class XmlCallBody implements CallBody {
   /** The closing tag arrived; `after` is the index just after it. */
   private completeCall(after: number): void {
     this.assembleHeld();
+    const value = this.valueSoFar();
     this.emitHeldAndClose();
-    this.assembler.complete(
-      this.keepsStrings ? this.input : JSON.parse(this.assembler.inputText()),
-    );
+    this.assembler.complete(value);
     this.doneAt = after;
     this.state = State.BetweenParameters;
   }
@@ -679,10 +676,12 @@ export class XmlCallBody implements CallBody {
   }
 
   /**
-   * The input as it stands with every value closed: what was written (the streamed text is
-   * canonical JSON, so it parses back to the values) plus the arrays held for the end.
+   * The input as it stands with every value closed and the held arrays assembled: the values
+   * kept, or, once strings were too long to keep, what was written (the streamed text is
+   * canonical JSON, so it parses back to the values) plus the held arrays.
    */
   private valueSoFar(): Record<string, unknown> {
+    if (this.keepsStrings) return this.input;
     const value: Record<string, unknown> = this.objectStarted
       ? JSON.parse(`${this.assembler.inputText()}}`)
       : {};
