@@ -1,5 +1,4 @@
 import { setOwnProperty } from '../../core/index.ts';
-import { isMarkupSpace } from '../../scan/characters.ts';
 import { EntityDecoder, TrimmingSink } from './value-text.ts';
 
 /** Receives the pieces of one parameter value, in order, as the call body scans them. */
@@ -58,35 +57,25 @@ interface FragmentElement {
   readonly children: FragmentElement[];
 }
 
+/**
+ * Held text decodes and trims exactly as a streamed value does, through one sink shared by every
+ * held value: values are decoded one at a time, each to its end, so it is reset between them.
+ */
+let decodedText = '';
+const heldTextSink = new StringValueSink((text) => {
+  decodedText += text;
+});
+
 function decodeText(pieces: FragmentElement['pieces']): string {
-  if (pieces.length === 1) {
-    // Most held values (`3`, `true`, `celsius`) are one piece with nothing to decode or trim.
-    const only = pieces[0]!;
-    const text = only.text;
-    if (
-      only.isContent ||
-      (text.length > 0 &&
-        !isMarkupSpace(text.charCodeAt(0)) &&
-        !isMarkupSpace(text.charCodeAt(text.length - 1)) &&
-        !text.includes('&'))
-    ) {
-      return text;
-    }
-  }
-  const parts: string[] = [];
-  const trimmer = new TrimmingSink((text) => parts.push(text));
-  const decoder = new EntityDecoder(trimmer);
+  heldTextSink.reset();
   for (const piece of pieces) {
-    if (piece.isContent) {
-      decoder.end();
-      trimmer.content(piece.text);
-    } else {
-      decoder.write(piece.text);
-    }
+    if (piece.isContent) heldTextSink.cdata(piece.text);
+    else heldTextSink.text(piece.text);
   }
-  decoder.end();
-  trimmer.end();
-  return parts.join('');
+  heldTextSink.end();
+  const text = decodedText;
+  decodedText = '';
+  return text;
 }
 
 /**
