@@ -148,6 +148,61 @@ describe('wrapStream', () => {
     expect(textOf(parts)).toBe('Some text. '.repeat(20));
   });
 
+  it('parses text the provider already delivered in one push, keeping other parts in place', async () => {
+    const protocol = xmlProtocol();
+    const pushed: string[] = [];
+    const counting = {
+      ...protocol,
+      createStreamParser: (options: Parameters<typeof protocol.createStreamParser>[0]) => {
+        const parser = protocol.createStreamParser(options);
+        return {
+          push: (chunk: string) => {
+            pushed.push(chunk);
+            return parser.push(chunk);
+          },
+          end: () => parser.end(),
+        };
+      },
+    };
+    const before = 'Checking. <get_weather><city>Os';
+    const after = 'lo</city></get_weather> Done.';
+    const { parts } = await run(
+      [
+        { type: 'stream-start', warnings: [] },
+        ...chunksOf(before, 3).map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+        { type: 'reasoning-start', id: 'r' },
+        { type: 'reasoning-delta', id: 'r', delta: 'provider reasoning' },
+        { type: 'reasoning-end', id: 'r' },
+        ...chunksOf(after, 3).map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+        { type: 'finish', finishReason: STOP, usage: USAGE },
+      ],
+      { protocol: counting },
+    );
+    // One push per run of text deltas: the reasoning part between them is handled in its place.
+    expect(pushed).toEqual([before, after]);
+    expect(shape(parts)).toEqual([
+      'stream-start',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'tool-input-start',
+      'tool-input-delta',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'tool-input-delta',
+      'tool-input-end',
+      'tool-call',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish',
+    ]);
+    expect(parts.find((part) => part.type === 'tool-call')).toMatchObject({
+      input: '{"city":"Oslo"}',
+    });
+  });
+
   it('hands out each piece as soon as it arrives when the provider is slower than the reader', async () => {
     // The provider sends the next piece only when told to: the reader must get every piece
     // before the next one exists (nothing is held back waiting for more).

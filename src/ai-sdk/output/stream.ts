@@ -15,6 +15,11 @@ type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<StreamPart>['re
 
 /** Most provider parts one pull handles while more keep arriving without a wait. */
 const MAX_BATCH = 2048;
+/**
+ * Most provider text one parser push takes when text deltas are joined (see `pendingText`): big
+ * enough that a burst of small deltas costs one push, small enough to bound what is held.
+ */
+const MAX_JOINED_TEXT = 64 * 1024;
 
 /**
  * The provider's stream with its text parsed. A pull source rather than a TransformStream: one
@@ -36,6 +41,13 @@ class StreamTranslator {
   /** A delta held back to be joined with the next one of the same block. */
   private held: DeltaPart | undefined;
   private heldDelta = '';
+  /**
+   * Provider text deltas already delivered and not yet parsed, joined so the parser gets one push
+   * for a burst of them (a parser push has a cost of its own, and a call cut across many small
+   * deltas is read in many pieces). Parsed before any other part is handled and before a pull
+   * returns, so nothing waits for text that has not arrived and parts keep their order.
+   */
+  private pendingText = '';
   /** The next provider part, asked for while looking ahead; taken by the next read. */
   private ahead: Promise<ReadResult> | undefined;
   /** The look-ahead's result, once it has arrived. */
@@ -141,6 +153,7 @@ class StreamTranslator {
         } catch (error) {
           // Aborted or failed mid-output: close what is open, report the open call, then fail.
           this.ahead = undefined;
+          this.parsePendingText();
           this.endStep(true);
           this.release();
           this.failure = { error };
@@ -151,15 +164,18 @@ class StreamTranslator {
       }
       if (next.done) {
         // No finish part: the output was cut off.
+        this.parsePendingText();
         this.endStep(true);
         this.release();
         controller.close();
         return;
       }
       const part = next.value;
+      if (part.type !== 'text-delta') this.parsePendingText();
       switch (part.type) {
         case 'text-delta':
-          this.step.push(part.delta, this.emit);
+          this.pendingText += part.delta;
+          if (this.pendingText.length >= MAX_JOINED_TEXT) this.parsePendingText();
           break;
         case 'text-start':
         case 'text-end':
@@ -179,17 +195,30 @@ class StreamTranslator {
           this.emit(part);
       }
       next = undefined;
-      if (this.given > 0) {
+      if (this.given > 0 || this.pendingText.length > 0) {
         // Keep going only with parts that are already there.
-        if (handled >= MAX_BATCH) break;
-        this.lookAhead();
-        // A read of a part already queued settles at once: its reaction runs before this resumes.
-        await undefined;
-        next = this.takeAhead();
-        if (next === undefined) break;
+        if (handled < MAX_BATCH) {
+          this.lookAhead();
+          // A read of a part already queued settles at once: its reaction runs before this resumes.
+          await undefined;
+          next = this.takeAhead();
+        }
+        if (next === undefined) {
+          this.parsePendingText();
+          // Text that gave nothing yet (a call still open) does not end the pull: wait for more.
+          if (this.given > 0) break;
+        }
       }
     }
     this.release();
+  }
+
+  /** Parses the joined text deltas (see `pendingText`). */
+  private parsePendingText(): void {
+    const text = this.pendingText;
+    if (text.length === 0) return;
+    this.pendingText = '';
+    this.step.push(text, this.emit);
   }
 
   cancel(reason: unknown): Promise<void> {
