@@ -5,8 +5,18 @@
  */
 /** Pieces kept as they arrived before they are joined into one block. */
 const PIECES_PER_BLOCK = 256;
+/**
+ * With `growsSmallText`, up to this length the text is kept as one string grown by concatenation:
+ * a small call's input is a handful of pieces, and joining them as an array costs more.
+ */
+const SMALL_TEXT = 512;
 
 export class RawText {
+  /**
+   * Whether a short text grows as one concatenated string (see SMALL_TEXT). Not for text that is
+   * cut back often (`truncate` of a concatenated string copies it).
+   */
+  private readonly growsSmallText: boolean;
   private pieces: string[] = [];
   /**
    * Where each piece starts, for cutting ranges out by binary search. Built only as far as a
@@ -18,12 +28,21 @@ export class RawText {
   /** Pieces before this index are joined blocks; the ones after arrived since the last join. */
   private joined = 0;
 
+  constructor(options: { readonly growsSmallText?: boolean } = {}) {
+    this.growsSmallText = options.growsSmallText ?? false;
+  }
+
   get length(): number {
     return this.total;
   }
 
   append(text: string): void {
     if (text.length === 0) return;
+    if (this.growsSmallText && this.pieces.length === 1 && this.total + text.length <= SMALL_TEXT) {
+      this.pieces[0] += text;
+      this.total += text.length;
+      return;
+    }
     this.pieces.push(text);
     this.total += text.length;
     if (this.pieces.length - this.joined >= PIECES_PER_BLOCK) this.joinRecent();

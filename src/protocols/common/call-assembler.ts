@@ -23,7 +23,7 @@ export class CallAssembler {
   private started = false;
   private ended = false;
   /** The streamed input so far, joined in blocks as it grows (see RawText). */
-  private readonly streamed = new RawText();
+  private readonly streamed = new RawText({ growsSmallText: true });
   private readonly extraProblems: ValidationProblem[] = [];
 
   private readonly context: CallContext;

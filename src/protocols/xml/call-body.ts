@@ -461,8 +461,6 @@ export class XmlCallBody implements CallBody {
       this.startObject();
       this.writer.key(name);
       this.writer.startString();
-      // A placeholder until the value closes (see `keptString`).
-      setOwnProperty(this.input, name, '');
       this.heldSink = undefined;
       this.keptString = '';
       if (this.stringSink === undefined) {
@@ -507,7 +505,8 @@ export class XmlCallBody implements CallBody {
       }
     } else {
       this.writer.endString();
-      if (this.keepsStrings) setOwnProperty(this.input, name, this.keptString);
+      // Set even when strings are no longer kept: a repeat of the parameter must find it given.
+      setOwnProperty(this.input, name, this.keptString);
       this.keptString = '';
     }
     this.sink = undefined;
