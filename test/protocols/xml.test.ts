@@ -269,6 +269,44 @@ describe('xml protocol: broken and cut-off output', () => {
     ]);
   });
 
+  it("ends the call at the tool's closing tag when the parameter was never closed and more follows", () => {
+    const text =
+      'Let me look.\n<search>\n<query>foo bar</search>\nI will wait for the result.\n' +
+      '<get_weather><city>Paris\n</get_weather><search><query>x</query></search> Done.';
+    for (const chunks of [[text], chunksOf(text, 1), chunksOf(text, 7)]) {
+      expect(contentOf(streamEvents(xml, chunks, { tools }))).toEqual([
+        { type: 'text', text: 'Let me look.\n' },
+        { type: 'tool-call', toolName: 'search', input: '{"query":"foo bar"}' },
+        { type: 'text', text: '\nI will wait for the result.\n' },
+        { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Paris"}' },
+        { type: 'tool-call', toolName: 'search', input: '{"query":"x"}' },
+        { type: 'text', text: ' Done.' },
+      ]);
+    }
+  });
+
+  it("keeps the tool's closing tag as content when text follows it on the same line", () => {
+    const text = '<get_weather><city>Paris</get_weather> is how it ends</city></get_weather>\nok';
+    expect(callsOf(xml, text, tools)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Paris</get_weather> is how it ends' } },
+    ]);
+  });
+
+  it('keeps a whole call shown in a value as content, its closing tag balanced by its opener', () => {
+    const shown = '<write_file>\n<path>a</path>\n</write_file>\nThen run it.';
+    const text = `<write_file>\n<path>doc.md</path>\n<content>${shown}\n</content>\n</write_file>`;
+    for (const chunks of [[text], chunksOf(text, 3)]) {
+      expect(callsOf(xml, chunks.join(''), tools)).toEqual([
+        { toolName: 'write_file', input: { path: 'doc.md', content: shown } },
+      ]);
+      expect(
+        contentOf(streamEvents(xml, chunks, { tools })).filter(
+          (part) => (part as { type: string }).type === 'tool-call',
+        ),
+      ).toHaveLength(1);
+    }
+  });
+
   it('reports a call cut off before it validates, with its raw text, also as text', () => {
     const text = 'Sure <write_file><path>a.txt</path>';
     const content = contentOf(streamEvents(xml, [text], { tools }));

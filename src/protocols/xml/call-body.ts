@@ -37,10 +37,10 @@ type TagContext = 'between' | 'value' | 'tentative';
 
 /**
  * What a closing tag met in a value may be: the parameter's own (confirmed by the next parameter
- * or the tool's end), the tool's (confirmed only by the end of the output), or, for text written
- * directly in the tool tag, the tool's (confirmed by a line break, another tag, or the end).
+ * or the tool's end), or the tool's, met in text written directly in the tool tag or in a
+ * parameter the model never closed (confirmed by a line break, another tag, or the end).
  */
-type TentativeKind = 'parameter-close' | 'tool-close' | 'direct-close';
+type TentativeKind = 'parameter-close' | 'tool-close';
 
 type Tag =
   | { readonly kind: 'open'; readonly name: string; readonly selfClosing: boolean }
@@ -95,7 +95,9 @@ function isNameCharacter(code: number): boolean {
  *
  * A parameter value runs to its closing tag only when that tag is followed (after white space) by
  * the next parameter, the tool's closing tag, or the end of the output; any other closing tag of
- * the same name is content. So file content that mentions `</content>` stays whole. String values
+ * the same name is content. So file content that mentions `</content>` stays whole. The tool's
+ * closing tag in a value the model never closed (`<query>foo</search>`) ends the call when a line
+ * break, a tag or the end of the output follows it. String values
  * stream as they arrive; other values are held, built (nested elements, `<item>` lists, repeated
  * tags) and coerced by the schema when they close.
  */
@@ -117,6 +119,11 @@ export class XmlCallBody implements CallBody {
   private closeName = '';
   private directContent = false;
   private depth = 0;
+  /**
+   * Open tags of the tool's own name in a parameter value (content that shows a call): their
+   * closing tags are content too.
+   */
+  private toolDepth = 0;
   private tentativeRaw = '';
   private tentativeKind: TentativeKind = 'parameter-close';
   private tentativeTagLength = 0;
@@ -376,11 +383,12 @@ export class XmlCallBody implements CallBody {
   }
 
   /**
-   * After `</tool>` in text written directly in the tool tag: the call ended there when what
-   * follows starts a new line or a new tag; a closing tag or more text on the same line means
-   * the value only mentioned it (`It searches for </attempt_completion> using indexOf()`).
+   * After `</tool>` in a value (text written directly in the tool tag, or a parameter whose own
+   * closing tag never came): the call ended there when what follows starts a new line or a new
+   * tag; a closing tag or more text on the same line means the value only mentioned it
+   * (`It searches for </attempt_completion> using indexOf()`).
    */
-  private decideDirectClose(text: string, index: number, end: number): number {
+  private decideToolClose(text: string, index: number, end: number): number {
     const code = text.charCodeAt(index);
     let ends = this.tentativeRaw.includes('\n', this.tentativeTagLength);
     if (!ends && code === 60 /* < */) {
@@ -429,15 +437,21 @@ export class XmlCallBody implements CallBody {
         sink.closeTag(tag.name, raw);
         return;
       }
-      this.enterTentative(raw, this.directContent ? 'direct-close' : 'parameter-close');
+      this.enterTentative(raw, this.directContent ? 'tool-close' : 'parameter-close');
       return;
     }
     if (tag.kind === 'close' && tag.name === this.tool.name && this.depth === 0) {
-      this.enterTentative(raw, 'tool-close');
-      return;
+      if (this.toolDepth === 0) {
+        this.enterTentative(raw, 'tool-close');
+        return;
+      }
+      this.toolDepth--;
     }
     if (tag.kind === 'open') {
-      if (tag.name === this.closeName && !tag.selfClosing) this.depth++;
+      if (!tag.selfClosing) {
+        if (tag.name === this.closeName) this.depth++;
+        else if (tag.name === this.tool.name) this.toolDepth++;
+      }
       sink.openTag(tag.name, raw, tag.selfClosing);
     } else if (tag.kind === 'close') {
       sink.closeTag(tag.name, raw);
@@ -454,6 +468,7 @@ export class XmlCallBody implements CallBody {
     this.closeName = direct ? this.tool.name : name;
     this.directContent = direct;
     this.depth = 0;
+    this.toolDepth = 0;
     this.state = State.Value;
     const firstTime = !this.given.has(name);
     this.given.add(name);
@@ -565,14 +580,14 @@ export class XmlCallBody implements CallBody {
   }
 
   private scanTentative(text: string, start: number, end: number): number {
-    if (this.tentativeKind === 'direct-close' && this.tentativeRaw.endsWith('<')) {
-      return this.decideDirectClose(text, start, end);
+    if (this.tentativeKind === 'tool-close' && this.tentativeRaw.endsWith('<')) {
+      return this.decideToolClose(text, start, end);
     }
     let index = start;
     while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
     this.tentativeRaw += text.slice(start, index);
     if (index >= end) return end;
-    if (this.tentativeKind === 'direct-close') return this.decideDirectClose(text, index, end);
+    if (this.tentativeKind === 'tool-close') return this.decideToolClose(text, index, end);
     if (text.charCodeAt(index) === 60 /* < */) {
       this.beginTag('tentative', index);
       return index + 1;
