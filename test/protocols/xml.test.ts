@@ -6,6 +6,7 @@ import {
   completionTool,
   contentOf,
   searchTool,
+  splitAt,
   streamEvents,
   streamingViolations,
   TOOLS,
@@ -219,6 +220,97 @@ describe('xml protocol: calls', () => {
   it('reports a parameter given twice', () => {
     const [call] = callsOf(xml, '<get_weather><city>A</city><city>B</city></get_weather>', tools);
     expect(call?.input).toEqual({ city: 'A' });
+    expect(call?.problems).toEqual([
+      expect.objectContaining({ keyword: 'duplicate', path: '/city' }),
+    ]);
+  });
+});
+
+describe('xml protocol: what models write instead of parameter tags', () => {
+  /** The same content at every split point, with the streaming contract kept. */
+  function atEverySplit(text: string): unknown[] {
+    const whole = contentOf(streamEvents(xml, [text], { tools }));
+    for (let cut = 1; cut < text.length; cut++) {
+      const events = streamEvents(xml, splitAt(text, [cut]), { tools });
+      expect(contentOf(events)).toEqual(whole);
+      expect(streamingViolations(events)).toEqual([]);
+    }
+    expect(contentOf(streamEvents(xml, chunksOf(text, 1), { tools }))).toEqual(whole);
+    return whole;
+  }
+
+  it('reads a JSON object written in the tool tag as the arguments, coerced by the schema', () => {
+    const text = 'Checking.\n<get_weather>\n{"city": "Paris", "days": "2"}\n</get_weather>\nDone.';
+    expect(atEverySplit(text)).toEqual([
+      { type: 'text', text: 'Checking.\n' },
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Paris","days":2}' },
+      { type: 'text', text: '\nDone.' },
+    ]);
+  });
+
+  it('finds the end of JSON arguments by their brackets, not by braces or tags in strings', () => {
+    const content = 'if (a) { x = "}"; }\n</write_file>\n]';
+    const text = `<write_file>${JSON.stringify({ path: 'a.ts', content })}</write_file>`;
+    expect(atEverySplit(text)).toEqual([
+      {
+        type: 'tool-call',
+        toolName: 'write_file',
+        input: JSON.stringify({ path: 'a.ts', content }),
+      },
+    ]);
+  });
+
+  it('repairs JSON arguments a model wrote loosely, and completes them when cut off', () => {
+    expect(callsOf(xml, "<get_weather>{city: 'Oslo', days: 3,}</get_weather>", tools)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo', days: 3 } },
+    ]);
+    expect(callsOf(xml, '<get_weather>{"city": "Oslo"', tools)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+  });
+
+  it('reports JSON arguments that cannot be read as a malformed call, with the raw text', () => {
+    const text = '<get_weather>{"city" "Paris" :: }</get_weather> ok';
+    expect(contentOf(streamEvents(xml, [text], { tools }))).toEqual([
+      {
+        type: 'error',
+        error: expect.objectContaining({
+          code: 'malformed-call',
+          raw: '<get_weather>{"city" "Paris" :: }</get_weather>',
+          toolName: 'get_weather',
+        }),
+      },
+      { type: 'text', text: '<get_weather>{"city" "Paris" :: }</get_weather> ok' },
+    ]);
+  });
+
+  it('keeps a __proto__ member of JSON arguments an own property', () => {
+    const [call] = callsOf(
+      xml,
+      '<get_weather>{"city": "Rome", "__proto__": {"polluted": true}}</get_weather>',
+      tools,
+    );
+    expect(Object.hasOwn(call?.input as object, '__proto__')).toBe(true);
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  it('reads attributes named like parameters as their values; other attributes are markup', () => {
+    expect(atEverySplit('<get_weather city="Paris &amp; Co" days=\'2\'/> ok')).toEqual([
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Paris & Co","days":2}' },
+      { type: 'text', text: ' ok' },
+    ]);
+    expect(callsOf(xml, '<search id="7"><query>x</query></search>', tools)).toEqual([
+      { toolName: 'search', input: { query: 'x' } },
+    ]);
+  });
+
+  it('reports a parameter given as an attribute and again as a tag', () => {
+    const [call] = callsOf(
+      xml,
+      '<get_weather city="A"><city>B</city><days>1</days></get_weather>',
+      tools,
+    );
+    expect(call?.input).toEqual({ city: 'A', days: 1 });
     expect(call?.problems).toEqual([
       expect.objectContaining({ keyword: 'duplicate', path: '/city' }),
     ]);

@@ -1,11 +1,18 @@
+import { jsonrepair } from 'jsonrepair';
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
+import { JsonExtent } from '../../scan/json-extent.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { XmlToolShape } from './tool-shape.ts';
-import { FragmentValueSink, StringValueSink, type ValueSink } from './value-sink.ts';
+import {
+  decodeHeldText,
+  FragmentValueSink,
+  StringValueSink,
+  type ValueSink,
+} from './value-sink.ts';
 
 const State = {
   /** Inside the tool's own opening tag, reading attributes up to `>`. */
@@ -20,6 +27,8 @@ const State = {
   Cdata: 4,
   /** After a closing tag that may or may not end the value (see `Tentative`). */
   Tentative: 5,
+  /** Inside a JSON object written directly in the tool tag (see `enterJsonArguments`). */
+  JsonArguments: 6,
 } as const;
 type State = (typeof State)[keyof typeof State];
 
@@ -105,6 +114,18 @@ export class XmlCallBody implements CallBody {
   private state: State = State.OpenTag;
   private attributeState: AttributeState = AttributeState.Between;
   private attributeQuote = 0;
+  /** Where the attribute being read starts, and its value, as offsets in the call's text. */
+  private attributeNameStart = 0;
+  private attributeName = '';
+  private attributeValueStart = 0;
+
+  /** The JSON arguments being read, and where they start in the call's text. */
+  private jsonExtent: JsonExtent | undefined;
+  private jsonStart = 0;
+  /** Whether JSON arguments were read (even `{}`): text after them is then stray markup. */
+  private jsonRead = false;
+  /** Why JSON arguments could not be read: the call is reported as malformed when it ends. */
+  private jsonFailure = '';
 
   /** The tag being read began in this write at `tagStart`, unless earlier writes hold its start. */
   private tagStart = 0;
@@ -188,6 +209,9 @@ export class XmlCallBody implements CallBody {
         case State.Tentative:
           index = this.scanTentative(text, index, end);
           break;
+        case State.JsonArguments:
+          index = this.scanJsonArguments(text, index, end);
+          break;
       }
     }
     // A tag begun in this write and cut by its end: keep what was read of it.
@@ -215,6 +239,7 @@ export class XmlCallBody implements CallBody {
           }
           if (isNameStart(code)) {
             this.attributeState = AttributeState.Name;
+            this.attributeNameStart = this.callOffset(index, end);
             continue;
           }
           return this.notACall(index);
@@ -223,6 +248,10 @@ export class XmlCallBody implements CallBody {
           if (code === 61 /* = */) this.attributeState = AttributeState.AfterEquals;
           else if (isMarkupSpace(code)) this.attributeState = AttributeState.AfterName;
           else return this.notACall(index);
+          this.attributeName = this.context.callText(
+            this.attributeNameStart,
+            this.callOffset(index, end),
+          );
           continue;
         case AttributeState.AfterName:
           // Attributes must have values: `<search the code>` is prose, not a call.
@@ -237,6 +266,7 @@ export class XmlCallBody implements CallBody {
           if (code === 34 || code === 39 /* " ' */) {
             this.attributeQuote = code;
             this.attributeState = AttributeState.Value;
+            this.attributeValueStart = this.callOffset(index + 1, end);
             continue;
           }
           return this.notACall(index);
@@ -245,6 +275,10 @@ export class XmlCallBody implements CallBody {
           if (close === -1 || close >= end) return end;
           index = close;
           this.attributeState = AttributeState.Between;
+          this.takeAttribute(
+            this.attributeName,
+            this.context.callText(this.attributeValueStart, this.callOffset(close, end)),
+          );
           continue;
         }
         case AttributeState.SelfClosing:
@@ -254,6 +288,25 @@ export class XmlCallBody implements CallBody {
       }
     }
     return end;
+  }
+
+  /** Where `text[index]` is in the call's text, while `text[…, end)` is being written. */
+  private callOffset(index: number, end: number): number {
+    return this.context.callLength - (end - index);
+  }
+
+  /**
+   * `<get_weather city="Paris" days="2"/>`: an attribute named like a declared parameter gives its
+   * value. Other attributes are markup and are left alone.
+   */
+  private takeAttribute(name: string, raw: string): void {
+    if (!this.shape.isParameterName(name)) return;
+    if (this.given.has(name)) {
+      this.addDuplicate(name);
+      return;
+    }
+    this.given.add(name);
+    this.writeHeldValue(name, this.policy.property(name).coerce(decodeHeldText(raw)));
   }
 
   private notACall(index: number): number {
@@ -272,8 +325,11 @@ export class XmlCallBody implements CallBody {
       this.beginTag('between', index);
       return index + 1;
     }
-    if (this.given.size === 0) {
-      if (this.shape.directParameter === undefined) return this.notACall(index);
+    if (this.given.size === 0 && !this.jsonRead) {
+      if (this.shape.directParameter === undefined) {
+        if (text.charCodeAt(index) === 123 /* { */) return this.enterJsonArguments(index, end);
+        return this.notACall(index);
+      }
       this.openParameter(this.shape.directParameter, true);
       return index;
     }
@@ -485,14 +541,8 @@ export class XmlCallBody implements CallBody {
       }
       this.sink = this.stringSink;
     } else {
-      if (!firstTime && !this.held.has(name)) {
-        // A repeated array parameter gathers its elements; anything else keeps its first value.
-        this.assembler.addProblem({
-          path: `/${name}`,
-          keyword: 'duplicate',
-          message: `parameter "${name}" was given more than once; only the first value was used`,
-        });
-      }
+      // A repeated array parameter gathers its elements; anything else keeps its first value.
+      if (!firstTime && !this.held.has(name)) this.addDuplicate(name);
       this.heldSink = new FragmentValueSink();
       this.sink = this.heldSink;
     }
@@ -512,11 +562,7 @@ export class XmlCallBody implements CallBody {
         this.held.set(name, [value]);
       } else if (!Object.hasOwn(this.input, name)) {
         // (A repeat of a value already written is dropped; its duplicate problem is recorded.)
-        const coerced = policy.coerce(value);
-        this.startObject();
-        this.writer.key(name);
-        this.writer.value(coerced);
-        setOwnProperty(this.input, name, coerced);
+        this.writeHeldValue(name, policy.coerce(value));
       }
     } else {
       this.writer.endString();
@@ -528,6 +574,67 @@ export class XmlCallBody implements CallBody {
     this.heldSink = undefined;
     this.parameter = undefined;
     this.state = State.BetweenParameters;
+  }
+
+  /** Writes a whole (coerced) value into the input. */
+  private writeHeldValue(name: string, value: unknown): void {
+    this.startObject();
+    this.writer.key(name);
+    this.writer.value(value);
+    setOwnProperty(this.input, name, value);
+  }
+
+  private addDuplicate(name: string): void {
+    this.assembler.addProblem({
+      path: `/${name}`,
+      keyword: 'duplicate',
+      message: `parameter "${name}" was given more than once; only the first value was used`,
+    });
+  }
+
+  // ── JSON arguments ────────────────────────────────────────────────────────────────────────
+
+  /**
+   * `<get_weather>{"city": "Paris"}</get_weather>`: a model used to JSON arguments wrote them in
+   * the tool tag. The object is read whole (found by its brackets, parsed, repaired if need be)
+   * and its members become the parameters; the call then ends at the tool's closing tag as usual.
+   */
+  private enterJsonArguments(index: number, end: number): number {
+    this.state = State.JsonArguments;
+    this.jsonExtent = new JsonExtent();
+    this.jsonStart = this.callOffset(index, end);
+    return index;
+  }
+
+  private scanJsonArguments(text: string, start: number, end: number): number {
+    const stop = this.jsonExtent!.write(text, start, end);
+    if (stop === -1) return end;
+    this.takeJsonArguments(this.context.callText(this.jsonStart, this.callOffset(stop, end)));
+    this.state = State.BetweenParameters;
+    return stop;
+  }
+
+  private takeJsonArguments(json: string): void {
+    this.jsonExtent = undefined;
+    this.jsonRead = true;
+    const value = parseJsonLeniently(json);
+    if (
+      value === undefined ||
+      value === null ||
+      typeof value !== 'object' ||
+      Array.isArray(value)
+    ) {
+      this.jsonFailure = `the arguments written in the "${this.tool.name}" tag are not a JSON object`;
+      return;
+    }
+    for (const [name, member] of Object.entries(value)) {
+      if (this.given.has(name)) {
+        this.addDuplicate(name);
+        continue;
+      }
+      this.given.add(name);
+      this.writeHeldValue(name, this.policy.property(name).coerce(member));
+    }
   }
 
   private scanValue(text: string, start: number, end: number): number {
@@ -639,12 +746,16 @@ export class XmlCallBody implements CallBody {
 
   /** The closing tag arrived; `after` is the index just after it. */
   private completeCall(after: number): void {
+    this.doneAt = after;
+    this.state = State.BetweenParameters;
+    if (this.jsonFailure !== '') {
+      this.assembler.fail('malformed-call', this.jsonFailure);
+      return;
+    }
     this.assembleHeld();
     const value = this.valueSoFar();
     this.emitHeldAndClose();
     this.assembler.complete(value);
-    this.doneAt = after;
-    this.state = State.BetweenParameters;
   }
 
   finish(): void {
@@ -660,6 +771,10 @@ export class XmlCallBody implements CallBody {
       case State.Cdata:
         this.sink!.cdata(this.cdataHeld);
         break;
+      case State.JsonArguments:
+        // Cut off inside the object: what arrived may still repair into one.
+        this.takeJsonArguments(this.context.callText(this.jsonStart));
+        break;
       case State.Tentative:
         // Nothing followed the closing tag: it did end the value, and when it was the tool's own
         // closing tag the call was closed properly.
@@ -671,6 +786,10 @@ export class XmlCallBody implements CallBody {
         break;
     }
     if (this.sink) this.closeValue();
+    if (this.jsonFailure !== '') {
+      this.assembler.fail('unclosed-call', this.jsonFailure);
+      return;
+    }
     if (this.given.size === 0) {
       this.context.settle({ kind: 'not-a-call' });
       return;
@@ -705,5 +824,18 @@ export class XmlCallBody implements CallBody {
 
   abandon(): void {
     this.assembler.end();
+  }
+}
+
+/** JSON as written, or as a repair library reads it; undefined when neither can. */
+function parseJsonLeniently(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    try {
+      return JSON.parse(jsonrepair(json));
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -78,6 +78,11 @@ function decodeText(pieces: FragmentElement['pieces']): string {
   return text;
 }
 
+/** Text held whole (an attribute value), decoded and trimmed as a streamed value would be. */
+export function decodeHeldText(raw: string): string {
+  return decodeText([{ text: raw, isContent: false }]);
+}
+
 /**
  * The value an element stands for: its text when it has no child elements; an array when its
  * children are all `<item>`; otherwise an object of its children, a repeated name making an array.
