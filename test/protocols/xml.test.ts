@@ -304,6 +304,23 @@ describe('xml protocol: what models write instead of parameter tags', () => {
     ]);
   });
 
+  it('reads <parameter name="…"> tags as the parameters they name', () => {
+    const text =
+      '<get_weather>\n<parameter name="city">Paris</parameter><parameter name=\'days\'>3</parameter>\n</get_weather> ok';
+    expect(atEverySplit(text)).toEqual([
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Paris","days":3}' },
+      { type: 'text', text: ' ok' },
+    ]);
+    // A tool that declares a parameter called "parameter" keeps it.
+    const tool: ToolDefinition = {
+      name: 'set',
+      inputSchema: { type: 'object', properties: { parameter: { type: 'string' } } },
+    };
+    expect(callsOf(xml, '<set><parameter name="x">1</parameter></set>', [tool])).toEqual([
+      { toolName: 'set', input: { parameter: '1' } },
+    ]);
+  });
+
   it('reports a parameter given as an attribute and again as a tag', () => {
     const [call] = callsOf(
       xml,

@@ -56,6 +56,14 @@ type Tag =
   | { readonly kind: 'close'; readonly name: string }
   | { readonly kind: 'text' };
 
+type OpenTag = Extract<Tag, { kind: 'open' }>;
+
+/**
+ * `<parameter name="city">`: the parameter named in an attribute, as models used to other XML
+ * tool formats write it; its value closes at `</parameter>`.
+ */
+const NAMED_PARAMETER = /^<parameter\s+name\s*=\s*(?:"([^"<]*)"|'([^'<]*)')\s*(\/?)>$/;
+
 const CDATA_OPEN = '<![CDATA[';
 const CDATA_CLOSE = ']]>';
 /** A tag longer than this is read as text: it bounds what a parser holds while reading one. */
@@ -417,7 +425,7 @@ export class XmlCallBody implements CallBody {
         // the one parameter's value, not a parameter.
         this.openParameter(this.shape.directParameter, true);
         this.handleValueTag(raw, tag);
-      } else if (tag.kind === 'open') this.openParameter(tag.name, false, tag.selfClosing);
+      } else if (tag.kind === 'open') this.openTagParameter(tag, raw);
       else if (this.given.size === 0 && tag.kind === 'text' && this.shape.directParameter) {
         this.openParameter(this.shape.directParameter, true);
         this.sink!.text(raw);
@@ -428,7 +436,7 @@ export class XmlCallBody implements CallBody {
       if (this.confirmsTentative(tag)) {
         this.closeValue();
         if (tag.kind === 'close') this.completeCall(after);
-        else if (tag.kind === 'open') this.openParameter(tag.name, false, tag.selfClosing);
+        else if (tag.kind === 'open') this.openTagParameter(tag, raw);
         return;
       }
       this.sink!.text(this.tentativeRaw);
@@ -478,6 +486,7 @@ export class XmlCallBody implements CallBody {
       // validation will name it). Content rarely puts its own closing tag at a line's end.
       return (
         tag.name === this.parameter ||
+        tag.name === this.closeName ||
         this.shape.isParameterName(tag.name) ||
         this.tentativeRaw.includes('\n')
       );
@@ -518,10 +527,28 @@ export class XmlCallBody implements CallBody {
 
   // ── values ────────────────────────────────────────────────────────────────────────────────
 
-  private openParameter(name: string, direct: boolean, selfClosing = false): void {
+  /** The parameter an opening tag starts: its own name, or the one `<parameter name="…">` names. */
+  private openTagParameter(tag: OpenTag, raw: string): void {
+    if (tag.name === 'parameter' && !this.shape.isParameterName('parameter')) {
+      const named = NAMED_PARAMETER.exec(raw);
+      const name = named?.[1] ?? named?.[2];
+      if (name) {
+        this.openParameter(name, false, named![3] === '/', 'parameter');
+        return;
+      }
+    }
+    this.openParameter(tag.name, false, tag.selfClosing);
+  }
+
+  private openParameter(
+    name: string,
+    direct: boolean,
+    selfClosing = false,
+    closeName: string = name,
+  ): void {
     const policy = this.policy.property(name);
     this.parameter = name;
-    this.closeName = direct ? this.tool.name : name;
+    this.closeName = direct ? this.tool.name : closeName;
     this.directContent = direct;
     this.depth = 0;
     this.toolDepth = 0;
