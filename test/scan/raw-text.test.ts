@@ -5,13 +5,25 @@ import { RawText } from '../../src/scan/raw-text.ts';
 type Operation =
   | { readonly kind: 'append'; readonly text: string }
   | { readonly kind: 'truncate'; readonly at: number }
-  | { readonly kind: 'slice'; readonly start: number; readonly end: number };
+  | { readonly kind: 'slice'; readonly start: number; readonly end: number }
+  | { readonly kind: 'join' };
 
-const operation: fc.Arbitrary<Operation> = fc.oneof(
-  fc.record({ kind: fc.constant('append' as const), text: fc.string({ maxLength: 6 }) }),
-  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('slice' as const), start: fc.nat(), end: fc.nat() }),
-);
+/** Operations whose appends reach `maxAppend` characters. */
+function operations(maxAppend: number): fc.Arbitrary<Operation[]> {
+  const operation: fc.Arbitrary<Operation> = fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('append' as const),
+        text: fc.string({ maxLength: maxAppend }),
+      }),
+    },
+    fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+    fc.record({ kind: fc.constant('slice' as const), start: fc.nat(), end: fc.nat() }),
+    fc.record({ kind: fc.constant('join' as const) }),
+  );
+  return fc.array(operation, { maxLength: 60 });
+}
 
 describe('RawText', () => {
   it('slices across pieces like the joined string', () => {
@@ -29,31 +41,41 @@ describe('RawText', () => {
     );
   });
 
-  it('agrees with a plain string through any mix of appends, truncations and slices', () => {
-    fc.assert(
-      fc.property(fc.array(operation, { maxLength: 40 }), (operations) => {
-        const raw = new RawText();
-        let model = '';
-        for (const step of operations) {
-          if (step.kind === 'append') {
-            raw.append(step.text);
-            model += step.text;
-          } else if (step.kind === 'truncate') {
-            const at = step.at % (model.length + 2);
-            raw.truncate(at);
-            model = model.slice(0, at);
-          } else {
-            const start = step.start % (model.length + 1);
-            const end = step.end % (model.length + 1);
-            expect(raw.slice(start, end)).toBe(model.slice(start, Math.max(start, end)));
+  // Short appends make many pieces; long ones cross the length kept as one concatenated string.
+  it.each([
+    { growsSmallText: false, maxAppend: 6 },
+    { growsSmallText: true, maxAppend: 6 },
+    { growsSmallText: true, maxAppend: 120 },
+  ])(
+    'agrees with a plain string through appends, truncations, slices and joins (%o)',
+    ({ growsSmallText, maxAppend }) => {
+      fc.assert(
+        fc.property(operations(maxAppend), (steps) => {
+          const raw = new RawText({ growsSmallText });
+          let model = '';
+          for (const step of steps) {
+            if (step.kind === 'append') {
+              raw.append(step.text);
+              model += step.text;
+            } else if (step.kind === 'truncate') {
+              const at = step.at % (model.length + 2);
+              raw.truncate(at);
+              model = model.slice(0, at);
+            } else if (step.kind === 'slice') {
+              const start = step.start % (model.length + 1);
+              const end = step.end % (model.length + 1);
+              expect(raw.slice(start, end)).toBe(model.slice(start, Math.max(start, end)));
+            } else {
+              expect(raw.toString()).toBe(model);
+            }
+            expect(raw.length).toBe(model.length);
           }
-          expect(raw.length).toBe(model.length);
-        }
-        expect(raw.slice(0)).toBe(model);
-        expect(raw.toString()).toBe(model);
-      }),
-    );
-  });
+          expect(raw.slice(0)).toBe(model);
+          expect(raw.toString()).toBe(model);
+        }),
+      );
+    },
+  );
 
   it('cuts a range out of the middle of a piece that a truncation shortened', () => {
     const raw = new RawText();
