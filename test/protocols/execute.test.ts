@@ -133,6 +133,21 @@ describe('execute protocol', () => {
     );
   });
 
+  it('writes a failure as its message when it is an Error and as JSON otherwise', () => {
+    const results = execute.formatToolResponse([
+      { toolName: 'read', output: new Error('no such file'), isError: true },
+      { toolName: 'write', output: { code: 'EACCES', toString: 'odd' }, isError: true },
+      { toolName: 'list', output: ['a'], isError: true },
+    ]);
+    expect(results).toBe(
+      '<results>\n[\n  {"tool":"read","status":"failure","content":"no such file"},\n' +
+        '  {"tool":"write","status":"failure","content":{"code":"EACCES","toString":"odd"}},\n' +
+        '  {"tool":"list","status":"failure","content":["a"]}\n]\n</results>',
+    );
+    expect(execute.formatToolResponse([])).toBe('<results>\n[]\n</results>');
+    expect(execute.formatToolCall([])).toBe('<execute>\n[]\n</execute>');
+  });
+
   it('escapes results so they can never be read back as a call', () => {
     const results = execute.formatToolResponse({
       toolName: 'read',

@@ -8,7 +8,20 @@ export function formatExecuteToolCall(calls: readonly ToolCallToFormat[]): strin
   const lines = calls.map(
     (call) => `  ${jsonForPrompt({ name: call.toolName, args: inputAsValue(call.input) })}`,
   );
-  return `<execute>\n[\n${lines.join(',\n')}\n]\n</execute>`;
+  return `<execute>\n${jsonArrayLines(lines)}\n</execute>`;
+}
+
+/** A JSON array written one element per line (`[]` when there is none). */
+function jsonArrayLines(lines: readonly string[]): string {
+  return lines.length === 0 ? '[]' : `[\n${lines.join(',\n')}\n]`;
+}
+
+/**
+ * A failure's content: an Error is told by its message (as JSON it would be `{}`); any other value
+ * is shown as it is.
+ */
+function failureContent(output: unknown): unknown {
+  return output instanceof Error ? output.message : output;
 }
 
 /** One `<results>` block: `{tool, status, content}` per call, in call order (seed 001). */
@@ -18,13 +31,10 @@ export function formatExecuteToolResponse(results: readonly ToolResponseToFormat
       `  ${jsonForPrompt({
         tool: result.toolName,
         status: result.isError ? 'failure' : 'success',
-        content:
-          result.isError && typeof result.output !== 'string'
-            ? String(result.output)
-            : result.output,
+        content: result.isError ? failureContent(result.output) : result.output,
       })}`,
   );
-  return `<results>\n[\n${lines.join(',\n')}\n]\n</results>`;
+  return `<results>\n${jsonArrayLines(lines)}\n</results>`;
 }
 
 export function formatExecuteTools(tools: readonly ToolDefinition[]): string {
