@@ -1,5 +1,5 @@
-import { jsonrepair } from 'jsonrepair';
 import { type JsonSchema, setOwnProperty } from '../core/index.ts';
+import { parseJson, parseLenientJson } from '../scan/lenient-json.ts';
 import {
   ARRAY,
   BOOLEAN,
@@ -241,18 +241,8 @@ function parseJsonText(text: string, kind: 'object' | 'array'): Conversion {
   const trimmed = text.trim();
   const [open, close] = kind === 'object' ? ['{', '}'] : ['[', ']'];
   if (!trimmed.startsWith(open)) return NO_CONVERSION;
-  let parsed: unknown;
-  try {
-    // JSON.parse defines `__proto__` keys as own properties, never as prototypes.
-    parsed = JSON.parse(trimmed);
-  } catch {
-    if (!trimmed.endsWith(close)) return NO_CONVERSION;
-    try {
-      parsed = JSON.parse(jsonrepair(trimmed));
-    } catch {
-      return NO_CONVERSION;
-    }
-  }
+  // Repaired only when it is closed: text cut short is not taken for a value.
+  const parsed = trimmed.endsWith(close) ? parseLenientJson(trimmed) : parseJson(trimmed);
   const isArray = Array.isArray(parsed);
   const isObject = typeof parsed === 'object' && parsed !== null && !isArray;
   return (kind === 'array' ? isArray : isObject) ? parsed : NO_CONVERSION;

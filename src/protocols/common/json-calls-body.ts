@@ -1,4 +1,3 @@
-import { jsonrepair } from 'jsonrepair';
 import type { ToolDefinition } from '../../core/index.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import {
@@ -7,6 +6,7 @@ import {
   type JsonTokenizer,
 } from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
+import { parseLenientJson } from '../../scan/lenient-json.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -699,16 +699,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       this.jsonStart,
       this.rawEnd === -1 ? this.context.callLength : this.rawEnd,
     );
-    let value: unknown;
-    try {
-      value = JSON.parse(rawJson);
-    } catch {
-      try {
-        value = JSON.parse(jsonrepair(rawJson));
-      } catch {
-        value = undefined;
-      }
-    }
+    const value = parseLenientJson(rawJson);
     const candidates = Array.isArray(value) ? value : value === undefined ? [] : [value];
     const inProgress = this.envelope;
     this.envelope = undefined;
@@ -725,13 +716,9 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       }
       const argumentKey = this.config.shape.argumentKeys.find((key) => Object.hasOwn(record, key));
       let rawArguments: unknown = argumentKey ? record[argumentKey] : {};
-      if (typeof rawArguments === 'string') {
-        try {
-          rawArguments = JSON.parse(jsonrepair(rawArguments));
-        } catch {
-          // Not JSON: keep the string; validation will say what was expected.
-        }
-      }
+      // Not JSON: keep the string; validation will say what was expected.
+      if (typeof rawArguments === 'string')
+        rawArguments = parseLenientJson(rawArguments) ?? rawArguments;
       // At the end of the output, a name the tokenizer never saw closed may be cut short
       // (`say_hello` of `say_hello_world`): no call is made from it.
       if (atEnd && !emitted && inProgress && inProgress.name === undefined) continue;

@@ -1,8 +1,8 @@
-import { jsonrepair } from 'jsonrepair';
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { JsonExtent } from '../../scan/json-extent.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
+import { parseLenientJson } from '../../scan/lenient-json.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -644,7 +644,7 @@ export class XmlCallBody implements CallBody {
   private takeJsonArguments(json: string): void {
     this.jsonExtent = undefined;
     this.jsonRead = true;
-    const value = parseJsonLeniently(json);
+    const value = parseLenientJson(json);
     if (
       value === undefined ||
       value === null ||
@@ -851,18 +851,5 @@ export class XmlCallBody implements CallBody {
 
   abandon(): void {
     this.assembler.end();
-  }
-}
-
-/** JSON as written, or as a repair library reads it; undefined when neither can. */
-function parseJsonLeniently(json: string): unknown {
-  try {
-    return JSON.parse(json);
-  } catch {
-    try {
-      return JSON.parse(jsonrepair(json));
-    } catch {
-      return undefined;
-    }
   }
 }
