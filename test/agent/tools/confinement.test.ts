@@ -1,33 +1,25 @@
 import { rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CodeToolError,
-  type CodeTools,
   createCodeTools,
   InvalidToolInputError,
   PathNotFoundError,
   PathOutsideRootError,
   WrongPathKindError,
 } from '../../../src/agent/tools/index.ts';
-import { makeWorkspace, OUTSIDE_SECRET, type Workspace } from './workspace.ts';
+import { OUTSIDE_SECRET, useWorkspace } from './workspace.ts';
 
-let workspace: Workspace;
-let tools: CodeTools;
-
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-  tools = workspace.tools();
-});
-afterAll(() => workspace.remove());
+const ws = useWorkspace();
 
 /** Each tool called with `path` in its path parameter. */
 const CALLS: readonly [string, (path: string) => Promise<string>][] = [
-  ['search', (path) => tools.search.execute({ query: 'secret', path })],
-  ['extract', (path) => tools.extract.execute({ file_path: path })],
-  ['query', (path) => tools.query.execute({ pattern: 'loginUser()', path })],
-  ['list_files', (path) => tools.list_files.execute({ path })],
+  ['search', (path) => ws.tools.search.execute({ query: 'secret', path })],
+  ['extract', (path) => ws.tools.extract.execute({ file_path: path })],
+  ['query', (path) => ws.tools.query.execute({ pattern: 'loginUser()', path })],
+  ['list_files', (path) => ws.tools.list_files.execute({ path })],
 ];
 
 async function failure(run: () => Promise<string>): Promise<unknown> {
@@ -49,11 +41,11 @@ describe('paths are confined to the root', () => {
     '..\\outside\\secret.txt',
     'src\\..\\..\\outside',
     ' ../outside/secret.txt ',
-    join(workspace.outside, 'secret.txt'),
-    workspace.outside,
+    join(ws.workspace.outside, 'secret.txt'),
+    ws.workspace.outside,
     '/etc/passwd',
     '/',
-    `${workspace.rootLink}/../outside/secret.txt`,
+    `${ws.workspace.rootLink}/../outside/secret.txt`,
   ];
 
   for (const [tool, call] of CALLS) {
@@ -75,7 +67,7 @@ describe('paths are confined to the root', () => {
         'src/leakdir/nested/inner.ts',
         'src/leakdir/nested/../secret.txt',
         'src/leakdir/not-there.txt',
-        join(workspace.root, 'src/leakdir/secret.txt'),
+        join(ws.workspace.root, 'src/leakdir/secret.txt'),
       ]) {
         const error = await failure(() => call(path));
         expect(error, path).toBeInstanceOf(PathOutsideRootError);
@@ -107,22 +99,22 @@ describe('paths are confined to the root', () => {
   }
 
   it('reports a symlink loop as such', async () => {
-    await symlink('loop-b', join(workspace.root, 'loop-a'));
-    await symlink('loop-a', join(workspace.root, 'loop-b'));
+    await symlink('loop-b', join(ws.workspace.root, 'loop-a'));
+    await symlink('loop-a', join(ws.workspace.root, 'loop-b'));
     try {
-      await expect(tools.extract.execute({ file_path: 'loop-a' })).rejects.toThrow(
+      await expect(ws.tools.extract.execute({ file_path: 'loop-a' })).rejects.toThrow(
         new WrongPathKindError('loop-a', 'Path "loop-a" is a symlink loop.'),
       );
       // Walks skip it like any symlink that leads nowhere.
-      expect(await tools.list_files.execute({})).not.toContain('loop-');
+      expect(await ws.tools.list_files.execute({})).not.toContain('loop-');
     } finally {
-      await rm(join(workspace.root, 'loop-a'));
-      await rm(join(workspace.root, 'loop-b'));
+      await rm(join(ws.workspace.root, 'loop-a'));
+      await rm(join(ws.workspace.root, 'loop-b'));
     }
   });
 
   it('treats a dangling symlink as missing, not as readable', async () => {
-    await expect(tools.extract.execute({ file_path: 'dangling.txt' })).rejects.toBeInstanceOf(
+    await expect(ws.tools.extract.execute({ file_path: 'dangling.txt' })).rejects.toBeInstanceOf(
       PathNotFoundError,
     );
   });
@@ -132,23 +124,23 @@ describe('paths are confined to the root', () => {
       './src/auth/login.ts',
       'src/util/../auth/login.ts',
       'src\\auth\\login.ts',
-      join(workspace.root, 'src/auth/login.ts'),
+      join(ws.workspace.root, 'src/auth/login.ts'),
     ]) {
-      const text = await tools.extract.execute({ file_path: path });
+      const text = await ws.tools.extract.execute({ file_path: path });
       expect(text, path).toContain('File: src/auth/login.ts');
     }
     // A symlink to a file inside the root is read, and named by where it really is.
-    const linked = await tools.extract.execute({ file_path: 'src/models-link.py#find_user' });
+    const linked = await ws.tools.extract.execute({ file_path: 'src/models-link.py#find_user' });
     expect(linked).toContain('File: app/models.py');
   });
 
   it('works when the root itself is given through a symlink, under either spelling', async () => {
-    const linked = createCodeTools({ root: workspace.rootLink });
-    const expected = await tools.extract.execute({ file_path: 'src/auth/login.ts#loginUser' });
+    const linked = createCodeTools({ root: ws.workspace.rootLink });
+    const expected = await ws.tools.extract.execute({ file_path: 'src/auth/login.ts#loginUser' });
     for (const path of [
       'src/auth/login.ts#loginUser',
-      `${workspace.rootLink}/src/auth/login.ts#loginUser`,
-      `${workspace.root}/src/auth/login.ts#loginUser`,
+      `${ws.workspace.rootLink}/src/auth/login.ts#loginUser`,
+      `${ws.workspace.root}/src/auth/login.ts#loginUser`,
     ]) {
       expect(await linked.extract.execute({ file_path: path }), path).toBe(expected);
     }
@@ -159,14 +151,14 @@ describe('paths are confined to the root', () => {
 
   it('refuses an absolute path through some other symlink, even one that leads back in', async () => {
     // Only the root's own spellings are accepted; other absolute paths are outside by name.
-    const path = `${workspace.rootLink}/src/auth/login.ts`;
-    await expect(tools.extract.execute({ file_path: path })).rejects.toBeInstanceOf(
+    const path = `${ws.workspace.rootLink}/src/auth/login.ts`;
+    await expect(ws.tools.extract.execute({ file_path: path })).rejects.toBeInstanceOf(
       PathOutsideRootError,
     );
   });
 
   it('walks skip symlinks that lead out, and do not enter linked folders', async () => {
-    const listed = await tools.list_files.execute({});
+    const listed = await ws.tools.list_files.execute({});
     const files = listed.split('\n').filter((line) => !line.includes(' '));
     expect(files.length).toBe(17);
     expect(files.join('\n')).not.toMatch(/leak|dangling|outside|secret\.txt/);
@@ -174,11 +166,11 @@ describe('paths are confined to the root', () => {
     expect(listed).not.toContain('app-link/');
     expect(listed).toMatch(/Note: 3 symlinks leading outside the root skipped/);
 
-    const searched = await tools.search.execute({ query: '"TOP SECRET"' });
+    const searched = await ws.tools.search.execute({ query: '"TOP SECRET"' });
     expect(searched).not.toContain(OUTSIDE_SECRET);
     expect(searched).toMatch(/No matches/);
 
-    const queried = await tools.query.execute({ pattern: 'function loginUser() {}' });
+    const queried = await ws.tools.query.execute({ pattern: 'function loginUser() {}' });
     expect(queried).not.toContain('inner.ts');
   });
 
@@ -200,7 +192,7 @@ describe('paths are confined to the root', () => {
       'login.ts',
     );
     const path = fc.tuple(
-      fc.constantFrom('', '/', `${workspace.root}/`, `${workspace.base}/`),
+      fc.constantFrom('', '/', `${ws.workspace.root}/`, `${ws.workspace.base}/`),
       fc.array(segment, { minLength: 1, maxLength: 6 }),
     );
     await fc.assert(

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BinaryFileError,
-  type CodeTools,
   FileTooLargeError,
   InvalidToolInputError,
   PathNotFoundError,
   SymbolNotFoundError,
   WrongPathKindError,
 } from '../../../src/agent/tools/index.ts';
-import { makeWorkspace, type Workspace } from './workspace.ts';
+import { useWorkspace } from './workspace.ts';
 
-let workspace: Workspace;
-let tools: CodeTools;
-
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-  tools = workspace.tools();
+const ws = useWorkspace(async (workspace) => {
   // TSX is written here, not committed: the project's type check would read a committed .tsx.
   await workspace.write(
     'src/ui/Panel.tsx',
@@ -50,7 +44,6 @@ beforeAll(async () => {
     Array.from({ length: 500 }, (_, index) => `line ${index + 1} of the long file`).join('\n'),
   );
 });
-afterAll(() => workspace.remove());
 
 /** The `Lines:` headings (range and label). */
 function headings(text: string): string[] {
@@ -68,14 +61,14 @@ function range(first: number, last: number): number[] {
 
 describe('extract: symbols found structurally (TypeScript, JavaScript, TSX, HTML, CSS)', () => {
   it('returns a function with its doc comment and export, numbered', async () => {
-    const text = await tools.extract.execute({ file_path: 'src/auth/login.ts#loginUser' });
+    const text = await ws.tools.extract.execute({ file_path: 'src/auth/login.ts#loginUser' });
     expect(headings(text)).toEqual(['8-15 (function loginUser)']);
     expect(numbers(text)).toEqual(range(8, 15));
     expect(text).toContain(' 8 | /** Checks credentials and returns a session token. */');
   });
 
   it('returns exactly this text for an exported arrow function', async () => {
-    expect(await tools.extract.execute({ file_path: 'src/auth/login.ts#verifyToken' })).toBe(
+    expect(await ws.tools.extract.execute({ file_path: 'src/auth/login.ts#verifyToken' })).toBe(
       [
         'File: src/auth/login.ts',
         'Lines: 17-19 (function verifyToken)',
@@ -97,54 +90,56 @@ describe('extract: symbols found structurally (TypeScript, JavaScript, TSX, HTML
       ['generateToken', '21-23 (function generateToken)'],
     ];
     for (const [symbol, heading] of cases) {
-      const text = await tools.extract.execute({ file_path: `src/auth/login.ts#${symbol}` });
+      const text = await ws.tools.extract.execute({ file_path: `src/auth/login.ts#${symbol}` });
       expect(headings(text), symbol).toEqual([heading]);
     }
   });
 
   it('shows every definition a name matches (overloads) and names a default export "default"', async () => {
-    const text = await tools.extract.execute({ file_path: 'scratch/overload.ts#pick' });
+    const text = await ws.tools.extract.execute({ file_path: 'scratch/overload.ts#pick' });
     expect(text).toContain('File: scratch/overload.ts (3 definitions match "pick")');
     expect(headings(text)).toEqual([
       '1-1 (function signature pick)',
       '2-2 (function signature pick)',
       '3-5 (function pick)',
     ]);
-    const anonymous = await tools.extract.execute({ file_path: 'scratch/overload.ts#default' });
+    const anonymous = await ws.tools.extract.execute({ file_path: 'scratch/overload.ts#default' });
     expect(headings(anonymous)).toEqual(['7-9 (function default)']);
   });
 
   it('reads JavaScript, JSX and TSX', async () => {
-    const save = await tools.extract.execute({
+    const save = await ws.tools.extract.execute({
       file_path: 'src/auth/session.js#SessionStore.save',
     });
     expect(headings(save)).toEqual(['7-9 (method SessionStore.save)']);
     expect(save).toContain('```javascript');
-    const store = await tools.extract.execute({ file_path: 'src/auth/session.js#SessionStore' });
+    const store = await ws.tools.extract.execute({ file_path: 'src/auth/session.js#SessionStore' });
     expect(headings(store)).toEqual(['1-14 (class SessionStore)']); // with its leading comment
-    const jsx = await tools.extract.execute({ file_path: 'web/widget.jsx#LoginButton' });
+    const jsx = await ws.tools.extract.execute({ file_path: 'web/widget.jsx#LoginButton' });
     expect(headings(jsx)).toEqual(['1-7 (function LoginButton)']);
-    const tsx = await tools.extract.execute({ file_path: 'src/ui/Panel.tsx#Panel' });
+    const tsx = await ws.tools.extract.execute({ file_path: 'src/ui/Panel.tsx#Panel' });
     expect(headings(tsx)).toEqual(['3-6 (function Panel)']);
     expect(tsx).toContain('```tsx');
   });
 
   it('finds HTML elements by id and CSS rules by selector', async () => {
-    const form = await tools.extract.execute({ file_path: 'web/index.html#login-form' });
+    const form = await ws.tools.extract.execute({ file_path: 'web/index.html#login-form' });
     expect(headings(form)).toEqual(['6-8 (<form> element login-form)']);
-    const main = await tools.extract.execute({ file_path: 'web/index.html#main' });
+    const main = await ws.tools.extract.execute({ file_path: 'web/index.html#main' });
     expect(headings(main)).toEqual(['4-9 (<div> element main)']);
-    const link = await tools.extract.execute({ file_path: 'web/styles.css#.link' });
+    const link = await ws.tools.extract.execute({ file_path: 'web/styles.css#.link' });
     expect(headings(link)).toEqual(['5-8 (rule set .link)']);
-    const nested = await tools.extract.execute({ file_path: 'web/styles.css#.layout' });
+    const nested = await ws.tools.extract.execute({ file_path: 'web/styles.css#.layout' });
     expect(headings(nested)).toEqual(['11-13 (rule set .layout)']);
   });
 
   it('names the symbols the file has when the one asked for is missing', async () => {
-    const error = await tools.extract.execute({ file_path: 'src/auth/login.ts#loginAdmin' }).then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
+    const error = await ws.tools.extract
+      .execute({ file_path: 'src/auth/login.ts#loginAdmin' })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
     expect(error).toBeInstanceOf(SymbolNotFoundError);
     expect((error as Error).message).toBe(
       'Symbol "loginAdmin" was not found in src/auth/login.ts. Symbols defined there: ' +
@@ -156,34 +151,37 @@ describe('extract: symbols found structurally (TypeScript, JavaScript, TSX, HTML
 
 describe('extract: the definition enclosing a line', () => {
   it('returns the innermost enclosing definition with the line marked', async () => {
-    const text = await tools.extract.execute({ file_path: 'src/auth/login.ts:30' });
+    const text = await ws.tools.extract.execute({ file_path: 'src/auth/login.ts:30' });
     expect(headings(text)).toEqual(['28-32 (method AuthService.login, enclosing line 30)']);
     expect(text).toContain('> 30 |     this.attempts.set(credentials.email, count + 1);');
     expect(text).toContain('  29 |     const count');
-    const byParameter = await tools.extract.execute({ file_path: 'src/auth/login.ts', line: 30 });
+    const byParameter = await ws.tools.extract.execute({
+      file_path: 'src/auth/login.ts',
+      line: 30,
+    });
     expect(byParameter).toBe(text);
   });
 
   it('prefers the class over a one-line field the line is on', async () => {
-    const text = await tools.extract.execute({ file_path: 'src/auth/login.ts:26' });
+    const text = await ws.tools.extract.execute({ file_path: 'src/auth/login.ts:26' });
     expect(headings(text)).toEqual(['25-37 (class AuthService, enclosing line 26)']);
   });
 
   it('shows lines around a line that no definition encloses', async () => {
-    const text = await tools.extract.execute({ file_path: 'src/auth/login.ts:1' });
+    const text = await ws.tools.extract.execute({ file_path: 'src/auth/login.ts:1' });
     expect(headings(text)).toEqual(['1-11 (no definition encloses line 1)']);
     expect(text).toContain('>  1 | import');
   });
 
   it('works for CSS and HTML', async () => {
-    const css = await tools.extract.execute({ file_path: 'web/styles.css:12' });
+    const css = await ws.tools.extract.execute({ file_path: 'web/styles.css:12' });
     expect(headings(css)).toEqual(['11-13 (rule set .layout, enclosing line 12)']);
-    const html = await tools.extract.execute({ file_path: 'web/index.html:7' });
+    const html = await ws.tools.extract.execute({ file_path: 'web/index.html:7' });
     expect(headings(html)).toEqual(['6-8 (<form> element login-form, enclosing line 7)']);
   });
 
   it('refuses a line past the end of the file', async () => {
-    await expect(tools.extract.execute({ file_path: 'src/auth/login.ts:99' })).rejects.toThrow(
+    await expect(ws.tools.extract.execute({ file_path: 'src/auth/login.ts:99' })).rejects.toThrow(
       'Line 99 is past the end of src/auth/login.ts, which has 37 lines.',
     );
   });
@@ -198,35 +196,35 @@ describe('extract: the indentation rule (Python, Go and other languages)', () =>
       ['find_user', '24-28 (function find_user)'],
     ];
     for (const [symbol, heading] of cases) {
-      const text = await tools.extract.execute({ file_path: `app/models.py#${symbol}` });
+      const text = await ws.tools.extract.execute({ file_path: `app/models.py#${symbol}` });
       expect(headings(text), symbol).toEqual([heading]);
     }
   });
 
   it('finds the enclosing Python definition, or shows lines around', async () => {
-    const inside = await tools.extract.execute({ file_path: 'app/models.py:26' });
+    const inside = await ws.tools.extract.execute({ file_path: 'app/models.py:26' });
     expect(headings(inside)).toEqual(['24-28 (function find_user, enclosing line 26)']);
-    const method = await tools.extract.execute({ file_path: 'app/models.py:20' });
+    const method = await ws.tools.extract.execute({ file_path: 'app/models.py:20' });
     expect(headings(method)).toEqual(['15-21 (function User.save, enclosing line 20)']);
-    const outside = await tools.extract.execute({ file_path: 'app/models.py:31' });
+    const outside = await ws.tools.extract.execute({ file_path: 'app/models.py:31' });
     expect(headings(outside)).toEqual(['21-31 (no definition encloses line 31)']);
   });
 
   it('finds Go types, methods (past the receiver) and functions, closing brace included', async () => {
-    const start = await tools.extract.execute({ file_path: 'cmd/server/main.go#Start' });
+    const start = await ws.tools.extract.execute({ file_path: 'cmd/server/main.go#Start' });
     expect(headings(start)).toEqual(['9-13 (function Start)']);
     expect(start).toContain('13 | }');
-    const server = await tools.extract.execute({ file_path: 'cmd/server/main.go#Server' });
+    const server = await ws.tools.extract.execute({ file_path: 'cmd/server/main.go#Server' });
     expect(headings(server)).toEqual(['5-7 (type Server)']);
-    const main = await tools.extract.execute({ file_path: 'cmd/server/main.go:17' });
+    const main = await ws.tools.extract.execute({ file_path: 'cmd/server/main.go:17' });
     expect(headings(main)).toEqual(['15-20 (function main, enclosing line 17)']);
   });
 });
 
 describe('extract: line ranges and whole files', () => {
   it('reads a range given as :start-end or as line and end_line, identically', async () => {
-    const bySuffix = await tools.extract.execute({ file_path: 'src/auth/login.ts:3-6' });
-    const byParameters = await tools.extract.execute({
+    const bySuffix = await ws.tools.extract.execute({ file_path: 'src/auth/login.ts:3-6' });
+    const byParameters = await ws.tools.extract.execute({
       file_path: 'src/auth/login.ts',
       line: 3,
       end_line: 6,
@@ -246,17 +244,17 @@ describe('extract: line ranges and whole files', () => {
     );
     // Numbers written as text (XML parameters) are accepted.
     expect(
-      await tools.extract.execute({ file_path: 'src/auth/login.ts', line: '3', end_line: '6' }),
+      await ws.tools.extract.execute({ file_path: 'src/auth/login.ts', line: '3', end_line: '6' }),
     ).toBe(bySuffix);
   });
 
   it('says where the file ends when end_line is past it', async () => {
-    const text = await tools.extract.execute({ file_path: 'src/auth/login.ts:35-80' });
+    const text = await ws.tools.extract.execute({ file_path: 'src/auth/login.ts:35-80' });
     expect(headings(text)).toEqual(['35-37 (the file ends at line 37)']);
   });
 
   it('reads a whole file when no symbol or line is given', async () => {
-    const text = await tools.extract.execute({ file_path: 'src/util/strings.ts' });
+    const text = await ws.tools.extract.execute({ file_path: 'src/util/strings.ts' });
     expect(text).toMatch(
       /^File: src\/util\/strings\.ts \(11 lines\)\nLines: 1-11\n```typescript\n/,
     );
@@ -264,12 +262,12 @@ describe('extract: line ranges and whole files', () => {
   });
 
   it('reads a file whose own name contains # when that is what exists', async () => {
-    const text = await tools.extract.execute({ file_path: 'scratch/odd#name.txt' });
+    const text = await ws.tools.extract.execute({ file_path: 'scratch/odd#name.txt' });
     expect(text).toContain('1 | a file whose name has a hash');
   });
 
   it('cuts a long file at the output limit and says where to read on', async () => {
-    const text = await workspace
+    const text = await ws.workspace
       .tools({ maxOutputChars: 1_000 })
       .extract.execute({ file_path: 'scratch/long.txt' });
     expect(text.length).toBeLessThanOrEqual(1_000);
@@ -280,7 +278,7 @@ describe('extract: line ranges and whole files', () => {
       `[Output cut at 1000 characters. Not shown from line ${next}: read on with file_path ` +
         `"scratch/long.txt", line ${next} and end_line 500 (or a smaller range).]`,
     );
-    const rest = await tools.extract.execute({
+    const rest = await ws.tools.extract.execute({
       file_path: 'scratch/long.txt',
       line: next,
       end_line: 500,
@@ -289,7 +287,7 @@ describe('extract: line ranges and whole files', () => {
   });
 
   it('cuts a long definition the same way', async () => {
-    const text = await workspace
+    const text = await ws.workspace
       .tools({ maxOutputChars: 1_000 })
       .extract.execute({ file_path: 'scratch/long.txt:400' });
     expect(text.length).toBeLessThanOrEqual(1_000);
@@ -297,7 +295,7 @@ describe('extract: line ranges and whole files', () => {
   });
 
   it('parses no file larger than maxFileBytes, but still reads ranges of it', async () => {
-    const small = workspace.tools({ maxFileBytes: 2_000 });
+    const small = ws.workspace.tools({ maxFileBytes: 2_000 });
     await expect(
       small.extract.execute({ file_path: 'scratch/long.txt#anything' }),
     ).rejects.toBeInstanceOf(FileTooLargeError);
@@ -311,19 +309,19 @@ describe('extract: line ranges and whole files', () => {
 
 describe('extract: errors', () => {
   it('refuses binary files, folders and missing files', async () => {
-    await expect(tools.extract.execute({ file_path: 'assets/logo.bin' })).rejects.toBeInstanceOf(
+    await expect(ws.tools.extract.execute({ file_path: 'assets/logo.bin' })).rejects.toBeInstanceOf(
       BinaryFileError,
     );
-    await expect(tools.extract.execute({ file_path: 'assets/logo.bin#x' })).rejects.toBeInstanceOf(
-      BinaryFileError,
-    );
-    await expect(tools.extract.execute({ file_path: 'src/auth' })).rejects.toBeInstanceOf(
+    await expect(
+      ws.tools.extract.execute({ file_path: 'assets/logo.bin#x' }),
+    ).rejects.toBeInstanceOf(BinaryFileError);
+    await expect(ws.tools.extract.execute({ file_path: 'src/auth' })).rejects.toBeInstanceOf(
       WrongPathKindError,
     );
-    await expect(tools.extract.execute({ file_path: 'src/auth/nope.ts#x' })).rejects.toThrow(
+    await expect(ws.tools.extract.execute({ file_path: 'src/auth/nope.ts#x' })).rejects.toThrow(
       PathNotFoundError,
     );
-    await expect(tools.extract.execute({ file_path: 'src/auth/nope.ts#x' })).rejects.toThrow(
+    await expect(ws.tools.extract.execute({ file_path: 'src/auth/nope.ts#x' })).rejects.toThrow(
       'Path "src/auth/nope.ts" does not exist',
     );
   });
@@ -341,7 +339,7 @@ describe('extract: errors', () => {
       [{}, 'file_path', /missing/],
     ];
     for (const [input, parameter, message] of cases) {
-      const error = await tools.extract.execute(input).then(
+      const error = await ws.tools.extract.execute(input).then(
         () => undefined,
         (caught: unknown) => caught,
       );

@@ -1,20 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CodeTools,
-  InvalidToolInputError,
-  PathNotFoundError,
-} from '../../../src/agent/tools/index.ts';
-import { makeWorkspace, type Workspace } from './workspace.ts';
+import { describe, expect, it } from 'vitest';
+import { InvalidToolInputError, PathNotFoundError } from '../../../src/agent/tools/index.ts';
+import { useWorkspace } from './workspace.ts';
 
-let workspace: Workspace;
-let tools: CodeTools;
-
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-  tools = workspace.tools();
-});
-afterAll(() => workspace.remove());
+const ws = useWorkspace();
 
 /** The listed paths (lines without spaces: the header and notes have them). */
 function listed(text: string): string[] {
@@ -43,17 +32,17 @@ const ALL_FILES = [
 
 describe('list_files', () => {
   it('lists every file not ignored, sorted, relative to the root', async () => {
-    const text = await tools.list_files.execute({});
+    const text = await ws.tools.list_files.execute({});
     expect(text.split('\n')[0]).toBe('17 files under the root:');
     expect(listed(text)).toEqual(ALL_FILES);
   });
 
   it('lists a folder, or a single file', async () => {
-    const text = await tools.list_files.execute({ path: 'src/auth' });
+    const text = await ws.tools.list_files.execute({ path: 'src/auth' });
     expect(text).toBe(
       '3 files under src/auth:\nsrc/auth/login.spec.ts\nsrc/auth/login.ts\nsrc/auth/session.js',
     );
-    expect(await tools.list_files.execute({ path: 'app/models.py' })).toBe(
+    expect(await ws.tools.list_files.execute({ path: 'app/models.py' })).toBe(
       'app/models.py\n(1 file: path names a file)',
     );
   });
@@ -83,10 +72,10 @@ describe('list_files', () => {
       [{ glob: '*.rs' }, []],
     ];
     for (const [input, expected] of cases) {
-      const text = await tools.list_files.execute(input);
+      const text = await ws.tools.list_files.execute(input);
       expect(listed(text), JSON.stringify(input)).toEqual(expected);
     }
-    const none = await tools.list_files.execute({ path: 'src', glob: '*.rs' });
+    const none = await ws.tools.list_files.execute({ path: 'src', glob: '*.rs' });
     expect(none).toBe(
       'No files matching "*.rs" under src.\nNote: 2 symlinks leading outside the root skipped.',
     );
@@ -94,7 +83,7 @@ describe('list_files', () => {
 
   it('rejects malformed globs and bad paths', async () => {
     for (const glob of ['*.{ts,js', '[abc', '[z-a].ts']) {
-      const error = await tools.list_files.execute({ glob }).then(
+      const error = await ws.tools.list_files.execute({ glob }).then(
         () => undefined,
         (caught: unknown) => caught,
       );
@@ -104,32 +93,32 @@ describe('list_files', () => {
         `glob ${JSON.stringify(glob)} is not a valid glob`,
       );
     }
-    await expect(tools.list_files.execute({ path: 'nope' })).rejects.toBeInstanceOf(
+    await expect(ws.tools.list_files.execute({ path: 'nope' })).rejects.toBeInstanceOf(
       PathNotFoundError,
     );
   });
 
   it('says when a folder is excluded by .gitignore', async () => {
-    const text = await tools.list_files.execute({ path: 'src/generated' });
+    const text = await ws.tools.list_files.execute({ path: 'src/generated' });
     expect(text).toBe(
       'No files under src/generated.\nNote: src/generated is excluded by a .gitignore file.',
     );
   });
 
   it('caps the count and the characters, and says how to narrow', async () => {
-    const byCount = await workspace.tools({ maxListedFiles: 5 }).list_files.execute({});
+    const byCount = await ws.workspace.tools({ maxListedFiles: 5 }).list_files.execute({});
     expect(listed(byCount)).toEqual(ALL_FILES.slice(0, 5));
     expect(byCount).toContain('17 files under the root (the first 5 are listed):');
     expect(byCount).toContain(
       '[Output cut. Listed 5 of 17 files. Narrow the list with a path (a subfolder) or a glob such as "*.ts".]',
     );
     for (let index = 0; index < 200; index += 1) {
-      await workspace.write(
+      await ws.workspace.write(
         `scratch/many/file-with-a-long-name-${String(index).padStart(3, '0')}.txt`,
         '',
       );
     }
-    const bySize = await workspace
+    const bySize = await ws.workspace
       .tools({ maxOutputChars: 1_000 })
       .list_files.execute({ path: 'scratch/many' });
     expect(bySize.length).toBeLessThanOrEqual(1_000);
@@ -137,7 +126,7 @@ describe('list_files', () => {
   });
 
   it('stops the walk at maxFilesWalked and says so', async () => {
-    const text = await workspace.tools({ maxFilesWalked: 4 }).list_files.execute({});
+    const text = await ws.workspace.tools({ maxFilesWalked: 4 }).list_files.execute({});
     expect(listed(text)).toHaveLength(4);
     expect(text).toContain('Note: stopped after 4 files; give a narrower path.');
   });
@@ -145,7 +134,7 @@ describe('list_files', () => {
   it('stops on an aborted signal', async () => {
     const controller = new AbortController();
     controller.abort(new Error('enough'));
-    await expect(tools.list_files.execute({}, { signal: controller.signal })).rejects.toThrow(
+    await expect(ws.tools.list_files.execute({}, { signal: controller.signal })).rejects.toThrow(
       'enough',
     );
   });
@@ -170,7 +159,7 @@ function gitView(root: string, folder: string): string[] | undefined {
 
 describe('list_files follows .gitignore as git does', () => {
   it('agrees with git ls-files on anchors, folders, globs, negations and nested files', async () => {
-    await workspace.write(
+    await ws.workspace.write(
       'gi/.gitignore',
       [
         '# comments and blank lines are not rules',
@@ -186,7 +175,7 @@ describe('list_files follows .gitignore as git does', () => {
         '\\#hash.txt',
       ].join('\n'),
     );
-    await workspace.write('gi/nested/.gitignore', '!*.log\nlocal-only.md\n/anchored-here.js\n');
+    await ws.workspace.write('gi/nested/.gitignore', '!*.log\nlocal-only.md\n/anchored-here.js\n');
     const files = [
       'anchored.txt',
       'sub/anchored.txt',
@@ -212,14 +201,14 @@ describe('list_files follows .gitignore as git does', () => {
       'nested/sub/local-only.md',
       'plain.ts',
     ];
-    for (const file of files) await workspace.write(`gi/${file}`, 'x\n');
+    for (const file of files) await ws.workspace.write(`gi/${file}`, 'x\n');
     const ours = listed(
-      (await tools.list_files.execute({ path: 'gi' })).replaceAll(
+      (await ws.tools.list_files.execute({ path: 'gi' })).replaceAll(
         'trailing space',
         'trailing_space',
       ),
     ).map((path) => path.replaceAll('trailing_space', 'trailing space'));
-    const byGit = gitView(workspace.root, 'gi');
+    const byGit = gitView(ws.workspace.root, 'gi');
     if (byGit !== undefined) expect(ours).toEqual(byGit);
     // The verdicts that matter, spelled out (so the test means something without git too).
     expect(ours).toContain('gi/keep.log');

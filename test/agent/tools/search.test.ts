@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CodeTools,
-  InvalidToolInputError,
-  PathNotFoundError,
-} from '../../../src/agent/tools/index.ts';
-import { makeWorkspace, type Workspace } from './workspace.ts';
+import { describe, expect, it } from 'vitest';
+import { InvalidToolInputError, PathNotFoundError } from '../../../src/agent/tools/index.ts';
+import { useWorkspace } from './workspace.ts';
 
-let workspace: Workspace;
-let tools: CodeTools;
-
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-  tools = workspace.tools();
+const ws = useWorkspace(async (workspace) => {
   await workspace.write(
     'scratch/ranking/few.txt',
     'alpha once\nalpha twice\nalpha thrice\nalpha four\nalpha five\n',
@@ -24,7 +15,6 @@ beforeAll(async () => {
   await workspace.write('scratch/merge/close.txt', numbered([10, 14]));
   await workspace.write('scratch/merge/apart.txt', numbered([10, 16]));
 });
-afterAll(() => workspace.remove());
 
 /** The `File:` names in output order. */
 function filesOf(text: string): string[] {
@@ -43,7 +33,7 @@ function markedOf(text: string): number[] {
 
 describe('search', () => {
   it('finds a term with file, line ranges, context and marked matching lines', async () => {
-    const text = await tools.search.execute({ query: 'loginUser', path: 'src/auth' });
+    const text = await ws.tools.search.execute({ query: 'loginUser', path: 'src/auth' });
     expect(filesOf(text)).toEqual(['src/auth/login.ts']);
     expect(rangesOf(text)).toEqual(['7-11', '29-33']);
     expect(markedOf(text)).toEqual([9, 31]);
@@ -54,7 +44,7 @@ describe('search', () => {
   });
 
   it('honours .gitignore files, nested ones and their negations, and skips binary files', async () => {
-    const text = await tools.search.execute({ query: 'loginUser' });
+    const text = await ws.tools.search.execute({ query: 'loginUser' });
     // build/ and *.secret are ignored at the root; src/.gitignore ignores generated/ and
     // re-includes keep.secret; assets/logo.bin holds the word but is binary.
     expect(filesOf(text).sort()).toEqual(['src/auth/login.ts', 'src/keep.secret']);
@@ -63,7 +53,7 @@ describe('search', () => {
   });
 
   it('skips test files unless allow_tests, and says how many it skipped', async () => {
-    const skipped = await tools.search.execute({ query: 'find_user' });
+    const skipped = await ws.tools.search.execute({ query: 'find_user' });
     // billing.py has two matching lines; models-link.py is a symlink to models.py, inside the root.
     expect(filesOf(skipped)).toEqual([
       'app/services/billing.py',
@@ -72,53 +62,62 @@ describe('search', () => {
     ]);
     expect(skipped).toMatch(/Note: 2 test files skipped; set allow_tests to true/);
 
-    const allowed = await tools.search.execute({ query: 'find_user', allow_tests: true });
+    const allowed = await ws.tools.search.execute({ query: 'find_user', allow_tests: true });
     expect(filesOf(allowed)).toContain('tests/test_models.py');
     expect(allowed).not.toMatch(/test files? skipped/);
 
     // Parameters written as XML text arrive as strings.
-    const asText = await tools.search.execute({ query: 'loginUser', allow_tests: 'true' });
+    const asText = await ws.tools.search.execute({ query: 'loginUser', allow_tests: 'true' });
     expect(filesOf(asText)).toContain('src/auth/login.spec.ts');
   });
 
   it('searches a file named explicitly even when it is a test file', async () => {
-    const text = await tools.search.execute({ query: 'loginUser', path: 'src/auth/login.spec.ts' });
+    const text = await ws.tools.search.execute({
+      query: 'loginUser',
+      path: 'src/auth/login.spec.ts',
+    });
     expect(filesOf(text)).toEqual(['src/auth/login.spec.ts']);
   });
 
   it('says a binary file given as path was skipped', async () => {
-    const text = await tools.search.execute({ query: 'loginUser', path: 'assets/logo.bin' });
+    const text = await ws.tools.search.execute({ query: 'loginUser', path: 'assets/logo.bin' });
     expect(text).toMatch(/No matches/);
     expect(text).toMatch(/1 binary file skipped/);
   });
 
   it('matches case-insensitively and inside words', async () => {
-    const upper = await tools.search.execute({ query: 'LOGINUSER', path: 'src/auth' });
+    const upper = await ws.tools.search.execute({ query: 'LOGINUSER', path: 'src/auth' });
     expect(markedOf(upper)).toEqual([9, 31]);
-    const inside = await tools.search.execute({ query: 'sessionstore' });
+    const inside = await ws.tools.search.execute({ query: 'sessionstore' });
     expect(filesOf(inside)).toEqual(['README.md', 'src/auth/session.js']);
   });
 
   it('ranks files containing more of the terms first, then by matching lines', async () => {
-    const text = await tools.search.execute({ query: 'alpha beta', path: 'scratch/ranking' });
+    const text = await ws.tools.search.execute({ query: 'alpha beta', path: 'scratch/ranking' });
     expect(filesOf(text)).toEqual(['scratch/ranking/both.txt', 'scratch/ranking/few.txt']);
-    const single = await tools.search.execute({ query: 'alpha', path: 'scratch/ranking' });
+    const single = await ws.tools.search.execute({ query: 'alpha', path: 'scratch/ranking' });
     expect(filesOf(single)).toEqual(['scratch/ranking/few.txt', 'scratch/ranking/both.txt']);
   });
 
   it('requires +terms, excludes files with -terms, and keeps quoted phrases whole', async () => {
-    const required = await tools.search.execute({ query: '+verifyToken loginUser', path: 'src' });
+    const required = await ws.tools.search.execute({
+      query: '+verifyToken loginUser',
+      path: 'src',
+    });
     expect(filesOf(required)).toEqual(['src/auth/login.ts']);
     expect(required).toContain('all of "verifytoken"');
 
-    const excluded = await tools.search.execute({ query: 'loginUser -credentials', path: 'src' });
+    const excluded = await ws.tools.search.execute({
+      query: 'loginUser -credentials',
+      path: 'src',
+    });
     expect(filesOf(excluded)).toEqual(['src/keep.secret']);
 
-    const phrase = await tools.search.execute({ query: '"session token"' });
+    const phrase = await ws.tools.search.execute({ query: '"session token"' });
     expect(filesOf(phrase)).toEqual(['src/auth/login.ts']);
     expect(markedOf(phrase)).toEqual([8]);
 
-    const operators = await tools.search.execute({
+    const operators = await ws.tools.search.execute({
       query: 'loginUser AND verifyToken',
       path: 'src/auth',
     });
@@ -126,24 +125,30 @@ describe('search', () => {
   });
 
   it('merges ranges whose context lines touch, and keeps distant ones apart', async () => {
-    const close = await tools.search.execute({ query: 'needle', path: 'scratch/merge/close.txt' });
+    const close = await ws.tools.search.execute({
+      query: 'needle',
+      path: 'scratch/merge/close.txt',
+    });
     expect(rangesOf(close)).toEqual(['8-16']);
-    const apart = await tools.search.execute({ query: 'needle', path: 'scratch/merge/apart.txt' });
+    const apart = await ws.tools.search.execute({
+      query: 'needle',
+      path: 'scratch/merge/apart.txt',
+    });
     expect(rangesOf(apart)).toEqual(['8-12', '14-18']);
-    const wide = await workspace
+    const wide = await ws.workspace
       .tools({ contextLines: 0 })
       .search.execute({ query: 'needle', path: 'scratch/merge/close.txt' });
     expect(rangesOf(wide)).toEqual(['10-10', '14-14']);
   });
 
   it('reports no match as text, not as an error', async () => {
-    const text = await tools.search.execute({ query: 'zzqxv_nothing' });
+    const text = await ws.tools.search.execute({ query: 'zzqxv_nothing' });
     expect(text).toMatch(/No matches under the root \(\d+ files searched\)/);
     expect(text).toMatch(/Try fewer or shorter terms/);
   });
 
   it('notes a folder excluded by .gitignore instead of searching it', async () => {
-    const text = await tools.search.execute({ query: 'loginUser', path: 'build' });
+    const text = await ws.tools.search.execute({ query: 'loginUser', path: 'build' });
     expect(text).toMatch(/Note: build is excluded by a \.gitignore file/);
     expect(filesOf(text)).toEqual([]);
   });
@@ -160,14 +165,14 @@ describe('search', () => {
       ['x', ''],
     ];
     for (const [input, parameter] of cases) {
-      const error = await tools.search.execute(input).then(
+      const error = await ws.tools.search.execute(input).then(
         () => undefined,
         (caught: unknown) => caught,
       );
       expect(error, JSON.stringify(input)).toBeInstanceOf(InvalidToolInputError);
       expect((error as InvalidToolInputError).parameter).toBe(parameter);
     }
-    await expect(tools.search.execute({ query: 'x', path: 'nope' })).rejects.toBeInstanceOf(
+    await expect(ws.tools.search.execute({ query: 'x', path: 'nope' })).rejects.toBeInstanceOf(
       PathNotFoundError,
     );
   });
@@ -176,8 +181,8 @@ describe('search', () => {
 describe('search limits', () => {
   it('reads no further than maxFileBytes in a large file, and says so', async () => {
     const big = `needle_start\n${'filler line of text\n'.repeat(100_000)}needle_end\n`;
-    await workspace.write('scratch/big/big.txt', big);
-    const small = workspace.tools({ maxFileBytes: 100_000 });
+    await ws.workspace.write('scratch/big/big.txt', big);
+    const small = ws.workspace.tools({ maxFileBytes: 100_000 });
     const end = await small.search.execute({ query: 'needle_end', path: 'scratch/big' });
     expect(end).toMatch(/No matches/);
     expect(end).toMatch(
@@ -186,9 +191,9 @@ describe('search limits', () => {
     const start = await small.search.execute({ query: 'needle_start', path: 'scratch/big' });
     expect(markedOf(start)).toEqual([1]);
     // The default limit (1 MB) also applies: the 2 MB file is read in part.
-    const byDefault = await tools.search.execute({ query: 'needle_end', path: 'scratch/big' });
+    const byDefault = await ws.tools.search.execute({ query: 'needle_end', path: 'scratch/big' });
     expect(byDefault).toMatch(/only the first 1000000 bytes/);
-    const whole = await workspace
+    const whole = await ws.workspace
       .tools({ maxFileBytes: 5_000_000 })
       .search.execute({ query: 'needle_end', path: 'scratch/big' });
     expect(markedOf(whole)).toEqual([100_002]);
@@ -196,12 +201,12 @@ describe('search limits', () => {
 
   it('caps the output, says it was cut and how to narrow, and never exceeds the limit', async () => {
     for (let index = 0; index < 40; index += 1) {
-      await workspace.write(
+      await ws.workspace.write(
         `scratch/many/file${String(index).padStart(2, '0')}.txt`,
         `intro\nthe widget is here ${index}\noutro\n`,
       );
     }
-    const capped = workspace.tools({ maxOutputChars: 1_500 });
+    const capped = ws.workspace.tools({ maxOutputChars: 1_500 });
     const text = await capped.search.execute({ query: 'widget', path: 'scratch/many' });
     expect(text.length).toBeLessThanOrEqual(1_500);
     expect(text).toMatch(/Found 40 matching lines in 40 files/);
@@ -213,15 +218,15 @@ describe('search limits', () => {
         `\\[Output cut at 1500 characters\\. Showing ${shownFiles} of 40 files with matches\\. Narrow the search: give a path`,
       ),
     );
-    const full = await tools.search.execute({ query: 'widget', path: 'scratch/many' });
+    const full = await ws.tools.search.execute({ query: 'widget', path: 'scratch/many' });
     expect(filesOf(full)).toHaveLength(40);
     expect(full).not.toMatch(/Output cut/);
   });
 
   it('shows the first lines of one huge file when even it does not fit', async () => {
     const lines = Array.from({ length: 400 }, (_, index) => `match number ${index + 1}`);
-    await workspace.write('scratch/huge/one.txt', lines.join('\n'));
-    const capped = workspace.tools({ maxOutputChars: 1_200, maxRangesPerFile: 1 });
+    await ws.workspace.write('scratch/huge/one.txt', lines.join('\n'));
+    const capped = ws.workspace.tools({ maxOutputChars: 1_200, maxRangesPerFile: 1 });
     const text = await capped.search.execute({ query: 'match', path: 'scratch/huge' });
     expect(text.length).toBeLessThanOrEqual(1_200);
     expect(text).toContain('>   1 | match number 1');
@@ -229,7 +234,7 @@ describe('search limits', () => {
   });
 
   it('shows at most maxRangesPerFile ranges per file and says where the rest start', async () => {
-    const text = await workspace
+    const text = await ws.workspace
       .tools({ maxRangesPerFile: 1 })
       .search.execute({ query: 'needle', path: 'scratch/merge/apart.txt' });
     expect(rangesOf(text)).toEqual(['8-12']);
@@ -237,29 +242,29 @@ describe('search limits', () => {
   });
 
   it('cuts very long lines (minified code) and says how much is left', async () => {
-    await workspace.write('scratch/min/app.min.js', `var a=1;${'x'.repeat(5_000)};findme();`);
-    const text = await tools.search.execute({ query: 'findme', path: 'scratch/min' });
+    await ws.workspace.write('scratch/min/app.min.js', `var a=1;${'x'.repeat(5_000)};findme();`);
+    const text = await ws.tools.search.execute({ query: 'findme', path: 'scratch/min' });
     expect(text).toMatch(/… \[4\d{3} more characters\]/);
     expect(text.length).toBeLessThan(2_000);
   });
 
   it('says when the walk stopped at maxFilesWalked', async () => {
-    const text = await workspace.tools({ maxFilesWalked: 3 }).search.execute({ query: 'x' });
+    const text = await ws.workspace.tools({ maxFilesWalked: 3 }).search.execute({ query: 'x' });
     expect(text).toContain('Note: the search stopped after 3 files; give a narrower path');
   });
 
   it('stops when the signal is aborted, before or during the walk', async () => {
     for (let index = 0; index < 300; index += 1) {
-      await workspace.write(`scratch/abort/f${index}.txt`, `abort target ${index}\n`);
+      await ws.workspace.write(`scratch/abort/f${index}.txt`, `abort target ${index}\n`);
     }
     const before = new AbortController();
     before.abort(new Error('stopped by the user'));
     await expect(
-      tools.search.execute({ query: 'target' }, { signal: before.signal }),
+      ws.tools.search.execute({ query: 'target' }, { signal: before.signal }),
     ).rejects.toThrow('stopped by the user');
 
     const during = new AbortController();
-    const running = tools.search.execute({ query: 'target' }, { signal: during.signal });
+    const running = ws.tools.search.execute({ query: 'target' }, { signal: during.signal });
     setImmediate(() => during.abort(new Error('aborted mid-walk')));
     await expect(running).rejects.toThrow('aborted mid-walk');
   });

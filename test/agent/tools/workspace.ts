@@ -2,6 +2,7 @@ import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import {
   type CodeTools,
   type CodeToolsOptions,
@@ -60,4 +61,22 @@ export async function makeWorkspace(): Promise<Workspace> {
     },
     remove: () => rm(base, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A workspace made before this file's tests (`setup` then adds files to it) and removed after
+ * them, with code tools on its root. Its fields are set in `beforeAll`: read them in tests.
+ */
+export function useWorkspace(setup?: (workspace: Workspace) => Promise<void>): {
+  readonly workspace: Workspace;
+  readonly tools: CodeTools;
+} {
+  const shared = {} as { workspace: Workspace; tools: CodeTools };
+  beforeAll(async () => {
+    shared.workspace = await makeWorkspace();
+    shared.tools = shared.workspace.tools();
+    await setup?.(shared.workspace);
+  });
+  afterAll(() => shared.workspace?.remove());
+  return shared;
 }
