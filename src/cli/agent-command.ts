@@ -6,6 +6,7 @@ import {
   DEFAULT_BASE_URL,
   DEFAULT_MODEL,
   MODEL_ENVIRONMENT,
+  MODEL_FLAGS,
   modelSetting,
   openAICompatibleModel,
   protocolSetting,
@@ -154,13 +155,7 @@ export async function agentCommand(
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: {
-      root: { type: 'string' },
-      protocol: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      'max-steps': { type: 'string' },
-    },
+    options: { ...MODEL_FLAGS, 'max-steps': { type: 'string' } },
     allowPositionals: true,
     strict: true,
   });

@@ -10,6 +10,14 @@ import { UsageError } from './usage-error.ts';
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:11434/v1';
 export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
 
+/** The `parseArgs` options of the settings below, shared by `agent` and `serve`. */
+export const MODEL_FLAGS = {
+  root: { type: 'string' },
+  protocol: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+} as const;
+
 export const MODEL_ENVIRONMENT =
   'Environment: TOOLWIRE_BASE_URL, TOOLWIRE_MODEL, TOOLWIRE_PROTOCOL, TOOLWIRE_API_KEY.';
 

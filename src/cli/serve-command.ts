@@ -16,6 +16,7 @@ import {
   DEFAULT_BASE_URL,
   DEFAULT_MODEL,
   MODEL_ENVIRONMENT,
+  MODEL_FLAGS,
   modelSetting,
   openAICompatibleModel,
   protocolSetting,
@@ -67,12 +68,9 @@ export async function serveCommand(
   const { values, positionals } = parseArgs({
     args,
     options: {
+      ...MODEL_FLAGS,
       port: { type: 'string' },
       host: { type: 'string' },
-      root: { type: 'string' },
-      protocol: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
       'max-runs': { type: 'string' },
       replay: { type: 'string' },
       'web-dir': { type: 'string' },
