@@ -283,10 +283,13 @@ export class XmlCallBody implements CallBody {
           if (close === -1 || close >= end) return end;
           index = close;
           this.attributeState = AttributeState.Between;
-          this.takeAttribute(
-            this.attributeName,
-            this.context.callText(this.attributeValueStart, this.callOffset(close, end)),
-          );
+          // Other attributes are markup and are left alone.
+          if (this.shape.isParameterName(this.attributeName)) {
+            this.takeAttribute(
+              this.attributeName,
+              this.context.callText(this.attributeValueStart, this.callOffset(close, end)),
+            );
+          }
           continue;
         }
         case AttributeState.SelfClosing:
@@ -303,12 +306,8 @@ export class XmlCallBody implements CallBody {
     return this.context.callLength - (end - index);
   }
 
-  /**
-   * `<get_weather city="Paris" days="2"/>`: an attribute named like a declared parameter gives its
-   * value. Other attributes are markup and are left alone.
-   */
+  /** `<get_weather city="Paris" days="2"/>`: an attribute named like a parameter gives its value. */
   private takeAttribute(name: string, raw: string): void {
-    if (!this.shape.isParameterName(name)) return;
     if (this.given.has(name)) {
       this.addDuplicate(name);
       return;
