@@ -20,14 +20,14 @@ const HIGH_SURROGATE_LAST = 0xdbff;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * `"name":` per key name. Calls to one tool repeat the same few names, and writing one costs a
+ * `"name":` per key name (as JSON.stringify writes it before a member's value). Calls to one tool repeat the same few names, and writing one costs a
  * JSON.stringify and a concatenation; the cap keeps odd inputs from growing it without bound.
  */
 const keyOpenings = new Map<string, string>();
 const MAX_CACHED_KEYS = 1024;
 const MAX_CACHED_KEY_LENGTH = 64;
 
-function keyOpening(name: string): string {
+export function keyOpening(name: string): string {
   let opening = keyOpenings.get(name);
   if (opening === undefined) {
     opening = JSON.stringify(name) + ':';

@@ -6,6 +6,7 @@ import { parseLenientJson } from '../../scan/lenient-json.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { isNameCharacter, isNameStart, MAX_TAG_LENGTH } from './tag-names.ts';
 import type { XmlToolShape } from './tool-shape.ts';
 import {
   decodeHeldText,
@@ -13,6 +14,7 @@ import {
   StringValueSink,
   type ValueSink,
 } from './value-sink.ts';
+import { readWholeCall } from './whole-call.ts';
 
 const State = {
   /** Inside the tool's own opening tag, reading attributes up to `>`. */
@@ -66,8 +68,6 @@ const NAMED_PARAMETER = /^<parameter\s+name\s*=\s*(?:"([^"<]*)"|'([^'<]*)')\s*(\
 
 const CDATA_OPEN = '<![CDATA[';
 const CDATA_CLOSE = ']]>';
-/** A tag longer than this is read as text: it bounds what a parser holds while reading one. */
-const MAX_TAG_LENGTH = 256;
 const TEXT_TAG: Tag = { kind: 'text' };
 
 /**
@@ -95,16 +95,6 @@ function classifyTag(raw: string): Tag {
   if (!isWhiteSpace(code)) return TEXT_TAG;
   // Attributes follow; a `/` just before the `>` closes the element.
   return { kind: 'open', name, selfClosing: last - 1 > index && raw.charCodeAt(last - 1) === 47 };
-}
-
-function isNameStart(code: number): boolean {
-  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
-}
-
-function isNameCharacter(code: number): boolean {
-  return (
-    isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46 || code === 58
-  );
 }
 
 /**
@@ -178,6 +168,8 @@ export class XmlCallBody implements CallBody {
   private heldSink: FragmentValueSink | undefined;
 
   private doneAt = -1;
+  /** No text read yet: the first write may hold the whole call (see readWholeCall). */
+  private fresh = true;
 
   private readonly context: CallContext;
   private readonly tool: ToolDefinition;
@@ -196,6 +188,16 @@ export class XmlCallBody implements CallBody {
   }
 
   write(text: string, start: number, end: number): number {
+    if (this.fresh) {
+      this.fresh = false;
+      const whole = readWholeCall(text, start, end, this.tool, this.shape);
+      if (whole !== undefined) {
+        this.doneAt = whole.end;
+        this.assembler.delta(whole.json);
+        this.assembler.complete(whole.input);
+        return whole.end;
+      }
+    }
     let index = start;
     while (index < end && this.doneAt === -1) {
       switch (this.state) {
@@ -454,7 +456,10 @@ export class XmlCallBody implements CallBody {
   private decideToolClose(text: string, index: number, end: number): number {
     const code = text.charCodeAt(index);
     let ends = this.tentativeRaw.includes('\n', this.tentativeTagLength);
-    if (!ends && code === 60 /* < */) {
+    if (!ends && this.tentativeRaw.endsWith('<')) {
+      // A `<` held from the last write: this character tells what it began.
+      ends = code !== 47; /* / */
+    } else if (!ends && code === 60 /* < */) {
       if (index + 1 >= end) {
         // Is it `</…` (content) or a new tag (the call ended)? The next chunk tells.
         this.tentativeRaw += '<';
@@ -462,13 +467,21 @@ export class XmlCallBody implements CallBody {
       }
       ends = text.charCodeAt(index + 1) !== 47; /* / */
     }
-    if (!ends && this.tentativeRaw.endsWith('<')) ends = code !== 47;
     if (ends) {
       // Give back the white space (and a held `<`) after the closing tag: it follows the call.
       this.leftover = this.tentativeRaw.slice(this.tentativeTagLength);
       this.tentativeRaw = '';
       this.closeValue();
       this.completeCall(index);
+      return index;
+    }
+    if (this.tentativeRaw.endsWith('<')) {
+      // `</…` across writes: the held `<` begins a tag of the value, as it would in one write.
+      this.sink!.text(this.tentativeRaw.slice(0, -1));
+      this.tentativeRaw = '';
+      this.state = State.Tag;
+      this.tagContext = 'value';
+      this.tagHeld = '<';
       return index;
     }
     this.sink!.text(this.tentativeRaw);

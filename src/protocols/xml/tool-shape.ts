@@ -11,6 +11,8 @@ export interface XmlToolShape {
   readonly directParameter: string | undefined;
   /** Whether `<name>` after a closing tag starts the next parameter of this tool. */
   isParameterName(name: string): boolean;
+  /** The declared parameter names (empty when the tool declares none and so accepts any). */
+  readonly parameterNames: readonly string[];
 }
 
 function declaredProperties(schema: JsonSchema): string[] {
@@ -30,6 +32,7 @@ export function xmlToolShape(tool: ToolDefinition): XmlToolShape {
   shape = {
     policy: createValuePolicy(tool.inputSchema),
     directParameter: names.length === 1 ? names[0] : undefined,
+    parameterNames: names,
     // A tool that declares no parameters accepts any: then any tag may start the next one.
     isParameterName: known.size === 0 ? () => true : (name) => known.has(name),
   };

@@ -53,7 +53,7 @@ export class StringValueSink implements ValueSink {
 
 interface FragmentElement {
   readonly name: string;
-  readonly pieces: { text: string; isContent: boolean }[];
+  readonly pieces: HeldPiece[];
   readonly children: FragmentElement[];
 }
 
@@ -66,7 +66,14 @@ const heldTextSink = new StringValueSink((text) => {
   decodedText += text;
 });
 
-function decodeText(pieces: FragmentElement['pieces']): string {
+/** A piece of a held value: literal text (entities encoded), or content (CDATA). */
+export interface HeldPiece {
+  readonly text: string;
+  readonly isContent: boolean;
+}
+
+/** Pieces of one value, decoded and trimmed as a streamed value would be. */
+export function decodeHeldPieces(pieces: readonly HeldPiece[]): string {
   heldTextSink.reset();
   for (const piece of pieces) {
     if (piece.isContent) heldTextSink.cdata(piece.text);
@@ -80,7 +87,7 @@ function decodeText(pieces: FragmentElement['pieces']): string {
 
 /** Text held whole (an attribute value), decoded and trimmed as a streamed value would be. */
 export function decodeHeldText(raw: string): string {
-  return decodeText([{ text: raw, isContent: false }]);
+  return decodeHeldPieces([{ text: raw, isContent: false }]);
 }
 
 /**
@@ -88,7 +95,7 @@ export function decodeHeldText(raw: string): string {
  * children are all `<item>`; otherwise an object of its children, a repeated name making an array.
  */
 function elementValue(element: FragmentElement): unknown {
-  if (element.children.length === 0) return decodeText(element.pieces);
+  if (element.children.length === 0) return decodeHeldPieces(element.pieces);
   if (element.children.every((child) => child.name === 'item')) {
     return element.children.map(elementValue);
   }

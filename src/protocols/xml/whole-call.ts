@@ -1,0 +1,296 @@
+import { setOwnProperty, type ToolDefinition } from '../../core/index.ts';
+import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
+import { keyOpening } from '../../scan/json-writer.ts';
+import { isNameCharacter, isNameStart, MAX_TAG_LENGTH } from './tag-names.ts';
+import type { XmlToolShape } from './tool-shape.ts';
+import { decodeHeldPieces, decodeHeldText, type HeldPiece } from './value-sink.ts';
+
+/** A call read in one piece: its input, the input's JSON text, and where the call ends. */
+export interface WholeCall {
+  /** Index just after the tool's closing tag. */
+  readonly end: number;
+  readonly input: Record<string, unknown>;
+  /** The input as the streaming body writes it: members in order of appearance. */
+  readonly json: string;
+}
+
+const CDATA_OPEN = '<![CDATA[';
+const CDATA_CLOSE = ']]>';
+
+/**
+ * The CDATA sections of the value being read, as pairs: where `<![CDATA[` starts and where its
+ * `]]>` starts. Reused: values are read one at a time.
+ */
+const cdataSections: number[] = [];
+
+/**
+ * Reads a call whose closing tag is already in the text at hand, in one pass, or gives up.
+ *
+ * Why: the streaming body handles every tag and every piece of a value as an event, which is
+ * what a call arriving a few characters at a time needs, and costs several microseconds per
+ * call. Text usually arrives in larger pieces (the AI SDK middleware joins what the provider
+ * has already delivered; `parseGeneratedText` has it all), so most calls are complete in one
+ * write. This reader takes the common shape only: `<tool>`, then declared parameters, each
+ * written once as `<name>value</name>`, then `</tool>`. String values may hold anything the
+ * streaming body reads as text or content (`a < b`, `<div>`, entities, CDATA); held values
+ * (numbers, enums, objects) plain text, entities and CDATA. Anything else (attributes, nested
+ * tags in held values, a parameter named twice, a closing tag the streaming body would have to
+ * weigh, a call not closed yet) returns undefined before anything is emitted, and the streaming
+ * body reads the call as always. The input and JSON text are the streaming body's, which the
+ * chunk-invariance property tests check (a whole text takes this path, its splits do not).
+ *
+ * `start` is just after `<tool` (the opener); only `text[start, end)` is read.
+ */
+export function readWholeCall(
+  text: string,
+  start: number,
+  end: number,
+  tool: ToolDefinition,
+  shape: XmlToolShape,
+): WholeCall | undefined {
+  const toolName = tool.name;
+  let index = skipMarkupSpace(text, start, end);
+  if (index >= end || text.charCodeAt(index) !== 62 /* > */) return undefined;
+  index++;
+  const input: Record<string, unknown> = {};
+  const given: string[] = [];
+  let json = '{';
+  for (;;) {
+    index = skipMarkupSpace(text, index, end);
+    if (index + 1 >= end || text.charCodeAt(index) !== 60 /* < */) return undefined;
+    if (text.charCodeAt(index + 1) === 47 /* / */) {
+      const after = closingTagEnd(text, index, end, toolName);
+      return after === -1 ? undefined : { end: after, input, json: `${json}}` };
+    }
+    // `<name>`: a declared parameter, given for the first time, with no attributes.
+    const nameEnd = plainOpeningTagEnd(text, index, end);
+    const name = nameEnd === -1 ? undefined : parameterAt(text, index + 1, nameEnd, shape);
+    if (name === undefined || name === toolName || given.includes(name)) return undefined;
+    const policy = shape.policy.property(name);
+    const isString = policy.streams('string');
+    // An array may be written as repeated tags, gathered at the call's end: the streaming body's.
+    if (!isString && policy.streams('array')) return undefined;
+    const valueStart = nameEnd + 1;
+    const close = valueEnd(text, valueStart, end, name, toolName, isString);
+    if (close === -1) return undefined;
+    // The closing tag counts only when the next parameter or the tool's end follows it.
+    const next = skipMarkupSpace(text, closingTagEnd(text, close, end, name), end);
+    if (!confirmsClose(text, next, end, toolName, shape)) return undefined;
+    const decoded = decodeValue(text, valueStart, close);
+    let valueJson: string;
+    if (isString) {
+      setOwnProperty(input, name, decoded);
+      valueJson = quoteString(decoded);
+    } else {
+      const value = policy.coerce(decoded);
+      setOwnProperty(input, name, value);
+      valueJson = heldValueJson(value);
+    }
+    json += `${given.length > 0 ? ',' : ''}${keyOpening(name)}${valueJson}`;
+    given.push(name);
+    index = next;
+  }
+}
+
+/**
+ * Whether `literal` is written at `at` (the caller checked it fits). A loop, not `startsWith`:
+ * names are short, and the call costs more than the comparison.
+ */
+function isAt(text: string, at: number, literal: string): boolean {
+  for (let index = 0; index < literal.length; index++) {
+    if (text.charCodeAt(at + index) !== literal.charCodeAt(index)) return false;
+  }
+  return true;
+}
+
+function skipMarkupSpace(text: string, index: number, end: number): number {
+  while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
+  return index;
+}
+
+/** Where the name that starts at `index` ends; -1 when no name starts there. */
+function nameEndAt(text: string, index: number, end: number): number {
+  if (index >= end || !isNameStart(text.charCodeAt(index))) return -1;
+  index++;
+  while (index < end && isNameCharacter(text.charCodeAt(index))) index++;
+  return index;
+}
+
+/** For `<name>` at `at`, where its name ends (at the `>`); otherwise -1. */
+function plainOpeningTagEnd(text: string, at: number, end: number): number {
+  const nameEnd = nameEndAt(text, at + 1, end);
+  return nameEnd !== -1 && nameEnd < end && text.charCodeAt(nameEnd) === 62 /* > */ ? nameEnd : -1;
+}
+
+/**
+ * The parameter named by `text[nameStart, nameEnd)`: the declared name itself (compared in
+ * place, so nothing is cut out of the text), or undefined. A tool that declares no parameters
+ * accepts any.
+ */
+function parameterAt(
+  text: string,
+  nameStart: number,
+  nameEnd: number,
+  shape: XmlToolShape,
+): string | undefined {
+  const names = shape.parameterNames;
+  if (names.length === 0) return text.slice(nameStart, nameEnd);
+  const length = nameEnd - nameStart;
+  for (const name of names) {
+    if (name.length === length && isAt(text, nameStart, name)) return name;
+  }
+  return undefined;
+}
+
+/** The index after `</name>` (white space allowed before `>`) at `at`; -1 if it is not that. */
+function closingTagEnd(text: string, at: number, end: number, name: string): number {
+  const nameEnd = at + 2 + name.length;
+  if (nameEnd > end || text.charCodeAt(at + 1) !== 47 /* / */ || !isAt(text, at + 2, name)) {
+    return -1;
+  }
+  let index = nameEnd;
+  if (index < end && isNameCharacter(text.charCodeAt(index))) return -1;
+  while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
+  if (index >= end || text.charCodeAt(index) !== 62 /* > */) return -1;
+  return index - at + 1 > MAX_TAG_LENGTH ? -1 : index + 1;
+}
+
+/**
+ * Where the value that starts at `index` ends (the `<` of `</name>`), or -1; its CDATA sections
+ * are left in `cdataSections`. Every other `<` must be one the streaming body reads as text of
+ * this value: in a string, anything but the parameter's or the tool's own tags; in a held value,
+ * only a `<` that starts no tag (a tag there would build structure).
+ */
+function valueEnd(
+  text: string,
+  index: number,
+  end: number,
+  name: string,
+  toolName: string,
+  isString: boolean,
+): number {
+  cdataSections.length = 0;
+  for (;;) {
+    const at = text.indexOf('<', index);
+    if (at === -1 || at + 1 >= end) return -1;
+    index = at + 1;
+    const code = text.charCodeAt(index);
+    if (code === 47 /* / */) {
+      if (closingTagEnd(text, at, end, name) !== -1) return at;
+      if (!isString) return -1;
+      // `</other>` is text; `</tool>` may end the call, which the streaming body weighs.
+      if (closingTagEnd(text, at, end, toolName) !== -1) return -1;
+      const nameEnd = nameEndAt(text, at + 2, end);
+      if (nameEnd >= end) return -1;
+    } else if (code === 33 /* ! */) {
+      if (text.startsWith(CDATA_OPEN, at)) {
+        const close = text.indexOf(CDATA_CLOSE, at + CDATA_OPEN.length);
+        if (close === -1 || close + CDATA_CLOSE.length > end) return -1;
+        cdataSections.push(at, close);
+        index = close + CDATA_CLOSE.length;
+      } else if (at + CDATA_OPEN.length > end) {
+        // Maybe a CDATA opening cut by the end of the text.
+        return -1;
+      }
+    } else if (isNameStart(code)) {
+      if (!isString) return -1;
+      // `<name>` or `<tool>` inside the value nest; any other tag is text of a string.
+      const nameEnd = nameEndAt(text, index, end);
+      if (nameEnd >= end) return -1;
+      const length = nameEnd - index;
+      if (
+        (length === name.length && isAt(text, index, name)) ||
+        (length === toolName.length && isAt(text, index, toolName))
+      ) {
+        return -1;
+      }
+    }
+  }
+}
+
+/** Whether the tag at `at` is the tool's closing tag or a plain opening tag of a parameter. */
+function confirmsClose(
+  text: string,
+  at: number,
+  end: number,
+  toolName: string,
+  shape: XmlToolShape,
+): boolean {
+  if (at + 1 >= end || text.charCodeAt(at) !== 60 /* < */) return false;
+  if (text.charCodeAt(at + 1) === 47 /* / */) return closingTagEnd(text, at, end, toolName) !== -1;
+  const nameEnd = plainOpeningTagEnd(text, at, end);
+  return nameEnd !== -1 && parameterAt(text, at + 1, nameEnd, shape) !== undefined;
+}
+
+/**
+ * The value `text[start, close)`, decoded and trimmed as the streaming body does (TrimmingSink):
+ * plain text is only trimmed, here; one CDATA section is its content; anything with entities or
+ * mixed with CDATA goes through the shared decoder.
+ */
+function decodeValue(text: string, start: number, close: number): string {
+  if (cdataSections.length === 0) {
+    const raw = text.slice(start, close);
+    return raw.includes('&') ? decodeHeldText(raw) : trimPlainText(raw);
+  }
+  const contentStart = cdataSections[0]! + CDATA_OPEN.length;
+  if (
+    cdataSections.length === 2 &&
+    cdataSections[0] === start &&
+    cdataSections[1]! + CDATA_CLOSE.length === close
+  ) {
+    return text.slice(contentStart, cdataSections[1]);
+  }
+  const pieces: HeldPiece[] = [];
+  let from = start;
+  for (let pair = 0; pair < cdataSections.length; pair += 2) {
+    const open = cdataSections[pair]!;
+    const closeAt = cdataSections[pair + 1]!;
+    if (open > from) pieces.push({ text: text.slice(from, open), isContent: false });
+    pieces.push({ text: text.slice(open + CDATA_OPEN.length, closeAt), isContent: true });
+    from = closeAt + CDATA_CLOSE.length;
+  }
+  if (close > from) pieces.push({ text: text.slice(from, close), isContent: false });
+  return decodeHeldPieces(pieces);
+}
+
+/**
+ * Plain text trimmed as a streamed value is: white space around it is layout, except that a
+ * multi-line value keeps its first line's indentation (it is code).
+ */
+function trimPlainText(raw: string): string {
+  const length = raw.length;
+  let first = 0;
+  while (first < length && isMarkupSpace(raw.charCodeAt(first))) first++;
+  if (first === length) return '';
+  let last = length - 1;
+  while (isMarkupSpace(raw.charCodeAt(last))) last--;
+  if (first === 0) return last === length - 1 ? raw : raw.slice(0, last + 1);
+  const lineStart = raw.lastIndexOf('\n', first - 1) + 1;
+  if (lineStart < first && raw.lastIndexOf('\n', last) > first) {
+    return raw.slice(lineStart, last + 1);
+  }
+  return raw.slice(first, last + 1);
+}
+
+/** `JSON.stringify(value)` (`null` where that gives nothing), cheaper for the usual scalars. */
+function heldValueJson(value: unknown): string {
+  if (typeof value === 'string') return quoteString(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Short strings rarely need escaping: checking is cheaper than JSON.stringify's call. */
+const SHORT_STRING = 64;
+
+/** `JSON.stringify(value)` for a string. */
+function quoteString(value: string): string {
+  if (value.length > SHORT_STRING) return JSON.stringify(value);
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code < 0x20 || code === 34 || code === 92 || (code >= 0xd800 && code <= 0xdfff)) {
+      return JSON.stringify(value);
+    }
+  }
+  return `"${value}"`;
+}
