@@ -84,7 +84,22 @@ export class CallAssembler {
   complete(value: unknown, problems: readonly ValidationProblem[] = this.problemsFor(value)): void {
     this.start();
     this.end();
-    const input = this.inputText();
+    this.emitCall(this.inputText(), problems);
+  }
+
+  /**
+   * Emits a call read in one piece, with nothing streamed before: its whole input (`json`,
+   * describing `value`) as one delta, then the call. The same events `delta` and `complete`
+   * give, without keeping a copy of the input.
+   */
+  completeWhole(json: string, value: unknown): void {
+    this.start();
+    this.context.inputDelta(this.toolCallId, json);
+    this.end();
+    this.emitCall(json, this.problemsFor(value));
+  }
+
+  private emitCall(input: string, problems: readonly ValidationProblem[]): void {
     this.context.emit(
       problems.length > 0
         ? {

@@ -14,7 +14,6 @@ import {
   StringValueSink,
   type ValueSink,
 } from './value-sink.ts';
-import { readWholeCall } from './whole-call.ts';
 
 const State = {
   /** Inside the tool's own opening tag, reading attributes up to `>`. */
@@ -168,8 +167,6 @@ export class XmlCallBody implements CallBody {
   private heldSink: FragmentValueSink | undefined;
 
   private doneAt = -1;
-  /** No text read yet: the first write may hold the whole call (see readWholeCall). */
-  private fresh = true;
 
   private readonly context: CallContext;
   private readonly tool: ToolDefinition;
@@ -188,16 +185,6 @@ export class XmlCallBody implements CallBody {
   }
 
   write(text: string, start: number, end: number): number {
-    if (this.fresh) {
-      this.fresh = false;
-      const whole = readWholeCall(text, start, end, this.tool, this.shape);
-      if (whole !== undefined) {
-        this.doneAt = whole.end;
-        this.assembler.delta(whole.json);
-        this.assembler.complete(whole.input);
-        return whole.end;
-      }
-    }
     let index = start;
     while (index < end && this.doneAt === -1) {
       switch (this.state) {

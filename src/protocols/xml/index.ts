@@ -1,7 +1,7 @@
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
-import { XmlCallBody } from './call-body.ts';
+import { XmlCall } from './call.ts';
 import { formatXmlToolCall, formatXmlToolResponse, formatXmlTools } from './format.ts';
 import { xmlToolShape } from './tool-shape.ts';
 
@@ -15,7 +15,7 @@ export function xmlProtocol(): ToolCallProtocol {
     name: 'xml',
     grammar: {
       callOpeners: (options) => openersFor(options.tools),
-      openCall: (tool, context) => new XmlCallBody(context, tool, xmlToolShape(tool)),
+      openCall: (tool, context) => new XmlCall(context, tool, xmlToolShape(tool)),
     },
     formatTools: formatXmlTools,
     formatToolCall: formatXmlToolCall,

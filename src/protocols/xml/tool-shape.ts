@@ -1,6 +1,16 @@
 import type { JsonSchema, ToolDefinition, ValuePolicy } from '../../core/index.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 
+/** What the whole-call reader needs to know about one declared parameter. */
+export interface XmlParameter {
+  readonly name: string;
+  readonly policy: ValuePolicy;
+  /** A string value is taken as written (the streaming body streams it). */
+  readonly isString: boolean;
+  /** Repeated tags may make an array of it (the streaming body gathers them at the call's end). */
+  readonly isRepeatable: boolean;
+}
+
 /** What the XML body needs to know about a tool, computed once per tool definition. */
 export interface XmlToolShape {
   readonly policy: ValuePolicy;
@@ -11,8 +21,8 @@ export interface XmlToolShape {
   readonly directParameter: string | undefined;
   /** Whether `<name>` after a closing tag starts the next parameter of this tool. */
   isParameterName(name: string): boolean;
-  /** The declared parameter names (empty when the tool declares none and so accepts any). */
-  readonly parameterNames: readonly string[];
+  /** The declared parameters (none when the tool declares none, and so accepts any). */
+  readonly parameters: readonly XmlParameter[];
 }
 
 function declaredProperties(schema: JsonSchema): string[] {
@@ -29,12 +39,22 @@ export function xmlToolShape(tool: ToolDefinition): XmlToolShape {
   if (shape) return shape;
   const names = declaredProperties(tool.inputSchema);
   const known = new Set(names);
+  const policy = createValuePolicy(tool.inputSchema);
   shape = {
-    policy: createValuePolicy(tool.inputSchema),
+    policy,
     directParameter: names.length === 1 ? names[0] : undefined,
-    parameterNames: names,
     // A tool that declares no parameters accepts any: then any tag may start the next one.
     isParameterName: known.size === 0 ? () => true : (name) => known.has(name),
+    parameters: names.map((name) => {
+      const parameterPolicy = policy.property(name);
+      const isString = parameterPolicy.streams('string');
+      return {
+        name,
+        policy: parameterPolicy,
+        isString,
+        isRepeatable: !isString && parameterPolicy.streams('array'),
+      };
+    }),
   };
   shapes.set(tool, shape);
   return shape;

@@ -53,7 +53,9 @@ export function readWholeCall(
   if (index >= end || text.charCodeAt(index) !== 62 /* > */) return undefined;
   index++;
   const input: Record<string, unknown> = {};
-  const given: string[] = [];
+  /** Parameters given so far, by their index in the shape (a bit each; beyond 31, a list). */
+  let givenBits = 0;
+  let givenBeyond: number[] | undefined;
   let json = '{';
   for (;;) {
     index = skipMarkupSpace(text, index, end);
@@ -64,30 +66,36 @@ export function readWholeCall(
     }
     // `<name>`: a declared parameter, given for the first time, with no attributes.
     const nameEnd = plainOpeningTagEnd(text, index, end);
-    const name = nameEnd === -1 ? undefined : parameterAt(text, index + 1, nameEnd, shape);
-    if (name === undefined || name === toolName || given.includes(name)) return undefined;
-    const policy = shape.policy.property(name);
-    const isString = policy.streams('string');
-    // An array may be written as repeated tags, gathered at the call's end: the streaming body's.
-    if (!isString && policy.streams('array')) return undefined;
+    const which = nameEnd === -1 ? -1 : parameterAt(text, index + 1, nameEnd, shape);
+    if (which === -1) return undefined;
+    if (which < 31) {
+      if ((givenBits & (1 << which)) !== 0) return undefined;
+      givenBits |= 1 << which;
+    } else {
+      givenBeyond ??= [];
+      if (givenBeyond.includes(which)) return undefined;
+      givenBeyond.push(which);
+    }
+    const parameter = shape.parameters[which]!;
+    const name = parameter.name;
+    if (name === toolName || parameter.isRepeatable) return undefined;
     const valueStart = nameEnd + 1;
-    const close = valueEnd(text, valueStart, end, name, toolName, isString);
+    const close = valueEnd(text, valueStart, end, name, toolName, parameter.isString);
     if (close === -1) return undefined;
     // The closing tag counts only when the next parameter or the tool's end follows it.
     const next = skipMarkupSpace(text, closingTagEnd(text, close, end, name), end);
     if (!confirmsClose(text, next, end, toolName, shape)) return undefined;
     const decoded = decodeValue(text, valueStart, close);
     let valueJson: string;
-    if (isString) {
+    if (parameter.isString) {
       setOwnProperty(input, name, decoded);
       valueJson = quoteString(decoded);
     } else {
-      const value = policy.coerce(decoded);
+      const value = parameter.policy.coerce(decoded);
       setOwnProperty(input, name, value);
       valueJson = heldValueJson(value);
     }
-    json += `${given.length > 0 ? ',' : ''}${keyOpening(name)}${valueJson}`;
-    given.push(name);
+    json += `${json.length > 1 ? ',' : ''}${keyOpening(name)}${valueJson}`;
     index = next;
   }
 }
@@ -123,23 +131,22 @@ function plainOpeningTagEnd(text: string, at: number, end: number): number {
 }
 
 /**
- * The parameter named by `text[nameStart, nameEnd)`: the declared name itself (compared in
- * place, so nothing is cut out of the text), or undefined. A tool that declares no parameters
- * accepts any.
+ * The declared parameter named by `text[nameStart, nameEnd)`, as its index in the shape (compared
+ * in place, so nothing is cut out of the text), or -1.
  */
 function parameterAt(
   text: string,
   nameStart: number,
   nameEnd: number,
   shape: XmlToolShape,
-): string | undefined {
-  const names = shape.parameterNames;
-  if (names.length === 0) return text.slice(nameStart, nameEnd);
+): number {
+  const parameters = shape.parameters;
   const length = nameEnd - nameStart;
-  for (const name of names) {
-    if (name.length === length && isAt(text, nameStart, name)) return name;
+  for (let which = 0; which < parameters.length; which++) {
+    const name = parameters[which]!.name;
+    if (name.length === length && isAt(text, nameStart, name)) return which;
   }
-  return undefined;
+  return -1;
 }
 
 /** The index after `</name>` (white space allowed before `>`) at `at`; -1 if it is not that. */
@@ -219,7 +226,7 @@ function confirmsClose(
   if (at + 1 >= end || text.charCodeAt(at) !== 60 /* < */) return false;
   if (text.charCodeAt(at + 1) === 47 /* / */) return closingTagEnd(text, at, end, toolName) !== -1;
   const nameEnd = plainOpeningTagEnd(text, at, end);
-  return nameEnd !== -1 && parameterAt(text, at + 1, nameEnd, shape) !== undefined;
+  return nameEnd !== -1 && parameterAt(text, at + 1, nameEnd, shape) !== -1;
 }
 
 /**
