@@ -18,5 +18,6 @@ function randomPrefix(length: number): string {
 export function createIdGenerator(kind: string): IdGenerator {
   const prefix = `${kind}_${randomPrefix(10)}_`;
   let counter = 0;
-  return () => prefix + (counter++).toString(36);
+  // Decimal: a small number's string is cached by the engine, where base 36 is computed each time.
+  return () => prefix + counter++;
 }

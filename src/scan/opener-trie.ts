@@ -26,8 +26,32 @@ type Match<Data> = Extract<OpenerMatch<Data>, { kind: 'match' }>;
 /** Matches are made once, at compile time: scanning text allocates nothing per opener found. */
 interface TrieNode<Data> {
   readonly children: Map<number, TrieNode<Data>>;
+  /**
+   * The one child's character and node, when there is exactly one (-1 otherwise): past the first
+   * few characters a trie of tool names is a chain, and a comparison costs less than a lookup.
+   */
+  onlyCode: number;
+  onlyChild: TrieNode<Data> | undefined;
   exact?: Match<Data>;
   delimited?: Match<Data>;
+}
+
+function newNode<Data>(): TrieNode<Data> {
+  return { children: new Map(), onlyCode: -1, onlyChild: undefined };
+}
+
+/** Sets `onlyCode`/`onlyChild` on every node with exactly one child. */
+function markChains<Data>(root: TrieNode<Data>): void {
+  const nodes = [root];
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    for (const [code, child] of node.children) {
+      if (node.children.size === 1) {
+        node.onlyCode = code;
+        node.onlyChild = child;
+      }
+      nodes.push(child);
+    }
+  }
 }
 
 const NONE = { kind: 'none' } as const;
@@ -46,14 +70,14 @@ export interface OpenerTrie<Data> {
 }
 
 export function compileOpeners<Data>(openers: readonly Opener<Data>[]): OpenerTrie<Data> {
-  const root: TrieNode<Data> = { children: new Map() };
+  const root = newNode<Data>();
   for (const opener of openers) {
     let node = root;
     for (let index = 0; index < opener.literal.length; index++) {
       const code = opener.literal.charCodeAt(index);
       let next = node.children.get(code);
       if (!next) {
-        next = { children: new Map() };
+        next = newNode<Data>();
         node.children.set(code, next);
       }
       node = next;
@@ -63,6 +87,7 @@ export function compileOpeners<Data>(openers: readonly Opener<Data>[]): OpenerTr
     if (opener.delimited) node.delimited ??= found;
     else node.exact ??= found;
   }
+  markChains(root);
   const firstCharacters = [...root.children.keys()];
 
   function match(text: string, start: number): OpenerMatch<Data> {
@@ -73,7 +98,12 @@ export function compileOpeners<Data>(openers: readonly Opener<Data>[]): OpenerTr
       if (position >= text.length) return PARTIAL;
       const code = text.charCodeAt(position);
       if (node.delimited && isNameDelimiter(code)) return node.delimited;
-      const next = node.children.get(code);
+      const next =
+        node.onlyCode === -1
+          ? node.children.get(code)
+          : node.onlyCode === code
+            ? node.onlyChild
+            : undefined;
       if (!next) return NONE;
       node = next;
       position++;

@@ -49,43 +49,36 @@ export function readWholeCall(
   shape: XmlToolShape,
 ): WholeCall | undefined {
   const toolName = tool.name;
-  let index = skipMarkupSpace(text, start, end);
-  if (index >= end || text.charCodeAt(index) !== 62 /* > */) return undefined;
-  index++;
+  const openEnd = skipMarkupSpace(text, start, end);
+  if (openEnd >= end || text.charCodeAt(openEnd) !== 62 /* > */) return undefined;
+  let tag = tagAt(text, skipMarkupSpace(text, openEnd + 1, end), end, toolName, shape);
   const input: Record<string, unknown> = {};
   /** Parameters given so far, by their index in the shape (a bit each; beyond 31, a list). */
   let givenBits = 0;
   let givenBeyond: number[] | undefined;
   let json = '{';
-  for (;;) {
-    index = skipMarkupSpace(text, index, end);
-    if (index + 1 >= end || text.charCodeAt(index) !== 60 /* < */) return undefined;
-    if (text.charCodeAt(index + 1) === 47 /* / */) {
-      const after = closingTagEnd(text, index, end, toolName);
-      return after === -1 ? undefined : { end: after, input, json: `${json}}` };
-    }
+  while (tag !== TOOL_CLOSE) {
     // `<name>`: a declared parameter, given for the first time, with no attributes.
-    const nameEnd = plainOpeningTagEnd(text, index, end);
-    const which = nameEnd === -1 ? -1 : parameterAt(text, index + 1, nameEnd, shape);
-    if (which === -1) return undefined;
-    if (which < 31) {
-      if ((givenBits & (1 << which)) !== 0) return undefined;
-      givenBits |= 1 << which;
+    if (tag === NOT_A_TAG) return undefined;
+    if (tag < 31) {
+      if ((givenBits & (1 << tag)) !== 0) return undefined;
+      givenBits |= 1 << tag;
     } else {
       givenBeyond ??= [];
-      if (givenBeyond.includes(which)) return undefined;
-      givenBeyond.push(which);
+      if (givenBeyond.includes(tag)) return undefined;
+      givenBeyond.push(tag);
     }
-    const parameter = shape.parameters[which]!;
+    const parameter = shape.parameters[tag]!;
     const name = parameter.name;
     if (name === toolName || parameter.isRepeatable) return undefined;
-    const valueStart = nameEnd + 1;
-    const close = valueEnd(text, valueStart, end, name, toolName, parameter.isString);
-    if (close === -1) return undefined;
+    const valueStart = tagEnd;
+    const closeEnd = valueEnd(text, valueStart, end, name, toolName, parameter.isString);
+    if (closeEnd === -1) return undefined;
+    const valueClose = closingTagStart;
     // The closing tag counts only when the next parameter or the tool's end follows it.
-    const next = skipMarkupSpace(text, closingTagEnd(text, close, end, name), end);
-    if (!confirmsClose(text, next, end, toolName, shape)) return undefined;
-    const decoded = decodeValue(text, valueStart, close);
+    tag = tagAt(text, skipMarkupSpace(text, closeEnd, end), end, toolName, shape);
+    if (tag === NOT_A_TAG) return undefined;
+    const decoded = decodeValue(text, valueStart, valueClose);
     let valueJson: string;
     if (parameter.isString) {
       setOwnProperty(input, name, decoded);
@@ -96,8 +89,43 @@ export function readWholeCall(
       valueJson = heldValueJson(value);
     }
     json += `${json.length > 1 ? ',' : ''}${keyOpening(name)}${valueJson}`;
-    index = next;
   }
+  return { end: tagEnd, input, json: `${json}}` };
+}
+
+/** `tagAt` found the tool's closing tag. */
+const TOOL_CLOSE = -2;
+/** `tagAt` found neither the tool's closing tag nor a declared parameter's opening tag. */
+const NOT_A_TAG = -1;
+/**
+ * Where the tag `tagAt` found ends, and where the closing tag `valueEnd` found starts. Set by
+ * those functions for their caller to read at once (read whole calls never nest).
+ */
+let tagEnd = 0;
+let closingTagStart = 0;
+
+/**
+ * The tag at `at`: the tool's closing tag (TOOL_CLOSE), a declared parameter's plain opening tag
+ * (its index in the shape), or NOT_A_TAG. Sets `tagEnd`.
+ */
+function tagAt(
+  text: string,
+  at: number,
+  end: number,
+  toolName: string,
+  shape: XmlToolShape,
+): number {
+  if (at + 1 >= end || text.charCodeAt(at) !== 60 /* < */) return NOT_A_TAG;
+  if (text.charCodeAt(at + 1) === 47 /* / */) {
+    const after = closingTagEnd(text, at, end, toolName);
+    if (after === -1) return NOT_A_TAG;
+    tagEnd = after;
+    return TOOL_CLOSE;
+  }
+  const nameEnd = plainOpeningTagEnd(text, at, end);
+  if (nameEnd === -1) return NOT_A_TAG;
+  tagEnd = nameEnd + 1;
+  return parameterAt(text, at + 1, nameEnd, shape);
 }
 
 /**
@@ -163,8 +191,8 @@ function closingTagEnd(text: string, at: number, end: number, name: string): num
 }
 
 /**
- * Where the value that starts at `index` ends (the `<` of `</name>`), or -1; its CDATA sections
- * are left in `cdataSections`. Every other `<` must be one the streaming body reads as text of
+ * Where the value that starts at `index` ends: the index after its `</name>` (whose start is left
+ * in `closingTagStart`), or -1; its CDATA sections are left in `cdataSections`. Every other `<` must be one the streaming body reads as text of
  * this value: in a string, anything but the parameter's or the tool's own tags; in a held value,
  * only a `<` that starts no tag (a tag there would build structure).
  */
@@ -176,14 +204,19 @@ function valueEnd(
   toolName: string,
   isString: boolean,
 ): number {
-  cdataSections.length = 0;
+  // (Only when needed: setting an array's length is not cheap.)
+  if (cdataSections.length > 0) cdataSections.length = 0;
   for (;;) {
     const at = text.indexOf('<', index);
     if (at === -1 || at + 1 >= end) return -1;
     index = at + 1;
     const code = text.charCodeAt(index);
     if (code === 47 /* / */) {
-      if (closingTagEnd(text, at, end, name) !== -1) return at;
+      const closeEnd = closingTagEnd(text, at, end, name);
+      if (closeEnd !== -1) {
+        closingTagStart = at;
+        return closeEnd;
+      }
       if (!isString) return -1;
       // `</other>` is text; `</tool>` may end the call, which the streaming body weighs.
       if (closingTagEnd(text, at, end, toolName) !== -1) return -1;
@@ -213,20 +246,6 @@ function valueEnd(
       }
     }
   }
-}
-
-/** Whether the tag at `at` is the tool's closing tag or a plain opening tag of a parameter. */
-function confirmsClose(
-  text: string,
-  at: number,
-  end: number,
-  toolName: string,
-  shape: XmlToolShape,
-): boolean {
-  if (at + 1 >= end || text.charCodeAt(at) !== 60 /* < */) return false;
-  if (text.charCodeAt(at + 1) === 47 /* / */) return closingTagEnd(text, at, end, toolName) !== -1;
-  const nameEnd = plainOpeningTagEnd(text, at, end);
-  return nameEnd !== -1 && parameterAt(text, at + 1, nameEnd, shape) !== -1;
 }
 
 /**
