@@ -12,6 +12,12 @@ import { METADATA_KEY, problemsMetadata, type ToolCallMetadata } from '../metada
 import type { ResolvedOptions } from '../options.ts';
 
 export type StreamPart = LanguageModelV4StreamPart;
+
+/**
+ * The default id source, one per process: its counter keeps ids unique across steps, and a step
+ * does not pay for random bytes (`getRandomValues` costs more than parsing a small response).
+ */
+let sharedIds: IdGenerator | undefined;
 export type Emit = (part: StreamPart) => void;
 
 function isJsonText(text: string): boolean {
@@ -46,7 +52,7 @@ export class StepOutput {
     this.plan = plan;
     this.options = options;
     this.demandMet = plan.demand === undefined;
-    this.ids = options.generateId ?? createIdGenerator('tw');
+    this.ids = options.generateId ?? (sharedIds ??= createIdGenerator('tw'));
     // One id source for the parser and for the parts made here, so ids never collide.
     this.parser = options.protocol.createStreamParser({
       ...plan.parseOptions,

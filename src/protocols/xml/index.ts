@@ -11,11 +11,14 @@ import { xmlToolShape } from './tool-shape.ts';
  * `attempt_completion` when that tool is declared.
  */
 export function xmlProtocol(): ToolCallProtocol {
-  return defineProtocol<ToolDefinition>({
+  return defineProtocol<string>({
     name: 'xml',
     grammar: {
       callOpeners: (options) => openersFor(options.tools),
-      openCall: (tool, context) => new XmlCall(context, tool, xmlToolShape(tool)),
+      openCall: (name, context) => {
+        const tool = context.options.toolsByName.get(name)!;
+        return new XmlCall(context, tool, xmlToolShape(tool));
+      },
     },
     formatTools: formatXmlTools,
     formatToolCall: formatXmlToolCall,
@@ -23,32 +26,22 @@ export function xmlProtocol(): ToolCallProtocol {
   });
 }
 
-interface ToolOpeners {
-  /** The tools the openers were made from, to notice a list changed in place. */
-  readonly tools: readonly ToolDefinition[];
-  readonly openers: readonly Opener<ToolDefinition>[];
-}
-
 /**
- * One opener array per tool list, so the engine compiles it once (callers usually pass the same
- * list for every response). A list changed in place gets new openers.
+ * One opener array per list of tool names, so the engine compiles it once: the AI SDK hands over
+ * new tool objects for every step, with the same names. The openers carry names, and a call's
+ * tool is looked up in the parse's own tools, so a cached array never holds an old definition.
  */
-const openersByToolList = new WeakMap<readonly ToolDefinition[], ToolOpeners>();
+const openersByNames = new Map<string, readonly Opener<string>[]>();
+/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
+const MAX_CACHED_TOOL_LISTS = 64;
 
-function openersFor(tools: readonly ToolDefinition[]): readonly Opener<ToolDefinition>[] {
-  const cached = openersByToolList.get(tools);
-  if (
-    cached &&
-    cached.tools.length === tools.length &&
-    cached.tools.every((tool, index) => tool === tools[index])
-  ) {
-    return cached.openers;
+function openersFor(tools: readonly ToolDefinition[]): readonly Opener<string>[] {
+  const key = tools.map((tool) => tool.name).join('\u0000');
+  let openers = openersByNames.get(key);
+  if (openers === undefined) {
+    openers = tools.map((tool) => ({ literal: `<${tool.name}`, delimited: true, data: tool.name }));
+    if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
+    openersByNames.set(key, openers);
   }
-  const openers = tools.map((tool) => ({
-    literal: `<${tool.name}`,
-    delimited: true,
-    data: tool,
-  }));
-  openersByToolList.set(tools, { tools: [...tools], openers });
   return openers;
 }

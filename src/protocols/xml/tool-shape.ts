@@ -32,10 +32,16 @@ function declaredProperties(schema: JsonSchema): string[] {
   return Object.keys(properties);
 }
 
-const shapes = new WeakMap<ToolDefinition, XmlToolShape>();
+/**
+ * Shapes by input schema: a shape depends on nothing else, and the AI SDK makes new tool objects
+ * for every step around the same schemas.
+ */
+const shapes = new WeakMap<object, XmlToolShape>();
 
 export function xmlToolShape(tool: ToolDefinition): XmlToolShape {
-  let shape = shapes.get(tool);
+  const schema = tool.inputSchema;
+  const cacheable = typeof schema === 'object' && schema !== null;
+  let shape = cacheable ? shapes.get(schema) : undefined;
   if (shape) return shape;
   const names = declaredProperties(tool.inputSchema);
   const known = new Set(names);
@@ -56,6 +62,6 @@ export function xmlToolShape(tool: ToolDefinition): XmlToolShape {
       };
     }),
   };
-  shapes.set(tool, shape);
+  if (cacheable) shapes.set(schema, shape);
   return shape;
 }
