@@ -18,6 +18,11 @@ export type StreamPart = LanguageModelV4StreamPart;
  * does not pay for random bytes (`getRandomValues` costs more than parsing a small response).
  */
 let sharedIds: IdGenerator | undefined;
+
+function defaultIds(): IdGenerator {
+  sharedIds ??= createIdGenerator('tw');
+  return sharedIds;
+}
 export type Emit = (part: StreamPart) => void;
 
 function isJsonText(text: string): boolean {
@@ -52,7 +57,7 @@ export class StepOutput {
     this.plan = plan;
     this.options = options;
     this.demandMet = plan.demand === undefined;
-    this.ids = options.generateId ?? (sharedIds ??= createIdGenerator('tw'));
+    this.ids = options.generateId ?? defaultIds();
     // One id source for the parser and for the parts made here, so ids never collide.
     this.parser = options.protocol.createStreamParser({
       ...plan.parseOptions,

@@ -7,6 +7,7 @@ import type { CallPlan } from '../call-plan.ts';
 import { toolChoiceNotFollowed } from '../errors.ts';
 import type { ResolvedOptions } from '../options.ts';
 import { addUsage, finishReasonFor, isInterruption, retryParams } from './finish.ts';
+import { ReadAhead } from './read-ahead.ts';
 import { type Emit, StepOutput, type StreamPart } from './step-output.ts';
 
 type FinishPart = Extract<StreamPart, { type: 'finish' }>;
@@ -48,15 +49,8 @@ class StreamTranslator {
    * returns, so nothing waits for text that has not arrived and parts keep their order.
    */
   private pendingText = '';
-  /** The next provider part, asked for while looking ahead; taken by the next read. */
-  private ahead: Promise<ReadResult> | undefined;
-  /** The look-ahead's result, once it has arrived. */
-  private aheadResult: ReadResult | undefined;
-  private readonly onAhead = (result: ReadResult) => {
-    this.aheadResult = result;
-  };
-  // A failed look-ahead is seen when the next read awaits it.
-  private readonly onAheadFailed = () => {};
+  /** The provider's parts, read a few at a time. */
+  private parts: ReadAhead<StreamPart>;
   private attempt = 1;
   private stepEnded = false;
   private finished = false;
@@ -81,6 +75,7 @@ class StreamTranslator {
     options: ResolvedOptions,
   ) {
     this.reader = source.getReader();
+    this.parts = new ReadAhead(this.reader);
     this.model = model;
     this.params = params;
     this.plan = plan;
@@ -121,24 +116,6 @@ class StreamTranslator {
     this.controller = controller;
   }
 
-  /** Asks for the next provider part ahead of time; `takeAhead` tells whether it is there. */
-  private lookAhead(): void {
-    this.aheadResult = undefined;
-    const ahead = this.reader.read();
-    this.ahead = ahead;
-    ahead.then(this.onAhead, this.onAheadFailed);
-  }
-
-  /** The looked-ahead part if it has arrived (it is then no longer pending). */
-  private takeAhead(): ReadResult | undefined {
-    const result = this.aheadResult;
-    if (result !== undefined) {
-      this.aheadResult = undefined;
-      this.ahead = undefined;
-    }
-    return result;
-  }
-
   async pull(controller: ReadableStreamDefaultController<StreamPart>): Promise<void> {
     if (this.failure) {
       controller.error(this.failure.error);
@@ -149,10 +126,9 @@ class StreamTranslator {
     for (let handled = 0; ; handled++) {
       if (next === undefined) {
         try {
-          next = await (this.ahead ?? this.reader.read());
+          next = await this.parts.next();
         } catch (error) {
           // Aborted or failed mid-output: close what is open, report the open call, then fail.
-          this.ahead = undefined;
           this.parsePendingText();
           this.endStep(true);
           this.release();
@@ -160,7 +136,6 @@ class StreamTranslator {
           if (this.given === 0) controller.error(error);
           return;
         }
-        this.ahead = undefined;
       }
       if (next.done) {
         // No finish part: the output was cut off.
@@ -197,12 +172,7 @@ class StreamTranslator {
       next = undefined;
       if (this.given > 0 || this.pendingText.length > 0) {
         // Keep going only with parts that are already there.
-        if (handled < MAX_BATCH) {
-          this.lookAhead();
-          // A read of a part already queued settles at once: its reaction runs before this resumes.
-          await undefined;
-          next = this.takeAhead();
-        }
+        if (handled < MAX_BATCH) next = await this.parts.arrived();
         if (next === undefined) {
           this.parsePendingText();
           // Text that gave nothing yet (a call still open) does not end the pull: wait for more.
@@ -222,7 +192,6 @@ class StreamTranslator {
   }
 
   cancel(reason: unknown): Promise<void> {
-    this.ahead = undefined;
     return this.reader.cancel(reason);
   }
 
@@ -275,9 +244,9 @@ class StreamTranslator {
       return false;
     }
     // Anything after the first attempt's finish is not wanted any more.
-    this.ahead = undefined;
     this.reader.cancel().catch(() => {});
     this.reader = retried.stream.getReader();
+    this.parts = new ReadAhead(this.reader);
     this.step = new StepOutput(this.plan, this.options);
     this.stepEnded = false;
     this.sawError = false;
