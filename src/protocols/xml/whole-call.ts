@@ -78,13 +78,18 @@ export function readWholeCall(
     // The closing tag counts only when the next parameter or the tool's end follows it.
     tag = tagAt(text, skipMarkupSpace(text, closeEnd, end), end, toolName, shape);
     if (tag === NOT_A_TAG) return undefined;
-    const decoded = decodeValue(text, valueStart, valueClose);
     let valueJson: string;
     if (parameter.isString) {
+      let decoded = shortPlainString(text, valueStart, valueClose);
+      if (decoded === undefined) {
+        decoded = decodeValue(text, valueStart, valueClose);
+        valueJson = quoteString(decoded);
+      } else {
+        valueJson = shortPlainStringJson;
+      }
       setOwnProperty(input, name, decoded);
-      valueJson = quoteString(decoded);
     } else {
-      const value = parameter.policy.coerce(decoded);
+      const value = parameter.policy.coerce(decodeValue(text, valueStart, valueClose));
       setOwnProperty(input, name, value);
       valueJson = heldValueJson(value);
     }
@@ -277,6 +282,47 @@ function decodeValue(text: string, start: number, close: number): string {
   }
   if (close > from) pieces.push({ text: text.slice(from, close), isContent: false });
   return decodeHeldPieces(pieces);
+}
+
+/** The JSON text of the value `shortPlainString` last returned. */
+let shortPlainStringJson = '';
+
+/**
+ * The common string value, short plain text (`<city> Paris </city>`), read in one pass: trimmed
+ * as `trimPlainText` does and quoted as `quoteString` does (left in `shortPlainStringJson`).
+ * Undefined for anything else (long, CDATA, references, a multi-line value keeping its
+ * indentation): `decodeValue` reads those.
+ */
+function shortPlainString(text: string, start: number, close: number): string | undefined {
+  if (close - start > SHORT_STRING || cdataSections.length > 0) return undefined;
+  let first = -1;
+  let last = -1;
+  /** The last tab or line break seen after the first content character. */
+  let lastLayout = -1;
+  let escapes = false;
+  for (let index = start; index < close; index++) {
+    const code = text.charCodeAt(index);
+    if (isMarkupSpace(code)) {
+      if (code !== 0x20 && first !== -1) lastLayout = index;
+      continue;
+    }
+    if (code === 38 /* & */) return undefined;
+    if (code < 0x20 || code === 34 || code === 92 || (code >= 0xd800 && code <= 0xdfff)) {
+      escapes = true;
+    }
+    if (first === -1) first = index;
+    last = index;
+  }
+  if (first === -1) {
+    shortPlainStringJson = '""';
+    return '';
+  }
+  const inner = lastLayout !== -1 && lastLayout < last;
+  // Indentation before a first line that has more lines after it is kept: trimPlainText's case.
+  if (inner && first > start && text.charCodeAt(first - 1) !== 10 /* \n */) return undefined;
+  const value = text.slice(first, last + 1);
+  shortPlainStringJson = escapes || inner ? JSON.stringify(value) : `"${value}"`;
+  return value;
 }
 
 /**
