@@ -197,3 +197,33 @@ export class EntityDecoder {
     this.held = '';
   }
 }
+
+/**
+ * The references in text held whole, decoded by EntityDecoder's rules in one pass (a reference's
+ * `;` must come within reach of its `&`; what does not decode stays as written).
+ */
+export function decodeReferences(text: string): string {
+  let decoded = '';
+  let from = 0;
+  let amp = text.indexOf('&');
+  while (amp !== -1) {
+    const limit = Math.min(amp + MAX_ENTITY_LENGTH, text.length - 1);
+    let semicolon = -1;
+    for (let index = amp + 1; index <= limit; index++) {
+      if (text.charCodeAt(index) === 59 /* ; */) {
+        semicolon = index;
+        break;
+      }
+    }
+    const reference =
+      semicolon === -1 ? undefined : decodeReference(text.slice(amp + 1, semicolon));
+    if (reference === undefined) {
+      amp = text.indexOf('&', amp + 1);
+      continue;
+    }
+    decoded += text.slice(from, amp) + reference;
+    from = semicolon + 1;
+    amp = text.indexOf('&', from);
+  }
+  return from === 0 ? text : decoded + text.slice(from);
+}

@@ -3,7 +3,8 @@ import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { keyOpening } from '../../scan/json-writer.ts';
 import { isNameCharacter, isNameStart, MAX_TAG_LENGTH } from './tag-names.ts';
 import type { XmlToolShape } from './tool-shape.ts';
-import { decodeHeldPieces, decodeHeldText, type HeldPiece } from './value-sink.ts';
+import { decodeHeldPieces, type HeldPiece } from './value-sink.ts';
+import { decodeReferences } from './value-text.ts';
 
 /** A call read in one piece: its input, the input's JSON text, and where the call ends. */
 export interface WholeCall {
@@ -255,14 +256,11 @@ function valueEnd(
 
 /**
  * The value `text[start, close)`, decoded and trimmed as the streaming body does (TrimmingSink):
- * plain text is only trimmed, here; one CDATA section is its content; anything with entities or
- * mixed with CDATA goes through the shared decoder.
+ * text, here; one CDATA section is its content; text mixed with CDATA goes through the shared
+ * decoder.
  */
 function decodeValue(text: string, start: number, close: number): string {
-  if (cdataSections.length === 0) {
-    const raw = text.slice(start, close);
-    return raw.includes('&') ? decodeHeldText(raw) : trimPlainText(raw);
-  }
+  if (cdataSections.length === 0) return trimPlainText(text.slice(start, close));
   const contentStart = cdataSections[0]! + CDATA_OPEN.length;
   if (
     cdataSections.length === 2 &&
@@ -297,13 +295,15 @@ function shortPlainString(text: string, start: number, close: number): string | 
   if (close - start > SHORT_STRING || cdataSections.length > 0) return undefined;
   let first = -1;
   let last = -1;
-  /** The last tab or line break seen after the first content character. */
-  let lastLayout = -1;
+  /** A tab or line break came after the first content character… */
+  let layout = false;
+  /** …and content came after it: the value holds it. */
+  let inner = false;
   let escapes = false;
   for (let index = start; index < close; index++) {
     const code = text.charCodeAt(index);
     if (isMarkupSpace(code)) {
-      if (code !== 0x20 && first !== -1) lastLayout = index;
+      if (code !== 0x20 && first !== -1) layout = true;
       continue;
     }
     if (code === 38 /* & */) return undefined;
@@ -312,12 +312,12 @@ function shortPlainString(text: string, start: number, close: number): string | 
     }
     if (first === -1) first = index;
     last = index;
+    if (layout) inner = true;
   }
   if (first === -1) {
     shortPlainStringJson = '""';
     return '';
   }
-  const inner = lastLayout !== -1 && lastLayout < last;
   // Indentation before a first line that has more lines after it is kept: trimPlainText's case.
   if (inner && first > start && text.charCodeAt(first - 1) !== 10 /* \n */) return undefined;
   const value = text.slice(first, last + 1);
@@ -326,8 +326,8 @@ function shortPlainString(text: string, start: number, close: number): string | 
 }
 
 /**
- * Plain text trimmed as a streamed value is: white space around it is layout, except that a
- * multi-line value keeps its first line's indentation (it is code).
+ * Plain text decoded and trimmed as a streamed value is: white space around it is layout, except
+ * that a multi-line value keeps its first line's indentation (it is code).
  */
 function trimPlainText(raw: string): string {
   const length = raw.length;
@@ -336,12 +336,12 @@ function trimPlainText(raw: string): string {
   if (first === length) return '';
   let last = length - 1;
   while (isMarkupSpace(raw.charCodeAt(last))) last--;
-  if (first === 0) return last === length - 1 ? raw : raw.slice(0, last + 1);
+  // References are content, never trimmed: decoded inside the literal white space around them.
+  const written = first === 0 && last === length - 1 ? raw : raw.slice(first, last + 1);
+  const core = written.includes('&') ? decodeReferences(written) : written;
+  if (first === 0) return core;
   const lineStart = raw.lastIndexOf('\n', first - 1) + 1;
-  if (lineStart < first && raw.lastIndexOf('\n', last) > first) {
-    return raw.slice(lineStart, last + 1);
-  }
-  return raw.slice(first, last + 1);
+  return lineStart < first && core.includes('\n') ? raw.slice(lineStart, first) + core : core;
 }
 
 /** `JSON.stringify(value)` (`null` where that gives nothing), cheaper for the usual scalars. */

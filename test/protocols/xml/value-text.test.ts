@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EntityDecoder, TrimmingSink } from '../../../src/protocols/xml/value-text.ts';
+import {
+  decodeReferences,
+  EntityDecoder,
+  TrimmingSink,
+} from '../../../src/protocols/xml/value-text.ts';
 import { splitAt } from '../../support/chunks.ts';
 
 /** Decodes and trims `text` fed in the given chunks, as a streamed string value is. */
@@ -101,6 +105,51 @@ describe('entity decoding', () => {
           expect(streamValue(chunks)).toBe(streamValue([text]));
         },
       ),
+    );
+  });
+});
+
+describe('decodeReferences', () => {
+  it('decodes what EntityDecoder decodes, in one pass, leaving the rest as written', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.constantFrom(
+            'a',
+            ' ',
+            '&',
+            ';',
+            '&amp;',
+            '&lt;',
+            '&#10;',
+            '&#x41;',
+            '&#0;',
+            '&#xD800;',
+            '&bogus;',
+            '&amp',
+            '#',
+            'x',
+          ),
+          { maxLength: 12 },
+        ),
+        (pieces) => {
+          const text = pieces.join('');
+          let streamed = '';
+          const decoder = new EntityDecoder({
+            literal: (piece) => {
+              streamed += piece;
+            },
+            content: (piece) => {
+              streamed += piece;
+            },
+            end: () => {},
+          });
+          decoder.write(text);
+          decoder.end();
+          expect(decodeReferences(text)).toBe(streamed);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });

@@ -163,7 +163,70 @@ const document = fc
   .tuple(fc.constantFrom('', 'Sure.\n\n'), fc.array(call, { minLength: 1, maxLength: 3 }))
   .map(([before, calls]) => `${before}${calls.join('\nThen\n')} done.`);
 
+/** Pieces of values the whole-call reader takes: text, layout, references, CDATA, stray `<`. */
+const PLAIN_PIECES = [
+  'Paris',
+  'a b',
+  'x',
+  ' ',
+  '  ',
+  '\n',
+  '\n  ',
+  '\t',
+  '\r\n',
+  '3',
+  'celsius',
+  '"',
+  '\\',
+  'é',
+  '😀',
+  '\ud800',
+  '\u0001',
+  'a < b',
+  '<div>',
+  '&amp;',
+  '&lt;',
+  '&#32;',
+  '&#10;',
+  '&',
+  '&bogus;',
+  '<![CDATA[ x\n]]>',
+];
+
+/** Calls written as models usually write them: declared parameters, each once, closed. */
+const wellFormedCall = fc.constantFrom(...TOOLS).chain((tool) =>
+  fc
+    .tuple(
+      fc.shuffledSubarray(Object.keys((tool.inputSchema as { properties: object }).properties)),
+      fc.array(fc.array(fc.constantFrom(...PLAIN_PIECES), { maxLength: 8 }), {
+        minLength: 5,
+        maxLength: 5,
+      }),
+      fc.constantFrom('\n', '', '\n  '),
+    )
+    .map(([names, values, layout]) => {
+      const parameters = names.map(
+        (name, index) => `${layout}<${name}>${values[index]!.join('')}</${name}>`,
+      );
+      return `<${tool.name}>${parameters.join('')}\n</${tool.name}>`;
+    }),
+);
+
 describe('whole-call reading keeps the streaming result', () => {
+  it('reads well-formed calls with any plain values the same in one push and one character at a time', () => {
+    fc.assert(
+      fc.property(fc.array(wellFormedCall, { minLength: 1, maxLength: 3 }), (calls) => {
+        const text = `Sure.\n${calls.join('\n')}\nDone.`;
+        const whole = streamEvents(xml, [text], { tools: TOOLS });
+        expect(contentOf(streamEvents(xml, [...text], { tools: TOOLS }))).toEqual(contentOf(whole));
+        for (const event of whole) {
+          if (event.type === 'tool-call') expect(() => JSON.parse(event.input)).not.toThrow();
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('parses every generated call the same in one push, one character at a time and split anywhere', () => {
     fc.assert(
       fc.property(document, fc.array(fc.nat(), { maxLength: 6 }), (text, cuts) => {
