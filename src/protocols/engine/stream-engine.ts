@@ -130,6 +130,25 @@ export function createStreamEngine<CallData>(
   let callStart = 0;
   /** Characters handed back by a call body that read past its call's end. */
   let handBack = '';
+  /**
+   * The text a call body is writing (`writeText[writeStart, writeEnd)`): part of the call's raw
+   * text, kept in `callRaw` only once the write returns, and only if the call did not complete
+   * (a completed call's raw text is never read).
+   */
+  let writeText = '';
+  let writeStart = 0;
+  let writeEnd = 0;
+
+  /** The call's raw text between two offsets, including the write in progress. */
+  function callText(start: number, end: number = callRaw.length + (writeEnd - writeStart)): string {
+    const kept = callRaw.length;
+    if (end <= kept) return callRaw.slice(start, end);
+    const written = writeText.slice(
+      writeStart + Math.max(0, start - kept),
+      writeStart + end - kept,
+    );
+    return start >= kept ? written : callRaw.slice(start, kept) + written;
+  }
 
   const context: CallContext = {
     options,
@@ -152,9 +171,9 @@ export function createStreamEngine<CallData>(
       reportFault(code, message, raw, extra);
     },
     get callLength() {
-      return callRaw.length;
+      return callRaw.length + (writeEnd - writeStart);
     },
-    callText: (start, end) => callRaw.slice(start, end),
+    callText: (start, end) => callText(start, end),
     settle: (result) => {
       outcome = result;
     },
@@ -338,16 +357,25 @@ export function createStreamEngine<CallData>(
     const allowed = options.maxCallChars - before;
     const end = Math.min(text.length, start + allowed);
     // The body may cut raw text out of what it is given while it reads it (CallContext.callText).
-    callRaw.append(text.slice(start, end));
+    writeText = text;
+    writeStart = start;
+    writeEnd = end;
     const stop = body!.write(text, start, end);
+    writeText = '';
+    writeStart = writeEnd = 0;
     if (stop !== -1) {
       const leftover = body!.leftover ?? '';
       // What follows the call's end, and the characters the body read past it, are not the call's.
-      callRaw.truncate(before + stop - start - leftover.length);
+      const callEnd = before + stop - start - leftover.length;
+      if (outcome?.kind !== 'call') {
+        if (callEnd > before) callRaw.append(text.slice(start, start + callEnd - before));
+        else callRaw.truncate(callEnd);
+      }
       if (leftover.length > 0) handBack = leftover;
       closeCall(offset + stop - leftover.length);
       return stop;
     }
+    callRaw.append(text.slice(start, end));
     if (callRaw.length >= options.maxCallChars) {
       body!.abandon();
       outcome = {
