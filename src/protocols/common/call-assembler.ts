@@ -1,7 +1,7 @@
 import type { ToolDefinition, ValidationProblem } from '../../core/index.ts';
 import { RawText } from '../../scan/raw-text.ts';
 import { createValidator } from '../../schema/index.ts';
-import type { CallContext } from '../engine/call-body.ts';
+import type { CallContext, CallOutcome } from '../engine/call-body.ts';
 
 /**
  * Characters of streamed argument strings a call body keeps to have the input at hand when the
@@ -9,6 +9,8 @@ import type { CallContext } from '../engine/call-body.ts';
  * is not kept twice.
  */
 export const MAX_KEPT_ARGUMENT_CHARS = 64 * 1024;
+
+const CALL_OUTCOME: CallOutcome = { kind: 'call' };
 
 /** One validator for the process: compiled schemas are cached per schema object. */
 const sharedValidator = createValidator();
@@ -22,9 +24,12 @@ export class CallAssembler {
   readonly toolCallId: string;
   private started = false;
   private ended = false;
-  /** The streamed input so far, joined in blocks as it grows (see RawText). */
-  private readonly streamed = new RawText({ growsSmallText: true });
-  private readonly extraProblems: ValidationProblem[] = [];
+  /**
+   * The streamed input so far, joined in blocks as it grows (see RawText). Made on the first
+   * delta: a call read whole never streams.
+   */
+  private streamed: RawText | undefined;
+  private extraProblems: ValidationProblem[] | undefined;
 
   private readonly context: CallContext;
   readonly tool: ToolDefinition;
@@ -50,12 +55,14 @@ export class CallAssembler {
   readonly delta = (text: string): void => {
     if (text.length === 0) return;
     this.start();
+    this.streamed ??= new RawText({ growsSmallText: true });
     this.streamed.append(text);
     this.context.inputDelta(this.toolCallId, text);
   };
 
   /** A problem the protocol found itself (e.g. a parameter given twice). */
   addProblem(problem: ValidationProblem): void {
+    this.extraProblems ??= [];
     this.extraProblems.push(problem);
   }
 
@@ -69,7 +76,7 @@ export class CallAssembler {
 
   /** The JSON text streamed so far. */
   inputText(): string {
-    return this.streamed.toString();
+    return this.streamed?.toString() ?? '';
   }
 
   /** Problems of `value` against the tool's schema (plus the protocol's own). */
@@ -77,7 +84,7 @@ export class CallAssembler {
     const problems = this.context.options.validate
       ? sharedValidator.validate(value, this.tool.inputSchema)
       : [];
-    return this.extraProblems.length > 0 ? [...this.extraProblems, ...problems] : problems;
+    return this.extraProblems ? [...this.extraProblems, ...problems] : problems;
   }
 
   /** Emits the call. `value` is the input the streamed text describes. */
@@ -111,7 +118,7 @@ export class CallAssembler {
           }
         : { type: 'tool-call', toolCallId: this.toolCallId, toolName: this.tool.name, input },
     );
-    this.context.settle({ kind: 'call' });
+    this.context.settle(CALL_OUTCOME);
   }
 
   /** The call cannot be completed: close the stream and report it with its raw text. */
