@@ -8,6 +8,7 @@ import type {
 } from '../../core/index.ts';
 import { createStreamEngine, type ProtocolGrammar } from '../engine/stream-engine.ts';
 import { collectContent } from './collect-content.ts';
+import { cacheToolsSection } from './tools-section-cache.ts';
 
 export interface ProtocolDefinition<CallData> {
   readonly name: string;
@@ -29,6 +30,7 @@ export function defineProtocol<CallData>(
   definition: ProtocolDefinition<CallData>,
 ): ToolCallProtocol {
   const { grammar } = definition;
+  const formatTools = cacheToolsSection((tools) => definition.formatTools(tools));
   const runOnce = (text: string, options: ParseOptions, spans?: [number, number][]) => {
     const parser = createStreamEngine(
       grammar,
@@ -41,7 +43,7 @@ export function defineProtocol<CallData>(
   };
   return {
     name: definition.name,
-    formatTools: (tools) => definition.formatTools(tools),
+    formatTools,
     formatToolCall: (call) => definition.formatToolCall(asList(call)),
     formatToolResponse: (result) => definition.formatToolResponse(asList(result)),
     parseGeneratedText: (text, options) => collectContent(runOnce(text, options)),
