@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../src/index.ts';
+import type { JsonSchema, ToolDefinition } from '../../src/index.ts';
 import { cacheToolsSection } from '../../src/protocols/common/tools-section-cache.ts';
 
-const schema = { type: 'object', properties: { city: { type: 'string' } } };
-const tool = (description: string, inputSchema: object = schema): ToolDefinition => ({
+const schema: JsonSchema = { type: 'object', properties: { city: { type: 'string' } } };
+const tool = (description: string, inputSchema: JsonSchema = schema): ToolDefinition => ({
   name: 'get_weather',
   description,
   inputSchema,
@@ -23,7 +23,7 @@ describe('cacheToolsSection', () => {
     expect(rendered).toHaveLength(1);
     expect(format([tool('Weather now')])).toBe('get_weather: Weather now');
     // Another schema object (even an equal one) is rendered again.
-    format([tool('Weather', { ...schema })]);
+    format([tool('Weather', { ...(schema as object) })]);
     expect(rendered).toHaveLength(3);
     format([tool('Weather'), tool('Weather')]);
     expect(rendered).toHaveLength(4);

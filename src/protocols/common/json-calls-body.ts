@@ -12,6 +12,7 @@ import { createValuePolicy } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from './call-assembler.ts';
 import { describeProblems } from './describe-problems.ts';
+import { readWholeJsonCall } from './whole-json-call.ts';
 
 /** How a protocol writes calls as JSON: which keys name the tool and hold its arguments. */
 export interface JsonCallShape {
@@ -194,7 +195,13 @@ type Phase = (typeof Phase)[keyof typeof Phase];
  */
 export class JsonCallsBody implements CallBody, JsonTokenHandler {
   private phase: Phase;
-  private readonly tokenizer: JsonTokenizer;
+  /** Made when first needed: a call read whole (see whole-json-call.ts) never needs one. */
+  private madeTokenizer: JsonTokenizer | undefined;
+  private get tokenizer(): JsonTokenizer {
+    // The body routes its tokenizer's tokens itself: one object per call, not a set of closures.
+    this.madeTokenizer ??= createJsonTokenizer(this);
+    return this.madeTokenizer;
+  }
   /**
    * Where the JSON starts in the call's raw text (CallContext.callText): the tokenizer's offsets
    * count from here, and the JSON is cut out of the engine's copy rather than kept twice.
@@ -223,6 +230,8 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
   private faultSettled = false;
   private callsEmitted = 0;
   private unknownTool = false;
+  /** The first write may read a whole plain call at once (see whole-json-call.ts). */
+  private mayReadWhole: boolean;
 
   private readonly context: CallContext;
   private readonly config: JsonCallsBodyConfig;
@@ -231,8 +240,12 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     this.context = context;
     this.config = config;
     this.openingTag = config.openingTagPrefix ?? '';
-    // The body routes its tokenizer's tokens itself: one object per call, not a set of closures.
-    this.tokenizer = createJsonTokenizer(this);
+    this.mayReadWhole =
+      config.closer !== undefined &&
+      !config.speculative &&
+      !config.jsonPrefix &&
+      !config.nameInOpeningTag &&
+      !config.skipLanguageTag;
     this.phase = config.nameInOpeningTag
       ? Phase.OpeningTag
       : config.skipLanguageTag
@@ -247,6 +260,22 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
   }
 
   write(text: string, start: number, end: number): number {
+    if (this.mayReadWhole) {
+      this.mayReadWhole = false;
+      const stop = readWholeJsonCall(
+        this.context,
+        this.config.shape,
+        this.config.closer!,
+        text,
+        start,
+        end,
+      );
+      if (stop !== -1) {
+        this.phase = Phase.Done;
+        this.doneAt = stop;
+        return stop;
+      }
+    }
     let index = start;
     while (index < end && this.doneAt === -1) {
       switch (this.phase) {
