@@ -54,6 +54,24 @@ function escapeStringContent(text: string): string {
   return json.length === text.length + 2 ? text : json.slice(1, -1);
 }
 
+/** `JSON.stringify(value)` for a string, without the call for a short one that needs no escape. */
+export function jsonStringText(value: string): string {
+  return value.length < LONG_PIECE && !NEEDS_ESCAPE.test(value)
+    ? `"${value}"`
+    : JSON.stringify(value);
+}
+
+/**
+ * `JSON.stringify(value)`, `null` where that gives nothing (undefined, a function): the text a
+ * whole value is written as. The usual scalars skip the call.
+ */
+export function jsonValueText(value: unknown): string {
+  if (typeof value === 'string') return jsonStringText(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value) ?? 'null';
+}
+
 /**
  * The deltas add up to `JSON.stringify` of the value described, so they can stream to a reader
  * and the final text still compares byte for byte. Commas are placed here.
@@ -127,8 +145,7 @@ class StreamingJsonWriter implements CanonicalJsonWriter {
   }
 
   value(value: unknown): void {
-    const json = JSON.stringify(value);
-    this.open(json === undefined ? 'null' : json);
+    this.open(jsonValueText(value));
     this.emit('');
     this.needsComma = true;
   }

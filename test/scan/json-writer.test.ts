@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../src/scan/json-writer.ts';
+import {
+  type CanonicalJsonWriter,
+  createCanonicalJsonWriter,
+  jsonStringText,
+  jsonValueText,
+} from '../../src/scan/json-writer.ts';
 import { splitAt } from '../support/chunks.ts';
 
 function createCollectingWriter(): { writer: CanonicalJsonWriter; deltas: string[] } {
@@ -171,6 +176,29 @@ describe('createCanonicalJsonWriter', () => {
         expect(deltas.every((delta) => delta !== '')).toBe(true);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('jsonValueText', () => {
+  it('is JSON.stringify, null where that gives nothing', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: 'grapheme-ascii', maxLength: 80 }),
+          fc.double(),
+          fc.boolean(),
+          fc.constant(undefined),
+          fc.constant(-0),
+          fc.jsonValue(),
+        ),
+        (value) => {
+          expect(jsonValueText(value)).toBe(JSON.stringify(value) ?? 'null');
+          if (typeof value === 'string') expect(jsonStringText(value)).toBe(JSON.stringify(value));
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });

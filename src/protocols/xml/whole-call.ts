@@ -1,6 +1,6 @@
 import { setOwnProperty, type ToolDefinition } from '../../core/index.ts';
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
-import { keyOpening } from '../../scan/json-writer.ts';
+import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
 import { isNameCharacter, isNameStart, MAX_TAG_LENGTH } from './tag-names.ts';
 import type { XmlToolShape } from './tool-shape.ts';
 import { decodeHeldPieces, type HeldPiece } from './value-sink.ts';
@@ -79,21 +79,10 @@ export function readWholeCall(
     // The closing tag counts only when the next parameter or the tool's end follows it.
     tag = tagAt(text, skipMarkupSpace(text, closeEnd, end), end, toolName, shape);
     if (tag === NOT_A_TAG) return undefined;
-    let valueJson: string;
-    if (parameter.isString) {
-      let decoded = shortPlainString(text, valueStart, valueClose);
-      if (decoded === undefined) {
-        decoded = decodeValue(text, valueStart, valueClose);
-        valueJson = quoteString(decoded);
-      } else {
-        valueJson = shortPlainStringJson;
-      }
-      setOwnProperty(input, name, decoded);
-    } else {
-      const value = parameter.policy.coerce(decodeValue(text, valueStart, valueClose));
-      setOwnProperty(input, name, value);
-      valueJson = heldValueJson(value);
-    }
+    const decoded = decodeValue(text, valueStart, valueClose);
+    const value = parameter.isString ? decoded : parameter.policy.coerce(decoded);
+    setOwnProperty(input, name, value);
+    const valueJson = jsonValueText(value);
     json += `${json.length > 1 ? ',' : ''}${keyOpening(name)}${valueJson}`;
   }
   return { end: tagEnd, input, json: `${json}}` };
@@ -282,49 +271,6 @@ function decodeValue(text: string, start: number, close: number): string {
   return decodeHeldPieces(pieces);
 }
 
-/** The JSON text of the value `shortPlainString` last returned. */
-let shortPlainStringJson = '';
-
-/**
- * The common string value, short plain text (`<city> Paris </city>`), read in one pass: trimmed
- * as `trimPlainText` does and quoted as `quoteString` does (left in `shortPlainStringJson`).
- * Undefined for anything else (long, CDATA, references, a multi-line value keeping its
- * indentation): `decodeValue` reads those.
- */
-function shortPlainString(text: string, start: number, close: number): string | undefined {
-  if (close - start > SHORT_STRING || cdataSections.length > 0) return undefined;
-  let first = -1;
-  let last = -1;
-  /** A tab or line break came after the first content character… */
-  let layout = false;
-  /** …and content came after it: the value holds it. */
-  let inner = false;
-  let escapes = false;
-  for (let index = start; index < close; index++) {
-    const code = text.charCodeAt(index);
-    if (isMarkupSpace(code)) {
-      if (code !== 0x20 && first !== -1) layout = true;
-      continue;
-    }
-    if (code === 38 /* & */) return undefined;
-    if (code < 0x20 || code === 34 || code === 92 || (code >= 0xd800 && code <= 0xdfff)) {
-      escapes = true;
-    }
-    if (first === -1) first = index;
-    last = index;
-    if (layout) inner = true;
-  }
-  if (first === -1) {
-    shortPlainStringJson = '""';
-    return '';
-  }
-  // Indentation before a first line that has more lines after it is kept: trimPlainText's case.
-  if (inner && first > start && text.charCodeAt(first - 1) !== 10 /* \n */) return undefined;
-  const value = text.slice(first, last + 1);
-  shortPlainStringJson = escapes || inner ? JSON.stringify(value) : `"${value}"`;
-  return value;
-}
-
 /**
  * Plain text decoded and trimmed as a streamed value is: white space around it is layout, except
  * that a multi-line value keeps its first line's indentation (it is code).
@@ -342,27 +288,4 @@ function trimPlainText(raw: string): string {
   if (first === 0) return core;
   const lineStart = raw.lastIndexOf('\n', first - 1) + 1;
   return lineStart < first && core.includes('\n') ? raw.slice(lineStart, first) + core : core;
-}
-
-/** `JSON.stringify(value)` (`null` where that gives nothing), cheaper for the usual scalars. */
-function heldValueJson(value: unknown): string {
-  if (typeof value === 'string') return quoteString(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** Short strings rarely need escaping: checking is cheaper than JSON.stringify's call. */
-const SHORT_STRING = 64;
-
-/** `JSON.stringify(value)` for a string. */
-function quoteString(value: string): string {
-  if (value.length > SHORT_STRING) return JSON.stringify(value);
-  for (let index = 0; index < value.length; index++) {
-    const code = value.charCodeAt(index);
-    if (code < 0x20 || code === 34 || code === 92 || (code >= 0xd800 && code <= 0xdfff)) {
-      return JSON.stringify(value);
-    }
-  }
-  return `"${value}"`;
 }
