@@ -168,7 +168,8 @@ function isIdentifierPart(code: number): boolean {
   return isIdentifierStart(code) || isDigit(code);
 }
 
-function hexDigitValue(code: number): number {
+/** A hex digit's value, or -1 for any other character. */
+export function hexDigitValue(code: number): number {
   if (code >= DIGIT_ZERO && code <= DIGIT_NINE) return code - DIGIT_ZERO;
   if (code >= LOWER_A && code <= LOWER_F) return code - LOWER_A + 10;
   if (code >= UPPER_A && code <= UPPER_F) return code - UPPER_A + 10;

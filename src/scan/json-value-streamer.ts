@@ -95,7 +95,7 @@ export function createJsonValueStreamer(
  * write become `null`, `-0` becomes `0`. Only objects (held and coerced whole, rare) need the
  * round trip.
  */
-function asJsonReadsIt(value: unknown): unknown {
+export function asJsonReadsIt(value: unknown): unknown {
   if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null;
   if (typeof value !== 'object' || value === null) return value;
   const json = JSON.stringify(value);

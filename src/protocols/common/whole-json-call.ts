@@ -1,6 +1,8 @@
 import type { ValuePolicy } from '../../core/index.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
-import { keyOpening } from '../../scan/json-writer.ts';
+import { hexDigitValue } from '../../scan/json-tokenizer.ts';
+import { asJsonReadsIt } from '../../scan/json-value-streamer.ts';
+import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
 import { parseJson } from '../../scan/lenient-json.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import type { CallContext } from '../engine/call-body.ts';
@@ -87,11 +89,6 @@ function quoteAt(text: string, from: number, end: number): number {
   return -1;
 }
 
-/** The value of a hex digit that JSON.parse has accepted. */
-function hexValue(code: number): number {
-  return code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57;
-}
-
 /** How JSON.stringify prints each ASCII character inside a string. */
 const ASCII_IN_JSON: readonly string[] = Array.from({ length: 0x80 }, (_, code) =>
   JSON.stringify(String.fromCharCode(code)).slice(1, -1),
@@ -131,10 +128,10 @@ function canonicalString(
     if (isUnicode) {
       if (isEscape) {
         const code =
-          (hexValue(literal.charCodeAt(at + 2)) << 12) |
-          (hexValue(literal.charCodeAt(at + 3)) << 8) |
-          (hexValue(literal.charCodeAt(at + 4)) << 4) |
-          hexValue(literal.charCodeAt(at + 5));
+          (hexDigitValue(literal.charCodeAt(at + 2)) << 12) |
+          (hexDigitValue(literal.charCodeAt(at + 3)) << 8) |
+          (hexDigitValue(literal.charCodeAt(at + 4)) << 4) |
+          hexDigitValue(literal.charCodeAt(at + 5));
         // A surrogate may pair with the next escape: JSON.stringify knows how that prints.
         if (code >= 0xd800 && code <= 0xdfff) return JSON.stringify(value);
         out +=
@@ -266,33 +263,16 @@ class ArgumentsReader {
       }
       for (let count = countStrings(raw, depth); count > 0; count--) this.skipString();
     }
-    // Held: coerced whole, written whole, then as JSON reads it back (the streamer's asJsonReadsIt).
+    // Held: coerced whole, written whole, then as JSON reads it back, as the streamer settles it.
     const coerced = policy.coerce(raw);
-    switch (typeof coerced) {
-      case 'number':
-        // JSON.stringify prints finite numbers as String does (-0 as 0), others as null.
-        if (!Number.isFinite(coerced)) {
-          this.out += 'null';
-          return null;
-        }
-        this.out += String(coerced);
-        return coerced + 0;
-      case 'boolean':
-        this.out += coerced ? 'true' : 'false';
-        return coerced;
-      case 'string':
-        this.out += coerced === raw ? this.stringText(coerced) : JSON.stringify(coerced);
-        return coerced;
-      case 'undefined':
-        if (inObject) return OMIT;
-        this.out += 'null';
-        return null;
-      default: {
-        const json = JSON.stringify(coerced) ?? 'null';
-        this.out += json;
-        return typeof coerced === 'object' && coerced !== null ? JSON.parse(json) : null;
-      }
-    }
+    // JSON has no undefined: a property disappears, anything else becomes null.
+    if (coerced === undefined && inObject) return OMIT;
+    const settled = coerced === undefined ? null : coerced;
+    this.out +=
+      typeof settled === 'string' && settled === raw
+        ? this.stringText(settled)
+        : jsonValueText(settled);
+    return asJsonReadsIt(settled);
   }
 }
 
