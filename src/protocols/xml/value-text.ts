@@ -136,6 +136,18 @@ function decodeReference(body: string): string | undefined {
 }
 
 /**
+ * The `;` that ends the reference begun by the `&` at `amp`, or -1 when none is within reach (so
+ * text full of bare `&` stays linear).
+ */
+function semicolonAfter(text: string, amp: number): number {
+  const last = Math.min(amp + MAX_ENTITY_LENGTH, text.length - 1);
+  for (let index = amp + 1; index <= last; index++) {
+    if (text.charCodeAt(index) === 59 /* ; */) return index;
+  }
+  return -1;
+}
+
+/**
  * Decodes the five predefined XML entities and numeric character references in one pass, so
  * `&amp;lt;` is `&lt;` (never `<`). Nothing else is expanded: there is no DTD. An entity cut by a
  * chunk boundary is held until it completes. Decoded characters are passed on as content.
@@ -159,17 +171,9 @@ export class EntityDecoder {
         sink.literal(start === 0 ? text : text.slice(start));
         return;
       }
-      // Look for the ';' only within reach, so text full of bare '&' stays linear.
-      const limit = amp + MAX_ENTITY_LENGTH;
-      let semicolon = -1;
-      for (let index = amp + 1; index <= limit && index < text.length; index++) {
-        if (text.charCodeAt(index) === 59 /* ; */) {
-          semicolon = index;
-          break;
-        }
-      }
+      const semicolon = semicolonAfter(text, amp);
       if (semicolon === -1) {
-        if (text.length <= limit) {
+        if (text.length <= amp + MAX_ENTITY_LENGTH) {
           // The reference may still complete in the next chunk.
           sink.literal(text.slice(start, amp));
           this.held = text.slice(amp);
@@ -207,14 +211,7 @@ export function decodeReferences(text: string): string {
   let from = 0;
   let amp = text.indexOf('&');
   while (amp !== -1) {
-    const limit = Math.min(amp + MAX_ENTITY_LENGTH, text.length - 1);
-    let semicolon = -1;
-    for (let index = amp + 1; index <= limit; index++) {
-      if (text.charCodeAt(index) === 59 /* ; */) {
-        semicolon = index;
-        break;
-      }
-    }
+    const semicolon = semicolonAfter(text, amp);
     const reference =
       semicolon === -1 ? undefined : decodeReference(text.slice(amp + 1, semicolon));
     if (reference === undefined) {
