@@ -748,7 +748,8 @@ function peerVersion(): string {
  * The middleware section in a fresh process (`bench/middleware.ts --json`), toolwire and its
  * floors side by side in it as before. Run after the other sections in this process it measured
  * the JIT state they leave behind (one-character streams, megabyte arguments) as much as the
- * middleware: 1.3-1.8x slower for xml and about 2x for hermes at 256-character chunks.
+ * middleware: at 256-character chunks about 1.4x slower for xml and 2x for hermes (one run of
+ * each: 1.76x and 3.08x the stage in-process, 1.27x and 1.53x in a process of its own).
  */
 function benchMiddlewareInChild(): Promise<MiddlewareBenchResult> {
   return new Promise((resolve, reject) => {
