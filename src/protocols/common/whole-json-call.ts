@@ -71,9 +71,6 @@ const GIVE_UP: unique symbol = Symbol('give up');
 /** A property whose coerced value is undefined: JSON has no undefined, so it is left out. */
 const OMIT: unique symbol = Symbol('omit');
 
-/** Any UTF-16 surrogate: a lone one is escaped by JSON.stringify (costs nothing on one-byte text). */
-const SURROGATE = /[\ud800-\udfff]/;
-
 /**
  * The first unescaped quote in `text[from, end)`, or -1: in JSON text, where a string (a key or
  * a value) begins or ends.
@@ -101,16 +98,12 @@ const ASCII_IN_JSON: readonly string[] = Array.from({ length: 0x80 }, (_, code) 
  * except for `\u` and `\/` escapes (rewritten here) and surrogates (left to JSON.stringify). Much
  * cheaper than escaping a long string again.
  */
-function canonicalString(
-  text: string,
-  from: number,
-  to: number,
-  value: string,
-  mayHaveSurrogates: boolean,
-): string {
+function canonicalString(text: string, from: number, to: number, value: string): string {
   // Searched within the literal: a search of `text` could run on far past its end.
   const literal = text.slice(from, to);
-  if (mayHaveSurrogates && SURROGATE.test(literal)) return JSON.stringify(value);
+  // A lone surrogate written raw is escaped by JSON.stringify (pairs are printed raw). The check
+  // is free on one-byte text, which cannot hold one.
+  if (!literal.isWellFormed()) return JSON.stringify(value);
   // Only `\u` and `\/` escapes change; line breaks and quotes (`\n`, `\"`) are escaped as
   // JSON.stringify escapes them, so the search skips them.
   let unicodeAt = literal.indexOf('\\u');
@@ -177,13 +170,11 @@ class ArgumentsReader {
   private close = 0;
   private readonly text: string;
   private readonly end: number;
-  private readonly mayHaveSurrogates: boolean;
 
-  constructor(text: string, start: number, end: number, mayHaveSurrogates: boolean) {
+  constructor(text: string, start: number, end: number) {
     this.text = text;
     this.cursor = start;
     this.end = end;
-    this.mayHaveSurrogates = mayHaveSurrogates;
   }
 
   /**
@@ -202,7 +193,7 @@ class ArgumentsReader {
 
   /** The canonical text of the literal just read, whose decoded value is `value`. */
   private stringText(value: string): string {
-    return canonicalString(this.text, this.open + 1, this.close, value, this.mayHaveSurrogates);
+    return canonicalString(this.text, this.open + 1, this.close, value);
   }
 
   /**
@@ -354,8 +345,7 @@ export function readWholeJsonCall(
   if (tool === undefined) return -1;
 
   // The source's strings are read in order: the envelope's, then the arguments' own.
-  const mayHaveSurrogates = SURROGATE.test(text.slice(jsonStart, closerAt));
-  const reader = new ArgumentsReader(text, jsonStart, closerAt, mayHaveSurrogates);
+  const reader = new ArgumentsReader(text, jsonStart, closerAt);
   const argumentsFirst = keys[0] === argumentsKey;
   let input: unknown;
   try {
