@@ -4,9 +4,13 @@
  * provider 3 (what `ai` 6 installs), where the V4 types do not exist.
  */
 import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
-import { executeProtocol, hermesProtocol, xmlProtocol } from '../protocols/index.ts';
 import { createToolMiddleware } from './middleware.ts';
 import type { PresetOptions, ToolMiddlewareOptions } from './options.ts';
+import {
+  presetExecuteProtocol,
+  presetHermesProtocol,
+  presetXmlProtocol,
+} from './preset-protocols.ts';
 
 /**
  * `createToolMiddleware` for `ai` 6. The V3 and V4 call options, prompts and parts this
@@ -23,15 +27,15 @@ export function createToolMiddlewareV3(options: ToolMiddlewareOptions): Language
 
 /** `xmlToolMiddleware` for `ai` 6. */
 export function xmlToolMiddlewareV3(options: PresetOptions = {}): LanguageModelV3Middleware {
-  return createToolMiddlewareV3({ ...options, protocol: xmlProtocol() });
+  return createToolMiddlewareV3({ ...options, protocol: presetXmlProtocol() });
 }
 
 /** `hermesToolMiddleware` for `ai` 6. */
 export function hermesToolMiddlewareV3(options: PresetOptions = {}): LanguageModelV3Middleware {
-  return createToolMiddlewareV3({ ...options, protocol: hermesProtocol() });
+  return createToolMiddlewareV3({ ...options, protocol: presetHermesProtocol() });
 }
 
 /** `executeToolMiddleware` for `ai` 6. */
 export function executeToolMiddlewareV3(options: PresetOptions = {}): LanguageModelV3Middleware {
-  return createToolMiddlewareV3({ ...options, protocol: executeProtocol() });
+  return createToolMiddlewareV3({ ...options, protocol: presetExecuteProtocol() });
 }
