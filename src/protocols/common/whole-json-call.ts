@@ -106,8 +106,10 @@ function canonicalString(text: string, from: number, to: number, value: string):
   if (!literal.isWellFormed()) return JSON.stringify(value);
   // Only `\u` and `\/` escapes change; line breaks and quotes (`\n`, `\"`) are escaped as
   // JSON.stringify escapes them, so the search skips them.
-  let unicodeAt = literal.indexOf('\\u');
-  let slashAt = slashEscapeAt(literal, 0);
+  const firstEscape = literal.indexOf('\\');
+  if (firstEscape === -1) return text.slice(from - 1, to + 1);
+  let unicodeAt = literal.indexOf('\\u', firstEscape);
+  let slashAt = slashEscapeAt(literal, firstEscape);
   if (unicodeAt === -1 && slashAt === -1) return text.slice(from - 1, to + 1);
   let out = '"';
   let copied = 0;
