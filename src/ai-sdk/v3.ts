@@ -6,36 +6,36 @@
 import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { createToolMiddleware } from './middleware.ts';
 import type { PresetOptions, ToolMiddlewareOptions } from './options.ts';
-import {
-  presetExecuteProtocol,
-  presetHermesProtocol,
-  presetXmlProtocol,
-} from './preset-protocols.ts';
+import { executeToolMiddleware, hermesToolMiddleware, xmlToolMiddleware } from './presets.ts';
 
 /**
- * `createToolMiddleware` for `ai` 6. The V3 and V4 call options, prompts and parts this
- * middleware reads and writes have the same shapes at run time; tool-result `content` outputs
- * differ and are read in both forms.
+ * A V4 middleware as a V3 one. The V3 and V4 call options, prompts and parts this middleware
+ * reads and writes have the same shapes at run time; tool-result `content` outputs differ and are
+ * read in both forms.
  */
-export function createToolMiddlewareV3(options: ToolMiddlewareOptions): LanguageModelV3Middleware {
-  const middleware = createToolMiddleware(options);
+function asV3(middleware: ReturnType<typeof createToolMiddleware>): LanguageModelV3Middleware {
   return {
     ...(middleware as unknown as LanguageModelV3Middleware),
     specificationVersion: 'v3',
   };
 }
 
+/** `createToolMiddleware` for `ai` 6. */
+export function createToolMiddlewareV3(options: ToolMiddlewareOptions): LanguageModelV3Middleware {
+  return asV3(createToolMiddleware(options));
+}
+
 /** `xmlToolMiddleware` for `ai` 6. */
 export function xmlToolMiddlewareV3(options: PresetOptions = {}): LanguageModelV3Middleware {
-  return createToolMiddlewareV3({ ...options, protocol: presetXmlProtocol() });
+  return asV3(xmlToolMiddleware(options));
 }
 
 /** `hermesToolMiddleware` for `ai` 6. */
 export function hermesToolMiddlewareV3(options: PresetOptions = {}): LanguageModelV3Middleware {
-  return createToolMiddlewareV3({ ...options, protocol: presetHermesProtocol() });
+  return asV3(hermesToolMiddleware(options));
 }
 
 /** `executeToolMiddleware` for `ai` 6. */
 export function executeToolMiddlewareV3(options: PresetOptions = {}): LanguageModelV3Middleware {
-  return createToolMiddlewareV3({ ...options, protocol: presetExecuteProtocol() });
+  return asV3(executeToolMiddleware(options));
 }
