@@ -1,4 +1,4 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -12,17 +12,11 @@ import {
   generateResult,
   scriptedModel,
   USAGE,
-  WEATHER_DEFINITIONS,
+  WEATHER_FUNCTION_TOOLS,
   weatherTools,
 } from './support.ts';
 
 const protocol = xmlProtocol();
-const TOOLS: LanguageModelV4FunctionTool[] = WEATHER_DEFINITIONS.map((tool) => ({
-  type: 'function',
-  name: tool.name,
-  inputSchema: tool.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
-}));
-
 describe('wrapGenerate', () => {
   it('gives text, reasoning and tool-call parts in order, with unique ids and finish tool-calls', async () => {
     const text =
@@ -40,7 +34,7 @@ describe('wrapGenerate', () => {
     const wrapped = wrapLanguageModel({ model, middleware: createToolMiddleware({ protocol }) });
     const result = await wrapped.doGenerate({
       prompt: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
-      tools: TOOLS,
+      tools: WEATHER_FUNCTION_TOOLS,
     });
     expect(result.content).toEqual([
       { type: 'reasoning', text: 'provider reasoning' },
@@ -104,7 +98,7 @@ describe('wrapGenerate', () => {
     const middleware = createToolMiddleware({ protocol });
     const params: LanguageModelV4CallOptions = {
       prompt: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
-      tools: TOOLS,
+      tools: WEATHER_FUNCTION_TOOLS,
     };
     const result = await middleware.wrapGenerate!({
       doGenerate: async () => generateResult('<get_time><city>Rome</city></get_time>'),

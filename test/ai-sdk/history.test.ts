@@ -1,6 +1,5 @@
 import type {
   LanguageModelV4CallOptions,
-  LanguageModelV4FunctionTool,
   LanguageModelV4Prompt,
   LanguageModelV4ToolResultOutput,
 } from '@ai-sdk/provider';
@@ -13,14 +12,13 @@ import {
   type ToolCallProtocol,
   type ToolDefinition,
 } from '../../src/ai-sdk/index.ts';
-import { PROTOCOLS, scriptedModel, WEATHER_DEFINITIONS, weatherTools } from './support.ts';
-
-const TOOLS: LanguageModelV4FunctionTool[] = WEATHER_DEFINITIONS.map((definition) => ({
-  type: 'function',
-  name: definition.name,
-  description: definition.description!,
-  inputSchema: definition.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
-}));
+import {
+  PROTOCOLS,
+  scriptedModel,
+  WEATHER_DEFINITIONS,
+  WEATHER_FUNCTION_TOOLS,
+  weatherTools,
+} from './support.ts';
 
 /** What the inner model sees for `prompt` (the tool prompt left out: no tools here). */
 async function rendered(
@@ -391,7 +389,7 @@ describe('tool prompt placement', () => {
   const protocol = PROTOCOLS[0]!.protocol;
   const params = (prompt: LanguageModelV4Prompt): LanguageModelV4CallOptions => ({
     prompt,
-    tools: TOOLS,
+    tools: WEATHER_FUNCTION_TOOLS,
   });
   const section = protocol.formatTools(WEATHER_DEFINITIONS);
   const transform = async (
@@ -465,7 +463,11 @@ describe('provider-defined tools', () => {
   it('are passed through to the provider untouched by default', async () => {
     const out = await createToolMiddleware({ protocol }).transformParams!({
       type: 'generate',
-      params: { prompt: [QUESTION], tools: [...TOOLS, search], toolChoice: { type: 'auto' } },
+      params: {
+        prompt: [QUESTION],
+        tools: [...WEATHER_FUNCTION_TOOLS, search],
+        toolChoice: { type: 'auto' },
+      },
       model: new MockLanguageModelV4(),
     });
     expect(out.tools).toEqual([search]);
@@ -481,7 +483,7 @@ describe('provider-defined tools', () => {
       type: 'generate',
       params: {
         prompt: [QUESTION],
-        tools: [...TOOLS, search],
+        tools: [...WEATHER_FUNCTION_TOOLS, search],
         toolChoice: { type: 'tool', toolName: 'web_search' },
       },
       model: new MockLanguageModelV4(),
@@ -494,7 +496,7 @@ describe('provider-defined tools', () => {
     await expect(
       middleware.transformParams!({
         type: 'generate',
-        params: { prompt: [QUESTION], tools: [...TOOLS, search] },
+        params: { prompt: [QUESTION], tools: [...WEATHER_FUNCTION_TOOLS, search] },
         model: new MockLanguageModelV4(),
       }),
     ).rejects.toMatchObject({

@@ -1,7 +1,6 @@
 import type {
   LanguageModelV3Middleware,
   LanguageModelV4CallOptions,
-  LanguageModelV4FunctionTool,
   LanguageModelV4Middleware,
 } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -18,14 +17,7 @@ import {
   xmlToolMiddleware,
   xmlToolMiddlewareV3,
 } from '../../src/ai-sdk/index.ts';
-import { WEATHER_DEFINITIONS } from './support.ts';
-
-const TOOLS: LanguageModelV4FunctionTool[] = WEATHER_DEFINITIONS.map((definition) => ({
-  type: 'function',
-  name: definition.name,
-  description: definition.description!,
-  inputSchema: definition.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
-}));
+import { WEATHER_DEFINITIONS, WEATHER_FUNCTION_TOOLS } from './support.ts';
 
 function params(): LanguageModelV4CallOptions {
   return {
@@ -34,7 +26,7 @@ function params(): LanguageModelV4CallOptions {
       { role: 'user', content: [{ type: 'text', text: 'Weather in Seoul?' }] },
     ],
     // New tool objects at every call, as the AI SDK hands them over at every step.
-    tools: TOOLS.map((tool) => ({ ...tool })),
+    tools: WEATHER_FUNCTION_TOOLS.map((tool) => ({ ...tool })),
   };
 }
 

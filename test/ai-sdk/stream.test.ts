@@ -1,8 +1,4 @@
-import type {
-  LanguageModelV4CallOptions,
-  LanguageModelV4FunctionTool,
-  LanguageModelV4StreamPart,
-} from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { stepCountIs, streamText, wrapLanguageModel } from 'ai';
 import {
   convertArrayToReadableStream,
@@ -17,20 +13,20 @@ import {
   type ToolMiddlewareOptions,
   xmlProtocol,
 } from '../../src/ai-sdk/index.ts';
-import { chunksOf, STOP, textStream, USAGE, WEATHER_DEFINITIONS, weatherTools } from './support.ts';
+import {
+  chunksOf,
+  STOP,
+  textStream,
+  USAGE,
+  WEATHER_FUNCTION_TOOLS,
+  weatherTools,
+} from './support.ts';
 
 type Part = LanguageModelV4StreamPart;
 
-const TOOLS: LanguageModelV4FunctionTool[] = WEATHER_DEFINITIONS.map((tool) => ({
-  type: 'function',
-  name: tool.name,
-  description: tool.description!,
-  inputSchema: tool.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
-}));
-
 const CALL_OPTIONS: LanguageModelV4CallOptions = {
   prompt: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Seoul?' }] }],
-  tools: TOOLS,
+  tools: WEATHER_FUNCTION_TOOLS,
 };
 
 /** The wrapped model's doStream over a provider stream, collected; plus what onError received. */

@@ -2,6 +2,7 @@ import type {
   JSONSchema7,
   LanguageModelV4CallOptions,
   LanguageModelV4FinishReason,
+  LanguageModelV4FunctionTool,
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
@@ -106,6 +107,16 @@ export const WEATHER_DEFINITIONS: readonly ToolDefinition[] = [
   { name: 'get_weather', description: 'Current weather for a city', inputSchema: WEATHER_SCHEMA },
   { name: 'get_time', description: 'Local time in a city', inputSchema: TIME_SCHEMA },
 ];
+
+/** The same tools as the AI SDK hands them to a middleware (`params.tools`). */
+export const WEATHER_FUNCTION_TOOLS: LanguageModelV4FunctionTool[] = WEATHER_DEFINITIONS.map(
+  (definition) => ({
+    type: 'function',
+    name: definition.name,
+    description: definition.description!,
+    inputSchema: definition.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
+  }),
+);
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 
