@@ -1,3 +1,4 @@
+import { describeThrown, toJsonSafe } from './json-safe.ts';
 import type { AgentTool, ToolErrorKind } from './types.ts';
 
 export interface ToolRun {
@@ -11,6 +12,9 @@ export type ToolRunOutcome =
   | { readonly ok: true; readonly output: unknown }
   | { readonly ok: false; readonly kind: ToolErrorKind; readonly error: string };
 
+/** How much of a thrown value is read to describe it, unless the caller says otherwise. */
+const DESCRIBE_MAX_CHARS = 100_000;
+
 /** Raised inside a tool's race when its time is up. */
 class ToolTimeout extends Error {}
 
@@ -22,16 +26,18 @@ export async function runTool(
   run: ToolRun,
   timeoutMs: number,
   runSignal: AbortSignal,
+  maxErrorChars = DESCRIBE_MAX_CHARS,
 ): Promise<ToolRunOutcome> {
   if (runSignal.aborted) return { ok: false, kind: 'aborted', error: 'the run was aborted' };
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(runSignal.reason);
   runSignal.addEventListener('abort', onRunAbort, { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let timeout: ToolTimeout | undefined;
   const stopped = new Promise<never>((_, reject) => {
     if (Number.isFinite(timeoutMs)) {
       timer = setTimeout(() => {
-        const timeout = new ToolTimeout(`timed out after ${timeoutMs} ms`);
+        timeout = new ToolTimeout(`timed out after ${timeoutMs} ms`);
         controller.abort(timeout);
         reject(timeout);
       }, timeoutMs);
@@ -50,9 +56,12 @@ export async function runTool(
     ]);
     return { ok: true, output };
   } catch (error) {
-    if (error instanceof ToolTimeout) return { ok: false, kind: 'timeout', error: error.message };
+    // Compared by identity: `instanceof` on a thrown Proxy runs its traps, which may throw.
+    if (timeout !== undefined && error === timeout) {
+      return { ok: false, kind: 'timeout', error: timeout.message };
+    }
     if (runSignal.aborted) return { ok: false, kind: 'aborted', error: 'the run was aborted' };
-    return { ok: false, kind: 'execution', error: describeError(error) };
+    return { ok: false, kind: 'execution', error: describeError(error, maxErrorChars) };
   } finally {
     clearTimeout(timer);
     runSignal.removeEventListener('abort', onRunAbort);
@@ -70,22 +79,35 @@ export async function runBatch(
   timeoutFor: (run: ToolRun) => number,
   runSignal: AbortSignal,
   onSettled: (run: ToolRun, outcome: ToolRunOutcome) => void,
+  maxErrorChars = DESCRIBE_MAX_CHARS,
 ): Promise<ToolRunOutcome[]> {
   return Promise.all(
     runs.map(async (run) => {
-      const outcome = await runTool(run, timeoutFor(run), runSignal);
+      const outcome = await runTool(run, timeoutFor(run), runSignal, maxErrorChars);
       onSettled(run, outcome);
       return outcome;
     }),
   );
 }
 
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
+/**
+ * What a tool threw (or a model call failed with), in words for the model and the user. Total:
+ * any value at all is described, none makes this throw. An Error is told by its message; a
+ * string is itself; anything else by its JSON text (see `toJsonSafe`), read up to `maxChars`.
+ */
+export function describeError(error: unknown, maxChars = DESCRIBE_MAX_CHARS): string {
   try {
-    return JSON.stringify(error) ?? String(error);
+    if (error instanceof Error) {
+      const message = (error as { message?: unknown }).message;
+      if (typeof message === 'string' && message.length > 0) return message;
+      const name = (error as { name?: unknown }).name;
+      if (typeof name === 'string' && name.length > 0) return name;
+    }
   } catch {
-    return String(error);
+    // A Proxy whose traps throw: described below like any other value.
   }
+  if (typeof error === 'string') return error;
+  const safe = toJsonSafe(error, { maxChars });
+  if (typeof safe.value === 'string') return safe.value;
+  return JSON.stringify(safe.value) ?? describeThrown(error);
 }

@@ -70,12 +70,6 @@ export function lastStepWarning(completion: 'tool' | 'no-call', completionTool: 
     : 'This is your last step. Reply now with your best final answer, without calling any tool.';
 }
 
-/** A tool's output cut to `max` characters, saying so. */
-export function capOutput(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n[output cut: ${text.length - max} more characters not shown]`;
-}
-
 const XML_NOT_TOOLS = new Set(['think', 'thinking', 'result', 'item', 'tool_result']);
 
 /**

@@ -17,7 +17,6 @@ import { type ConversationEntry, renderConversation, type ToolOutcome } from './
 import { EventQueue } from './event-queue.ts';
 import { describeError, runBatch, type ToolRun, type ToolRunOutcome } from './executor.ts';
 import {
-  capOutput,
   findUndeclaredToolNames,
   invalidInputMessage,
   lastStepWarning,
@@ -25,6 +24,7 @@ import {
   noActionMessage,
   unknownToolMessage,
 } from './feedback.ts';
+import { outcomeForModel } from './result-cap.ts';
 import type {
   AgentEvent,
   AgentResult,
@@ -61,7 +61,7 @@ export class ResumeMismatchError extends Error {
 /** Starts a run. Read its events with `for await`, or just await `result`. */
 export function runAgent(options: RunAgentOptions): AgentRun {
   const loop = new AgentLoop(options);
-  loop.conversation.push(...(options.conversation ?? []), {
+  loop.conversation.push(...loop.withResultsForModel(options.conversation ?? []), {
     type: 'user',
     content: options.prompt,
   });
@@ -128,6 +128,7 @@ class AgentLoop {
   private readonly actionsPerTurn: 'one' | 'all';
   private readonly maxSteps: number;
   private readonly maxFailures: number;
+  private readonly maxResultChars: number;
   private readonly generateId: () => string;
   private readonly runId: string;
   private readonly queue = new EventQueue<AgentEvent>();
@@ -135,7 +136,7 @@ class AgentLoop {
   /** Why `controller` was aborted: the caller, or the run's time limit. */
   private abortCause: 'aborted' | 'timeout' | undefined;
   private steps = 0;
-  private usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
+  private usage: AgentUsage = { inputTokens: undefined, outputTokens: undefined };
   private consecutiveFailures = 0;
   private readonly options: LoopOptions;
   private readonly resumed: RunState | undefined;
@@ -153,6 +154,7 @@ class AgentLoop {
     this.completionTool = options.completionTool ?? DEFAULTS.completionTool;
     this.maxSteps = options.maxSteps ?? DEFAULTS.maxSteps;
     this.maxFailures = options.maxConsecutiveFailures ?? DEFAULTS.maxConsecutiveFailures;
+    this.maxResultChars = resultCap(options.maxResultChars);
     this.generateId = options.generateId ?? createIdGenerator('call');
     this.tools = new Map(Object.entries(options.tools));
     if (this.completion === 'tool' && !this.tools.has(this.completionTool)) {
@@ -168,7 +170,11 @@ class AgentLoop {
     if (resumed) {
       this.conversation.push(...resumed.conversation);
       this.steps = resumed.steps;
-      this.usage = resumed.usage;
+      // A state read back from JSON has no key for a count that was unknown.
+      this.usage = {
+        inputTokens: tokenCount(resumed.usage?.inputTokens),
+        outputTokens: tokenCount(resumed.usage?.outputTokens),
+      };
       this.consecutiveFailures = resumed.consecutiveFailures;
     }
   }
@@ -235,7 +241,9 @@ class AgentLoop {
   private pausedState: RunState | undefined;
 
   private finish(stop: Stop): AgentResult {
-    const cost = this.options.cost?.(this.usage, this.options.model.modelId);
+    const priced = this.options.cost?.(this.usage, this.options.model.modelId);
+    // A price of unknown usage (undefined × a rate) is NaN: no figure rather than a wrong one.
+    const cost = typeof priced === 'number' && Number.isFinite(priced) ? priced : undefined;
     const result: AgentResult = {
       runId: this.runId,
       stopReason: stop.reason,
@@ -388,10 +396,7 @@ class AgentLoop {
     turn.flush();
     this.conversation.push(...turn.entries);
     const stepUsage = toAgentUsage(usage);
-    this.usage = {
-      inputTokens: this.usage.inputTokens + stepUsage.inputTokens,
-      outputTokens: this.usage.outputTokens + stepUsage.outputTokens,
-    };
+    this.usage = addUsage(this.usage, stepUsage);
     this.emit({
       type: 'step-finish',
       step,
@@ -488,15 +493,18 @@ class AgentLoop {
       batch.push({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
       const tool = this.tools.get(call.toolName)!;
       if (call.problems.length > 0) {
-        const error = invalidInputMessage(call.toolName, call.problems);
+        const outcome = this.forModel({
+          ...callIdentity(call),
+          output: invalidInputMessage(call.toolName, call.problems),
+          isError: true,
+        });
         this.emit({
           type: 'tool-error',
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
+          ...callIdentity(call),
           kind: 'invalid-input',
-          error,
+          error: outcomeText(outcome),
         });
-        outcomes.set(call.toolCallId, { ...callIdentity(call), output: error, isError: true });
+        outcomes.set(call.toolCallId, outcome);
       } else if (!tool.execute) {
         pending.push({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
       } else {
@@ -509,6 +517,8 @@ class AgentLoop {
       (run) => run.tool.timeoutMs ?? this.options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
       this.controller.signal,
       (run, outcome) => outcomes.set(run.toolCallId, this.report(run, outcome)),
+      // Past the cap the description is cut anyway; one character more shows that it was.
+      this.maxResultChars + 1,
     );
 
     if (pending.length > 0 && !this.controller.signal.aborted) {
@@ -534,19 +544,35 @@ class AgentLoop {
     return this.recordResults(batch, outcomes, turn.faults, completionCall);
   }
 
-  /** Emits a finished call's event and turns it into what the model will read. */
+  /**
+   * Turns a finished call into what the model will read, and emits it. The event carries the
+   * same output the model gets (JSON data, capped), so every reader can show or store it.
+   */
   private report(run: ToolRun, outcome: ToolRunOutcome): ToolOutcome {
     const identity = { toolCallId: run.toolCallId, toolName: run.toolName };
     if (outcome.ok) {
-      this.emit({ type: 'tool-result', ...identity, output: outcome.output });
-      const maxChars = this.options.maxResultChars ?? DEFAULTS.maxResultChars;
-      const output =
-        typeof outcome.output === 'string' ? capOutput(outcome.output, maxChars) : outcome.output;
-      return { ...identity, output };
+      const result = this.forModel({ ...identity, output: outcome.output });
+      this.emit({ type: 'tool-result', ...identity, output: result.output });
+      return result;
     }
     const error = outcome.kind === 'timeout' ? `${run.toolName} ${outcome.error}` : outcome.error;
-    this.emit({ type: 'tool-error', ...identity, kind: outcome.kind, error });
-    return { ...identity, output: error, isError: true };
+    const result = this.forModel({ ...identity, output: error, isError: true });
+    this.emit({ type: 'tool-error', ...identity, kind: outcome.kind, error: outcomeText(result) });
+    return result;
+  }
+
+  /** An outcome as the model reads it: JSON data within `maxResultChars` (see result-cap). */
+  private forModel(outcome: ToolOutcome): ToolOutcome {
+    return outcomeForModel(this.protocol, outcome, this.maxResultChars);
+  }
+
+  /** A conversation given by the caller, its results held to the same rules as this run's own. */
+  withResultsForModel(entries: readonly ConversationEntry[]): ConversationEntry[] {
+    return entries.map((entry) =>
+      entry.type === 'results'
+        ? { type: 'results', results: entry.results.map((result) => this.forModel(result)) }
+        : entry,
+    );
   }
 
   private recordResults(
@@ -592,26 +618,27 @@ class AgentLoop {
     for (const outcome of state.settled) outcomes.set(outcome.toolCallId, outcome);
     for (const call of state.pending) {
       const given = results.get(call.toolCallId)!;
-      const outcome: ToolOutcome = {
+      // A front-end answer is held to the same rules as a tool's output: JSON data, capped.
+      const outcome = this.forModel({
         toolCallId: call.toolCallId,
         toolName: call.toolName,
         output: given.output,
         ...(given.isError ? { isError: true } : {}),
-      };
+      });
       if (given.isError) {
         this.emit({
           type: 'tool-error',
           toolCallId: call.toolCallId,
           toolName: call.toolName,
           kind: 'execution',
-          error: String(given.output),
+          error: outcomeText(outcome),
         });
       } else {
         this.emit({
           type: 'tool-result',
           toolCallId: call.toolCallId,
           toolName: call.toolName,
-          output: given.output,
+          output: outcome.output,
         });
       }
       outcomes.set(call.toolCallId, outcome);
@@ -686,11 +713,40 @@ function completionToolFor(): AgentTool {
   };
 }
 
+/** A step's usage; a count the provider did not report stays undefined (unknown, not 0). */
 function toAgentUsage(usage: LanguageModelV4Usage | undefined): AgentUsage {
   return {
-    inputTokens: usage?.inputTokens.total ?? 0,
-    outputTokens: usage?.outputTokens.total ?? 0,
+    inputTokens: tokenCount(usage?.inputTokens?.total),
+    outputTokens: tokenCount(usage?.outputTokens?.total),
   };
+}
+
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** Sums what is known: a count is undefined only while no step has reported it. */
+function addUsage(total: AgentUsage, step: AgentUsage): AgentUsage {
+  const add = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? b : b === undefined ? a : a + b;
+  return {
+    inputTokens: add(total.inputTokens, step.inputTokens),
+    outputTokens: add(total.outputTokens, step.outputTokens),
+  };
+}
+
+/** An outcome's output as text, for a `tool-error` event. */
+function outcomeText(outcome: ToolOutcome): string {
+  return typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output);
+}
+
+/** `maxResultChars`, checked: a whole number of at least 1, or Infinity for no cap. */
+function resultCap(value: number | undefined): number {
+  if (value === undefined) return DEFAULTS.maxResultChars;
+  if (value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && value >= 1)) return value;
+  throw new RangeError(
+    `maxResultChars must be a whole number of at least 1 (or Infinity for no cap), not ${String(value)}`,
+  );
 }
 
 /** A model failure in words, with the cause a network error hides (e.g. ECONNREFUSED). */

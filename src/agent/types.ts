@@ -27,6 +27,11 @@ export interface ToolExecutionContext {
 export interface AgentTool {
   readonly description?: string;
   readonly inputSchema: JsonSchema;
+  /**
+   * Runs the call. Whatever it returns becomes the result and whatever it throws the error the
+   * model reads (any value: a cycle, a BigInt or a getter that throws is described, never fatal
+   * to the run). Text, JSON data, or content parts (`[{type: 'text', text}, {type: 'image', …}]`).
+   */
   // biome-ignore lint/suspicious/noExplicitAny: the input has been validated against inputSchema.
   readonly execute?: (input: any, context: ToolExecutionContext) => unknown;
   /** Overrides the run's `toolTimeoutMs` for this tool. */
@@ -35,10 +40,16 @@ export interface AgentTool {
 
 export type AgentTools = Readonly<Record<string, AgentTool>>;
 
-/** Token counts summed over the steps (undefined parts counted as 0). */
+/**
+ * Token counts as the provider reported them. A count is `undefined` when it is unknown: the
+ * server reported none (many OpenAI-compatible servers send usage in a stream only when asked),
+ * or the turn was cut before the provider's report (xml's one action per turn). Over a run, each
+ * count is the sum over the steps that reported it, and `undefined` while none has; it is never
+ * a 0 standing for "unknown".
+ */
 export interface AgentUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
+  readonly inputTokens: number | undefined;
+  readonly outputTokens: number | undefined;
 }
 
 /** Why a run ended. */
@@ -105,6 +116,11 @@ export type AgentEvent =
       readonly type: 'tool-result';
       readonly toolCallId: string;
       readonly toolName: string;
+      /**
+       * The output exactly as the model receives it: JSON data (what JSON cannot write, such as
+       * a BigInt, a cycle or a getter that throws, becomes text saying so), cut to
+       * `maxResultChars` with a notice.
+       */
       readonly output: unknown;
     }
   | {
@@ -112,6 +128,7 @@ export type AgentEvent =
       readonly toolCallId: string;
       readonly toolName: string;
       readonly kind: ToolErrorKind;
+      /** What the model is told, cut to `maxResultChars` like a result. */
       readonly error: string;
     }
   /** The model wrote malformed call markup; `fault.raw` is exactly what it wrote. */
@@ -175,12 +192,24 @@ export interface RunAgentOptions {
   readonly maxDurationMs?: number;
   /** Characters of one model turn before it is cut and the run stops. Default 1 000 000. */
   readonly maxStepChars?: number;
-  /** Characters of one tool result sent back to the model; longer ones are cut. Default 50 000. */
+  /**
+   * Characters of one tool result sent back to the model, measured on what the protocol writes
+   * for it (escapes and JSON included) for every kind of output: text, objects, arrays, content
+   * parts, front-end answers and errors. A longer result is cut and ends with a notice such as
+   * `[output cut: 1200 more characters not shown]`. A whole number of at least 1, or `Infinity`
+   * for no cap; anything else throws a `RangeError`. Default 50 000. Example: `maxResultChars:
+   * 20_000`.
+   */
   readonly maxResultChars?: number;
   readonly signal?: AbortSignal;
   /** Extra settings for every model call (temperature, maxOutputTokens, providerOptions…). */
   readonly callOptions?: Omit<LanguageModelV4CallOptions, 'prompt' | 'abortSignal' | 'tools'>;
-  /** Prices a run's usage; the figure is reported in the `finish` event. */
+  /**
+   * Prices a run's usage; the figure is reported in the `finish` event and `result.cost`. A count
+   * the provider did not report is `undefined`: price it as you see fit. A figure that is not a
+   * finite number (NaN from arithmetic on `undefined`) is left out. Example:
+   * `cost: (usage) => usage.inputTokens === undefined ? NaN : usage.inputTokens * 1e-6`.
+   */
   readonly cost?: (usage: AgentUsage, modelId: string) => number;
   /** Ids for runs and calls. Default: random. */
   readonly generateId?: () => string;

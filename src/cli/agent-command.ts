@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type AgentEvent, runAgent } from '../agent/index.ts';
+import { type AgentEvent, type AgentUsage, runAgent } from '../agent/index.ts';
 import { createCodeTools } from '../agent/tools/index.ts';
 import { describeRunError, isUnreachableError } from '../server/model-errors.ts';
 import {
@@ -13,6 +13,7 @@ import {
   rootSetting,
   wholeNumber,
 } from './model-settings.ts';
+import { neutraliseControls as safe, TerminalTextFilter } from './terminal-text.ts';
 import { UsageError } from './usage-error.ts';
 
 export const AGENT_USAGE = `  toolwire agent "<question>" --root <dir> [--protocol xml] [--base-url URL] [--model NAME] [--max-steps N]
@@ -26,12 +27,19 @@ interface Output {
   readonly isTTY?: boolean;
 }
 
-/** Writes a run to a terminal as it streams: reasoning dimmed, calls, result summaries. */
+/**
+ * Writes a run to a terminal as it streams: reasoning dimmed, calls, result summaries. Every
+ * piece of model or tool text goes through `neutraliseControls` (terminal-text.ts), so what a
+ * model or a file writes cannot drive the terminal; the only escape sequences written are this
+ * view's own styling (SGR colours) and its progress line's erase, on a terminal only.
+ */
 export class TerminalView {
   private readonly out: Output;
   private readonly color: boolean;
   private atLineStart = true;
   private section: 'text' | 'reasoning' | undefined;
+  /** Holds a carriage return split from its newline across the deltas of text or reasoning. */
+  private readonly streamed = new TerminalTextFilter();
   private progress: ReturnType<typeof setInterval> | undefined;
   private readonly running = new Map<string, { name: string; started: number }>();
 
@@ -44,7 +52,9 @@ export class TerminalView {
     return this.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   }
 
+  /** Writes a line of the view's own; model and tool text in it must already be `safe`. */
   private line(text: string): void {
+    this.endStream();
     this.clearProgress();
     if (!this.atLineStart) this.out.write('\n');
     this.out.write(`${text}\n`);
@@ -54,10 +64,23 @@ export class TerminalView {
 
   private stream(kind: 'text' | 'reasoning', delta: string): void {
     this.clearProgress();
-    if (this.section !== kind && !this.atLineStart) this.out.write('\n');
+    if (this.section !== kind) {
+      this.endStream();
+      if (!this.atLineStart) this.out.write('\n');
+    }
     this.section = kind;
-    this.out.write(kind === 'reasoning' ? this.style('2', delta) : delta);
-    this.atLineStart = delta.endsWith('\n');
+    this.writeStreamed(this.streamed.push(delta));
+  }
+
+  private writeStreamed(text: string): void {
+    if (text.length === 0) return;
+    this.out.write(this.section === 'reasoning' ? this.style('2', text) : text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  /** A carriage return held at the end of the streamed text is shown when the text ends. */
+  private endStream(): void {
+    this.writeStreamed(this.streamed.flush());
   }
 
   show(event: AgentEvent): void {
@@ -73,40 +96,45 @@ export class TerminalView {
         break;
       case 'tool-call':
         this.line(
-          `${this.style('36', `→ ${event.toolName}`)} ${summarise(JSON.stringify(event.input), 200)}`,
+          `${this.style('36', `→ ${safe(event.toolName)}`)} ${safe(summarise(JSON.stringify(event.input) ?? 'null', 200))}`,
         );
         this.running.set(event.toolCallId, { name: event.toolName, started: Date.now() });
         this.startProgress();
         break;
       case 'tool-result': {
         this.running.delete(event.toolCallId);
-        const text = typeof event.output === 'string' ? event.output : JSON.stringify(event.output);
+        const text =
+          typeof event.output === 'string'
+            ? event.output
+            : (JSON.stringify(event.output) ?? String(event.output));
         const lines = text.split('\n').length;
         this.line(
-          `${this.style('32', `← ${event.toolName}`)} ${lines} line${lines === 1 ? '' : 's'}: ${summarise(text, 120)}`,
+          `${this.style('32', `← ${safe(event.toolName)}`)} ${lines} line${lines === 1 ? '' : 's'}: ${safe(summarise(text, 120))}`,
         );
         break;
       }
       case 'tool-error':
         this.running.delete(event.toolCallId);
         this.line(
-          `${this.style('31', `✗ ${event.toolName}`)} ${event.kind}: ${summarise(event.error, 300)}`,
+          `${this.style('31', `✗ ${safe(event.toolName)}`)} ${event.kind}: ${safe(summarise(event.error, 300))}`,
         );
         break;
       case 'protocol-error':
-        this.line(this.style('33', `! malformed call: ${event.fault.message}`));
+        this.line(this.style('33', `! malformed call: ${safe(event.fault.message)}`));
         break;
       case 'finish':
         this.stopProgress();
         if (event.stopReason === 'completed' && event.answer !== undefined) {
-          this.line(`\n${this.style('1', 'Answer:')}\n${event.answer}`);
+          this.line(`\n${this.style('1', 'Answer:')}\n${safe(event.answer)}`);
         } else if (event.stopReason !== 'completed') {
-          this.line(this.style('33', `Stopped (${event.stopReason}): ${event.message ?? ''}`));
+          this.line(
+            this.style('33', `Stopped (${event.stopReason}): ${safe(event.message ?? '')}`),
+          );
         }
         this.line(
           this.style(
             '2',
-            `${event.steps} step${event.steps === 1 ? '' : 's'}, ${event.usage.inputTokens} input and ${event.usage.outputTokens} output tokens`,
+            `${event.steps} step${event.steps === 1 ? '' : 's'}, ${describeUsage(event.usage)}`,
           ),
         );
         break;
@@ -120,7 +148,7 @@ export class TerminalView {
       if (this.running.size === 0) return;
       const now = Date.now();
       const names = [...this.running.values()]
-        .map((tool) => `${tool.name} ${((now - tool.started) / 1000).toFixed(1)}s`)
+        .map((tool) => `${safe(tool.name)} ${((now - tool.started) / 1000).toFixed(1)}s`)
         .join(', ');
       this.out.write(`\r\x1b[2K${this.style('2', `  running ${names}`)}`);
       this.atLineStart = false;
@@ -141,6 +169,13 @@ export class TerminalView {
     clearInterval(this.progress);
     this.progress = undefined;
   }
+}
+
+/** Token counts for the run's last line; a count the server did not report is "unknown", not 0. */
+export function describeUsage(usage: AgentUsage): string {
+  const { inputTokens, outputTokens } = usage;
+  if (inputTokens === undefined && outputTokens === undefined) return 'token usage unknown';
+  return `${inputTokens ?? 'unknown'} input and ${outputTokens ?? 'unknown'} output tokens`;
 }
 
 function summarise(text: string, max: number): string {
@@ -191,7 +226,8 @@ export async function agentCommand(
         baseURL: endpoint.baseURL,
         model: endpoint.modelName,
       });
-      err.write(`toolwire: ${said}\n${hint ? `${hint}\n` : ''}`);
+      // The message may quote the model server's own error text.
+      err.write(`toolwire: ${safe(said)}\n${hint ? `${safe(hint)}\n` : ''}`);
       return isUnreachableError(message) ? 3 : 1;
     }
     return result.stopReason === 'completed' ? 0 : 1;

@@ -64,11 +64,16 @@ export function modelSetting(flags: { 'base-url'?: string; model?: string }): Mo
   };
 }
 
-/** The chat model at an OpenAI-compatible endpoint (TOOLWIRE_API_KEY when the server wants one). */
+/**
+ * The chat model at an OpenAI-compatible endpoint (TOOLWIRE_API_KEY when the server wants one).
+ * Streams ask for token usage (`stream_options.include_usage`): OpenAI, vLLM and others send it in
+ * a stream only when asked. A server that still sends none leaves the usage unknown.
+ */
 export function openAICompatibleModel({ baseURL, modelName }: ModelSetting): LanguageModelV4 {
   return createOpenAICompatible({
     name: 'toolwire',
     baseURL,
+    includeUsage: true,
     ...(process.env.TOOLWIRE_API_KEY ? { apiKey: process.env.TOOLWIRE_API_KEY } : {}),
   }).chatModel(modelName);
 }

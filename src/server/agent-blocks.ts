@@ -290,9 +290,10 @@ function metaFinal(result: AgentResult): MetaFinalData {
     total_steps: result.steps,
     generated_files: null,
     cost: result.cost ?? null,
+    // null, not 0, for a count the provider did not report: the page says "usage unknown".
     cumulative_usage: {
-      input_tokens: result.usage.inputTokens,
-      output_tokens: result.usage.outputTokens,
+      input_tokens: result.usage.inputTokens ?? null,
+      output_tokens: result.usage.outputTokens ?? null,
     },
     ...(result.answer === undefined ? {} : { answer: result.answer }),
   };

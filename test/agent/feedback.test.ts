@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  capOutput,
-  findUndeclaredToolNames,
-  invalidInputMessage,
-} from '../../src/agent/feedback.ts';
+import { findUndeclaredToolNames, invalidInputMessage } from '../../src/agent/feedback.ts';
 import { protocolByName } from '../../src/protocols/index.ts';
 
 const declared = new Set(['get_weather']);
@@ -44,10 +40,5 @@ describe('feedback messages', () => {
     expect(message).toContain('- city: missing required parameter "city"');
     expect(message).toContain('- options.days: must be integer');
     expect(message).toContain('- unknown parameter "x"');
-  });
-
-  it('cuts long output and says how much was left out', () => {
-    expect(capOutput('abcdef', 10)).toBe('abcdef');
-    expect(capOutput('abcdef', 4)).toBe('abcd\n[output cut: 2 more characters not shown]');
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type AgentEvent,
   type AgentTools,
+  type AgentUsage,
   parseConversation,
   ResumeMismatchError,
   renderConversation,
@@ -48,8 +49,8 @@ describe('runAgent: multi-step runs per protocol', () => {
     expect(result.stopReason).toBe('completed');
     expect(result.answer).toBe('It is 21°C and sunny in Seoul.');
     expect(result.steps).toBe(2);
-    // Both turns were cut after their call, before the provider reported usage.
-    expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    // Both turns were cut after their call, before the provider reported usage: unknown, not 0.
+    expect(result.usage).toEqual({ inputTokens: undefined, outputTokens: undefined });
     expect(ofType(events, 'tool-call')[0]).toMatchObject({
       toolName: 'get_weather',
       input: { city: 'Seoul' },
@@ -423,6 +424,79 @@ describe('runAgent: limits', () => {
       completion: 'no-call',
     }).result;
     expect(lastUserText(prompts[1]!)).toContain('[output cut: 200 more characters not shown]');
+  });
+});
+
+describe('runAgent: token usage', () => {
+  const call = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>';
+
+  it('a server that reports no usage leaves it unknown, never 0', async () => {
+    const { model } = scriptedModel([
+      { text: call, usage: 'none' },
+      { text: 'Sunny.', usage: 'none' },
+    ]);
+    const run = runAgent({ model, protocol: 'hermes', tools: weather, prompt: 'Oslo?' });
+    const events = await collect(run);
+    const result = await run.result;
+    expect(result.usage).toEqual({ inputTokens: undefined, outputTokens: undefined });
+    expect(ofType(events, 'step-finish').map((event) => event.usage)).toEqual([
+      { inputTokens: undefined, outputTokens: undefined },
+      { inputTokens: undefined, outputTokens: undefined },
+    ]);
+    expect(ofType(events, 'finish')[0]!.usage).toEqual(result.usage);
+  });
+
+  it('sums the steps that reported usage', async () => {
+    const { model } = scriptedModel([
+      { text: call, usage: { input: 100, output: 20 } },
+      { text: call, usage: 'none' },
+      { text: 'Sunny.', usage: { input: 130, output: 4 } },
+    ]);
+    const result = await runAgent({ model, protocol: 'hermes', tools: weather, prompt: 'x' })
+      .result;
+    expect(result.usage).toEqual({ inputTokens: 230, outputTokens: 24 });
+  });
+
+  it('cost: priced from known usage; a NaN from unknown usage is left out', async () => {
+    const cost = (usage: AgentUsage) => (usage.inputTokens as number) * 0.5;
+    const known = scriptedModel([{ text: 'Hi.', usage: { input: 8, output: 2 } }]);
+    const priced = await runAgent({
+      model: known.model,
+      protocol: 'hermes',
+      tools: weather,
+      prompt: 'x',
+      cost,
+    }).result;
+    expect(priced.cost).toBe(4);
+    const unknown = scriptedModel([{ text: 'Hi.', usage: 'none' }]);
+    const run = runAgent({
+      model: unknown.model,
+      protocol: 'hermes',
+      tools: weather,
+      prompt: 'x',
+      cost,
+    });
+    const events = await collect(run);
+    expect(await run.result).not.toHaveProperty('cost');
+    expect(ofType(events, 'finish')[0]).not.toHaveProperty('cost');
+  });
+
+  it('unknown usage survives a paused run stored as JSON', async () => {
+    const tools: AgentTools = { ask_user: { inputSchema: { type: 'object' } } };
+    const { model } = scriptedModel([
+      { text: '<tool_call>{"name": "ask_user", "arguments": {}}</tool_call>', usage: 'none' },
+      { text: 'Thanks.', usage: { input: 9, output: 1 } },
+    ]);
+    const paused = await runAgent({ model, protocol: 'hermes', tools, prompt: 'x' }).result;
+    const state = JSON.parse(JSON.stringify(paused.state));
+    expect(state.usage).toEqual({});
+    const id = paused.state!.pending[0]!.toolCallId;
+    const resumed = await resumeAgent(state, [{ toolCallId: id, output: 'ok' }], {
+      model,
+      protocol: 'hermes',
+      tools,
+    }).result;
+    expect(resumed.usage).toEqual({ inputTokens: 9, outputTokens: 1 });
   });
 });
 

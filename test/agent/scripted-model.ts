@@ -1,4 +1,8 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 
 export interface ScriptedTurn {
@@ -10,6 +14,11 @@ export interface ScriptedTurn {
   readonly chunkDelayMs?: number;
   /** Never finish: the stream stalls after the text (abort tests). */
   readonly stall?: boolean;
+  /**
+   * The token counts the finish part reports: `none` as a provider reports a server that sent no
+   * usage (every count undefined). Default 10 input and 5 output tokens.
+   */
+  readonly usage?: { readonly input: number; readonly output: number } | 'none';
 }
 
 export interface ScriptedModel {
@@ -65,10 +74,7 @@ export function scriptedModel(
         parts.push({
           type: 'finish',
           finishReason: { unified: 'stop', raw: 'stop' },
-          usage: {
-            inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-            outputTokens: { total: 5, text: 5, reasoning: 0 },
-          },
+          usage: finishUsage(turn.usage ?? { input: 10, output: 5 }),
         });
       }
       let next = 0;
@@ -104,6 +110,15 @@ export function scriptedModel(
     },
   });
   return { model, prompts, chunksRead, cancelled };
+}
+
+function finishUsage(usage: NonNullable<ScriptedTurn['usage']>): LanguageModelV4Usage {
+  const input = usage === 'none' ? undefined : usage.input;
+  const output = usage === 'none' ? undefined : usage.output;
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: output, text: output, reasoning: undefined },
+  };
 }
 
 /** The text of the last user message of a prompt. */

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type AgentTools, runAgent } from '../../src/agent/index.ts';
+import { describeUsage, TerminalView } from '../../src/cli/agent-command.ts';
+import { openAICompatibleModel } from '../../src/cli/model-settings.ts';
+import { scriptedModel } from '../agent/scripted-model.ts';
 import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -65,6 +69,8 @@ describe('toolwire agent', () => {
     // The model got the protocol in its prompt, the search result in the next turn, no native tools.
     expect(server.requests).toHaveLength(2);
     expect(server.requests[0]!.model).toBe('test-model');
+    // Streams ask for usage: many servers send none otherwise.
+    expect(server.requests[0]!.stream_options).toEqual({ include_usage: true });
     expect(server.requests[0]!.tools).toBeUndefined();
     const messages = server.requests[1]!.messages as { role: string; content: string }[];
     expect(JSON.stringify(messages[0])).toContain('attempt_completion');
@@ -94,5 +100,150 @@ describe('toolwire agent', () => {
     expect(missingRoot.stderr).toContain('missing --root');
     const badProtocol = await runCli(['agent', 'q', '--root', '.', '--protocol', 'yaml']);
     expect(badProtocol.stderr).toContain('unknown protocol "yaml"');
+  });
+});
+
+// ── terminal control sequences ──────────────────────────────────────────────────────────────
+
+/** Sequences a hostile file or model writes: clipboard, erase, title, bell, one-byte CSI/OSC. */
+const HOSTILE = {
+  clipboard: '\x1b]52;c;ZXZpbA==\x07',
+  erase: '\x1b[2K\x1b[1A\x1b[2K',
+  title: '\x1b]0;owned\x07',
+  c1: '\x9b2K\x9d0;c1title\x9c',
+  overwrite: 'shown\rHIDDEN',
+  bidi: '\u202eesrever',
+} as const;
+const HOSTILE_TEXT = Object.values(HOSTILE).join(' ');
+
+/** What must never reach the terminal from model or tool text. */
+const ACTIVE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/;
+
+function expectInert(bytes: string) {
+  expect(bytes).not.toMatch(ACTIVE);
+  // Each sequence is there, visible.
+  expect(bytes).toContain('\\x1b]52;c;ZXZpbA==\\x07');
+  expect(bytes).toContain('\\x1b[2K\\x1b[1A\\x1b[2K');
+  expect(bytes).toContain('\\x1b]0;owned\\x07');
+}
+
+describe('toolwire agent: terminal control sequences from the model and tools', () => {
+  it('writes none of them to stdout, from reasoning, text, calls, results or the answer', async () => {
+    const root = repository();
+    writeFileSync(join(root, 'evil.txt'), `notes\n${HOSTILE_TEXT}\nmore\n`);
+    const json = (text: string) => JSON.stringify(text).slice(1, -1);
+    server = await startFakeOpenAIServer({
+      chunkSize: 3,
+      turns: [
+        `<thinking>Reading ${HOSTILE_TEXT}</thinking>\nLet me look ${HOSTILE.title}.\n<extract>\n<file_path>evil.txt</file_path>\n</extract>`,
+        `<attempt_completion><result>The file says ${HOSTILE_TEXT}</result></attempt_completion>`,
+      ],
+    });
+    const { status, stdout, stderr } = await runCli([
+      'agent',
+      'What is in evil.txt?',
+      '--root',
+      root,
+      '--base-url',
+      server.baseURL,
+    ]);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    // The model's text reached the CLI with its escapes, and the tool read the file.
+    expect(json(HOSTILE_TEXT)).toContain('\\u001b');
+    expect(server.requests[1]!.messages).toBeDefined();
+    expect(JSON.stringify(server.requests[1]!.messages)).toContain('ZXZpbA==');
+    expectInert(stdout);
+    expect(stdout).toContain('\\x9b2K\\x9d0;c1title\\x9c');
+    expect(stdout).toContain('shown\\x0dHIDDEN');
+    expect(stdout).toContain('\\u202eesrever');
+    // xml cuts each turn after its call, before the server reports usage.
+    expect(stdout).toContain('2 steps, token usage unknown');
+  });
+
+  it('on a terminal, the only escapes written are its own colours and progress line', async () => {
+    const tools: AgentTools = {
+      read_note: {
+        inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        execute: async () => {
+          // Long enough for the progress line to be drawn.
+          await new Promise((resolve) => setTimeout(resolve, 450));
+          return `note: ${HOSTILE_TEXT}\nsecond line`;
+        },
+      },
+      fail: {
+        inputSchema: { type: 'object' },
+        execute: () => {
+          throw new Error(`broken ${HOSTILE_TEXT}`);
+        },
+      },
+    };
+    const { model } = scriptedModel([
+      `<think>${HOSTILE_TEXT}</think>Text ${HOSTILE.clipboard}\r\n<tool_call>{"name": "read_note", "arguments": {"name": ${JSON.stringify(HOSTILE_TEXT)}}}</tool_call>\n<tool_call>{"name": "fail", "arguments": {}}</tool_call>`,
+      `Answer: ${HOSTILE_TEXT}`,
+    ]);
+    let written = '';
+    const view = new TerminalView({
+      isTTY: true,
+      write: (text) => {
+        written += text;
+      },
+    });
+    const run = runAgent({ model, protocol: 'hermes', tools, prompt: 'notes?' });
+    for await (const event of run) view.show(event);
+    view.stopProgress();
+    expect((await run.result).stopReason).toBe('completed');
+    // The view's own sequences: SGR colours, and the progress line's return-and-erase.
+    const own = written.replace(/\x1b\[\d+m/g, '').replace(/\r\x1b\[2K/g, '');
+    expect(written).toMatch(/\r\x1b\[2K.*running read_note/);
+    expect(own).not.toMatch(ACTIVE);
+    expectInert(own);
+    // \r\n from the model is a line ending, not an overwrite.
+    expect(own).toContain('Text \\x1b]52;c;ZXZpbA==\\x07\r\n');
+    expect(own).toMatch(/✗ fail execution: broken \\x1b\]52/);
+  });
+});
+
+describe('toolwire agent: token usage', () => {
+  async function lastLine(usage: { input: number; output: number } | 'none') {
+    const { model } = scriptedModel([
+      { text: '<tool_call>{"name": "noop", "arguments": {}}</tool_call>', usage },
+      { text: 'Done.', usage },
+    ]);
+    const tools: AgentTools = { noop: { inputSchema: { type: 'object' }, execute: () => 'ok' } };
+    let written = '';
+    const view = new TerminalView({
+      write: (text) => {
+        written += text;
+      },
+    });
+    const run = runAgent({ model, protocol: 'hermes', tools, prompt: 'go' });
+    for await (const event of run) view.show(event);
+    return written.trimEnd().split('\n').at(-1);
+  }
+
+  it('prints "unknown" when the server reports no usage, not 0', async () => {
+    expect(await lastLine('none')).toBe('2 steps, token usage unknown');
+  });
+
+  it('prints the counts the server reported, summed over the steps', async () => {
+    expect(await lastLine({ input: 30, output: 4 })).toBe('2 steps, 60 input and 8 output tokens');
+  });
+
+  it('describes a count that is known alone', () => {
+    expect(describeUsage({ inputTokens: 5, outputTokens: undefined })).toBe(
+      '5 input and unknown output tokens',
+    );
+    expect(describeUsage({ inputTokens: 0, outputTokens: 0 })).toBe('0 input and 0 output tokens');
+  });
+
+  it('asks an OpenAI-compatible server for usage in streams, and counts what it sends', async () => {
+    server = await startFakeOpenAIServer({ turns: ['Hello.'] });
+    const model = openAICompatibleModel({ baseURL: server.baseURL, modelName: 'm' });
+    const result = await runAgent({ model, protocol: 'hermes', tools: {}, prompt: 'hi' }).result;
+    expect(server.requests[0]!.stream).toBe(true);
+    expect(server.requests[0]!.stream_options).toEqual({ include_usage: true });
+    // The fake server's usage: 12 prompt and 7 completion tokens.
+    expect(result.usage).toEqual({ inputTokens: 12, outputTokens: 7 });
   });
 });

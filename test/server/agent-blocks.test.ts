@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentResult } from '../../src/agent/index.ts';
 import { CompletionTextReader } from '../../src/server/completion-text.ts';
 import { AgentBlockAdapter, resultContent } from '../../src/server/index.ts';
-import { BlockEncoder, type BlockEvent } from '../../src/stream/index.ts';
+import {
+  BlockEncoder,
+  type BlockEvent,
+  decodeBlocks,
+  encodeBlocks,
+} from '../../src/stream/index.ts';
+import { usageText } from '../../web/src/usage-text.ts';
 
 function adapt(events: readonly AgentEvent[], result?: Partial<AgentResult>): BlockEvent[] {
   const adapter = new AgentBlockAdapter({
@@ -270,6 +276,34 @@ describe('AgentBlockAdapter', () => {
         },
       },
     ]);
+  });
+
+  it('usage a server did not report is null in meta_final, and the page says "usage unknown"', () => {
+    const unknown = adapt([], { usage: { inputTokens: undefined, outputTokens: undefined } });
+    const data = (unknown[0] as Extract<BlockEvent, { type: 'meta-final' }>).data;
+    expect(data.cumulative_usage).toEqual({ input_tokens: null, output_tokens: null });
+    // Through the wire format and back, as the page receives it.
+    const decoded = decodeBlocks(encodeBlocks(unknown));
+    const final = decoded.find((event) => event.type === 'meta-final') as
+      | Extract<BlockEvent, { type: 'meta-final' }>
+      | undefined;
+    expect(final?.data.cumulative_usage).toEqual({ input_tokens: null, output_tokens: null });
+    expect(usageText(final?.data.cumulative_usage)).toBe('usage unknown');
+
+    const partly = adapt([], { usage: { inputTokens: 30, outputTokens: undefined } });
+    const partlyData = (partly[0] as Extract<BlockEvent, { type: 'meta-final' }>).data;
+    expect(usageText(partlyData.cumulative_usage)).toBe('30 input / unknown output tokens');
+    const known = adapt([], {})[0] as Extract<BlockEvent, { type: 'meta-final' }>;
+    expect(usageText(known.data.cumulative_usage)).toBe('30 input / 12 output tokens');
+  });
+
+  it('the page shows usage unknown for a missing or malformed cumulative_usage', () => {
+    expect(usageText(null)).toBe('usage unknown');
+    expect(usageText(undefined)).toBe('usage unknown');
+    expect(usageText({})).toBe('usage unknown');
+    expect(usageText([1, 2])).toBe('usage unknown');
+    expect(usageText({ input_tokens: '5', output_tokens: null })).toBe('usage unknown');
+    expect(usageText({ input_tokens: 0, output_tokens: 0 })).toBe('0 input / 0 output tokens');
   });
 
   it('ends any other stop with an error block saying why, the open block closed first', () => {

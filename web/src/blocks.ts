@@ -8,6 +8,7 @@ import type {
 } from '../../src/stream/index.ts';
 import { el, isHttpUrl, isSafeImageSource, prettyJson } from './dom.ts';
 import { renderInline, renderMarkdown } from './markdown.ts';
+import { usageText } from './usage-text.ts';
 
 /** A block on the page: its element, and how to show a newer state of the same block. */
 export interface BlockView {
@@ -365,13 +366,11 @@ export function errorBlock(error: JsonValue): HTMLElement {
 }
 
 function metaFinal(data: Extract<DocumentBlock, { kind: 'meta-final' }>['data']): HTMLElement {
-  const usage = data.cumulative_usage as { input_tokens?: number; output_tokens?: number } | null;
   const parts = [
     data.stop_reason === 'completed' ? 'Completed' : `Finished (${data.stop_reason})`,
     `${data.total_steps} step${data.total_steps === 1 ? '' : 's'}`,
+    usageText(data.cumulative_usage),
   ];
-  if (usage && typeof usage.input_tokens === 'number')
-    parts.push(`${usage.input_tokens} input / ${usage.output_tokens ?? 0} output tokens`);
   if (typeof data.cost === 'number') parts.push(`cost ${data.cost}`);
   return el(
     'div',
