@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, renderInline, renderMarkdown } from '../../web/src/markdown.ts';
+import {
+  DEFAULT_MAX_MARKDOWN_CHARS,
+  escapeHtml,
+  MAX_NESTING,
+  renderInline,
+  renderMarkdown,
+} from '../../web/src/markdown.ts';
 
 describe('renderMarkdown', () => {
   it('renders paragraphs, headings, rules and quotes', () => {
@@ -78,9 +84,9 @@ describe('renderInline', () => {
     expect(renderInline('<script>alert(1)</script> & <b>x</b>')).toBe(
       '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;x&lt;/b&gt;',
     );
-    // Not a link (the parenthesis ends it); the URL alone is, and the quotes stay text.
+    // Quotes in an address are percent-encoded: they cannot end the attribute.
     expect(renderInline('[a](https://x.com/"onmouseover="alert(1))')).toBe(
-      '[a](<a href="https://x.com/" rel="noopener noreferrer nofollow" target="_blank">https://x.com/</a>&quot;onmouseover=&quot;alert(1))',
+      '<a href="https://x.com/%22onmouseover=%22alert(1)" rel="noopener noreferrer nofollow" target="_blank">a</a>',
     );
     expect(escapeHtml(`<>&"'`)).toBe('&lt;&gt;&amp;&quot;&#39;');
   });
@@ -126,7 +132,7 @@ function checkMarkup(html: string): void {
     expect(Object.keys(ALLOWED)).toContain(name);
     for (const [, attribute, value] of attributes!.matchAll(/ ([a-z]+)="([^"]*)"/g)) {
       expect(ALLOWED[name!]).toContain(attribute);
-      if (attribute === 'href') expect(value).toMatch(/^https?:\/\//i);
+      if (attribute === 'href') expect(value).toMatch(/^(?:https?:\/\/|mailto:)/i);
       if (attribute === 'class') expect(value).toMatch(/^language-[\w+-]+$/);
       if (attribute === 'start') expect(value).toMatch(/^\d+$/);
     }
@@ -164,6 +170,14 @@ describe('safety (property)', () => {
         '---',
         '<img src=x onerror=alert(1)>',
         '\0',
+        '![',
+        '<https://',
+        '<javascript:',
+        'mailto:',
+        '[r]: ',
+        '&#106;avascript:',
+        '    ',
+        ':-:',
       ),
     ),
     { maxLength: 40 },
@@ -186,5 +200,157 @@ describe('safety (property)', () => {
         expect(plain.replace(/\s+/g, ' ').trim()).toBe(text.replace(/\s+/g, ' ').trim());
       }),
     );
+  });
+});
+
+/** The text a reader sees: tags dropped, the escapes the renderer writes read back. */
+function visibleText(html: string): string {
+  return html
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+function count(text: string, part: string): number {
+  return text.split(part).length - 1;
+}
+
+describe('hostile text', () => {
+  it('shows raw HTML as text, in blocks and inline', () => {
+    for (const html of [
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(1)>',
+      'before <img src=x onerror=alert(1)> after',
+      '<div onclick="alert(1)">\n\nhi\n\n</div>',
+      '<!-- c --><iframe src="https://x.dev"></iframe>',
+      '<svg><a xlink:href="javascript:alert(1)">x</a></svg>',
+    ]) {
+      const rendered = renderMarkdown(html);
+      checkMarkup(rendered);
+      expect(rendered).not.toMatch(/<(?:script|img|div|iframe|svg)/i);
+      expect(visibleText(rendered).replace(/\s+/g, '')).toBe(html.replace(/\s+/g, ''));
+    }
+    expect(renderMarkdown('<img src=x onerror=alert(1)>')).toBe(
+      '<p>&lt;img src=x onerror=alert(1)&gt;</p>',
+    );
+  });
+
+  it('writes no link to anything but http(s) and mailto, however it is spelled', () => {
+    for (const text of [
+      '[x](javascript:alert(1))',
+      '[x](JaVaScRiPt:alert(1))',
+      '[x](<javascript:alert(1)>)',
+      '[x](&#106;avascript:alert(1))',
+      '[x](java\\script:alert(1))',
+      '[x](vbscript:msgbox(1))',
+      '[x](data:text/html;base64,PHNjcmlwdD4=)',
+      '[x](file:///etc/passwd)',
+      '[x](//evil.dev/x)',
+      '[x](/api/runs)',
+      '<javascript:alert(1)>',
+      '[x][ref]\n\n[ref]: javascript:alert(1)',
+      'bare javascript:alert(1) and data:text/html,x and ftp://x.dev/a',
+    ]) {
+      const rendered = renderMarkdown(text);
+      checkMarkup(rendered);
+      expect(rendered, text).not.toContain('<a ');
+    }
+    expect(renderMarkdown('[x][ref]\n\n[ref]: https://x.dev/a')).toBe(
+      '<p><a href="https://x.dev/a" rel="noopener noreferrer nofollow" target="_blank">x</a></p>',
+    );
+    expect(renderInline('<https://x.dev> and [mail](mailto:a@x.dev)')).toBe(
+      '<a href="https://x.dev" rel="noopener noreferrer nofollow" target="_blank">https://x.dev</a> and ' +
+        '<a href="mailto:a@x.dev" rel="noopener noreferrer nofollow" target="_blank">mail</a>',
+    );
+  });
+
+  it('loads no image: an image is shown as a link to it', () => {
+    const rendered = renderMarkdown('![secret](https://evil.dev/p.png?d=secret)');
+    expect(rendered).not.toContain('<img');
+    expect(rendered).toBe(
+      '<p>!<a href="https://evil.dev/p.png?d=secret" rel="noopener noreferrer nofollow" target="_blank">secret</a></p>',
+    );
+  });
+
+  it('writes no style or title attribute (the CSP refuses inline styles)', () => {
+    const rendered = renderMarkdown('| a | b |\n|:-:|--:|\n| 1 | [x](https://x.dev "Title") |');
+    checkMarkup(rendered);
+    expect(rendered).not.toMatch(/style=|title=/);
+    expect(rendered).toContain('<td>1</td>');
+  });
+});
+
+describe('nesting', () => {
+  it('nests quotes and lists as written up to MAX_NESTING', () => {
+    expect(count(renderMarkdown(`${'> '.repeat(5)}x`), '<blockquote>')).toBe(5);
+    expect(count(renderMarkdown(`${'- '.repeat(5)}x`), '<ul>')).toBe(5);
+    expect(count(renderMarkdown(`${'> '.repeat(MAX_NESTING)}x`), '<blockquote>')).toBe(MAX_NESTING);
+  });
+
+  it('shows the rest of a deeper container as text, keeping every character', () => {
+    const extra = 50;
+    const quotes = renderMarkdown(`${'> '.repeat(MAX_NESTING + extra)}*end*`);
+    expect(count(quotes, '<blockquote>')).toBe(MAX_NESTING);
+    expect(quotes).toContain(`<p>${'&gt; '.repeat(extra - 1)}&gt; *end*</p>`);
+    const list = renderMarkdown(`${'- '.repeat(MAX_NESTING + extra)}end`);
+    // A list level is two containers: the list and its item.
+    expect(count(list, '<ul>')).toBe(MAX_NESTING / 2);
+    expect(visibleText(list)).toBe(`${'- '.repeat(MAX_NESTING / 2 + extra)}end`);
+    const lines = Array.from(
+      { length: 200 },
+      (_, index) => `${'>'.repeat(index + 1)} line${index}`,
+    );
+    const rendered = renderMarkdown(lines.join('\n'));
+    checkMarkup(rendered);
+    for (let index = 0; index < 200; index++) expect(rendered).toContain(`line${index}`);
+  });
+
+  it('renders the inputs that overflowed the stack', () => {
+    expect(() => renderMarkdown('>'.repeat(4_700))).not.toThrow();
+    expect(() => renderMarkdown(`${'- '.repeat(2_800)}x`)).not.toThrow();
+    expect(() => renderMarkdown(`${'1. '.repeat(2_000)}x`)).not.toThrow();
+    expect(() => renderMarkdown('>'.repeat(200_000))).not.toThrow();
+  });
+});
+
+describe('length cap', () => {
+  it('renders the first maxMarkdownChars as Markdown and the rest as plain text', () => {
+    const head = '# Title\n\n**bold** text\n';
+    const tail = '**not bold** <b>x</b>\n- not a list';
+    const rendered = renderMarkdown(head + tail, { maxMarkdownChars: head.length });
+    expect(rendered).toBe(
+      '<h1>Title</h1><p><strong>bold</strong> text</p>' +
+        `<p><em>The rest is shown as plain text: it is past the first ${head.length} characters, which are rendered as Markdown.</em></p>` +
+        `<pre>${escapeHtml(tail)}</pre>`,
+    );
+    checkMarkup(rendered);
+  });
+
+  it('cuts at a line end when there is one, and never inside a surrogate pair', () => {
+    const rendered = renderMarkdown('some *a*\n*b* more words', { maxMarkdownChars: 12 });
+    expect(rendered).toMatch(/^<p>some <em>a<\/em><\/p><p><em>The rest/);
+    expect(rendered).toMatch(/<pre>\*b\* more words<\/pre>$/);
+    const emoji = renderMarkdown('ab😀cd', { maxMarkdownChars: 3 });
+    expect(emoji).toMatch(/^<p>ab<\/p>/);
+    expect(emoji).toMatch(/<pre>😀cd<\/pre>$/);
+  });
+
+  it('applies the default cap, to inline text too', () => {
+    const long = `${'x'.repeat(DEFAULT_MAX_MARKDOWN_CHARS)} **tail**`;
+    expect(renderMarkdown(long)).toContain('The rest is shown as plain text');
+    expect(renderMarkdown(long)).toContain('<pre> **tail**</pre>');
+    expect(renderMarkdown(long.slice(0, DEFAULT_MAX_MARKDOWN_CHARS))).not.toContain('The rest');
+    expect(renderInline('**a** **b**', { maxMarkdownChars: 6 })).toBe('<strong>a</strong> **b**');
+  });
+
+  it('refuses a cap that is not a whole number of characters', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => renderMarkdown('x', { maxMarkdownChars: bad })).toThrow(
+        /maxMarkdownChars must be a whole number of characters, 1 or more; got/,
+      );
+    }
   });
 });

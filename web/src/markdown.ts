@@ -1,13 +1,32 @@
 /**
- * A small, safe Markdown renderer for the model's answers. Safety comes from the order of work:
- * every piece of source text is HTML-escaped before anything else, and the only markup in the
- * output is what this module writes itself — a fixed set of tags, with `href` only for http(s)
- * links and a sanitised `class` on code blocks. No DOM here: it runs in Node tests too.
- *
- * Supported: paragraphs, headings, fenced code blocks (an unclosed fence runs to the end, as
- * while streaming), block quotes, ordered and unordered lists (nested by indentation), tables,
- * rules; inline code, bold, italic, strikethrough, links and bare http(s) URLs.
+ * The page's Markdown: the model's answers and the server's hints, rendered by markdown-it
+ * (CommonMark, with GitHub's tables and strikethrough) and locked down for text that a model or a
+ * page it read may have written:
+ * - raw HTML is text, and images are not rendered (a model-chosen image address would be fetched
+ *   as soon as the answer shows, carrying whatever the model put in it);
+ * - links, written or bare, go only to http(s) and mailto addresses and open in a new tab without
+ *   opener or referrer;
+ * - the only attributes written are `href`, `rel` and `target` on links, `start` on ordered lists
+ *   and a cleaned `language-…` class on code blocks (no inline styles: the page's CSP refuses them);
+ * - the work grows linearly with the text and stays bounded: containers nested deeper than
+ *   MAX_NESTING show the rest of their lines as text, and text past `maxMarkdownChars` is shown as
+ *   plain text, because the page renders the growing answer again on every frame.
+ * No DOM here: it runs in Node tests too.
  */
+import MarkdownIt, { type StateBlock, type StateCore, type Token } from 'markdown-it';
+
+/** Container depth (a quote counts one, a list level two) past which lines are shown as text. */
+export const MAX_NESTING = 32;
+
+export const DEFAULT_MAX_MARKDOWN_CHARS = 200_000;
+
+export interface MarkdownOptions {
+  /**
+   * How many characters are rendered as Markdown; the rest of a longer text follows as plain text
+   * after a notice. Default 200,000. Example: `renderMarkdown(answer, { maxMarkdownChars: 50_000 })`.
+   */
+  readonly maxMarkdownChars?: number;
+}
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -21,262 +40,121 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
 }
 
-export function renderMarkdown(source: string): string {
-  // NUL marks placeholders in the inline pass; it has no business in text anyway.
-  return renderBlocks(source.replace(/\0/g, '\uFFFD').replace(/\r\n?/g, '\n').split('\n'));
-}
+const LINK_REL = 'noopener noreferrer nofollow';
+const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
-const QUOTE = /^ {0,3}>[ \t]?/;
-const LIST_ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)/;
-const TABLE_DIVIDER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+const markdownIt = createMarkdownIt();
 
-function isBlank(line: string): boolean {
-  return line.trim().length === 0;
-}
-
-/** Lines that end a paragraph: the start of another block. */
-function startsBlock(line: string): boolean {
+/** Markdown text as HTML; see the module comment for what is and is not written. */
+export function renderMarkdown(markdown: string, options: MarkdownOptions = {}): string {
+  const limit = markdownLimit(options);
+  if (markdown.length <= limit) return markdownIt.render(markdown);
+  const cut = cutPoint(markdown, limit);
   return (
-    FENCE.test(line) ||
-    HEADING.test(line) ||
-    RULE.test(line) ||
-    QUOTE.test(line) ||
-    LIST_ITEM.test(line)
+    markdownIt.render(markdown.slice(0, cut)) +
+    `<p><em>The rest is shown as plain text: it is past the first ${limit} characters, ` +
+    'which are rendered as Markdown.</em></p>' +
+    `<pre>${escapeHtml(markdown.slice(cut))}</pre>`
   );
 }
 
-function renderBlocks(lines: readonly string[]): string {
-  const out: string[] = [];
-  let index = 0;
-  while (index < lines.length) {
-    const line = lines[index]!;
-    if (isBlank(line)) {
-      index++;
-      continue;
-    }
-    const fence = FENCE.exec(line);
-    if (fence) {
-      const marker = fence[1]!;
-      const language = fence[2]!.replace(/[^\w+-]/g, '');
-      const body: string[] = [];
-      index++;
-      while (index < lines.length) {
-        const closing = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[index]!);
-        if (closing && closing[1]![0] === marker[0] && closing[1]!.length >= marker.length) {
-          index++;
-          break;
-        }
-        body.push(lines[index]!);
-        index++;
-      }
-      const classAttribute = language ? ` class="language-${language}"` : '';
-      out.push(`<pre><code${classAttribute}>${escapeHtml(body.join('\n'))}</code></pre>`);
-      continue;
-    }
-    const heading = HEADING.exec(line);
-    if (heading) {
-      const level = heading[1]!.length;
-      out.push(`<h${level}>${renderInline(heading[2] ?? '')}</h${level}>`);
-      index++;
-      continue;
-    }
-    if (RULE.test(line)) {
-      out.push('<hr>');
-      index++;
-      continue;
-    }
-    if (QUOTE.test(line)) {
-      const quoted: string[] = [];
-      while (index < lines.length && QUOTE.test(lines[index]!)) {
-        quoted.push(lines[index]!.replace(QUOTE, ''));
-        index++;
-      }
-      out.push(`<blockquote>${renderBlocks(quoted)}</blockquote>`);
-      continue;
-    }
-    if (LIST_ITEM.test(line)) {
-      index = renderList(lines, index, out);
-      continue;
-    }
-    if (line.includes('|') && index + 1 < lines.length && TABLE_DIVIDER.test(lines[index + 1]!)) {
-      index = renderTable(lines, index, out);
-      continue;
-    }
-    const paragraph: string[] = [];
-    while (index < lines.length && !isBlank(lines[index]!) && !startsBlock(lines[index]!)) {
-      paragraph.push(lines[index]!.trim());
-      index++;
-    }
-    out.push(`<p>${renderInline(paragraph.join('\n'))}</p>`);
-  }
-  return out.join('');
+/** Inline Markdown only (code, emphasis, links), for one-line texts such as hints. */
+export function renderInline(text: string, options: MarkdownOptions = {}): string {
+  const limit = markdownLimit(options);
+  if (text.length <= limit) return markdownIt.renderInline(text);
+  const cut = cutPoint(text, limit);
+  return markdownIt.renderInline(text.slice(0, cut)) + escapeHtml(text.slice(cut));
 }
 
-/** A list starting at `start`; returns the index after it. */
-function renderList(lines: readonly string[], start: number, out: string[]): number {
-  const first = LIST_ITEM.exec(lines[start]!)!;
-  const ordered = /\d/.test(first[2]!);
-  // An item indented past this list's markers belongs to an item (a nested list).
-  const siblingIndent = first[1]!.length + 1;
-  const items: string[][] = [];
-  let index = start;
-  let blankBefore = false;
-  let loose = false;
-  while (index < lines.length) {
-    const line = lines[index]!;
-    const item = LIST_ITEM.exec(line);
-    if (item && item[1]!.length <= siblingIndent && /\d/.test(item[2]!) === ordered) {
-      if (blankBefore && items.length > 0) loose = true;
-      items.push([line.slice(item[0].length)]);
-      blankBefore = false;
-      index++;
-      continue;
-    }
-    if (isBlank(line)) {
-      blankBefore = true;
-      index++;
-      continue;
-    }
-    // Indented lines belong to the item (nested lists, continued text); so does a lazy
-    // continuation line directly after the item's text.
-    const indented = /^(?: {2,}|\t)/.test(line);
-    if (indented || (!blankBefore && !startsBlock(line))) {
-      const current = items[items.length - 1]!;
-      if (blankBefore) current.push('');
-      current.push(line.replace(/^(?: {1,4}|\t)/, ''));
-      blankBefore = false;
-      index++;
-      continue;
-    }
-    break;
+function markdownLimit(options: MarkdownOptions): number {
+  const limit = options.maxMarkdownChars ?? DEFAULT_MAX_MARKDOWN_CHARS;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new RangeError(
+      `maxMarkdownChars must be a whole number of characters, 1 or more; got ${String(limit)}`,
+    );
   }
-  // A trailing blank line belongs to what follows.
-  if (blankBefore) index--;
-  const tag = ordered ? 'ol' : 'ul';
-  const number = Number.parseInt(first[2]!, 10);
-  const startAttribute = ordered && number !== 1 ? ` start="${number}"` : '';
-  const rendered = items.map((body) => {
-    const html = renderBlocks(body);
-    // A tight list's single paragraph is shown without its <p>.
-    const single = /^<p>([\s\S]*?)<\/p>(<(?:ul|ol)[\s\S]*)?$/.exec(html);
-    return `<li>${!loose && single ? single[1]! + (single[2] ?? '') : html}</li>`;
+  return limit;
+}
+
+/** Where a text longer than `limit` stops being Markdown: at a line end if one is near. */
+function cutPoint(text: string, limit: number): number {
+  const lineEnd = text.lastIndexOf('\n', limit - 1);
+  if (lineEnd >= limit / 2) return lineEnd + 1;
+  // Never between the two halves of a surrogate pair.
+  const last = text.charCodeAt(limit - 1);
+  return last >= 0xd800 && last <= 0xdbff ? limit - 1 : limit;
+}
+
+function createMarkdownIt() {
+  const md = new MarkdownIt('default', {
+    html: false,
+    linkify: true,
+    typographer: false,
+    // markdown-it's own limit drops the rest of the text; ours (deepLinesAsText) acts first.
+    maxNesting: MAX_NESTING + 4,
   });
-  out.push(`<${tag}${startAttribute}>${rendered.join('')}</${tag}>`);
-  return index;
+  md.disable(['image', 'html_block', 'html_inline']);
+  // Bare links need their scheme: "example.com" in prose stays text.
+  md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+  md.validateLink = (url) => SAFE_URL.test(url);
+  md.block.ruler.before('table', 'deep_lines_as_text', deepLinesAsText);
+  md.core.ruler.push('page_markup', pageMarkup);
+  md.renderer.rules.fence = renderCodeBlock;
+  md.renderer.rules.code_block = renderCodeBlock;
+  return md;
 }
 
-function tableCells(line: string): string[] {
-  let row = line.trim();
-  if (row.startsWith('|')) row = row.slice(1);
-  if (row.endsWith('|') && !row.endsWith('\\|')) row = row.slice(0, -1);
-  return row.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'));
+/**
+ * At MAX_NESTING, the rest of the container's lines become one paragraph of text: parsing them
+ * further would nest without end (one level per `>` or list marker), which is what made the
+ * hand-written renderer overflow its stack.
+ */
+function deepLinesAsText(
+  state: StateBlock,
+  startLine: number,
+  endLine: number,
+  silent: boolean,
+): boolean {
+  if (silent || state.level < MAX_NESTING) return false;
+  state.push('paragraph_open', 'p', 1);
+  const text = state.push('text', '', 0);
+  text.content = state.getLines(startLine, endLine, state.blkIndent, false);
+  state.push('paragraph_close', 'p', -1);
+  state.line = endLine;
+  return true;
 }
 
-function renderTable(lines: readonly string[], start: number, out: string[]): number {
-  const header = tableCells(lines[start]!);
-  let index = start + 2;
-  const rows: string[][] = [];
-  while (index < lines.length && lines[index]!.includes('|') && !isBlank(lines[index]!)) {
-    rows.push(tableCells(lines[index]!));
-    index++;
+/** Keeps only the page's attributes, writes `<del>` for strikethrough, and no newlines between blocks. */
+function pageMarkup(state: StateCore): void {
+  for (const token of state.tokens) {
+    restrictToken(token);
+    for (const child of token.children ?? []) restrictToken(child);
   }
-  const cells = (row: readonly string[], tag: 'th' | 'td') =>
-    header.map((_, column) => `<${tag}>${renderInline(row[column] ?? '')}</${tag}>`).join('');
-  const body = rows.map((row) => `<tr>${cells(row, 'td')}</tr>`).join('');
-  out.push(
-    `<table><thead><tr>${cells(header, 'th')}</tr></thead>${body ? `<tbody>${body}</tbody>` : ''}</table>`,
-  );
-  return index;
 }
 
-// ── inline ───────────────────────────────────────────────────────────────────────────────────
-
-/** Inline Markdown of one block's text (may span lines). */
-export function renderInline(text: string): string {
-  const placeholders: string[] = [];
-  // Code spans first: nothing inside them is Markdown. They become placeholders, so emphasis
-  // around them (**`name`**) still pairs up.
-  let rest = text.replace(/\0/g, '\uFFFD');
-  let withCode = '';
-  while (rest.length > 0) {
-    const open = /`+/.exec(rest);
-    if (!open) {
-      withCode += rest;
-      break;
-    }
-    const ticks = open[0];
-    const close = findClosingTicks(rest, open.index + ticks.length, ticks.length);
-    if (close < 0) {
-      withCode += rest.slice(0, open.index + ticks.length);
-      rest = rest.slice(open.index + ticks.length);
-      continue;
-    }
-    withCode += rest.slice(0, open.index);
-    let code = rest.slice(open.index + ticks.length, close).replace(/\n/g, ' ');
-    if (/^ .*[^ ].* $/.test(code)) code = code.slice(1, -1);
-    withCode += placeholder(`<code>${escapeHtml(code)}</code>`, placeholders);
-    rest = rest.slice(close + ticks.length);
+function restrictToken(token: Token): void {
+  // The renderer ends block tags with a newline; the page's text (and its tests) should not see it.
+  token.block = false;
+  if (token.tag === 's') token.tag = 'del';
+  if (token.type === 'link_open') {
+    token.attrs = [
+      ['href', token.attrGet('href') ?? ''],
+      ['rel', LINK_REL],
+      ['target', '_blank'],
+    ];
+  } else if (token.type === 'ordered_list_open') {
+    const start = token.attrGet('start');
+    token.attrs = start === null ? null : [['start', start]];
+  } else {
+    // Alignment comes as a style attribute, which the CSP would refuse; titles are not shown.
+    token.attrs = null;
   }
-  return restore(formatText(withCode, placeholders), placeholders);
 }
 
-/** Puts the placeholders' markup back (links may hold code spans: repeat until none are left). */
-function restore(html: string, placeholders: readonly string[]): string {
-  let out = html;
-  while (out.includes('\0'))
-    out = out.replace(/\0(\d+)\0/g, (_, index: string) => placeholders[Number(index)]!);
-  return out;
-}
-
-function findClosingTicks(text: string, from: number, length: number): number {
-  const pattern = /`+/g;
-  pattern.lastIndex = from;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    if (match[0].length === length) return match.index;
-  }
-  return -1;
-}
-
-function placeholder(html: string, placeholders: string[]): string {
-  placeholders.push(html);
-  return `\0${placeholders.length - 1}\0`;
-}
-
-const SAFE_URL = /^https?:\/\/[^\s]+$/i;
-
-/** Text outside code spans: escaped first, then links and emphasis. */
-function formatText(raw: string, placeholders: string[]): string {
-  let html = escapeHtml(raw);
-  // [text](url "title"): a link only for http(s); anything else stays as written.
-  html = html.replace(
-    /\[([^\]\n]+)\]\(([^\s()]+)(?:\s+&quot;[^\n]*?&quot;)?\)/g,
-    (whole, label: string, url: string) =>
-      SAFE_URL.test(url) ? placeholder(link(url, emphasis(label)), placeholders) : whole,
-  );
-  // Bare URLs (not the ones already in links: those are placeholders now).
-  html = html.replace(/\bhttps?:\/\/(?:(?!&quot;|&#39;|&lt;|&gt;)[^\s<>\0])+/gi, (found) => {
-    // Punctuation that ends a sentence is not part of the URL.
-    const url = found.replace(/[.,:;!?)\]*_~]+$/, '');
-    if (!/^https?:\/\/./i.test(url)) return found;
-    return placeholder(link(url, url), placeholders) + found.slice(url.length);
-  });
-  html = emphasis(html);
-  return html.replace(/ {2,}\n/g, '<br>');
-}
-
-function link(href: string, label: string): string {
-  return `<a href="${href}" rel="noopener noreferrer nofollow" target="_blank">${label}</a>`;
-}
-
-/** Bold, italic and strikethrough on escaped text. */
-function emphasis(html: string): string {
-  return html
-    .replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, '<strong>$1</strong>')
-    .replace(/(?<![\w\\])__(?=\S)([\s\S]*?\S)__(?!\w)/g, '<strong>$1</strong>')
-    .replace(/(?<![*\\])\*(?=[^\s*])([\s\S]*?[^\s*])\*(?!\*)/g, '<em>$1</em>')
-    .replace(/(?<![\w\\])_(?=[^\s_])([\s\S]*?[^\s_])_(?!\w)/g, '<em>$1</em>')
-    .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '<del>$1</del>');
+function renderCodeBlock(tokens: Token[], index: number): string {
+  const token = tokens[index]!;
+  const language = (token.info.trim().split(/\s/, 1)[0] ?? '').replace(/[^\w+-]/g, '');
+  const classAttribute = language ? ` class="language-${language}"` : '';
+  const code = token.content.endsWith('\n') ? token.content.slice(0, -1) : token.content;
+  return `<pre><code${classAttribute}>${escapeHtml(code)}</code></pre>`;
 }
