@@ -2,8 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  canonicalBindHost,
+  canonicalHost,
   createServerApp,
   DEFAULT_LIMITS,
+  DEFAULT_REPLAY_DELAY_MS,
+  isIpAddress,
+  isLoopbackHostname,
   LOOPBACK_HOSTNAMES,
   parseRecording,
   type Recording,
@@ -25,13 +30,20 @@ import {
 } from './model-settings.ts';
 import { UsageError } from './usage-error.ts';
 
-export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [--root <dir>] [--protocol xml]
-                [--base-url URL] [--model NAME] [--max-runs N] [--replay <file.sse>] [--web-dir <dir>]
+/** The longest `--replay-delay`: a recording is a demo, not a wait. */
+export const MAX_REPLAY_DELAY_MS = 60_000;
+
+export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [--allow-host NAME]... [--root <dir>]
+                [--protocol xml] [--base-url URL] [--model NAME] [--max-runs N]
+                [--replay <file.sse> [--replay-delay MS]] [--web-dir <dir>]
 
 Serves the page and the API (POST /api/runs streams a run as content blocks). The agent uses
 the code tools over --root (default: the current folder) and ask_user, which the page answers.
 Model: an OpenAI-compatible server, default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
---replay plays a recorded stream (e.g. examples/recorded-run.sse) for every question, no model.
+--replay plays a recorded stream (e.g. examples/recorded-run.sse) for every question, no model;
+--replay-delay waits MS milliseconds between its messages (default ${DEFAULT_REPLAY_DELAY_MS}; 0: as fast as possible).
+Requests must be addressed to a loopback name (or, on a non-loopback --host, to an IP address or
+that host's name); --allow-host admits another name, e.g. behind a reverse proxy.
 ${MODEL_ENVIRONMENT}`;
 
 export const DEFAULT_PORT = 8787;
@@ -41,8 +53,44 @@ interface Output {
   write(text: string): void;
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+/** Who may address the server (the Host check), for `--host` and the `--allow-host` names. */
+export interface HostSettings {
+  /** `--host` is a loopback address, in whatever spelling. */
+  readonly loopback: boolean;
+  readonly allowedHostnames: readonly string[];
+  readonly allowIpAddressHosts: boolean;
+}
+
+/**
+ * The Host check is on for every `--host`: on loopback only loopback names (any spelling) and
+ * the `--allow-host` names are admitted; elsewhere also IP addresses and `--host`'s own name.
+ * Throws a UsageError for a host or name that is not one.
+ */
+export function hostSettings(host: string, allowHosts: readonly string[]): HostSettings {
+  const bind = canonicalBindHost(host);
+  if (!bind) throw new UsageError(`--host "${host}" is not a host name or an IP address`);
+  for (const name of allowHosts)
+    if (!canonicalHost(name))
+      throw new UsageError(`--allow-host "${name}" is not a host name (e.g. devbox.lan)`);
+  const loopback = isLoopbackHostname(bind.hostname);
+  // A name to listen on is a name clients use; an address is admitted as one anyway.
+  const ownName = loopback || isIpAddress(bind.hostname) ? [] : [bind.hostname];
+  return {
+    loopback,
+    allowedHostnames: [...LOOPBACK_HOSTNAMES, ...ownName, ...allowHosts],
+    allowIpAddressHosts: !loopback,
+  };
+}
+
+/** `--replay-delay`: whole milliseconds from 0 to `MAX_REPLAY_DELAY_MS`. */
+export function replayDelaySetting(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const delay = /^\d{1,6}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(delay <= MAX_REPLAY_DELAY_MS))
+    throw new UsageError(
+      `--replay-delay must be a whole number of milliseconds from 0 to ${MAX_REPLAY_DELAY_MS}, not "${value}"`,
+    );
+  return delay;
 }
 
 async function readRecording(file: string): Promise<Recording> {
@@ -71,8 +119,10 @@ export async function serveCommand(
       ...MODEL_FLAGS,
       port: { type: 'string' },
       host: { type: 'string' },
+      'allow-host': { type: 'string', multiple: true },
       'max-runs': { type: 'string' },
       replay: { type: 'string' },
+      'replay-delay': { type: 'string' },
       'web-dir': { type: 'string' },
     },
     allowPositionals: true,
@@ -83,6 +133,10 @@ export async function serveCommand(
   const port = wholeNumber(values.port, '--port', 0) ?? DEFAULT_PORT;
   if (port > 65_535) throw new UsageError(`--port must be at most 65535, not ${port}`);
   const host = values.host ?? DEFAULT_HOST;
+  const hosts = hostSettings(host, values['allow-host'] ?? []);
+  const replayDelayMs = replayDelaySetting(values['replay-delay']);
+  if (replayDelayMs !== undefined && values.replay === undefined)
+    throw new UsageError('--replay-delay needs --replay <file.sse> (it paces a recording)');
   const maxRuns = wholeNumber(values['max-runs'], '--max-runs', 1);
   const protocol = protocolSetting(values.protocol);
   const root = await rootSetting(values.root ?? '.');
@@ -90,8 +144,9 @@ export async function serveCommand(
 
   const common: ServerAppOptions = {
     protocol,
-    // On loopback, only loopback names may reach the server (no DNS rebinding).
-    ...(isLoopback(host) ? { allowedHostnames: [...LOOPBACK_HOSTNAMES, host] } : {}),
+    // Only the names the user chose may reach the server (no DNS rebinding).
+    allowedHostnames: hosts.allowedHostnames,
+    allowIpAddressHosts: hosts.allowIpAddressHosts,
     tools: serverTools(root),
     runSettings: { system: serverSystemPrompt(root) },
     limits: { maxConcurrentRuns: maxRuns ?? DEFAULT_LIMITS.maxConcurrentRuns },
@@ -99,7 +154,13 @@ export async function serveCommand(
   };
   const options: ServerAppOptions =
     values.replay !== undefined
-      ? { ...common, replay: { recording: await readRecording(values.replay) } }
+      ? {
+          ...common,
+          replay: {
+            recording: await readRecording(values.replay),
+            ...(replayDelayMs === undefined ? {} : { delayMs: replayDelayMs }),
+          },
+        }
       : {
           ...common,
           model: openAICompatibleModel({ baseURL, modelName }),
@@ -124,6 +185,10 @@ export async function serveCommand(
     ? `replaying ${options.replay.recording.label} (a recording: no model is asked)`
     : `model ${modelName} at ${baseURL}, protocol ${protocol}, tools over ${root}`;
   out.write(`toolwire serve: listening on ${running.url}\n  ${what}\n`);
+  if (!hosts.loopback)
+    err.write(
+      `toolwire serve: warning: ${host} is not a loopback address. The API has no authentication: anyone who can reach ${running.url} can run the agent and read the files under ${root}.\n`,
+    );
 
   await new Promise<void>((done) => {
     const stop = () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { type Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import {
   type AgentTools,
   ResumeMismatchError,
@@ -11,8 +12,10 @@ import {
 import type { ProtocolName } from '../protocols/index.ts';
 import { type MetaInitData, SSE_HEADERS } from '../stream/index.ts';
 import { AgentBlockAdapter } from './agent-blocks.ts';
+import { formatBytes } from './memory-estimate.ts';
 import { describeRunError } from './model-errors.ts';
 import { type Recording, replayStream } from './replay.ts';
+import { hostGuard, hostPolicy, sameOriginGuard } from './request-guard.ts';
 import { parseStartRun, parseToolResults, RequestError, readJsonBody } from './requests.ts';
 import { RunLimitError, type RunRecord, RunRegistry } from './run-registry.ts';
 import { runToSse } from './run-stream.ts';
@@ -25,19 +28,63 @@ export interface ServerLimits {
   readonly maxConcurrentRuns: number;
   /** How long a run paused on front-end tools waits for their results. Default 30 minutes. */
   readonly pausedRunTtlMs: number;
+  /**
+   * How long a finished run's outcome is remembered, so a late request gets 409 (what happened)
+   * rather than 404. Default 10 minutes.
+   */
+  readonly finishedRunTtlMs: number;
+  /**
+   * Paused and finished runs remembered at most. Beyond it the oldest finished run is forgotten
+   * first, then the oldest paused one; a forgotten run's id gets 404. Default 1000.
+   * @example { maxRememberedRuns: 200 }
+   */
+  readonly maxRememberedRuns: number;
+  /**
+   * The estimated memory paused and finished runs may hold, in bytes (a paused run holds its
+   * prompt and conversation; a finished one only its outcome). Beyond it runs are forgotten as
+   * for `maxRememberedRuns`; a paused run larger than this on its own is dropped (409 says so).
+   * Default 64 MiB.
+   * @example { maxRememberedBytes: 16 * 1024 * 1024 }
+   */
+  readonly maxRememberedBytes: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
   maxBodyBytes: 1024 * 1024,
   maxConcurrentRuns: 4,
   pausedRunTtlMs: 30 * 60_000,
+  finishedRunTtlMs: 10 * 60_000,
+  maxRememberedRuns: 1000,
+  maxRememberedBytes: 64 * 1024 * 1024,
 };
+
+/** The most `setTimeout` waits as asked (longer delays fire at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Each limit is a whole number in range, or a TypeError says which is not. */
+function checkedLimits(limits: ServerLimits): ServerLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    const most = name.endsWith('Ms') ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+    if (!Number.isInteger(value) || value < 1 || value > most)
+      throw new TypeError(
+        `createServerApp: limits.${name} must be a whole number from 1 to ${most}, not ${String(value)}`,
+      );
+  }
+  return limits;
+}
 
 export interface ReplaySettings {
   readonly recording: Recording;
-  /** Pause between messages, in ms, so the replay streams like a run. Default 25. */
+  /**
+   * Pause between messages, in ms, so the replay streams like a run; 0 sends them as fast as
+   * the reader takes them. Default 25.
+   * @example { recording, delayMs: 0 }
+   */
   readonly delayMs?: number;
 }
+
+/** The pause between replayed messages when none is given. */
+export const DEFAULT_REPLAY_DELAY_MS = 25;
 
 /** Agent settings every run gets besides its model, tools, prompt and signal. */
 export type RunSettings = Omit<
@@ -65,14 +112,23 @@ export interface ServerAppOptions {
   /** Run ids. Default: random UUIDs. */
   readonly generateRunId?: () => string;
   /**
-   * Host names requests may be addressed to (the Host header), e.g. `LOOPBACK_HOSTNAMES` for a
-   * server on loopback. Anything else is refused, so a web page cannot reach this server through
-   * a DNS name that points to 127.0.0.1 (DNS rebinding). Default: any.
+   * Host names requests may be addressed to (the Host header and the URL), in any spelling:
+   * they are compared in WHATWG URL form, and a loopback name admits every loopback spelling
+   * (`127.1`, `[0:0:0:0:0:0:0:1]`, `[::ffff:127.0.0.1]`, `*.localhost`, …). Anything else is
+   * refused with 403, so a web page cannot reach this server through a DNS name that points to
+   * it (DNS rebinding). `'any'` turns the check off: only for a server behind a proxy that
+   * checks Host itself. Default: `LOOPBACK_HOSTNAMES`.
+   * @example { allowedHostnames: [...LOOPBACK_HOSTNAMES, 'devbox.lan'] }
    */
-  readonly allowedHostnames?: readonly string[];
+  readonly allowedHostnames?: readonly string[] | 'any';
+  /**
+   * Also admit requests addressed by any IP address, for a server on a network address (a
+   * rebinding page can only use a DNS name). Default false.
+   */
+  readonly allowIpAddressHosts?: boolean;
 }
 
-/** The names a browser uses for a server on loopback. */
+/** The names a browser uses for a server on loopback (each admits every loopback spelling). */
 export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 export interface ServerApp {
@@ -96,11 +152,13 @@ export const REPLAY_HEADER = 'x-toolwire-replay';
 export function createServerApp(options: ServerAppOptions): ServerApp {
   if (!options.model && !options.replay)
     throw new TypeError('createServerApp: give a model, or a recording to replay');
-  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const registry = new RunRegistry({
-    maxConcurrentRuns: limits.maxConcurrentRuns,
-    pausedRunTtlMs: limits.pausedRunTtlMs,
-  });
+  const limits = checkedLimits({ ...DEFAULT_LIMITS, ...options.limits });
+  const replayDelayMs = options.replay?.delayMs ?? DEFAULT_REPLAY_DELAY_MS;
+  if (!Number.isInteger(replayDelayMs) || replayDelayMs < 0 || replayDelayMs > MAX_TIMER_MS)
+    throw new TypeError(
+      `createServerApp: replay.delayMs must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${String(replayDelayMs)}`,
+    );
+  const registry = new RunRegistry(limits);
   const generateRunId = options.generateRunId ?? randomUUID;
   const modelName = options.modelName ?? options.model?.modelId ?? 'replay';
   const defaultProtocol = options.protocol ?? 'xml';
@@ -109,49 +167,16 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
 
   app.onError((error, c) => {
-    if (error instanceof RequestError)
-      return c.json({ error: error.message, ...error.extra }, error.status);
+    if (error instanceof HTTPException) return error.getResponse();
     return c.json({ error: `internal server error: ${error.message}` }, 500);
   });
 
-  const allowedHostnames = options.allowedHostnames;
-  if (allowedHostnames) {
-    app.use('*', async (c, next) => {
-      const host = c.req.header('host') ?? '';
-      let hostname: string | undefined;
-      try {
-        hostname = new URL(`http://${host}`).hostname.toLowerCase();
-      } catch {
-        hostname = undefined;
-      }
-      if (hostname === undefined || !allowedHostnames.includes(hostname))
-        throw new RequestError(
-          403,
-          `requests for host ${JSON.stringify(host)} are refused (DNS rebinding protection); address this server as ${allowedHostnames.join(' or ')}`,
-        );
-      await next();
-    });
-  }
-
-  // A page on another site may send simple POSTs here (no CORS preflight for them): refuse any
-  // request whose Origin is not this server, so only this page drives runs.
-  app.use('/api/*', async (c, next) => {
-    const origin = c.req.header('origin');
-    if (c.req.method !== 'GET' && origin !== undefined && origin !== 'null') {
-      let host: string | undefined;
-      try {
-        host = new URL(origin).host;
-      } catch {
-        host = undefined;
-      }
-      if (host !== c.req.header('host'))
-        throw new RequestError(
-          403,
-          `requests from ${origin} are not allowed; use the page this server serves`,
-        );
-    }
-    await next();
-  });
+  const allowedHostnames = options.allowedHostnames ?? LOOPBACK_HOSTNAMES;
+  if (allowedHostnames !== 'any')
+    app.use('*', hostGuard(hostPolicy(allowedHostnames, options.allowIpAddressHosts === true)));
+  // A page on another site may send simple POSTs here (no CORS preflight for them), or read
+  // through a tag: only this server's own page may use the API.
+  app.use('/api/*', sameOriginGuard());
 
   app.get('/api/info', (c) =>
     c.json({
@@ -163,6 +188,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       frontendTools: Object.entries(tools)
         .filter(([, tool]) => !tool.execute)
         .map(([name]) => name),
+      ...(options.replay ? { replayDelayMs } : {}),
       limits,
       activeRuns: registry.active,
     }),
@@ -196,10 +222,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const streamRun = (
     c: Context,
     record: RunRecord,
+    controller: AbortController,
     run: ReturnType<typeof runAgent>,
     resumed: boolean,
   ) => {
-    const controller = record.controller;
     const owns = () => record.controller === controller;
     run.result.then(
       (result) => {
@@ -238,18 +264,19 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.post('/api/runs', async (c) => {
     const request = parseStartRun(await readJsonBody(c.req.raw, limits.maxBodyBytes));
     const protocol = request.protocol ?? defaultProtocol;
+    const controller = new AbortController();
     let record: RunRecord;
     try {
-      record = registry.start(generateRunId(), request.prompt, protocol);
+      record = registry.start(generateRunId(), request.prompt, protocol, controller);
     } catch (error) {
       return limitError(error);
     }
     if (options.replay) {
-      const { recording, delayMs } = options.replay;
-      const body = replayStream(recording, delayMs ?? 25, record.controller.signal, (outcome) =>
+      const { recording } = options.replay;
+      const body = replayStream(recording, replayDelayMs, controller.signal, (outcome) =>
         registry.finish(record, outcome),
       );
-      c.req.raw.signal.addEventListener('abort', () => record.controller.abort(), { once: true });
+      c.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true });
       return new Response(body, {
         headers: { ...SSE_HEADERS, [RUN_ID_HEADER]: record.id, [REPLAY_HEADER]: recording.label },
       });
@@ -260,14 +287,18 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       protocol,
       tools,
       prompt: request.prompt,
-      signal: record.controller.signal,
+      signal: controller.signal,
     });
-    return streamRun(c, record, run, false);
+    return streamRun(c, record, controller, run, false);
   });
 
   const findRun = (id: string): RunRecord => {
     const record = registry.get(id);
-    if (!record) throw new RequestError(404, `no run has the id ${JSON.stringify(id)}`);
+    if (!record)
+      throw new RequestError(
+        404,
+        `no run has the id ${JSON.stringify(id)}: it never existed, or the server has forgotten it (finished runs are kept for ${minutes(limits.finishedRunTtlMs)}; beyond ${limits.maxRememberedRuns} runs or ${formatBytes(limits.maxRememberedBytes)} the oldest are forgotten first)`,
+      );
     return record;
   };
 
@@ -316,13 +347,13 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       throw error;
     }
     registry.resumed(record, controller);
-    return streamRun(c, record, run, true);
+    return streamRun(c, record, controller, run, true);
   });
 
   app.post('/api/runs/:id/abort', (c) => {
     const record = findRun(c.req.param('id'));
     if (record.status === 'running') {
-      record.controller.abort(new Error('stopped by the user'));
+      record.controller?.abort(new Error('stopped by the user'));
       return c.json({ id: record.id, status: 'aborting' }, 202);
     }
     if (record.status === 'paused') {
@@ -348,4 +379,11 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
 
   return { app, registry, limits, close: () => registry.closeAll() };
+}
+
+function minutes(ms: number): string {
+  const count = ms / 60_000;
+  return count >= 1 && Number.isInteger(count)
+    ? `${count} minute${count === 1 ? '' : 's'}`
+    : `${ms} ms`;
 }

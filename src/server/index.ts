@@ -6,6 +6,7 @@ export { AgentBlockAdapter, type AgentBlockOptions, resultContent } from './agen
 export {
   createServerApp,
   DEFAULT_LIMITS,
+  DEFAULT_REPLAY_DELAY_MS,
   LOOPBACK_HOSTNAMES,
   REPLAY_HEADER,
   type ReplaySettings,
@@ -15,9 +16,22 @@ export {
   type ServerAppOptions,
   type ServerLimits,
 } from './app.ts';
+export {
+  type CanonicalHost,
+  canonicalBindHost,
+  canonicalHost,
+  isIpAddress,
+  isLoopbackHostname,
+} from './host-names.ts';
 export { describeRunError, type ErrorPayload, isUnreachableError } from './model-errors.ts';
 export { type RunningServer, startServer } from './node-server.ts';
 export { parseRecording, type Recording } from './replay.ts';
-export { RunLimitError, RunRegistry, type RunStatus } from './run-registry.ts';
+export {
+  RunLimitError,
+  RunRegistry,
+  type RunRegistryOptions,
+  type RunRegistryStats,
+  type RunStatus,
+} from './run-registry.ts';
 export { defaultWebRoot } from './static-page.ts';
 export { ASK_USER_TOOL, serverSystemPrompt, serverTools } from './tools.ts';

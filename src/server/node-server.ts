@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { ServerApp } from './app.ts';
+import { canonicalBindHost, listenAddress } from './host-names.ts';
 
 export interface RunningServer {
   /** `http://host:port`, with the port actually bound (useful with port 0). */
@@ -11,20 +12,23 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Serves the app on Node's HTTP server. Port 0 picks a free port. */
+/**
+ * Serves the app on Node's HTTP server. Port 0 picks a free port. `host` may be written any way
+ * `--host` takes it (`::1`, `[::1]`, `127.1`); the URL uses its canonical form.
+ */
 export async function startServer(
   server: ServerApp,
   options: { port: number; host: string },
 ): Promise<RunningServer> {
   const http = await new Promise<Server>((resolve, reject) => {
     const created = serve(
-      { fetch: server.app.fetch, port: options.port, hostname: options.host },
+      { fetch: server.app.fetch, port: options.port, hostname: listenAddress(options.host) },
       () => resolve(created as Server),
     ) as Server;
     created.once('error', reject);
   });
   const { port } = http.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const host = canonicalBindHost(options.host)?.hostname ?? options.host;
   return {
     url: `http://${host}:${port}`,
     port,

@@ -1,19 +1,28 @@
+import { HTTPException } from 'hono/http-exception';
 import { isProtocolName, PROTOCOL_NAMES, type ProtocolName } from '../protocols/index.ts';
 
-/** A request the server refuses: the status and the message of its JSON error body. */
-export class RequestError extends Error {
+/** The statuses the API refuses a request with. */
+export type RequestErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+
+/**
+ * A request the server refuses: Hono's HTTPException whose response is the JSON error body
+ * `{error: message, ...extra}`.
+ */
+export class RequestError extends HTTPException {
   override readonly name = 'RequestError';
-  readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
   readonly extra: Readonly<Record<string, unknown>>;
 
   constructor(
-    status: RequestError['status'],
+    status: RequestErrorStatus,
     message: string,
     extra: Readonly<Record<string, unknown>> = {},
   ) {
-    super(message);
-    this.status = status;
+    super(status, { message });
     this.extra = extra;
+  }
+
+  override getResponse(): Response {
+    return Response.json({ error: this.message, ...this.extra }, { status: this.status });
   }
 }
 

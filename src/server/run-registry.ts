@@ -1,21 +1,24 @@
 import type { RunState } from '../agent/index.ts';
+import { estimateBytes, formatBytes } from './memory-estimate.ts';
 
 /** Where a run is: streaming, paused on front-end tools, or over. */
 export type RunStatus = 'running' | 'paused' | 'finished';
 
 export interface RunRecord {
   readonly id: string;
-  /** The user's question, repeated in the `meta_init` of a resumed stream. */
-  readonly prompt: string;
   readonly protocol: string;
   status: RunStatus;
+  /** The user's question, repeated in the `meta_init` of a resumed stream; '' once finished. */
+  prompt: string;
   /** While running: aborts the agent (abort route, client disconnect). */
-  controller: AbortController;
+  controller: AbortController | undefined;
   /** While paused: what `resumeAgent` continues from. */
   state: RunState | undefined;
   /** How it ended, for the message of a late request. */
   outcome: string | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** What this record holds, estimated (see `estimateBytes`); counted once it stops streaming. */
+  bytes: number;
 }
 
 export interface RunRegistryOptions {
@@ -24,7 +27,11 @@ export interface RunRegistryOptions {
   /** How long a paused run waits for its front-end results before it is dropped. */
   readonly pausedRunTtlMs: number;
   /** How long a finished run is remembered, so late requests get 409 rather than 404. */
-  readonly finishedRunTtlMs?: number;
+  readonly finishedRunTtlMs: number;
+  /** Paused and finished runs remembered at most; the oldest are forgotten first. */
+  readonly maxRememberedRuns: number;
+  /** The estimated bytes paused and finished runs may hold; the oldest are forgotten first. */
+  readonly maxRememberedBytes: number;
 }
 
 /** The capacity check failed: `active` runs are streaming, the most allowed. */
@@ -32,12 +39,34 @@ export class RunLimitError extends Error {
   override readonly name = 'RunLimitError';
 }
 
+/** What every record holds besides its strings and state: the object, its id, its timer. */
+const RECORD_OVERHEAD = 256;
+
+/** How much the registry holds now, by status (all kept as counters). */
+export interface RunRegistryStats {
+  readonly running: number;
+  readonly paused: number;
+  readonly finished: number;
+  /** Estimated bytes of the paused and finished runs: at most `maxRememberedBytes`. */
+  readonly rememberedBytes: number;
+}
+
 /**
- * The server's runs by id. In memory: a paused run's state lives here until it is resumed,
- * aborted, or its time is up. Only running runs count against the concurrency limit.
+ * The server's runs by id, in memory. Running runs count against the concurrency limit (and
+ * hold at most their prompt: the request body cap bounds it). Paused runs hold their state
+ * until resumed, aborted or timed out; finished runs keep only their outcome, for late
+ * requests. Paused and finished runs are bounded by count and by estimated bytes: beyond
+ * either cap the oldest finished run is forgotten first, then the oldest paused one. A
+ * forgotten run's id gets 404, like an unknown one. The bookkeeping is O(1) per run, eviction
+ * included, amortised: the orders are insertion-ordered sets and the counts are counters.
  */
 export class RunRegistry {
   private readonly runs = new Map<string, RunRecord>();
+  /** Oldest first: the order they stopped streaming in. */
+  private readonly paused = new Set<RunRecord>();
+  private readonly finished = new Set<RunRecord>();
+  private running = 0;
+  private rememberedBytes = 0;
   private readonly options: RunRegistryOptions;
 
   constructor(options: RunRegistryOptions) {
@@ -46,29 +75,42 @@ export class RunRegistry {
 
   /** Runs streaming now. */
   get active(): number {
-    let count = 0;
-    for (const run of this.runs.values()) if (run.status === 'running') count++;
-    return count;
+    return this.running;
+  }
+
+  get stats(): RunRegistryStats {
+    return {
+      running: this.running,
+      paused: this.paused.size,
+      finished: this.finished.size,
+      rememberedBytes: this.rememberedBytes,
+    };
   }
 
   get(id: string): RunRecord | undefined {
     return this.runs.get(id);
   }
 
-  /** Registers a new running run, or throws `RunLimitError` when the server is full. */
-  start(id: string, prompt: string, protocol: string): RunRecord {
+  /**
+   * Registers a new run streaming under `controller`, or throws `RunLimitError` when the
+   * server is full.
+   */
+  start(id: string, prompt: string, protocol: string, controller: AbortController): RunRecord {
     this.ensureCapacity();
+    if (this.runs.has(id)) throw new Error(`the run id ${JSON.stringify(id)} is already in use`);
     const record: RunRecord = {
       id,
       prompt,
       protocol,
       status: 'running',
-      controller: new AbortController(),
+      controller,
       state: undefined,
       outcome: undefined,
       timer: undefined,
+      bytes: 0,
     };
     this.runs.set(id, record);
+    this.running++;
     return record;
   }
 
@@ -77,57 +119,128 @@ export class RunRegistry {
    * resume is refused. Check `ensureCapacity` first.
    */
   resumed(record: RunRecord, controller: AbortController): void {
-    this.clearTimer(record);
+    if (!this.holds(record) || record.status !== 'paused') return;
+    this.leaveStatus(record);
     record.status = 'running';
     record.state = undefined;
     record.controller = controller;
+    this.running++;
   }
 
-  /** The run waits for front-end results; it no longer counts as streaming. */
+  /**
+   * The run waits for front-end results; it no longer counts as streaming. A state larger
+   * than the byte cap on its own cannot be kept: the run is finished, saying so.
+   */
   pause(record: RunRecord, state: RunState): void {
-    if (record.status !== 'running') return;
+    if (!this.holds(record) || record.status !== 'running') return;
+    const bytes = RECORD_OVERHEAD + estimateBytes(record.prompt) + estimateBytes(state);
+    if (bytes > this.options.maxRememberedBytes) {
+      this.finish(
+        record,
+        `dropped: its conversation (${formatBytes(bytes)}) is larger than the server keeps for a paused run (${formatBytes(this.options.maxRememberedBytes)})`,
+      );
+      return;
+    }
+    this.leaveStatus(record);
     record.status = 'paused';
     record.state = state;
-    this.clearTimer(record);
+    record.controller = undefined;
+    this.remember(record, this.paused, bytes);
     record.timer = setTimeout(
       () => this.finish(record, 'dropped: it waited too long for its front-end results'),
       this.options.pausedRunTtlMs,
     );
     record.timer.unref?.();
+    this.evict();
   }
 
-  /** The run is over (completed, failed, aborted); it is remembered a while for late requests. */
+  /**
+   * The run is over (completed, failed, aborted): it keeps only its outcome, remembered a
+   * while for late requests.
+   */
   finish(record: RunRecord, outcome: string): void {
-    if (record.status === 'finished') return;
-    this.clearTimer(record);
+    if (!this.holds(record) || record.status === 'finished') return;
+    this.leaveStatus(record);
     record.status = 'finished';
+    record.prompt = '';
     record.state = undefined;
+    record.controller = undefined;
     record.outcome = outcome;
-    const ttl = this.options.finishedRunTtlMs ?? 10 * 60_000;
-    record.timer = setTimeout(() => this.runs.delete(record.id), ttl);
+    this.remember(record, this.finished, RECORD_OVERHEAD + estimateBytes(outcome));
+    record.timer = setTimeout(() => this.forget(record), this.options.finishedRunTtlMs);
     record.timer.unref?.();
+    this.evict();
   }
 
   /** Aborts every running run and forgets all (server shutdown). */
   closeAll(): void {
     for (const record of this.runs.values()) {
       this.clearTimer(record);
-      if (record.status === 'running') record.controller.abort(new Error('the server is closing'));
+      if (record.status === 'running') record.controller?.abort(new Error('the server is closing'));
     }
     this.runs.clear();
+    this.paused.clear();
+    this.finished.clear();
+    this.running = 0;
+    this.rememberedBytes = 0;
   }
 
   /** Throws `RunLimitError` when as many runs stream as allowed. */
   ensureCapacity(): void {
-    const active = this.active;
-    if (active >= this.options.maxConcurrentRuns)
+    if (this.running >= this.options.maxConcurrentRuns)
       throw new RunLimitError(
-        `${active} runs are streaming, the most this server allows (--max-runs ${this.options.maxConcurrentRuns}); try again when one has finished`,
+        `${this.running} runs are streaming, the most this server allows (--max-runs ${this.options.maxConcurrentRuns}); try again when one has finished`,
       );
+  }
+
+  /** A record this registry still holds (not one forgotten or from before `closeAll`). */
+  private holds(record: RunRecord): boolean {
+    return this.runs.get(record.id) === record;
+  }
+
+  private remember(record: RunRecord, order: Set<RunRecord>, bytes: number): void {
+    record.bytes = bytes;
+    order.add(record);
+    this.rememberedBytes += bytes;
+  }
+
+  /** Takes the record out of its status's bookkeeping (counter or order, bytes, timer). */
+  private leaveStatus(record: RunRecord): void {
+    this.clearTimer(record);
+    if (record.status === 'running') {
+      this.running--;
+      return;
+    }
+    (record.status === 'paused' ? this.paused : this.finished).delete(record);
+    this.rememberedBytes -= record.bytes;
+    record.bytes = 0;
+  }
+
+  private forget(record: RunRecord): void {
+    if (!this.holds(record)) return;
+    this.leaveStatus(record);
+    this.runs.delete(record.id);
+  }
+
+  /** Forgets the oldest finished runs, then the oldest paused ones, until both caps hold. */
+  private evict(): void {
+    const { maxRememberedRuns, maxRememberedBytes } = this.options;
+    while (
+      this.paused.size + this.finished.size > maxRememberedRuns ||
+      this.rememberedBytes > maxRememberedBytes
+    ) {
+      const oldest = first(this.finished) ?? first(this.paused);
+      if (oldest === undefined) return;
+      this.forget(oldest);
+    }
   }
 
   private clearTimer(record: RunRecord): void {
     if (record.timer !== undefined) clearTimeout(record.timer);
     record.timer = undefined;
   }
+}
+
+function first<T>(set: Set<T>): T | undefined {
+  return set.values().next().value;
 }

@@ -1,12 +1,33 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { hostSettings } from '../../src/cli/serve-command.ts';
+import { canonicalHost, isLoopbackHostname } from '../../src/server/index.ts';
 import { spawnServe } from '../browser/support.ts';
-import { postJson } from './helpers.ts';
+import { postJson, waitFor } from './helpers.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const RECORDING = fileURLToPath(new URL('../../examples/recorded-run.sse', import.meta.url));
+
+/** A GET of /api/info over `connect`, addressed to `host` (as a rebinding page would). */
+function statusFor(connect: string, port: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: connect, port, path: '/api/info', headers: { host } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
 
 function runCli(args: string[]) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -27,7 +48,11 @@ describe('toolwire serve', () => {
         'replaying recorded-run.sse (a recording: no model is asked)',
       );
       const info = (await (await fetch(`${serve.url}/api/info`)).json()) as Record<string, unknown>;
-      expect(info).toMatchObject({ mode: 'replay', recording: 'recorded-run.sse' });
+      expect(info).toMatchObject({
+        mode: 'replay',
+        recording: 'recorded-run.sse',
+        replayDelayMs: 25,
+      });
       const response = await postJson(`${serve.url}/api/runs`, { prompt: 'anything' });
       expect(response.headers.get('x-toolwire-replay')).toBe('recorded-run.sse');
       expect(await response.text()).toBe(await readFile(RECORDING, 'utf8'));
@@ -57,6 +82,15 @@ describe('toolwire serve', () => {
       [['--protocol', 'yaml'], 'unknown protocol "yaml"'],
       [['--root', '/nonexistent/toolwire'], 'is not a folder'],
       [['--replay', '/nonexistent/run.sse'], '--replay: cannot read'],
+      [['--replay', RECORDING, '--replay-delay', 'abc'], '--replay-delay must be a whole number'],
+      [['--replay', RECORDING, '--replay-delay=-1'], 'from 0 to 60000, not "-1"'],
+      [['--replay', RECORDING, '--replay-delay', '1.5'], 'not "1.5"'],
+      [['--replay', RECORDING, '--replay-delay', ''], 'not ""'],
+      [['--replay', RECORDING, '--replay-delay', '1e3'], 'not "1e3"'],
+      [['--replay', RECORDING, '--replay-delay', '60001'], 'not "60001"'],
+      [['--replay-delay', '10'], '--replay-delay needs --replay'],
+      [['--host', 'evil.com/x'], '--host "evil.com/x" is not a host name'],
+      [['--allow-host', 'a b'], '--allow-host "a b" is not a host name'],
       [['extra'], 'serve takes no arguments'],
       [['--nope'], "Unknown option '--nope'"],
     ];
@@ -65,6 +99,101 @@ describe('toolwire serve', () => {
       expect(results[index]!.status, args.join(' ')).toBe(2);
       expect(results[index]!.stderr, args.join(' ')).toContain(message);
     });
-    expect((await runCli(['--help'])).stdout).toContain('toolwire serve [--port 8787]');
+    const help = (await runCli(['--help'])).stdout;
+    expect(help).toContain('toolwire serve [--port 8787]');
+    expect(help).toContain('[--replay <file.sse> [--replay-delay MS]]');
+    expect(help).toContain('--replay-delay waits MS milliseconds between its messages');
+  });
+
+  it('--replay-delay paces the replay: the delay given is honoured, 0 is reported as such', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolwire-replay-'));
+    const file = join(folder, 'short.sse');
+    writeFileSync(file, ': one\n\n: two\n\n: three\n\n: four\n\n');
+    const paced = await spawnServe(['--replay', file, '--replay-delay', '150']);
+    const fast = await spawnServe(['--replay', file, '--replay-delay', '0']);
+    try {
+      const info = async (url: string) =>
+        ((await (await fetch(`${url}/api/info`)).json()) as { replayDelayMs: number })
+          .replayDelayMs;
+      expect(await info(paced.url)).toBe(150);
+      expect(await info(fast.url)).toBe(0);
+      const started = performance.now();
+      const response = await postJson(`${paced.url}/api/runs`, { prompt: 'go' });
+      expect(await response.text()).toBe(await readFile(file, 'utf8'));
+      expect(performance.now() - started).toBeGreaterThanOrEqual(440);
+    } finally {
+      await Promise.all([paced.stop(), fast.stop()]);
+    }
+  });
+});
+
+describe('toolwire serve: who may address it', () => {
+  it('keeps the Host check on for every spelling of a loopback --host', () => {
+    const spellings = [
+      '127.0.0.1',
+      '127.1',
+      '2130706433',
+      '0x7f.1',
+      '0177.0.0.1',
+      '127.9.9.9',
+      '::1',
+      '[::1]',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      'localhost',
+    ];
+    for (const host of spellings) {
+      const settings = hostSettings(host, []);
+      expect(settings, host).toMatchObject({ loopback: true, allowIpAddressHosts: false });
+      // Only loopback names: nothing else is admitted.
+      for (const name of settings.allowedHostnames)
+        expect(isLoopbackHostname(canonicalHost(name)!.hostname), `${host}: ${name}`).toBe(true);
+    }
+    expect(hostSettings('127.1', ['proxy.example']).allowedHostnames).toContain('proxy.example');
+  });
+
+  it('on a network --host admits IP addresses and that host’s name, and still no other name', () => {
+    expect(hostSettings('0.0.0.0', [])).toMatchObject({
+      loopback: false,
+      allowIpAddressHosts: true,
+      allowedHostnames: ['localhost', '127.0.0.1', '[::1]'],
+    });
+    expect(hostSettings('devbox.lan', []).allowedHostnames).toContain('devbox.lan');
+  });
+
+  it('refuses a rebinding Host when bound to 127.1 or 0:0:0:0:0:0:0:1', async () => {
+    for (const [bind, connect] of [
+      ['127.1', '127.0.0.1'],
+      ['0:0:0:0:0:0:0:1', '::1'],
+    ] as const) {
+      const serve = await spawnServe(['--replay', RECORDING, '--host', bind]);
+      try {
+        const port = new URL(serve.url).port;
+        expect(await statusFor(connect, port, `evil.com:${port}`), bind).toBe(403);
+        expect(await statusFor(connect, port, `localhost.evil.com:${port}`), bind).toBe(403);
+        expect(await statusFor(connect, port, `localhost:${port}`), bind).toBe(200);
+        expect(serve.output()).not.toContain('warning');
+      } finally {
+        await serve.stop();
+      }
+    }
+  });
+
+  it('on 0.0.0.0 warns that the API is open, admits IP addresses, refuses other names', async () => {
+    const serve = await spawnServe(['--replay', RECORDING, '--host', '0.0.0.0']);
+    try {
+      const port = new URL(serve.url).port;
+      expect(await statusFor('127.0.0.1', port, `127.0.0.1:${port}`)).toBe(200);
+      expect(await statusFor('127.0.0.1', port, `192.0.2.7:${port}`)).toBe(200);
+      expect(await statusFor('127.0.0.1', port, `evil.com:${port}`)).toBe(403);
+      // The warning goes to stderr, which may arrive after the address on stdout.
+      await waitFor(() => serve.output().includes('warning'), 'the warning');
+      expect(serve.output()).toContain(
+        'warning: 0.0.0.0 is not a loopback address. The API has no authentication',
+      );
+    } finally {
+      await serve.stop();
+    }
   });
 });

@@ -94,7 +94,8 @@ describe('POST /api/runs', () => {
       total_steps: 2,
       generated_files: null,
       cost: null,
-      cumulative_usage: { input_tokens: 0, output_tokens: 0 },
+      // Each turn is cut at its call, before the provider's usage part: unknown, not 0.
+      cumulative_usage: { input_tokens: null, output_tokens: null },
       answer: 'Login is handled by `loginUser` in login.js.',
     });
     const history = data.conversation_history as { type: string }[];
