@@ -3,6 +3,8 @@ export { createIdGenerator, type IdGenerator } from './ids.ts';
 export type { ProtocolFault, ProtocolFaultCode, ValidationProblem } from './problems.ts';
 export {
   DEFAULT_MAX_CALL_CHARS,
+  DEFAULT_MAX_DEPTH,
+  type EndOptions,
   type ParsedContent,
   type ParseOptions,
   type StreamParser,

@@ -12,8 +12,15 @@ export interface ValidationProblem {
 export type ProtocolFaultCode =
   /** Markup opened a call but what followed could not be read as one. */
   | 'malformed-call'
-  /** The stream ended inside a call that could not be completed. */
-  | 'unclosed-call'
+  /**
+   * The output ended inside a call that was cut before its content was whole (inside a value, a
+   * key or the JSON), or that was cut at the output's length limit: it is never run.
+   */
+  | 'incomplete-call'
+  /** Markup inside a call that belongs nowhere (a second closing tag): dropped, the call goes on. */
+  | 'stray-markup'
+  /** JSON or XML nested deeper than `maxDepth`. */
+  | 'too-deep'
   /** One call grew past `maxCallChars`; parsing resumed after it as text. */
   | 'call-too-large';
 

@@ -27,16 +27,36 @@ export interface ParseOptions {
   readonly validate?: boolean;
   /** Id source for text, reasoning and tool-call ids. Default: random prefix plus counter. */
   readonly generateId?: IdGenerator;
+  /**
+   * Deepest nesting of JSON objects and arrays, or of XML elements, in one call. A call nested
+   * deeper is reported (`too-deep`) with its raw text instead of being read. Default 1000.
+   */
+  readonly maxDepth?: number;
 }
 
 export const DEFAULT_MAX_CALL_CHARS = 16 * 1024 * 1024;
+export const DEFAULT_MAX_DEPTH = 1000;
+
+/** How an output ended, for `StreamParser.end`. */
+export interface EndOptions {
+  /**
+   * The output stopped before the model finished it: its length limit (finish reason `length`),
+   * an error or an abort. A call still open is then reported (`incomplete-call`) and never
+   * completed, even when only its closing markup is missing. Default `false`.
+   */
+  readonly interrupted?: boolean;
+}
 
 /** An incremental parser: feed it chunks as they arrive, then end it once. */
 export interface StreamParser {
   /** Parse one more chunk; returns the events it completes. Never throws on any input. */
   push(chunk: string): ParseEvent[];
-  /** The stream is over: close open blocks, complete or report open calls. */
-  end(): ParseEvent[];
+  /**
+   * The stream is over: close open blocks, complete or report open calls. A call still open is
+   * completed only when nothing but its own closing markup is missing (and the output was not
+   * `interrupted`); otherwise it is reported as `incomplete-call` with its raw text.
+   */
+  end(options?: EndOptions): ParseEvent[];
 }
 
 /** The content of a whole output, in order, as `parseGeneratedText` returns it. */

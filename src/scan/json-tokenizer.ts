@@ -32,6 +32,8 @@ export interface JsonTokenizerFailure {
   readonly message: string;
   /** Offset of the offending character, in UTF-16 units over everything written. */
   readonly offset: number;
+  /** The JSON nests deeper than `maxDepth` (no repair should try to read it). */
+  readonly tooDeep?: boolean;
 }
 
 export interface JsonTokenizerOptions {
@@ -400,9 +402,9 @@ class StreamingJsonTokenizer implements JsonTokenizer {
     return false;
   }
 
-  private fail(message: string, offset: number): void {
+  private fail(message: string, offset: number, tooDeep = false): void {
     this.state = FAILED;
-    this.failureInfo = { message, offset };
+    this.failureInfo = tooDeep ? { message, offset, tooDeep } : { message, offset };
   }
 
   private failUnexpected(text: string, index: number, expected: string): void {
@@ -440,7 +442,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
   private openContainer(kind: number, index: number): void {
     if (this.containers.length >= this.maxDepth) {
       const offset = this.offsetBase + index;
-      this.fail(`nesting deeper than ${this.maxDepth} levels at offset ${offset}`, offset);
+      this.fail(`nesting deeper than ${this.maxDepth} levels at offset ${offset}`, offset, true);
       return;
     }
     this.containers.push(kind);

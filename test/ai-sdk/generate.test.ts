@@ -87,7 +87,7 @@ describe('wrapGenerate', () => {
     expect(result.finishReason).toBe('length');
     expect(faults).toEqual([
       expect.objectContaining({
-        code: 'unclosed-call',
+        code: 'incomplete-call',
         raw: '<tool_call>{"name": "get_weather", "arguments": {"city": "Seo',
         toolName: 'get_weather',
       }),

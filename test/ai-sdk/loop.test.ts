@@ -185,7 +185,7 @@ describe('malformed markup', () => {
     },
     {
       name: 'xml',
-      broken: 'I will check.\n<get_weather>\n  <city>Seoul</city>\n  <unit>celsius</unit></city>\n',
+      broken: 'I will check.\n<get_weather>\n  <city>Seoul, South</ci',
       fixed: '<get_weather>\n  <city>Seoul</city>\n</get_weather>',
     },
   ])(

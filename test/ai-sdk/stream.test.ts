@@ -374,7 +374,7 @@ describe('wrapStream when the output is cut off', () => {
     const { parts, faults } = await run(source);
     expect(faults).toEqual([
       expect.objectContaining({
-        code: 'unclosed-call',
+        code: 'incomplete-call',
         raw: '<get_weather>\n  <city>Seo',
         toolName: 'get_weather',
       }),
@@ -386,7 +386,7 @@ describe('wrapStream when the output is cut off', () => {
     expect(call).toMatchObject({
       toolName: 'get_weather',
       input: '<get_weather>\n  <city>Seo',
-      providerMetadata: { toolwire: { fault: { code: 'unclosed-call' } } },
+      providerMetadata: { toolwire: { fault: { code: 'incomplete-call' } } },
     });
     expect(() => JSON.parse(call?.type === 'tool-call' ? call.input : '')).toThrow();
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'error' } });
@@ -535,7 +535,7 @@ describe('aborting a streamText run mid-call', () => {
     expect(seen).not.toContain('tool-call');
     expect(ran).toEqual([]);
     expect(faults).toEqual([
-      expect.objectContaining({ code: 'unclosed-call', raw: '<get_weather>\n  <city>Seo' }),
+      expect.objectContaining({ code: 'incomplete-call', raw: '<get_weather>\n  <city>Seo' }),
     ]);
   });
 });

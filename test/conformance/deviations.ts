@@ -22,13 +22,15 @@ const RESULT_CHILD =
   'the seed (and issue 2) read <attempt_completion><result>…</result></attempt_completion> as the result parameter; late Probe kept the <result> tag as text';
 const NESTED_REASONING_TAIL =
   'nested <thinking> tags balance, and the text after the inner block is reasoning too; Probe dropped "outer end"';
+const REASONING_DOES_NOT_NEST =
+  'reasoning blocks do not nest (issue 13, from a real agent that left a <thinking> open and later wrote a closed one): the first closer ends reasoning, so a doubled <thinking><thinking>…</thinking></thinking> keeps the inner opener as reasoning text and the second closer as text; Probe unwrapped them';
+const CUT_OFF_VALUE =
+  'a call cut inside a parameter value is reported (incomplete-call) and never run, since the value may be cut short (issue 13); Probe completed it';
 
 export const PROBE_DEVIATIONS: Readonly<Record<string, string>> = {
   'C-xml_tool_call_parsing_unclosed_attempt_completion_tag_handling_should_handle_empty_attempt_completion_tag_with':
     PREVIOUS_RESPONSE,
   'C-xml_tool_call_parsing_unclosed_thinking_tag_handling_should_remove_unclosed_thinking_tag_and_its_content':
-    UNCLOSED_REASONING,
-  'C-xml_tool_call_parsing_unclosed_thinking_tag_handling_should_handle_multiple_thinking_tags_with_one_unclosed':
     UNCLOSED_REASONING,
   'C-xml_tool_call_parsing_unclosed_parameter_tag_handling_should_handle_parameter_without_closing_tag_followed_by_':
     UNCLOSED_PARAMETER,
@@ -70,6 +72,30 @@ export const PROBE_DEVIATIONS: Readonly<Record<string, string>> = {
     WRAPPED_CALL,
   'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_sh___':
     NESTED_REASONING_TAIL,
+  'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_sh':
+    REASONING_DOES_NOT_NEST,
+  'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_sh_':
+    REASONING_DOES_NOT_NEST,
+  'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_sh__':
+    REASONING_DOES_NOT_NEST,
+  'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_sh____':
+    REASONING_DOES_NOT_NEST,
+  'C-issue_439_removethinkingtags_destroys_json_output_extractthinkingcontent_should_handle_nested_thinking_tags_pr':
+    REASONING_DOES_NOT_NEST,
+  'C-issue_439_removethinkingtags_destroys_json_output_real_scenario_auto_wrapped_content_with_nested_thinking_extr':
+    REASONING_DOES_NOT_NEST,
+  'C-issue_439_removethinkingtags_destroys_json_output_previous_response_length_based_heuristic_edge_cases_nested_t':
+    REASONING_DOES_NOT_NEST,
+  'C-xml_tool_call_parsing_unclosed_tool_tag_handling_should_handle_search_tool_without_closing_tag':
+    CUT_OFF_VALUE,
+  'C-xml_tool_call_parsing_unclosed_tool_tag_handling_should_handle_extract_tool_without_closing_tag':
+    CUT_OFF_VALUE,
+  'C-xml_tool_call_parsing_unclosed_tool_tag_handling_should_handle_query_tool_without_closing_tag':
+    CUT_OFF_VALUE,
+  'C-xml_tool_call_parsing_unclosed_tool_tag_handling_should_handle_listfiles_tool_without_closing_tag':
+    CUT_OFF_VALUE,
+  'C-xml_tool_call_parsing_complex_unclosed_tag_scenarios_should_handle_tool_and_param_both_unclosed':
+    CUT_OFF_VALUE,
   'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_bug_wit__':
     UNCLOSED_REASONING,
   'C-issue_459_removethinkingtags_drops_edit_create_tool_calls_in_unclosed_thinking_tags_removethinkingtags_fix_wit':
@@ -127,8 +153,6 @@ export const COGENCY_DEVIATIONS: Readonly<Record<string, string>> = {
 
 const FENCE_AROUND_TAG =
   'a fence wrapped around a tagged call is read as text around the call (the fence markers stay text); llama.cpp strips them';
-const COMPLETED_AT_END =
-  'a call cut off at the end of the output is completed when it validates (issue 2); vLLM returns it as text';
 const REPORTED_AT_END =
   'a call cut off before its name was complete is reported with its raw text, shown as text by default (nothing silently hidden); Ollama hides it';
 
@@ -139,7 +163,6 @@ export const HERMES_ROW_DEVIATIONS: Readonly<Record<string, string>> = {
   'hermes-row-27':
     'this row runs llama.cpp with tool parsing and reasoning extraction switched off; toolwire always parses both',
   'hermes-row-40': REPORTED_AT_END,
-  'hermes-row-49': COMPLETED_AT_END,
 };
 
 // ── cogency-execute-protocol.json, conversation cases (agent conversation rendering) ──────────

@@ -68,24 +68,43 @@ describe('execute protocol', () => {
     const text =
       '<execute>[{"name": "get_weather", "args": {"city": "A"}}, "not an object", 42]</execute>';
     const content = contentOf(streamEvents(execute, [text], { tools, emitRawTextOnError: false }));
+    // Elements that are not calls are reported as they end; calls come out when the block closes.
     expect(content).toEqual([
-      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"A"}' },
       {
         type: 'error',
-        error: expect.objectContaining({ code: 'malformed-call', raw: '"not an object"' }),
+        error: expect.objectContaining({
+          code: 'malformed-call',
+          raw: '"not an object"',
+          message: expect.stringContaining('batch element 1 '),
+        }),
       },
-      { type: 'error', error: expect.objectContaining({ code: 'malformed-call', raw: '42' }) },
+      {
+        type: 'error',
+        error: expect.objectContaining({
+          code: 'malformed-call',
+          raw: '42',
+          message: expect.stringContaining('batch element 2 '),
+        }),
+      },
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"A"}' },
     ]);
   });
 
-  it('repairs a batch with broken JSON, and reports one that cannot be read', () => {
-    expect(
-      callsOf(
-        execute,
-        '<execute>[{"name": "get_weather", "args": {"city": "Bonn",}},]</execute>',
-        tools,
-      ),
-    ).toEqual([{ toolName: 'get_weather', input: { city: 'Bonn' } }]);
+  it('never repairs a batch: JSON that is not valid is reported with its raw text', () => {
+    for (const text of [
+      '<execute>[{"name": "get_weather", "args": {"city": "Bonn",}},]</execute>',
+      "<execute>[{'name': 'get_weather', 'args': {'city': 'Bonn'}}]</execute>",
+      '<execute>[{"name": "get_weather", "args": {"city": "Bonn", "days": None}}]</execute>',
+      '<execute>[{"name": "get_weather", "args": {"city": }}]</execute>',
+    ]) {
+      const content = contentOf(streamEvents(execute, [text], { tools }));
+      expect(content[0], text).toEqual({
+        type: 'error',
+        error: expect.objectContaining({ code: 'malformed-call', raw: text }),
+      });
+      expect(callsOf(execute, text, tools), text).toEqual([]);
+      expect(textOf(execute, text, tools)).toBe(text);
+    }
     const text = '<execute>call get_weather now</execute>';
     const content = contentOf(streamEvents(execute, [text], { tools }));
     expect(content[0]).toEqual({

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type {
   ParsedContent,
   ParseEvent,
@@ -165,3 +166,32 @@ export const TOOLS: readonly ToolDefinition[] = [
   searchTool,
   completionTool,
 ];
+
+/**
+ * The content of `text` parsed whole, after checking that every split into two chunks, and
+ * one character at a time, gives the same content and keeps the streaming contract.
+ */
+export function contentAtEverySplit(
+  protocol: ToolCallProtocol,
+  text: string,
+  options: ParseOptions,
+  endOptions?: { readonly interrupted?: boolean },
+): unknown[] {
+  const run = (chunks: readonly string[]) => {
+    const parser = protocol.createStreamParser({ generateId: counterIds(), ...options });
+    const events: ParseEvent[] = [];
+    for (const chunk of chunks) events.push(...parser.push(chunk));
+    events.push(...parser.end(endOptions));
+    return events;
+  };
+  const whole = run([text]);
+  const expected = contentOf(whole);
+  const splits: string[][] = [[...text]];
+  for (let cut = 1; cut < text.length; cut++) splits.push([text.slice(0, cut), text.slice(cut)]);
+  for (const chunks of splits) {
+    const events = run(chunks);
+    expect(contentOf(events), `split ${JSON.stringify(chunks.slice(0, 2))}`).toEqual(expected);
+    expect(streamingViolations(events)).toEqual([]);
+  }
+  return expected;
+}

@@ -99,9 +99,10 @@ describe('hermes protocol: calls', () => {
     expect(
       callsOf(hermes, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bern"}}', tools),
     ).toEqual([{ toolName: 'get_weather', input: { city: 'Bern' } }]);
+    // Its JSON cut short as well: the call is not complete, so it is reported, not run.
     expect(
       callsOf(hermes, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bern"}', tools),
-    ).toEqual([{ toolName: 'get_weather', input: { city: 'Bern' } }]);
+    ).toEqual([]);
   });
 
   it('reports a cut-off call that does not validate, with its raw text', () => {
@@ -112,7 +113,7 @@ describe('hermes protocol: calls', () => {
       {
         type: 'error',
         error: expect.objectContaining({
-          code: 'unclosed-call',
+          code: 'incomplete-call',
           raw: text.slice(3),
           toolName: 'write_file',
         }),

@@ -206,7 +206,7 @@ describe('xml protocol: calls', () => {
       tools: [limited],
     });
     expect(cut.find((event) => event.type === 'error')).toMatchObject({
-      error: { code: 'unclosed-call', message: expect.stringContaining('content') },
+      error: { code: 'incomplete-call', message: expect.stringContaining('content') },
     });
     // The same call with short values is validated from the values it kept.
     const [short] = callsOf(
@@ -260,13 +260,16 @@ describe('xml protocol: what models write instead of parameter tags', () => {
     ]);
   });
 
-  it('repairs JSON arguments a model wrote loosely, and completes them when cut off', () => {
+  it('repairs JSON arguments a model wrote loosely, and reports them when cut off', () => {
     expect(callsOf(xml, "<get_weather>{city: 'Oslo', days: 3,}</get_weather>", tools)).toEqual([
       { toolName: 'get_weather', input: { city: 'Oslo', days: 3 } },
     ]);
-    expect(callsOf(xml, '<get_weather>{"city": "Oslo"', tools)).toEqual([
-      { toolName: 'get_weather', input: { city: 'Oslo' } },
-    ]);
+    expect(callsOf(xml, '<get_weather>{"city": "Oslo"', tools)).toEqual([]);
+    expect(
+      xml
+        .parseGeneratedText('<get_weather>{"city": "Oslo"', { tools })
+        .find((part) => part.type === 'error'),
+    ).toMatchObject({ error: { code: 'incomplete-call' } });
   });
 
   it('reports JSON arguments that cannot be read as a malformed call, with the raw text', () => {
@@ -346,10 +349,11 @@ describe('xml protocol: reasoning', () => {
     ]);
   });
 
-  it('treats everything after an unclosed reasoning block as reasoning', () => {
+  it('treats everything after an unclosed reasoning block as reasoning, then emits its calls', () => {
     const text = '<think>still thinking <get_weather><city>X</city></get_weather>';
     expect(contentOf(streamEvents(xml, chunksOf(text, 3), { tools }))).toEqual([
       { type: 'reasoning', text: 'still thinking <get_weather><city>X</city></get_weather>' },
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"X"}' },
     ]);
   });
 
@@ -363,13 +367,12 @@ describe('xml protocol: reasoning', () => {
 });
 
 describe('xml protocol: broken and cut-off output', () => {
-  it('completes a call cut off at the end when it validates', () => {
+  it('completes a call cut off at the end when only its closing tag is missing', () => {
     expect(callsOf(xml, '<get_weather>\n<city>Paris</city>\n', tools)).toEqual([
       { toolName: 'get_weather', input: { city: 'Paris' } },
     ]);
-    expect(callsOf(xml, '<search>\n<query>function definition', tools)).toEqual([
-      { toolName: 'search', input: { query: 'function definition' } },
-    ]);
+    // Cut inside a value: the value may be incomplete, so the call is reported, not run.
+    expect(callsOf(xml, '<search>\n<query>function definition', tools)).toEqual([]);
   });
 
   it('completes a call whose last parameter was never closed', () => {
@@ -423,7 +426,7 @@ describe('xml protocol: broken and cut-off output', () => {
       {
         type: 'error',
         error: expect.objectContaining({
-          code: 'unclosed-call',
+          code: 'incomplete-call',
           raw: '<write_file><path>a.txt</path>',
           toolName: 'write_file',
           offset: 5,

@@ -486,6 +486,7 @@ describe('createJsonTokenizer: depth cap', () => {
     expect(tokenizer.failure).toEqual({
       message: 'nesting deeper than 512 levels at offset 512',
       offset: 512,
+      tooDeep: true,
     });
   });
 

@@ -80,38 +80,11 @@ export class StepOutput {
   /**
    * The output is over. `interrupted`: it stopped for a reason other than the model's own stop
    * (a stream error, an abort, the token limit, no finish at all), so a call it was still writing
-   * is incomplete and must not run even if the parser could complete it.
+   * is incomplete: the parser reports it (`incomplete-call`) and never completes it.
    */
   end(interrupted: boolean, emit: Emit): void {
-    const events = this.parser.end();
-    let cutCall: string | undefined;
-    for (const event of events) {
-      if (!interrupted || event.type !== 'tool-call') {
-        this.pass(event, emit);
-        continue;
-      }
-      // Several calls completed at the end lie in one cut-off block, reported once.
-      if (cutCall !== undefined) continue;
-      cutCall = this.cutOffRaw();
-      this.fault(
-        {
-          code: 'unclosed-call',
-          message: `the output stopped inside a call to "${event.toolName}" before it was complete`,
-          raw: cutCall,
-          offset: this.text().length - cutCall.length,
-          toolName: event.toolName,
-          toolCallId: event.toolCallId,
-        },
-        emit,
-      );
-    }
-  }
-
-  /** The raw text of the call that was open when the output stopped: the last call's markup. */
-  private cutOffRaw(): string {
-    const text = this.text();
-    const segments = this.options.protocol.extractToolCallSegments(text, this.plan.parseOptions);
-    return segments[segments.length - 1] ?? '';
+    const events = this.parser.end({ interrupted });
+    for (let index = 0; index < events.length; index++) this.pass(events[index]!, emit);
   }
 
   private pass(event: ParseEvent, emit: Emit): void {

@@ -122,7 +122,7 @@ export class CallAssembler {
   }
 
   /** The call cannot be completed: close the stream and report it with its raw text. */
-  fail(code: 'malformed-call' | 'unclosed-call', message: string): void {
+  fail(code: 'malformed-call' | 'incomplete-call' | 'too-deep', message: string): void {
     this.end();
     this.context.settle({
       kind: 'fault',

@@ -6,7 +6,7 @@ import {
   type JsonTokenizer,
 } from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
-import { parseLenientJson } from '../../scan/lenient-json.ts';
+import { parseLenientJson, readLenientJson } from '../../scan/lenient-json.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -40,6 +40,11 @@ export interface JsonCallsBodyConfig {
   readonly nameInOpeningTag?: boolean;
   /** What of the opening tag the opener literal already consumed (`=` of `<function=`). */
   readonly openingTagPrefix?: string;
+  /**
+   * JSON that is not valid is never repaired: the block is reported with its raw text (the
+   * execute protocol's rule). Default: loose JSON is repaired when no data has to be invented.
+   */
+  readonly strictJson?: boolean;
 }
 
 /** `<function=NAME>` or `<function name="NAME">`: the name from what follows the opener. */
@@ -199,7 +204,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
   private madeTokenizer: JsonTokenizer | undefined;
   private get tokenizer(): JsonTokenizer {
     // The body routes its tokenizer's tokens itself: one object per call, not a set of closures.
-    this.madeTokenizer ??= createJsonTokenizer(this);
+    this.madeTokenizer ??= createJsonTokenizer(this, { maxDepth: this.context.options.maxDepth });
     return this.madeTokenizer;
   }
   /**
@@ -207,6 +212,8 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
    * count from here, and the JSON is cut out of the engine's copy rather than kept twice.
    */
   private jsonStart = 0;
+  /** Where the JSON the tokenizer read ends in the call's raw text, once it has. */
+  private jsonEnd = -1;
   /** In raw mode, where the block's text ends once known (before the closer); -1 until then. */
   private rawEnd = -1;
   /** Finds the closer in raw mode (made only when the JSON breaks). */
@@ -373,6 +380,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       return failedAt;
     }
     if (stop === -1) return end;
+    this.jsonEnd = this.callOffset(stop, end);
     this.phase = Phase.AfterJson;
     return stop;
   }
@@ -621,7 +629,10 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
 
   private beginArgumentsText(): void {
     const envelope = this.envelope!;
-    envelope.argumentsText = { parts: [], tokenizer: createJsonTokenizer(envelope) };
+    envelope.argumentsText = {
+      parts: [],
+      tokenizer: createJsonTokenizer(envelope, { maxDepth: this.context.options.maxDepth }),
+    };
   }
 
   private nameComplete(name: string): void {
@@ -671,7 +682,21 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       if (this.rootIsArray) this.context.emitText(raw);
       return;
     }
-    const { assembler, streamer } = envelope;
+    if (this.config.closer !== undefined) {
+      // Calls are emitted when the block's closer comes (or text shows the model left it out):
+      // an output cut off before it must not run them (see `finish`).
+      this.awaitingCloser.push(envelope);
+      return;
+    }
+    this.completeEnvelope(envelope);
+  }
+
+  /** Calls whose JSON closed, waiting for the block's closer before they are emitted. */
+  private readonly awaitingCloser: Envelope[] = [];
+
+  private completeEnvelope(envelope: Envelope): void {
+    const assembler = envelope.assembler!;
+    const streamer = envelope.streamer!;
     const text = envelope.argumentsText;
     if (text && text.tokenizer.status !== 'complete') {
       // Arguments given as a string that is not JSON: take the string itself (validation says why).
@@ -693,6 +718,12 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     this.callsEmitted++;
   }
 
+  /** Emits the calls that waited for the closer, in order. */
+  private releaseAwaitingCalls(): void {
+    for (const envelope of this.awaitingCloser) this.completeEnvelope(envelope);
+    this.awaitingCloser.length = 0;
+  }
+
   /** Completes an envelope from a value obtained another way (repair, string arguments). */
   private completeFromValue(envelope: Envelope, raw: unknown, atEnd: boolean): void {
     const tool = envelope.tool!;
@@ -709,7 +740,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     const problems = assembler.problemsFor(value);
     if (atEnd && problems.length > 0) {
       assembler.fail(
-        'unclosed-call',
+        'incomplete-call',
         `the output ended inside a call to "${tool.name}" that is not complete: ${describeProblems(problems)}`,
       );
       this.faultSettled = true;
@@ -723,12 +754,11 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
 
   /** Reads what the tokenizer could not: repairs the JSON, emits the envelopes not yet emitted. */
   private repairAndEmit(atEnd: boolean): void {
-    // Everything since the JSON began: up to the closer, or all that was read.
-    const rawJson = this.context.callText(
-      this.jsonStart,
-      this.rawEnd === -1 ? this.context.callLength : this.rawEnd,
-    );
-    const value = parseLenientJson(rawJson);
+    // The calls whose JSON closed before it broke stand.
+    this.releaseAwaitingCalls();
+    const value = parseLenientJson(this.rawJsonText(), {
+      maxDepth: this.context.options.maxDepth,
+    });
     const candidates = Array.isArray(value) ? value : value === undefined ? [] : [value];
     const inProgress = this.envelope;
     this.envelope = undefined;
@@ -746,8 +776,11 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       const argumentKey = this.config.shape.argumentKeys.find((key) => Object.hasOwn(record, key));
       let rawArguments: unknown = argumentKey ? record[argumentKey] : {};
       // Not JSON: keep the string; validation will say what was expected.
-      if (typeof rawArguments === 'string')
-        rawArguments = parseLenientJson(rawArguments) ?? rawArguments;
+      if (typeof rawArguments === 'string') {
+        rawArguments =
+          parseLenientJson(rawArguments, { maxDepth: this.context.options.maxDepth }) ??
+          rawArguments;
+      }
       // At the end of the output, a name the tokenizer never saw closed may be cut short
       // (`say_hello` of `say_hello_world`): no call is made from it.
       if (atEnd && !emitted && inProgress && inProgress.name === undefined) continue;
@@ -768,7 +801,8 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
 
   private settleNotACall(index: number): number {
     // Arguments may already have streamed: close that input (no call follows it).
-    this.envelope?.assembler?.end();
+    this.endStreamedCall();
+    this.awaitingCloser.length = 0;
     this.context.settle({ kind: 'not-a-call' });
     this.phase = Phase.Done;
     this.doneAt = index;
@@ -779,13 +813,107 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
   private finishBlock(index: number, repair: boolean): number {
     this.phase = Phase.Done;
     this.doneAt = index;
-    if (repair) {
+    if (!repair) {
+      if (this.config.strictJson && this.settleInvalidStrictJson()) return index;
+      this.releaseAwaitingCalls();
+      this.settleBlock();
+    } else if (!this.settleUnreadableJson()) {
       this.repairAndEmit(false);
       this.settleAfterRepair(false);
-    } else {
-      this.settleBlock();
     }
     return index;
+  }
+
+  /**
+   * JSON that no repair may read: nested deeper than `maxDepth`, or broken in a protocol whose
+   * JSON must be valid. Settles the fault and returns true; false when a repair may try.
+   */
+  private settleUnreadableJson(): boolean {
+    const failure = this.madeTokenizer?.failure;
+    if (failure?.tooDeep) {
+      this.endStreamedCall();
+      this.context.settle({
+        kind: 'fault',
+        code: 'too-deep',
+        message: `the tool call's JSON nests deeper than maxDepth (${this.context.options.maxDepth}): ${failure.message}`,
+        ...(this.failedToolName() ? { toolName: this.failedToolName() } : {}),
+      });
+      return true;
+    }
+    if (!this.config.strictJson) return false;
+    this.releaseAwaitingCalls();
+    this.endStreamedCall();
+    const message = `the block is not valid JSON: ${failure?.message ?? 'it does not begin with [ or {'}`;
+    const toolName = this.failedToolName();
+    if (this.callsEmitted === 0) {
+      this.context.settle({
+        kind: 'fault',
+        code: 'malformed-call',
+        message,
+        ...(toolName ? { toolName } : {}),
+      });
+      return true;
+    }
+    // The calls before the break stand; the rest of the block is reported as written.
+    const start = this.envelope?.startOffset ?? failure?.offset ?? 0;
+    this.context.reportFault({
+      code: 'malformed-call',
+      message,
+      raw: this.jsonText(
+        start,
+        (this.rawEnd === -1 ? this.context.callLength : this.rawEnd) - this.jsonStart,
+      ),
+      ...(toolName ? { toolName } : {}),
+    });
+    this.context.settle({ kind: 'call' });
+    return true;
+  }
+
+  /**
+   * The tokenizer reads JSON loosely (trailing commas, single quotes, Python literals); a protocol
+   * whose JSON must be valid checks the whole block once it is read. Settles the fault and returns
+   * true when it is not valid.
+   */
+  private settleInvalidStrictJson(): boolean {
+    const json = this.context.callText(this.jsonStart, this.jsonEnd);
+    try {
+      JSON.parse(json);
+      return false;
+    } catch (error) {
+      this.endStreamedCall();
+      this.awaitingCloser.length = 0;
+      const reason = error instanceof Error ? error.message : String(error);
+      const toolName = this.failedToolName();
+      this.context.settle({
+        kind: 'fault',
+        code: 'malformed-call',
+        message: `the block is not valid JSON (${reason}); none of its calls was run`,
+        ...(toolName ? { toolName } : {}),
+      });
+      return true;
+    }
+  }
+
+  /** Closes the input streams of the calls that had begun when their block broke off. */
+  private endStreamedCall(): void {
+    this.envelope?.assembler?.end();
+    for (const envelope of this.awaitingCloser) envelope.assembler?.end();
+  }
+
+  private failedToolName(): string | undefined {
+    return this.envelope?.tool?.name ?? this.awaitingCloser[0]?.tool?.name;
+  }
+
+  /** The output was interrupted inside the block: none of its calls runs. */
+  private settleInterruptedBlock(): void {
+    this.endStreamedCall();
+    const toolName = this.failedToolName();
+    this.context.settle({
+      kind: 'fault',
+      code: 'incomplete-call',
+      message: `the output was cut off before the ${toolName ? `call to "${toolName}"` : 'tool call'} was closed; it was not run`,
+      ...(toolName ? { toolName } : {}),
+    });
   }
 
   /** The JSON was complete. */
@@ -814,7 +942,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     } else if (!this.faultSettled) {
       this.context.settle({
         kind: 'fault',
-        code: atEnd ? 'unclosed-call' : 'malformed-call',
+        code: atEnd ? 'incomplete-call' : 'malformed-call',
         message: this.tokenizer.failure
           ? `the tool call is not valid JSON and no call could be read from it: ${this.tokenizer.failure.message}`
           : 'the output ended inside a tool call that could not be completed',
@@ -823,7 +951,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     }
   }
 
-  finish(): void {
+  finish(interrupted: boolean): void {
     switch (this.phase) {
       case Phase.OpeningTag:
         this.context.settle({ kind: 'not-a-call' });
@@ -834,7 +962,7 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
         else {
           this.context.settle({
             kind: 'fault',
-            code: 'unclosed-call',
+            code: 'incomplete-call',
             message: 'the output ended right after a tool-call opener',
           });
         }
@@ -842,27 +970,96 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       case Phase.Json:
         this.tokenizer.finish();
         if (this.tokenizer.status === 'complete') break;
-        // Bare or fenced JSON cut off before its arguments began is text; once a declared
-        // tool's arguments are streaming, it is completed like any cut-off call.
+        // Bare or fenced JSON cut off before its arguments began is text.
         if (
           this.config.speculative &&
           this.callsEmitted === 0 &&
+          this.awaitingCloser.length === 0 &&
           !this.envelope?.assembler?.hasStarted
         ) {
           this.context.settle({ kind: 'not-a-call' });
           return;
         }
-        this.repairAndEmit(true);
-        this.settleAfterRepair(true);
+        if (interrupted) this.settleInterruptedBlock();
+        else this.settleCutJson();
         return;
       case Phase.Raw:
+        if (interrupted) {
+          this.settleInterruptedBlock();
+          return;
+        }
+        if (this.settleUnreadableJson()) return;
+        if (this.rawJsonIsCut()) {
+          this.settleCutJson();
+          return;
+        }
+        // Broken but whole: only the closer is missing, so the repair may read it.
         this.repairAndEmit(true);
         this.settleAfterRepair(true);
         return;
       default:
         break;
     }
+    if (this.awaitingCloser.length > 0 && interrupted) {
+      this.settleInterruptedBlock();
+      return;
+    }
+    this.releaseAwaitingCalls();
     this.settleBlock();
+  }
+
+  /**
+   * The output ended inside the JSON: the call being read is reported, never completed (a call
+   * cut at `{"name": "get_weather", "argu` is not `get_weather {}`). Calls of a batch that closed
+   * before it stand.
+   */
+  private settleCutJson(): void {
+    this.releaseAwaitingCalls();
+    const envelope = this.envelope;
+    const toolName = envelope?.tool?.name ?? this.failedToolName();
+    const message = `the output ended inside ${toolName ? `a call to "${toolName}"` : 'a tool call'} before its JSON was complete; the call was not run`;
+    if (this.callsEmitted === 0) {
+      this.endStreamedCall();
+      this.context.settle({
+        kind: 'fault',
+        code: 'incomplete-call',
+        message,
+        ...(toolName ? { toolName } : {}),
+        ...(envelope?.assembler?.hasStarted ? { toolCallId: envelope.assembler.toolCallId } : {}),
+      });
+      return;
+    }
+    this.endStreamedCall();
+    if (envelope === undefined) {
+      // Cut between the elements of a batch: only its closing markup is missing.
+      this.context.settle({ kind: 'call' });
+      return;
+    }
+    this.context.reportFault({
+      code: 'incomplete-call',
+      message,
+      raw: this.jsonText(envelope.startOffset, this.context.callLength - this.jsonStart),
+      ...(toolName ? { toolName } : {}),
+      ...(envelope.assembler?.hasStarted ? { toolCallId: envelope.assembler.toolCallId } : {}),
+    });
+    this.context.settle({ kind: 'call' });
+  }
+
+  /** Whether the broken JSON read so far also stops short (a bracket or a string left open). */
+  private rawJsonIsCut(): boolean {
+    const read = readLenientJson(this.rawJsonText(), {
+      maxDepth: this.context.options.maxDepth,
+      requireComplete: true,
+    });
+    return !read.ok && read.reason === 'incomplete';
+  }
+
+  /** Everything since the JSON began, up to the closer when it was found. */
+  private rawJsonText(): string {
+    return this.context.callText(
+      this.jsonStart,
+      this.rawEnd === -1 ? this.context.callLength : this.rawEnd,
+    );
   }
 
   abandon(): void {

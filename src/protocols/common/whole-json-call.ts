@@ -1,5 +1,6 @@
 import type { ValuePolicy } from '../../core/index.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
+import { exceedsJsonDepth } from '../../scan/json-depth.ts';
 import { hexDigitValue } from '../../scan/json-tokenizer.ts';
 import { asJsonReadsIt } from '../../scan/json-value-streamer.ts';
 import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
@@ -320,6 +321,8 @@ export function readWholeJsonCall(
   if (jsonStart >= end || text.charCodeAt(jsonStart) !== LEFT_BRACE) return -1;
   const closerAt = findCloser(context, text, closer, jsonStart);
   if (closerAt === -1 || closerAt + closer.length > end) return -1;
+  // Deep JSON is left to the streaming body, which reports it.
+  if (exceedsJsonDepth(text, jsonStart, closerAt, context.options.maxDepth)) return -1;
   // White space before the closer is JSON's own (space, tab, line breaks): JSON.parse takes it.
   const envelope = parseJson(text.slice(jsonStart, closerAt));
   if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return -1;

@@ -14,6 +14,7 @@ export interface ResolvedParseOptions {
   readonly startInReasoning: boolean;
   readonly validate: boolean;
   readonly generateId: () => string;
+  readonly maxDepth: number;
 }
 
 export type { ParseOptions };
@@ -82,8 +83,12 @@ export interface CallBody {
    * resumes there; the body must have settled its outcome) or -1 when it needs more text.
    */
   write(text: string, start: number, end: number): number;
-  /** The stream ended inside the call: complete it if possible, and settle the outcome. */
-  finish(): void;
+  /**
+   * The stream ended inside the call. Complete it only when nothing but the call's own closing
+   * markup is missing (every value closed, the JSON whole) and the output was not `interrupted`
+   * (its length limit, an error, an abort); otherwise settle an `incomplete-call` fault.
+   */
+  finish(interrupted: boolean): void;
   /** The call is being abandoned (size cap): close whatever the body streamed (`tool-input-end`). */
   abandon(): void;
   /**

@@ -1,6 +1,8 @@
 import {
   createIdGenerator,
   DEFAULT_MAX_CALL_CHARS,
+  DEFAULT_MAX_DEPTH,
+  type EndOptions,
   type IdGenerator,
   type ParseEvent,
   type ParseOptions,
@@ -11,6 +13,7 @@ import {
 import { compileOpeners, type Opener, type OpenerTrie } from '../../scan/opener-trie.ts';
 import { RawText } from '../../scan/raw-text.ts';
 import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from './call-body.ts';
+import { InlineCodeTracker, MAX_CODE_SPAN_HOLD, SpanCloseFinder } from './inline-code.ts';
 
 /** What a protocol tells the engine: which openers start a call, and how to parse its body. */
 export interface ProtocolGrammar<CallData> {
@@ -37,6 +40,8 @@ const Mode = {
   Text: 0,
   Reasoning: 1,
   Call: 2,
+  /** An opener inside an inline code span, held until the span closes or its line ends. */
+  CodeSpan: 3,
 } as const;
 type Mode = (typeof Mode)[keyof typeof Mode];
 
@@ -62,6 +67,7 @@ export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions
     startInReasoning: options.startInReasoning ?? false,
     validate: options.validate ?? true,
     generateId: options.generateId ?? defaultIdGenerator(),
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
   };
 }
 
@@ -69,28 +75,48 @@ interface TopLevel<CallData> {
   readonly trie: OpenerTrie<TopLevelData<CallData>>;
   /** The characters that can begin an opener, for `indexOf`. */
   readonly triggers: readonly string[];
+  /**
+   * The longest opener that begins with a line break (`\nlist_dir`, a tool name on a line of
+   * its own), or 0: the start of the output counts as a line start for those.
+   */
+  readonly longestLineOpener: number;
 }
 
 /** Compiled openers per grammar opener array: a parser is made per response, often with few calls. */
 const compiledTopLevels = new WeakMap<readonly Opener<unknown>[], TopLevel<unknown>>();
+/** The same without reasoning openers, for reading the inside of a reasoning block. */
+const compiledCallLevels = new WeakMap<readonly Opener<unknown>[], TopLevel<unknown>>();
 
-function compileTopLevel<CallData>(callOpeners: readonly Opener<CallData>[]): TopLevel<CallData> {
-  const cached = compiledTopLevels.get(callOpeners);
+function compileTopLevel<CallData>(
+  callOpeners: readonly Opener<CallData>[],
+  withReasoning: boolean,
+): TopLevel<CallData> {
+  const cache = withReasoning ? compiledTopLevels : compiledCallLevels;
+  const cached = cache.get(callOpeners);
   if (cached) return cached as TopLevel<CallData>;
-  const openers: Opener<TopLevelData<CallData>>[] = REASONING_TAGS.map((tag) => ({
-    literal: tag.open,
-    delimited: false,
-    data: { kind: 'reasoning', closers: [tag.close] },
-  }));
+  const openers: Opener<TopLevelData<CallData>>[] = withReasoning
+    ? REASONING_TAGS.map((tag) => ({
+        literal: tag.open,
+        delimited: false,
+        data: { kind: 'reasoning', closers: [tag.close] },
+      }))
+    : [];
   for (const opener of callOpeners) {
     openers.push({ ...opener, data: { kind: 'call', call: opener.data } });
   }
   const trie = compileOpeners(openers);
+  let longestLineOpener = 0;
+  for (const opener of callOpeners) {
+    if (opener.literal.startsWith('\n')) {
+      longestLineOpener = Math.max(longestLineOpener, opener.literal.length);
+    }
+  }
   const compiled: TopLevel<CallData> = {
     trie,
     triggers: trie.firstCharacters.map((code) => String.fromCharCode(code)),
+    longestLineOpener,
   };
-  compiledTopLevels.set(callOpeners, compiled as TopLevel<unknown>);
+  cache.set(callOpeners, compiled as TopLevel<unknown>);
   return compiled;
 }
 
@@ -106,16 +132,33 @@ export function createStreamEngine<CallData>(
   grammar: ProtocolGrammar<CallData>,
   parseOptions: ParseOptions,
   onCallSpan?: CallSpanObserver,
+  /**
+   * Reads the text of a reasoning block that was never closed: blocks do not nest, so reasoning
+   * tags in it are text.
+   */
+  insideReasoning = false,
 ): StreamParser {
   const options = resolveParseOptions(parseOptions);
-  const { trie, triggers } = compileTopLevel(grammar.callOpeners(options));
+  const { trie, triggers, longestLineOpener } = compileTopLevel(
+    grammar.callOpeners(options),
+    !insideReasoning,
+  );
+  /** Nothing has been read yet: an opener that begins with a line break may match without it. */
+  let atStreamStart = longestLineOpener > 0 && !options.startInReasoning;
 
   let out: ParseEvent[] = [];
   let mode: Mode = options.startInReasoning ? Mode.Reasoning : Mode.Text;
   let reasoningClosers: readonly string[] = REASONING_TAGS.map((tag) => tag.close);
-  /** The opener of the current reasoning block ('' when the output began inside one). */
-  let reasoningOpener = '';
-  let reasoningDepth = 0;
+  /**
+   * The text of the reasoning block being read, and its stream offset: if the output ends before
+   * the block closes, the calls written in it are read from it (models forget `</think>`).
+   */
+  const reasoningText = new RawText();
+  let reasoningStart = 0;
+  const inlineCode = new InlineCodeTracker();
+  /** The text from an opener held inside a code span (Mode.CodeSpan), and what decides it. */
+  const codeSpanText = new RawText();
+  let spanClose: SpanCloseFinder | undefined;
   /** A possible opener or closer cut by the end of the last chunk. */
   let pending = '';
   /** Stream offset of `pending[0]` (or of the next chunk when nothing is pending). */
@@ -181,6 +224,7 @@ export function createStreamEngine<CallData>(
 
   function emitText(delta: string): void {
     if (delta.length === 0) return;
+    inlineCode.read(delta);
     if (textId === undefined) {
       textId = options.generateId();
       out.push({ type: 'text-start', id: textId });
@@ -263,6 +307,10 @@ export function createStreamEngine<CallData>(
 
   /** Scans text mode from `start`; returns where it stopped (end of text, or a mode change). */
   function scanText(text: string, start: number): number {
+    if (atStreamStart && offset === 0 && start === 0) {
+      const opened = openAtStreamStart(text);
+      if (opened !== -1) return opened;
+    }
     let from = start;
     while (from < text.length) {
       const next = findTrigger(text, from);
@@ -277,69 +325,80 @@ export function createStreamEngine<CallData>(
         pending = text.slice(next);
         return text.length;
       }
-      const data = match.opener.data;
-      closeText();
-      if (data.kind === 'reasoning') {
-        mode = Mode.Reasoning;
-        reasoningClosers = data.closers;
-        reasoningOpener = match.opener.literal;
-        reasoningDepth = 0;
-        emitReasoning('');
-      } else {
-        mode = Mode.Call;
-        callStart = offset + next;
-        callRaw.clear();
-        callRaw.append(text.slice(next, next + match.length));
-        outcome = undefined;
-        body = grammar.openCall(data.call, context);
+      if (inlineCode.inSpan()) {
+        // `<read_file>…` inside `` `…` `` is code shown in prose, unless the line ends first.
+        mode = Mode.CodeSpan;
+        spanClose = new SpanCloseFinder(inlineCode.openRunLength);
+        return next;
       }
-      return next + match.length;
+      return enter(match.opener.data, text, next, match.length);
     }
     emitText(text.slice(start));
     return text.length;
   }
 
+  /** An opener matched at `text[at]`: start its reasoning block or call. */
+  function enter(data: TopLevelData<CallData>, text: string, at: number, length: number): number {
+    closeText();
+    if (data.kind === 'reasoning') {
+      mode = Mode.Reasoning;
+      reasoningClosers = data.closers;
+      reasoningStart = offset + at + length;
+      emitReasoning('');
+    } else {
+      mode = Mode.Call;
+      callStart = offset + at;
+      callRaw.clear();
+      callRaw.append(text.slice(at, at + length));
+      outcome = undefined;
+      body = grammar.openCall(data.call, context);
+    }
+    return at + length;
+  }
+
   /**
-   * Reasoning runs to its closer. The same opener inside it nests (`<thinking><thinking>…
-   * </thinking></thinking>`, a habit of models whose output is wrapped twice): the inner tags are
-   * markup and the block ends at the closer that balances the first opener.
+   * The output's first line may be a line opener without its line break. Returns where reading
+   * goes on, or -1 when no such opener starts the output (or when more text must come first:
+   * then it is held).
+   */
+  function openAtStreamStart(text: string): number {
+    const probe = `\n${text.slice(0, longestLineOpener)}`;
+    const match = trie.match(probe, 0);
+    if (match.kind === 'partial' && text.length < longestLineOpener) {
+      pending = text;
+      return text.length;
+    }
+    atStreamStart = false;
+    if (match.kind !== 'match' || !match.opener.literal.startsWith('\n')) return -1;
+    return enter(match.opener.data, text, 0, match.length - 1);
+  }
+
+  /**
+   * Reasoning runs to the first of its closers. Blocks do not nest: an agent that wrote
+   * `<thinking>`, never closed it, and later wrote `<thinking>…</thinking>` ended its reasoning
+   * at that first `</thinking>`, and what follows is read as usual.
    */
   function scanReasoning(text: string, start: number): number {
-    let from = start;
-    while (true) {
-      let closeAt = -1;
-      let closer = '';
-      for (const candidate of reasoningClosers) {
-        const found = text.indexOf(candidate, from);
-        if (found !== -1 && (closeAt === -1 || found < closeAt)) {
-          closeAt = found;
-          closer = candidate;
-        }
+    let closeAt = -1;
+    let closer = '';
+    for (const candidate of reasoningClosers) {
+      const found = text.indexOf(candidate, start);
+      if (found !== -1 && (closeAt === -1 || found < closeAt)) {
+        closeAt = found;
+        closer = candidate;
       }
-      const openAt = reasoningOpener ? text.indexOf(reasoningOpener, from) : -1;
-      if (openAt !== -1 && (closeAt === -1 || openAt < closeAt)) {
-        emitReasoning(text.slice(from, openAt));
-        reasoningDepth++;
-        from = openAt + reasoningOpener.length;
-        continue;
-      }
-      if (closeAt === -1) break;
-      emitReasoning(text.slice(from, closeAt));
-      from = closeAt + closer.length;
-      if (reasoningDepth > 0) {
-        reasoningDepth--;
-        continue;
-      }
-      closeReasoning();
-      mode = Mode.Text;
-      return from;
     }
-    // Hold back the longest tail that could still grow into a closer or a nested opener.
+    if (closeAt !== -1) {
+      emitReasoning(text.slice(start, closeAt));
+      closeReasoning();
+      reasoningText.clear();
+      mode = Mode.Text;
+      return closeAt + closer.length;
+    }
+    // Hold back the longest tail that could still grow into a closer.
     let hold = 0;
-    for (const candidate of reasoningOpener
-      ? [...reasoningClosers, reasoningOpener]
-      : reasoningClosers) {
-      const longest = Math.min(candidate.length - 1, text.length - from);
+    for (const candidate of reasoningClosers) {
+      const longest = Math.min(candidate.length - 1, text.length - start);
       for (let size = longest; size > hold; size--) {
         if (text.startsWith(candidate.slice(0, size), text.length - size)) {
           hold = size;
@@ -347,9 +406,44 @@ export function createStreamEngine<CallData>(
         }
       }
     }
-    emitReasoning(text.slice(from, text.length - hold));
+    const delta = text.slice(start, text.length - hold);
+    reasoningText.append(delta);
+    emitReasoning(delta);
     pending = text.slice(text.length - hold);
     return text.length;
+  }
+
+  /**
+   * An opener was met inside an inline code span: it is code if the span closes on its line
+   * (the whole span is text), and read as usual if the line ends first.
+   */
+  function scanCodeSpan(text: string, start: number): number {
+    const limit = Math.min(text.length, start + MAX_CODE_SPAN_HOLD - codeSpanText.length);
+    const found = spanClose!.find(text, start, limit);
+    if (found >= 0) {
+      emitText(codeSpanText.toString() + text.slice(start, found));
+      codeSpanText.clear();
+      inlineCode.closeSpan();
+      spanClose = undefined;
+      mode = Mode.Text;
+      return found;
+    }
+    if (found === -1 && limit === text.length) {
+      codeSpanText.append(text.slice(start));
+      return text.length;
+    }
+    // The line ended (or the span grew too long to be one): read the held text again as usual.
+    releaseCodeSpan();
+    return start;
+  }
+
+  /** The held opener was not in a one-line span: its text is read again at the top level. */
+  function releaseCodeSpan(): void {
+    inlineCode.giveUpSpan();
+    handBack = codeSpanText.toString();
+    codeSpanText.clear();
+    spanClose = undefined;
+    mode = Mode.Text;
   }
 
   function scanCall(text: string, start: number): number {
@@ -391,6 +485,11 @@ export function createStreamEngine<CallData>(
 
   function push(chunk: string): ParseEvent[] {
     out = [];
+    feed(chunk);
+    return out;
+  }
+
+  function feed(chunk: string): void {
     textNumber++;
     let text = chunk;
     if (pending.length > 0) {
@@ -401,7 +500,8 @@ export function createStreamEngine<CallData>(
     while (position < text.length) {
       if (mode === Mode.Text) position = scanText(text, position);
       else if (mode === Mode.Reasoning) position = scanReasoning(text, position);
-      else position = scanCall(text, position);
+      else if (mode === Mode.Call) position = scanCall(text, position);
+      else position = scanCodeSpan(text, position);
       if (handBack.length > 0) {
         // Re-read the few characters a call body read past its end, then the rest.
         offset += position - handBack.length;
@@ -412,19 +512,35 @@ export function createStreamEngine<CallData>(
       }
     }
     offset += text.length - pending.length;
-    return out;
   }
 
-  function end(): ParseEvent[] {
+  function end(endOptions: EndOptions = {}): ParseEvent[] {
     out = [];
+    const interrupted = endOptions.interrupted ?? false;
+    if (mode === Mode.CodeSpan) {
+      if (spanClose!.closedAtEnd()) {
+        emitText(codeSpanText.toString());
+        codeSpanText.clear();
+        mode = Mode.Text;
+      } else {
+        // The output ended before the span closed: the held opener is read as usual.
+        releaseCodeSpan();
+        const again = handBack;
+        handBack = '';
+        offset -= again.length;
+        feed(again);
+      }
+    }
     const held = pending;
     pending = '';
     if (mode === Mode.Call && body) {
-      body.finish();
+      body.finish(interrupted);
       closeCall(offset);
     } else if (mode === Mode.Reasoning) {
+      reasoningText.append(held);
       emitReasoning(held);
       closeReasoning();
+      callsInOpenReasoning(interrupted);
     } else {
       emitText(held);
     }
@@ -433,6 +549,51 @@ export function createStreamEngine<CallData>(
     closeReasoning();
     mode = Mode.Text;
     return out;
+  }
+
+  /**
+   * The output ended inside a reasoning block that was never closed: the complete calls written
+   * in it, in this protocol's format, are emitted after it. When the output was interrupted they
+   * are reported instead (their text is in the reasoning already), and none runs.
+   */
+  function callsInOpenReasoning(interrupted: boolean): void {
+    const text = reasoningText.toString();
+    reasoningText.clear();
+    if (text.length === 0) return;
+    const spans: [number, number][] = [];
+    const inner = createStreamEngine(
+      grammar,
+      { ...parseOptions, startInReasoning: false, generateId: options.generateId },
+      (start, end) => spans.push([start, end]),
+      true,
+    );
+    const events = inner.push(text);
+    for (const event of inner.end()) events.push(event);
+    for (const [start, end] of spans) onCallSpan?.(reasoningStart + start, reasoningStart + end);
+    if (interrupted) {
+      for (const [start, end] of spans) {
+        out.push({
+          type: 'error',
+          error: {
+            code: 'incomplete-call',
+            message:
+              'the output was cut off inside a reasoning block that was never closed; the call written in it was not run',
+            raw: text.slice(start, end),
+            offset: reasoningStart + start,
+          },
+        });
+      }
+      return;
+    }
+    for (const event of events) {
+      switch (event.type) {
+        case 'tool-input-start':
+        case 'tool-input-delta':
+        case 'tool-input-end':
+        case 'tool-call':
+          out.push(event);
+      }
+    }
   }
 
   return { push, end };

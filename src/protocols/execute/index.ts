@@ -7,6 +7,7 @@ const EXECUTE_BLOCK: JsonCallsBodyConfig = {
   shape: { nameKeys: ['name'], argumentKeys: ['args', 'arguments', 'parameters'] },
   closer: '</execute>',
   speculative: false,
+  strictJson: true,
 };
 
 /**

@@ -2,7 +2,7 @@ import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../cor
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { JsonExtent } from '../../scan/json-extent.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
-import { parseLenientJson } from '../../scan/lenient-json.ts';
+import { readLenientJson } from '../../scan/lenient-json.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -18,6 +18,8 @@ import {
 const State = {
   /** Inside the tool's own opening tag, reading attributes up to `>`. */
   OpenTag: 0,
+  /** After a tool's name written alone on a line: the rest of that line (see `bare`). */
+  NameLine: 7,
   /** Between parameters: white space, parameter tags, the tool's closing tag. */
   BetweenParameters: 1,
   /** Inside a parameter value. */
@@ -123,6 +125,9 @@ export class XmlCallBody implements CallBody {
   private jsonRead = false;
   /** Why JSON arguments could not be read: the call is reported as malformed when it ends. */
   private jsonFailure = '';
+  private jsonFailureCode: 'malformed-call' | 'too-deep' = 'malformed-call';
+  /** Why a value nests too deep to be read: the call is reported when it ends. */
+  private tooDeep = '';
 
   /** The tag being read began in this write at `tagStart`, unless earlier writes hold its start. */
   private tagStart = 0;
@@ -172,10 +177,23 @@ export class XmlCallBody implements CallBody {
   private readonly tool: ToolDefinition;
   private readonly shape: XmlToolShape;
 
-  constructor(context: CallContext, tool: ToolDefinition, shape: XmlToolShape) {
+  /**
+   * The call was opened by the tool's name alone on a line, as some models write it
+   * (`list_dir` then `<path>/src</path>` on the next line): it is a call only when the next line
+   * starts with one of the tool's parameter tags, and it ends at the tool's closing tag, at the
+   * next line that is not a tag (another tool's name, or prose), at another tool's opening tag,
+   * or at the end of the output.
+   */
+  private readonly bare: boolean;
+  /** In a bare call, the white space read since the last tag (where a line may have ended). */
+  private betweenSpace = '';
+
+  constructor(context: CallContext, tool: ToolDefinition, shape: XmlToolShape, bare = false) {
     this.context = context;
     this.tool = tool;
     this.shape = shape;
+    this.bare = bare;
+    if (bare) this.state = State.NameLine;
     this.assembler = new CallAssembler(context, tool);
     this.writer = createCanonicalJsonWriter(this.assembler.delta);
   }
@@ -190,6 +208,9 @@ export class XmlCallBody implements CallBody {
       switch (this.state) {
         case State.OpenTag:
           index = this.scanOpenTag(text, index, end);
+          break;
+        case State.NameLine:
+          index = this.scanNameLine(text, index, end);
           break;
         case State.BetweenParameters:
           index = this.scanBetween(text, index, end);
@@ -311,16 +332,32 @@ export class XmlCallBody implements CallBody {
     return index;
   }
 
+  /** The rest of a bare tool name's line: nothing but white space may follow the name. */
+  private scanNameLine(text: string, start: number, end: number): number {
+    for (let index = start; index < end; index++) {
+      const code = text.charCodeAt(index);
+      if (code === 10 /* \n */) {
+        this.state = State.BetweenParameters;
+        return index + 1;
+      }
+      if (code !== 32 && code !== 9 && code !== 13 /* space, tab, \r */)
+        return this.notACall(index);
+    }
+    return end;
+  }
+
   // ── between parameters ────────────────────────────────────────────────────────────────────
 
   private scanBetween(text: string, start: number, end: number): number {
     let index = start;
     while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
+    if (this.bare) this.betweenSpace += text.slice(start, index);
     if (index >= end) return end;
     if (text.charCodeAt(index) === 60 /* < */) {
       this.beginTag('between', index);
       return index + 1;
     }
+    if (this.bare) return this.endBareCallAtText(index);
     if (this.given.size === 0 && !this.jsonRead) {
       if (this.shape.directParameter === undefined) {
         if (text.charCodeAt(index) === 123 /* { */) return this.enterJsonArguments(index, end);
@@ -356,8 +393,8 @@ export class XmlCallBody implements CallBody {
     if (length === 1) {
       const first = text.charCodeAt(start);
       if (first !== 47 /* / */ && first !== 33 /* ! */ && !isNameStart(first)) {
-        this.tagIsText(held + text.slice(from, start));
-        return start;
+        this.tagIsText(held + text.slice(from, start), start);
+        return this.doneAt === -1 ? start : this.doneAt;
       }
     }
     const limit = Math.min(end, start + MAX_TAG_LENGTH - length + 1);
@@ -385,8 +422,8 @@ export class XmlCallBody implements CallBody {
     this.tagHeld = '';
     if (text.charCodeAt(index) !== 62 /* > */) {
       // Another '<' or too long: what we held was text, and a new tag may start here.
-      this.tagIsText(held + text.slice(from, index));
-      return index;
+      this.tagIsText(held + text.slice(from, index), index);
+      return this.doneAt === -1 ? index : this.doneAt;
     }
     const raw = held + text.slice(from, index + 1);
     this.handleTag(raw, classifyTag(raw), index + 1);
@@ -394,15 +431,73 @@ export class XmlCallBody implements CallBody {
   }
 
   /** The held `<…` was not a tag: it is text of the current value (or skipped between). */
-  private tagIsText(raw: string): void {
-    this.handleTag(raw, TEXT_TAG, -1);
+  private tagIsText(raw: string, index: number): void {
+    this.handleTag(raw, TEXT_TAG, index);
+  }
+
+  /**
+   * In a bare call, text between parameters: before any parameter it is not a call at all;
+   * after one, the call ended with the line before it (that line break is handed back, so a
+   * tool name on the next line opens the next call).
+   */
+  private endBareCallAtText(index: number): number {
+    if (this.given.size === 0) return this.notACall(index);
+    const space = this.betweenSpace;
+    this.betweenSpace = '';
+    const lineBreak = space.lastIndexOf('\n');
+    this.leftover = lineBreak === -1 ? '' : space.slice(lineBreak);
+    this.completeCall(index);
+    return index;
+  }
+
+  /**
+   * A tag that ends a bare call or shows it never was one: before any parameter, anything but
+   * one of the tool's parameter tags; after one, another declared tool's opening tag. The tag is
+   * handed back to the top level. Returns whether it did.
+   */
+  private bareCallEndsAt(raw: string, tag: Tag, after: number): boolean {
+    if (this.given.size === 0) {
+      const declared =
+        tag.kind === 'open' &&
+        this.shape.parameters.length > 0 &&
+        this.shape.isParameterName(tag.name);
+      if (declared) return false;
+      this.leftover = raw;
+      this.notACall(after);
+      return true;
+    }
+    if (
+      tag.kind !== 'open' ||
+      this.shape.isParameterName(tag.name) ||
+      !this.context.options.toolsByName.has(tag.name)
+    ) {
+      return false;
+    }
+    this.leftover = raw;
+    this.completeCall(after);
+    return true;
   }
 
   private handleTag(raw: string, tag: Tag, after: number): void {
     const context = this.tagContext;
+    if (this.bare && context !== 'value') {
+      this.betweenSpace = '';
+      if (context === 'tentative' && this.given.size > 0 && tag.kind === 'open') {
+        if (
+          this.context.options.toolsByName.has(tag.name) &&
+          !this.shape.isParameterName(tag.name)
+        ) {
+          this.closeValue();
+          this.leftover = raw;
+          this.completeCall(after);
+          return;
+        }
+      } else if (context === 'between' && this.bareCallEndsAt(raw, tag, after)) return;
+    }
     if (context === 'between') {
       this.state = State.BetweenParameters;
       if (tag.kind === 'close' && tag.name === this.tool.name) this.completeCall(after);
+      else if (tag.kind === 'close') this.reportStray(raw);
       else if (
         tag.kind === 'open' &&
         this.given.size === 0 &&
@@ -425,6 +520,19 @@ export class XmlCallBody implements CallBody {
         this.closeValue();
         if (tag.kind === 'close') this.completeCall(after);
         else if (tag.kind === 'open') this.openTagParameter(tag, raw);
+        return;
+      }
+      if (
+        this.tentativeKind === 'parameter-close' &&
+        tag.kind === 'close' &&
+        (tag.name === this.closeName ||
+          (this.shape.parameters.length > 0 && this.shape.isParameterName(tag.name)))
+      ) {
+        // `<command>app</command></command>`: the value ended at the first closing tag (any
+        // nested tag of its name was balanced); a second one, or one of another parameter that
+        // is not open, is stray.
+        this.closeValue();
+        this.reportStray(raw);
         return;
       }
       this.sink!.text(this.tentativeRaw);
@@ -477,20 +585,27 @@ export class XmlCallBody implements CallBody {
     return index;
   }
 
+  /**
+   * Whether the tag after a parameter's closing tag confirms that it closed the value: the
+   * tool's closing tag, or any parameter-shaped opening tag, declared or not (an undeclared one
+   * becomes its own key, and the schema decides whether it may be there). Nothing written after
+   * a closing tag is ever merged into the value before it.
+   */
   private confirmsTentative(tag: Tag): boolean {
     if (this.tentativeKind !== 'parameter-close') return false;
     if (tag.kind === 'close') return tag.name === this.tool.name;
-    if (tag.kind === 'open') {
-      // A declared parameter, or any tag on a new line (a parameter the schema does not know;
-      // validation will name it). Content rarely puts its own closing tag at a line's end.
-      return (
-        tag.name === this.parameter ||
-        tag.name === this.closeName ||
-        this.shape.isParameterName(tag.name) ||
-        this.tentativeRaw.includes('\n')
-      );
-    }
-    return false;
+    return tag.kind === 'open';
+  }
+
+  /** Markup that belongs nowhere in the call (a second closing tag): dropped and reported. */
+  private reportStray(raw: string): void {
+    this.context.reportFault({
+      code: 'stray-markup',
+      message: `"${raw}" in the call to "${this.tool.name}" closes nothing; it was dropped`,
+      raw,
+      toolName: this.tool.name,
+      ...(this.assembler.hasStarted ? { toolCallId: this.assembler.toolCallId } : {}),
+    });
   }
 
   private handleValueTag(raw: string, tag: Tag): void {
@@ -569,7 +684,7 @@ export class XmlCallBody implements CallBody {
     } else {
       // A repeated array parameter gathers its elements; anything else keeps its first value.
       if (!firstTime && !this.held.has(name)) this.addDuplicate(name);
-      this.heldSink = new FragmentValueSink();
+      this.heldSink = new FragmentValueSink(this.context.options.maxDepth);
       this.sink = this.heldSink;
     }
     if (selfClosing) this.closeValue();
@@ -578,7 +693,9 @@ export class XmlCallBody implements CallBody {
   private closeValue(): void {
     const name = this.parameter!;
     this.sink!.end();
-    if (this.heldSink) {
+    if (this.heldSink?.tooDeep) {
+      this.tooDeep = `the value of "${name}" nests elements deeper than maxDepth (${this.context.options.maxDepth})`;
+    } else if (this.heldSink) {
       const value = this.heldSink.result();
       const list = this.held.get(name);
       const policy = this.policy.property(name);
@@ -643,13 +760,14 @@ export class XmlCallBody implements CallBody {
   private takeJsonArguments(json: string): void {
     this.jsonExtent = undefined;
     this.jsonRead = true;
-    const value = parseLenientJson(json);
-    if (
-      value === undefined ||
-      value === null ||
-      typeof value !== 'object' ||
-      Array.isArray(value)
-    ) {
+    const read = readLenientJson(json, { maxDepth: this.context.options.maxDepth });
+    const value = read.ok ? read.value : undefined;
+    if (!read.ok) {
+      this.jsonFailure = `the arguments written in the "${this.tool.name}" tag are not readable JSON: ${read.message}`;
+      this.jsonFailureCode = read.reason === 'too-deep' ? 'too-deep' : 'malformed-call';
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       this.jsonFailure = `the arguments written in the "${this.tool.name}" tag are not a JSON object`;
       return;
     }
@@ -721,6 +839,13 @@ export class XmlCallBody implements CallBody {
     this.tentativeRaw += text.slice(start, index);
     if (index >= end) return end;
     if (this.tentativeKind === 'tool-close') return this.decideToolClose(text, index, end);
+    if (this.bare && text.charCodeAt(index) !== 60 /* < */) {
+      // Text after a value's closing tag ends a bare call (the next tool name, or prose).
+      this.betweenSpace = this.tentativeRaw.slice(this.tentativeTagLength);
+      this.tentativeRaw = '';
+      this.closeValue();
+      return this.endBareCallAtText(index);
+    }
     if (text.charCodeAt(index) === 60 /* < */) {
       this.beginTag('tentative', index);
       return index + 1;
@@ -774,50 +899,43 @@ export class XmlCallBody implements CallBody {
   private completeCall(after: number): void {
     this.doneAt = after;
     this.state = State.BetweenParameters;
-    if (this.jsonFailure !== '') {
-      this.assembler.fail('malformed-call', this.jsonFailure);
-      return;
-    }
+    if (this.reportUnreadable()) return;
     this.assembleHeld();
     const value = this.valueSoFar();
     this.emitHeldAndClose();
     this.assembler.complete(value);
   }
 
-  finish(): void {
-    switch (this.state) {
-      case State.OpenTag:
-        this.context.settle({ kind: 'not-a-call' });
-        return;
-      case State.Tag:
-        if (this.tagContext === 'value') this.sink!.text(this.tagHeld);
-        else if (this.tagContext === 'tentative') this.closeValue();
-        this.tagHeld = '';
-        break;
-      case State.Cdata:
-        this.sink!.cdata(this.cdataHeld);
-        break;
-      case State.JsonArguments:
-        // Cut off inside the object: what arrived may still repair into one.
-        this.takeJsonArguments(this.context.callText(this.jsonStart));
-        break;
-      case State.Tentative:
-        // Nothing followed the closing tag: it did end the value, and when it was the tool's own
-        // closing tag the call was closed properly.
-        if (this.tentativeKind !== 'parameter-close') {
-          this.closeValue();
-          this.completeCall(-1);
-          return;
-        }
-        break;
-    }
-    if (this.sink) this.closeValue();
-    if (this.jsonFailure !== '') {
-      this.assembler.fail('unclosed-call', this.jsonFailure);
+  finish(interrupted: boolean): void {
+    const open = this.openPartAtEnd();
+    if (open === 'not-a-call') {
+      this.context.settle({ kind: 'not-a-call' });
       return;
     }
+    if (open === 'closed-call') {
+      // Nothing followed the tool's own closing tag: the call was closed properly.
+      this.closeValue();
+      this.completeCall(-1);
+      return;
+    }
+    if (this.sink) this.closeValue();
+    if (open !== undefined) {
+      this.assembler.fail(
+        'incomplete-call',
+        `the output ended inside a call to "${this.tool.name}" ${open}; the call was not run`,
+      );
+      return;
+    }
+    if (this.reportUnreadable()) return;
     if (this.given.size === 0) {
       this.context.settle({ kind: 'not-a-call' });
+      return;
+    }
+    if (interrupted) {
+      this.assembler.fail(
+        'incomplete-call',
+        `the output was cut off before the call to "${this.tool.name}" was closed; the call was not run`,
+      );
       return;
     }
     this.assembleHeld();
@@ -825,13 +943,59 @@ export class XmlCallBody implements CallBody {
     const problems = this.assembler.problemsFor(value);
     if (problems.length > 0) {
       this.assembler.fail(
-        'unclosed-call',
+        'incomplete-call',
         `the output ended inside a call to "${this.tool.name}" that is not complete: ${describeProblems(problems)}`,
       );
       return;
     }
     this.emitHeldAndClose();
     this.assembler.complete(value, problems);
+  }
+
+  /** A value nested too deep, or JSON arguments that could not be read: the call is reported. */
+  private reportUnreadable(): boolean {
+    if (this.tooDeep !== '') this.assembler.fail('too-deep', this.tooDeep);
+    else if (this.jsonFailure !== '') this.assembler.fail(this.jsonFailureCode, this.jsonFailure);
+    else return false;
+    return true;
+  }
+
+  /**
+   * At the end of the output: what was left open besides the call's own closing markup, in words
+   * (`before its value of "path" was closed`); `undefined` when only that markup is missing.
+   */
+  private openPartAtEnd(): string | 'not-a-call' | 'closed-call' | undefined {
+    // Content written directly in the tool tag is closed by the tool's own closing tag.
+    const inValue = () =>
+      this.directContent ? undefined : `before its value of "${this.parameter}" was closed`;
+    switch (this.state) {
+      case State.OpenTag:
+        return 'not-a-call';
+      case State.Tag: {
+        const held = this.tagHeld;
+        this.tagHeld = '';
+        if (this.tagContext === 'value') {
+          if (this.directContent && !`</${this.tool.name}>`.startsWith(held)) this.sink!.text(held);
+          return inValue();
+        }
+        // A tag cut after a value: only the tool's closing tag may be missing.
+        if (this.tagContext === 'tentative') this.closeValue();
+        if (`</${this.tool.name}>`.startsWith(held)) return undefined;
+        return this.given.size === 0 && this.tagContext === 'between'
+          ? 'not-a-call'
+          : `inside the tag "${held}"`;
+      }
+      case State.Cdata:
+        return this.directContent ? 'inside a CDATA section' : inValue();
+      case State.Value:
+        return inValue();
+      case State.JsonArguments:
+        return 'before the JSON arguments in its tag were complete';
+      case State.Tentative:
+        return this.tentativeKind === 'parameter-close' ? undefined : 'closed-call';
+      default:
+        return undefined;
+    }
   }
 
   /**

@@ -14,11 +14,14 @@ export class XmlCall implements CallBody {
   private readonly context: CallContext;
   private readonly tool: ToolDefinition;
   private readonly shape: XmlToolShape;
+  /** Opened by the tool's name alone on a line (see XmlCallBody): never read whole. */
+  private readonly bare: boolean;
 
-  constructor(context: CallContext, tool: ToolDefinition, shape: XmlToolShape) {
+  constructor(context: CallContext, tool: ToolDefinition, shape: XmlToolShape, bare = false) {
     this.context = context;
     this.tool = tool;
     this.shape = shape;
+    this.bare = bare;
   }
 
   get leftover(): string {
@@ -26,20 +29,20 @@ export class XmlCall implements CallBody {
   }
 
   write(text: string, start: number, end: number): number {
-    if (this.body === undefined) {
+    if (this.body === undefined && !this.bare) {
       const whole = readWholeCall(text, start, end, this.tool, this.shape);
       if (whole !== undefined) {
         new CallAssembler(this.context, this.tool).completeWhole(whole.json, whole.input);
         return whole.end;
       }
-      this.body = new XmlCallBody(this.context, this.tool, this.shape);
     }
+    this.body ??= new XmlCallBody(this.context, this.tool, this.shape, this.bare);
     return this.body.write(text, start, end);
   }
 
-  finish(): void {
-    this.body ??= new XmlCallBody(this.context, this.tool, this.shape);
-    this.body.finish();
+  finish(interrupted: boolean): void {
+    this.body ??= new XmlCallBody(this.context, this.tool, this.shape, this.bare);
+    this.body.finish(interrupted);
   }
 
   abandon(): void {

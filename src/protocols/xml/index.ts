@@ -11,13 +11,13 @@ import { xmlToolShape } from './tool-shape.ts';
  * `attempt_completion` when that tool is declared.
  */
 export function xmlProtocol(): ToolCallProtocol {
-  return defineProtocol<string>({
+  return defineProtocol<XmlOpener>({
     name: 'xml',
     grammar: {
       callOpeners: (options) => openersFor(options.tools),
-      openCall: (name, context) => {
+      openCall: ({ name, bare }, context) => {
         const tool = context.options.toolsByName.get(name)!;
-        return new XmlCall(context, tool, xmlToolShape(tool));
+        return new XmlCall(context, tool, xmlToolShape(tool), bare);
       },
     },
     formatTools: formatXmlTools,
@@ -27,19 +27,39 @@ export function xmlProtocol(): ToolCallProtocol {
 }
 
 /**
+ * What opens an XML call: `<name`, or the tool's name alone on a line (`\nlist_dir`), which some
+ * models write instead of the opening tag, followed by the parameter tags.
+ */
+interface XmlOpener {
+  readonly name: string;
+  readonly bare: boolean;
+}
+
+/**
  * One opener array per list of tool names, so the engine compiles it once: the AI SDK hands over
  * new tool objects for every step, with the same names. The openers carry names, and a call's
  * tool is looked up in the parse's own tools, so a cached array never holds an old definition.
  */
-const openersByNames = new Map<string, readonly Opener<string>[]>();
+const openersByNames = new Map<string, readonly Opener<XmlOpener>[]>();
 /** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
 const MAX_CACHED_TOOL_LISTS = 64;
 
-function openersFor(tools: readonly ToolDefinition[]): readonly Opener<string>[] {
+function openersFor(tools: readonly ToolDefinition[]): readonly Opener<XmlOpener>[] {
   const key = tools.map((tool) => tool.name).join('\u0000');
   let openers = openersByNames.get(key);
   if (openers === undefined) {
-    openers = tools.map((tool) => ({ literal: `<${tool.name}`, delimited: true, data: tool.name }));
+    openers = [
+      ...tools.map((tool) => ({
+        literal: `<${tool.name}`,
+        delimited: true,
+        data: { name: tool.name, bare: false },
+      })),
+      ...tools.map((tool) => ({
+        literal: `\n${tool.name}`,
+        delimited: true,
+        data: { name: tool.name, bare: true },
+      })),
+    ];
     if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
     openersByNames.set(key, openers);
   }

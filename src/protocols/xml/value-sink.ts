@@ -115,10 +115,20 @@ function elementValue(element: FragmentElement): unknown {
   return result;
 }
 
-/** A sink that keeps a held value's structure and builds it once the value is complete. */
+/**
+ * A sink that keeps a held value's structure and builds it once the value is complete. Elements
+ * nested deeper than `maxDepth` are not built (the value is built recursively): `tooDeep` says
+ * so, and the call is reported instead.
+ */
 export class FragmentValueSink implements ValueSink {
   private readonly root: FragmentElement = { name: '', pieces: [], children: [] };
   private readonly stack: FragmentElement[] = [this.root];
+  private readonly maxDepth: number;
+  tooDeep = false;
+
+  constructor(maxDepth: number) {
+    this.maxDepth = maxDepth;
+  }
 
   private top(): FragmentElement {
     return this.stack[this.stack.length - 1]!;
@@ -132,7 +142,12 @@ export class FragmentValueSink implements ValueSink {
     this.top().pieces.push({ text: content, isContent: true });
   }
 
-  openTag(name: string, _raw: string, selfClosing: boolean): void {
+  openTag(name: string, raw: string, selfClosing: boolean): void {
+    if (this.stack.length > this.maxDepth) {
+      this.tooDeep = true;
+      this.text(raw);
+      return;
+    }
     const child: FragmentElement = { name, pieces: [], children: [] };
     this.top().children.push(child);
     if (!selfClosing) this.stack.push(child);

@@ -1,0 +1,142 @@
+const BACKTICK = 96;
+const SPACE = 32;
+
+/**
+ * Longest text held to learn whether an opener stands inside a one-line code span: a call shown
+ * in inline code is short, and past this the opener is read as usual.
+ */
+export const MAX_CODE_SPAN_HOLD = 4096;
+
+/**
+ * Follows the text written at the top level to tell whether an inline code span (Markdown's
+ * `` `…` ``, a run of backticks closed by a run of the same length) is open on the current line,
+ * so that a call written inside one (`` `<read_file>…</read_file>` ``) stays text. Only one-line
+ * spans count: a line break ends any span. A run of three or more backticks at the start of a
+ * line (after at most three spaces) is a code fence, not a span: fenced calls are still calls.
+ *
+ * `read` sees each character of text once; it jumps from backtick to backtick with `indexOf`.
+ */
+export class InlineCodeTracker {
+  /** Length of the run that opened a span on this line; 0 when none is open. */
+  private openRun = 0;
+  /** Backticks just read whose run has not ended yet. */
+  private run = 0;
+  /** Spaces the current line began with while nothing else was read on it; -1 once it was. */
+  private indent = 0;
+  /** The indent when the current run began (for telling fences from spans). */
+  private runIndent = -1;
+  /**
+   * An opener on this line was found not to be inside a span (the line ended first): the text up
+   * to that line's end is read again, and must not hold the opener again.
+   */
+  private spansOff = false;
+
+  /** Reads text written at the top level (in order, each character once). */
+  read(text: string): void {
+    let index = 0;
+    const length = text.length;
+    while (index < length) {
+      if (this.run > 0) {
+        while (index < length && text.charCodeAt(index) === BACKTICK) {
+          this.run++;
+          index++;
+        }
+        if (index === length) return;
+        this.endRun();
+      }
+      const tick = text.indexOf('`', index);
+      const segmentEnd = tick === -1 ? length : tick;
+      this.readPlain(text, index, segmentEnd);
+      if (tick === -1) return;
+      this.runIndent = this.indent;
+      this.indent = -1;
+      this.run = 1;
+      index = tick + 1;
+    }
+  }
+
+  /** Whether an opener at the current point stands inside a one-line code span. */
+  inSpan(): boolean {
+    if (this.run > 0) this.endRun();
+    return this.openRun > 0 && !this.spansOff;
+  }
+
+  /** The opener being held was not in a span: read the rest of its line without spans. */
+  giveUpSpan(): void {
+    this.openRun = 0;
+    this.spansOff = true;
+  }
+
+  /** A held opener was in a span that its closing run ended: the span is over. */
+  closeSpan(): void {
+    this.openRun = 0;
+    this.run = 0;
+    this.indent = -1;
+  }
+
+  get openRunLength(): number {
+    return this.openRun;
+  }
+
+  /** Text without backticks: line breaks end spans; leading spaces are counted for fences. */
+  private readPlain(text: string, start: number, end: number): void {
+    if (start >= end) return;
+    const newline = text.lastIndexOf('\n', end - 1);
+    let from = start;
+    if (newline >= start) {
+      this.openRun = 0;
+      this.spansOff = false;
+      this.indent = 0;
+      from = newline + 1;
+    }
+    if (this.indent < 0) return;
+    let index = from;
+    while (index < end && text.charCodeAt(index) === SPACE) index++;
+    this.indent = index === end ? this.indent + (end - from) : -1;
+  }
+
+  private endRun(): void {
+    const length = this.run;
+    this.run = 0;
+    const isFence = length >= 3 && this.runIndent >= 0 && this.runIndent <= 3;
+    if (isFence) return;
+    if (this.openRun === 0) this.openRun = length;
+    else if (this.openRun === length) this.openRun = 0;
+  }
+}
+
+/**
+ * Looks, after an opener held inside a span, for what decides it: the closing run of the span's
+ * length (the opener was code) or the line's end (it was not). Runs may be cut by chunk ends.
+ */
+export class SpanCloseFinder {
+  private run = 0;
+  private readonly length: number;
+
+  constructor(runLength: number) {
+    this.length = runLength;
+  }
+
+  /**
+   * Reads `text[start, end)`. Returns the index just after the closing run, `-(index + 2)` for a
+   * line break at `index`, or -1 when undecided.
+   */
+  find(text: string, start: number, end: number): number {
+    for (let index = start; index < end; index++) {
+      const code = text.charCodeAt(index);
+      if (code === BACKTICK) {
+        this.run++;
+        continue;
+      }
+      if (this.run === this.length) return index;
+      this.run = 0;
+      if (code === 10 /* \n */) return -(index + 2);
+    }
+    return -1;
+  }
+
+  /** The text ended: a closing run that reached its end closes the span. */
+  closedAtEnd(): boolean {
+    return this.run === this.length;
+  }
+}
