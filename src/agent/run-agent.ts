@@ -46,6 +46,9 @@ const DEFAULTS = {
   completionTool: 'attempt_completion',
 } as const;
 
+/** Finish reasons that mean the model did not end its output itself. */
+const INTERRUPTED_FINISH: ReadonlySet<string> = new Set(['length', 'content-filter', 'error']);
+
 /** A front-end tool's answer, passed to `resumeAgent`. */
 export interface ToolResultInput {
   readonly toolCallId: string;
@@ -322,6 +325,7 @@ class AgentLoop {
     const turn = new TurnRecorder();
     let usage: LanguageModelV4Usage | undefined;
     let finishReason: LanguageModelV4FinishReason['unified'] = 'other';
+    let finished = false;
     let cut = false;
     let tooLong = false;
     try {
@@ -374,13 +378,17 @@ class AgentLoop {
             case 'finish':
               usage = part.usage;
               finishReason = part.finishReason.unified;
+              finished = true;
               break;
             case 'error':
               throw part.error;
           }
         }
         if (!cut && !tooLong && !stepController.signal.aborted) {
-          for (const event of parser.end()) this.handleParseEvent(event, turn);
+          // Cut at the length limit (or with no finish at all), a call still open may be
+          // incomplete however it looks: the parser reports it instead of completing it.
+          const interrupted = !finished || INTERRUPTED_FINISH.has(finishReason);
+          for (const event of parser.end({ interrupted })) this.handleParseEvent(event, turn);
         }
       } finally {
         // A cut or too long turn stops the model's generation (the request is aborted).

@@ -603,3 +603,57 @@ describe('conversation', () => {
     ]);
   });
 });
+
+describe('runAgent: output cut at the length limit', () => {
+  it.each([
+    ['xml', '<get_weather>\n<city>Oslo</city>\n'],
+    ['hermes', '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}'],
+    ['execute', '<execute>[{"name": "get_weather", "args": {"city": "Oslo"}}]'],
+  ])('%s: runs no call missing its closing markup, and tells the model', async (protocol, text) => {
+    const ran: string[] = [];
+    const tools: AgentTools = {
+      get_weather: {
+        ...weather.get_weather!,
+        execute: async ({ city }: { city: string }) => {
+          ran.push(city);
+          return 'sunny';
+        },
+      },
+    };
+    const { model, prompts } = scriptedModel([
+      { text, finishReason: 'length' },
+      protocol === 'xml'
+        ? '<attempt_completion><result>Stopped.</result></attempt_completion>'
+        : 'Stopped.',
+    ]);
+    const run = runAgent({ model, tools, protocol: protocol as 'xml', prompt: 'Weather?' });
+    const events = await collect(run);
+    await run.result;
+    expect(ran).toEqual([]);
+    expect(ofType(events, 'tool-call').filter((call) => call.toolName === 'get_weather')).toEqual(
+      [],
+    );
+    expect(lastUserText(prompts[1]!)).toMatch(/cut off|incomplete|not run/i);
+  });
+
+  it('runs the same call when the model ended its output itself', async () => {
+    const ran: string[] = [];
+    const tools: AgentTools = {
+      get_weather: {
+        ...weather.get_weather!,
+        execute: async ({ city }: { city: string }) => {
+          ran.push(city);
+          return 'sunny';
+        },
+      },
+    };
+    const { model } = scriptedModel([
+      '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}',
+      'Sunny.',
+    ]);
+    const run = runAgent({ model, tools, protocol: 'hermes', prompt: 'Weather?' });
+    await collect(run);
+    await run.result;
+    expect(ran).toEqual(['Oslo']);
+  });
+});

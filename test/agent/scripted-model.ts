@@ -19,6 +19,8 @@ export interface ScriptedTurn {
    * usage (every count undefined). Default 10 input and 5 output tokens.
    */
   readonly usage?: { readonly input: number; readonly output: number } | 'none';
+  /** Why the turn ended, as the provider reports it. Default `stop`. */
+  readonly finishReason?: 'stop' | 'length' | 'content-filter' | 'error' | 'other';
 }
 
 export interface ScriptedModel {
@@ -73,7 +75,7 @@ export function scriptedModel(
       if (!turn.stall) {
         parts.push({
           type: 'finish',
-          finishReason: { unified: 'stop', raw: 'stop' },
+          finishReason: { unified: turn.finishReason ?? 'stop', raw: turn.finishReason ?? 'stop' },
           usage: finishUsage(turn.usage ?? { input: 10, output: 5 }),
         });
       }
