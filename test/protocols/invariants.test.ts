@@ -118,6 +118,33 @@ describe.each(protocols)('%s: invariants', (_name, protocol) => {
     );
   });
 
+  it('is total and chunk-invariant with nesting of any kind up to 100,000 levels', () => {
+    const nesting = fc
+      .tuple(
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.constantFrom('[', '{"a":', "{'a':", '<a>', '<city>', '<options>'),
+        fc.boolean(),
+      )
+      .map(([depth, opener, closed]) => {
+        const close = opener.startsWith('<')
+          ? `</${opener.slice(1)}`
+          : opener.startsWith('{')
+            ? '}'
+            : ']';
+        return opener.repeat(depth) + (closed ? close.repeat(depth) : '');
+      });
+    fc.assert(
+      fc.property(outputText, nesting, outputText, fc.nat(), (before, nested, after, cut) => {
+        const text = before + nested + after;
+        const whole = streamEvents(protocol, [text], { tools });
+        const split = streamEvents(protocol, splitAt(text, [cut % (text.length + 1)]), { tools });
+        expect(contentOf(split)).toEqual(contentOf(whole));
+        expect(streamingViolations(split)).toEqual([]);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('loses nothing: text with no call or reasoning markup comes out exactly', () => {
     const proseFragments = FRAGMENTS.filter(
       (fragment) =>

@@ -841,31 +841,16 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       return true;
     }
     if (!this.config.strictJson) return false;
-    this.releaseAwaitingCalls();
+    // JSON that must be valid is not: the whole block is reported, and none of its calls runs.
     this.endStreamedCall();
-    const message = `the block is not valid JSON: ${failure?.message ?? 'it does not begin with [ or {'}`;
+    this.awaitingCloser.length = 0;
     const toolName = this.failedToolName();
-    if (this.callsEmitted === 0) {
-      this.context.settle({
-        kind: 'fault',
-        code: 'malformed-call',
-        message,
-        ...(toolName ? { toolName } : {}),
-      });
-      return true;
-    }
-    // The calls before the break stand; the rest of the block is reported as written.
-    const start = this.envelope?.startOffset ?? failure?.offset ?? 0;
-    this.context.reportFault({
+    this.context.settle({
+      kind: 'fault',
       code: 'malformed-call',
-      message,
-      raw: this.jsonText(
-        start,
-        (this.rawEnd === -1 ? this.context.callLength : this.rawEnd) - this.jsonStart,
-      ),
+      message: `the block is not valid JSON: ${failure?.message ?? 'it does not begin with [ or {'}; none of its calls was run`,
       ...(toolName ? { toolName } : {}),
     });
-    this.context.settle({ kind: 'call' });
     return true;
   }
 
