@@ -74,6 +74,15 @@ export class InlineCodeTracker {
     this.indent = -1;
   }
 
+  /**
+   * A call or reasoning block was entered (never inside a span): the text after it starts
+   * afresh, mid-line.
+   */
+  afterMarkup(): void {
+    this.closeSpan();
+    this.spansOff = false;
+  }
+
   get openRunLength(): number {
     return this.openRun;
   }

@@ -325,7 +325,8 @@ export function createStreamEngine<CallData>(
         pending = text.slice(next);
         return text.length;
       }
-      if (inlineCode.inSpan()) {
+      // A line opener begins a line, where no span is open.
+      if (match.opener.literal.charCodeAt(0) !== 10 /* \n */ && inlineCode.inSpan()) {
         // `<read_file>…` inside `` `…` `` is code shown in prose, unless the line ends first.
         mode = Mode.CodeSpan;
         spanClose = new SpanCloseFinder(inlineCode.openRunLength);
@@ -340,6 +341,7 @@ export function createStreamEngine<CallData>(
   /** An opener matched at `text[at]`: start its reasoning block or call. */
   function enter(data: TopLevelData<CallData>, text: string, at: number, length: number): number {
     closeText();
+    inlineCode.afterMarkup();
     if (data.kind === 'reasoning') {
       mode = Mode.Reasoning;
       reasoningClosers = data.closers;

@@ -106,3 +106,22 @@ describe('InlineCodeTracker', () => {
     expect(inSpanAfter('    ```js')).toBe(true);
   });
 });
+
+describe('inline code around calls', () => {
+  const xml = xmlProtocol();
+  const tools = [readFile, { ...readFile, name: 'list_dir' }];
+
+  it('forgets a backtick left open before a call once the call is read', () => {
+    const text =
+      "It's `odd\n<read_file><path>a</path></read_file> then `<read_file><path>b</path></read_file>` shown.";
+    const content = contentAtEverySplit(xml, text, { tools }) as { type: string; text?: string }[];
+    expect(content.map((part) => part.type)).toEqual(['text', 'tool-call', 'text']);
+    expect(content[2]!.text).toContain('`<read_file><path>b</path></read_file>`');
+  });
+
+  it('reads a tool name on its own line after a backtick left open on the line before', () => {
+    const text = 'Use `x\nlist_dir\n<path>a</path>\nthen `<read_file><path>b</path></read_file>`.';
+    const content = contentAtEverySplit(xml, text, { tools }) as { type: string }[];
+    expect(content.map((part) => part.type)).toEqual(['text', 'tool-call', 'text']);
+  });
+});
