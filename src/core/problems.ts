@@ -35,4 +35,9 @@ export interface ProtocolFault {
   readonly toolName?: string;
   /** Set when a `tool-input-start` was already emitted for this call. */
   readonly toolCallId?: string;
+  /**
+   * The raw text lies in a reasoning block the model never closed, where it was already emitted
+   * as reasoning: it is not emitted again as text.
+   */
+  readonly inReasoning?: boolean;
 }

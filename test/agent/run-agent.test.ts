@@ -657,3 +657,21 @@ describe('runAgent: output cut at the length limit', () => {
     expect(ran).toEqual(['Oslo']);
   });
 });
+
+describe('runAgent: stray markup', () => {
+  it('runs a call with a stray closing tag and asks for nothing again', async () => {
+    const { model, prompts } = scriptedModel([
+      '<get_weather><city>Seoul</city></city></get_weather>',
+      '<attempt_completion><result>Sunny.</result></attempt_completion>',
+    ]);
+    const run = runAgent({ model, tools: weather, prompt: 'Weather?' });
+    const events = await collect(run);
+    const result = await run.result;
+    expect(result.stopReason).toBe('completed');
+    expect(ofType(events, 'tool-result')[0]?.output).toBe('Seoul: 21°C, sunny');
+    expect(ofType(events, 'protocol-error').map((event) => event.fault.code)).toEqual([
+      'stray-markup',
+    ]);
+    expect(lastUserText(prompts[1]!)).not.toMatch(/could not be read/);
+  });
+});

@@ -129,6 +129,9 @@ export class StepOutput {
   /** A fault: reported to `onError`, then passed on as an invalid call or as text. */
   private fault(fault: ProtocolFault, emit: Emit): void {
     this.options.onError?.(fault);
+    // Dropped markup inside a call that went on, or a call in reasoning already shown: nothing
+    // more to pass on.
+    if (fault.code === 'stray-markup' || fault.inReasoning) return;
     const { raw, toolName } = fault;
     if (
       this.options.malformedCalls === 'invalid-call' &&

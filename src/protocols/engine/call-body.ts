@@ -57,6 +57,8 @@ export interface CallContext {
     readonly raw: string;
     readonly toolName?: string;
     readonly toolCallId?: string;
+    /** The markup is dropped: reported, but its raw text is not emitted as text. */
+    readonly dropped?: boolean;
   }): void;
   /**
    * Characters of the call so far, counted from its opener's first character. During `write` it

@@ -209,9 +209,11 @@ export function createStreamEngine<CallData>(
       }
     },
     emitText: (text) => emitText(text),
-    reportFault: ({ code, message, raw, ...extra }) => {
+    reportFault: ({ code, message, raw, dropped, ...extra }) => {
       closeText();
-      reportFault(code, message, raw, extra);
+      if (dropped)
+        out.push({ type: 'error', error: { code, message, raw, offset: callStart, ...extra } });
+      else reportFault(code, message, raw, extra);
     },
     get callLength() {
       return callRaw.length + (writeEnd - writeStart);
@@ -582,6 +584,7 @@ export function createStreamEngine<CallData>(
               'the output was cut off inside a reasoning block that was never closed; the call written in it was not run',
             raw: text.slice(start, end),
             offset: reasoningStart + start,
+            inReasoning: true,
           },
         });
       }

@@ -605,6 +605,7 @@ export class XmlCallBody implements CallBody {
       raw,
       toolName: this.tool.name,
       ...(this.assembler.hasStarted ? { toolCallId: this.assembler.toolCallId } : {}),
+      dropped: true,
     });
   }
 
