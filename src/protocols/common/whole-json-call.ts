@@ -1,6 +1,5 @@
 import type { ValuePolicy } from '../../core/index.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
-import { exceedsJsonDepth } from '../../scan/json-depth.ts';
 import { hexDigitValue } from '../../scan/json-tokenizer.ts';
 import { asJsonReadsIt } from '../../scan/json-value-streamer.ts';
 import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
@@ -321,10 +320,11 @@ export function readWholeJsonCall(
   if (jsonStart >= end || text.charCodeAt(jsonStart) !== LEFT_BRACE) return -1;
   const closerAt = findCloser(context, text, closer, jsonStart);
   if (closerAt === -1 || closerAt + closer.length > end) return -1;
-  // Deep JSON is left to the streaming body, which reports it.
-  if (exceedsJsonDepth(text, jsonStart, closerAt, context.options.maxDepth)) return -1;
   // White space before the closer is JSON's own (space, tab, line breaks): JSON.parse takes it.
-  const envelope = parseJson(text.slice(jsonStart, closerAt));
+  // Deep JSON is not read here (undefined): the streaming body reports it.
+  const envelope = parseJson(text.slice(jsonStart, closerAt), {
+    maxDepth: context.options.maxDepth,
+  });
   if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return -1;
 
   const keys = Object.keys(envelope);

@@ -14,9 +14,15 @@ export const MAX_CODE_SPAN_HOLD = 4096;
  * spans count: a line break ends any span. A run of three or more backticks at the start of a
  * line (after at most three spaces) is a code fence, not a span: fenced calls are still calls.
  *
- * `read` sees each character of text once; it jumps from backtick to backtick with `indexOf`.
+ * Lazy: `read` only notes where the current line began (one backward search for a line break);
+ * the line is read for backticks when an opener asks, and only as far as it was not read before.
+ * Openers are rare in text, so most text is never looked at twice.
  */
 export class InlineCodeTracker {
+  /** Text of the current line not read for backticks yet, as it arrived. */
+  private readonly pieces: string[] = [];
+  /** Where the current line begins in `pieces[0]`. */
+  private firstStart = 0;
   /** Length of the run that opened a span on this line; 0 when none is open. */
   private openRun = 0;
   /** Backticks just read whose run has not ended yet. */
@@ -31,32 +37,30 @@ export class InlineCodeTracker {
    */
   private spansOff = false;
 
-  /** Reads text written at the top level (in order, each character once). */
+  /** Takes text written at the top level (in order). */
   read(text: string): void {
-    let index = 0;
-    const length = text.length;
-    while (index < length) {
-      if (this.run > 0) {
-        while (index < length && text.charCodeAt(index) === BACKTICK) {
-          this.run++;
-          index++;
-        }
-        if (index === length) return;
-        this.endRun();
-      }
-      const tick = text.indexOf('`', index);
-      const segmentEnd = tick === -1 ? length : tick;
-      this.readPlain(text, index, segmentEnd);
-      if (tick === -1) return;
-      this.runIndent = this.indent;
-      this.indent = -1;
-      this.run = 1;
-      index = tick + 1;
+    if (text.length === 0) return;
+    const newline = text.lastIndexOf('\n');
+    if (newline === -1) {
+      this.pieces.push(text);
+      return;
     }
+    this.pieces.length = 0;
+    this.pieces.push(text);
+    this.firstStart = newline + 1;
+    this.openRun = 0;
+    this.run = 0;
+    this.indent = 0;
+    this.spansOff = false;
   }
 
   /** Whether an opener at the current point stands inside a one-line code span. */
   inSpan(): boolean {
+    for (let index = 0; index < this.pieces.length; index++) {
+      this.scanLine(this.pieces[index]!, index === 0 ? this.firstStart : 0);
+    }
+    this.pieces.length = 0;
+    this.firstStart = 0;
     if (this.run > 0) this.endRun();
     return this.openRun > 0 && !this.spansOff;
   }
@@ -69,6 +73,8 @@ export class InlineCodeTracker {
 
   /** A held opener was in a span that its closing run ended: the span is over. */
   closeSpan(): void {
+    this.pieces.length = 0;
+    this.firstStart = 0;
     this.openRun = 0;
     this.run = 0;
     this.indent = -1;
@@ -87,21 +93,32 @@ export class InlineCodeTracker {
     return this.openRun;
   }
 
-  /** Text without backticks: line breaks end spans; leading spaces are counted for fences. */
-  private readPlain(text: string, start: number, end: number): void {
-    if (start >= end) return;
-    const newline = text.lastIndexOf('\n', end - 1);
-    let from = start;
-    if (newline >= start) {
-      this.openRun = 0;
-      this.spansOff = false;
-      this.indent = 0;
-      from = newline + 1;
+  /** Reads part of the current line (it holds no line break) for backtick runs. */
+  private scanLine(text: string, start: number): void {
+    let index = start;
+    const length = text.length;
+    while (index < length) {
+      if (this.run > 0) {
+        while (index < length && text.charCodeAt(index) === BACKTICK) {
+          this.run++;
+          index++;
+        }
+        if (index === length) return;
+        this.endRun();
+      }
+      const tick = text.indexOf('`', index);
+      const segmentEnd = tick === -1 ? length : tick;
+      if (this.indent >= 0 && segmentEnd > index) {
+        let space = index;
+        while (space < segmentEnd && text.charCodeAt(space) === SPACE) space++;
+        this.indent = space === segmentEnd ? this.indent + (segmentEnd - index) : -1;
+      }
+      if (tick === -1) return;
+      this.runIndent = this.indent;
+      this.indent = -1;
+      this.run = 1;
+      index = tick + 1;
     }
-    if (this.indent < 0) return;
-    let index = from;
-    while (index < end && text.charCodeAt(index) === SPACE) index++;
-    this.indent = index === end ? this.indent + (end - from) : -1;
   }
 
   private endRun(): void {

@@ -73,7 +73,7 @@ export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions
 
 interface TopLevel<CallData> {
   readonly trie: OpenerTrie<TopLevelData<CallData>>;
-  /** The characters that can begin an opener, for `indexOf`. */
+  /** What can begin an opener, for `indexOf`: its first character (two for a line opener). */
   readonly triggers: readonly string[];
   /**
    * The longest opener that begins with a line break (`\nlist_dir`, a tool name on a line of
@@ -111,11 +111,14 @@ function compileTopLevel<CallData>(
       longestLineOpener = Math.max(longestLineOpener, opener.literal.length);
     }
   }
-  const compiled: TopLevel<CallData> = {
-    trie,
-    triggers: trie.firstCharacters.map((code) => String.fromCharCode(code)),
-    longestLineOpener,
-  };
+  // A line opener is looked for as its line break and first letter together: line breaks are
+  // common in text, a line that begins with a tool's name is not.
+  const triggers = new Set<string>();
+  for (const code of trie.firstCharacters) if (code !== 10) triggers.add(String.fromCharCode(code));
+  for (const opener of callOpeners) {
+    if (opener.literal.startsWith('\n')) triggers.add(opener.literal.slice(0, 2));
+  }
+  const compiled: TopLevel<CallData> = { trie, triggers: [...triggers], longestLineOpener };
   cache.set(callOpeners, compiled as TopLevel<unknown>);
   return compiled;
 }
@@ -335,6 +338,12 @@ export function createStreamEngine<CallData>(
         return next;
       }
       return enter(match.opener.data, text, next, match.length);
+    }
+    // A line break at the end may begin a line opener the next chunk completes.
+    if (longestLineOpener > 0 && text.length > start && text.charCodeAt(text.length - 1) === 10) {
+      emitText(text.slice(start, text.length - 1));
+      pending = '\n';
+      return text.length;
     }
     emitText(text.slice(start));
     return text.length;
