@@ -4,8 +4,10 @@
  *
  * Every path a tool is given is confined to the root: `..` that climbs out, absolute paths
  * elsewhere and symlinks (at the end or in the middle of a path) that lead out are refused with
- * a `PathOutsideRootError`. Output is plain text with paths relative to the root and line
- * numbers, capped at `maxOutputChars`, and says when and how to narrow a request that was cut.
+ * a `PathOutsideRootError`; files and folders are checked again once opened, so one swapped for
+ * such a symlink during a call is refused too. Output is plain text with paths relative to the
+ * root and line numbers, capped at `maxOutputChars`, and says when and how to narrow a request
+ * that was cut. No call holds the event loop for long, and an aborted `signal` stops the work.
  */
 import { extractTool } from './extract/extract-tool.ts';
 import { listFilesTool } from './list-files/list-files-tool.ts';

@@ -16,6 +16,9 @@ export interface Settings {
   readonly maxQueryMatches: number;
   readonly maxListedFiles: number;
   readonly maxFilesWalked: number;
+  readonly maxGlobChars: number;
+  readonly maxGlobBraceDepth: number;
+  readonly maxPatternChars: number;
 }
 
 export const DEFAULTS = {
@@ -26,6 +29,9 @@ export const DEFAULTS = {
   maxQueryMatches: 50,
   maxListedFiles: 1_000,
   maxFilesWalked: 50_000,
+  maxGlobChars: 500,
+  maxGlobBraceDepth: 10,
+  maxPatternChars: 2_000,
 } as const;
 
 /** Below this, a cut notice and one useful block no longer fit. */
@@ -69,5 +75,8 @@ export function resolveSettings(options: CodeToolsOptions): Settings {
     maxQueryMatches: integerOption('maxQueryMatches', options.maxQueryMatches, 1),
     maxListedFiles: integerOption('maxListedFiles', options.maxListedFiles, 1),
     maxFilesWalked: integerOption('maxFilesWalked', options.maxFilesWalked, 1),
+    maxGlobChars: integerOption('maxGlobChars', options.maxGlobChars, 1),
+    maxGlobBraceDepth: integerOption('maxGlobBraceDepth', options.maxGlobBraceDepth, 0),
+    maxPatternChars: integerOption('maxPatternChars', options.maxPatternChars, 1),
   };
 }

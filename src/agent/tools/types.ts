@@ -5,7 +5,10 @@ export type CodeToolName = 'search' | 'extract' | 'query' | 'list_files';
 
 /** What a code tool receives besides its input. */
 export interface CodeToolExecuteOptions {
-  /** Aborts the work between files (and between folders while walking). */
+  /**
+   * Stops the work: the tool rejects with the signal's reason soon after it aborts (long loops
+   * check it at least every few milliseconds) and reads no further file.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -56,6 +59,23 @@ export interface CodeToolsOptions {
   readonly maxListedFiles?: number;
   /** Files visited by one walk before it stops (default 50 000). */
   readonly maxFilesWalked?: number;
+  /**
+   * Longest `list_files` glob accepted, in characters (default 500); a longer one is refused
+   * with an error that says so. Matching time grows with the glob's length times the path's.
+   * @example createCodeTools({ root: '.', maxGlobChars: 200 })
+   */
+  readonly maxGlobChars?: number;
+  /**
+   * Deepest nesting of `{a,b}` groups accepted in a glob (default 10; 0 refuses every group).
+   * @example createCodeTools({ root: '.', maxGlobBraceDepth: 3 })
+   */
+  readonly maxGlobBraceDepth?: number;
+  /**
+   * Longest `query` pattern accepted, in characters (default 2 000); a longer one is refused
+   * with an error that says so. A pattern is parsed on the main thread to check it is valid code.
+   * @example createCodeTools({ root: '.', maxPatternChars: 500 })
+   */
+  readonly maxPatternChars?: number;
 }
 
 /** The input of `search`, as seed 000 defines it. */

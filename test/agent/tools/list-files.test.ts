@@ -158,6 +158,37 @@ function gitView(root: string, folder: string): string[] | undefined {
 }
 
 describe('list_files follows .gitignore as git does', () => {
+  it('keeps the last matching rule deciding in a .gitignore of thousands of lines', async () => {
+    const filler = (tag: string) =>
+      Array.from({ length: 1_400 }, (_, index) => `filler-${tag}-${index}.tmp`);
+    await ws.workspace.write(
+      'long-gi/.gitignore',
+      [
+        '*.log',
+        '!late.txt',
+        ...filler('a'),
+        '!keep.log',
+        ...filler('b'),
+        'late.txt',
+        'filler-a-7.tmp',
+        '!filler-b-9.tmp',
+      ].join('\n'),
+    );
+    for (const file of ['a.log', 'keep.log', 'late.txt', 'plain.txt', 'filler-a-7.tmp']) {
+      await ws.workspace.write(`long-gi/${file}`, 'x\n');
+    }
+    await ws.workspace.write('long-gi/filler-b-9.tmp', 'x\n');
+    const ours = listed(await ws.tools.list_files.execute({ path: 'long-gi' }));
+    const byGit = gitView(ws.workspace.root, 'long-gi');
+    if (byGit !== undefined) expect(ours).toEqual(byGit);
+    expect(ours).toEqual([
+      'long-gi/.gitignore',
+      'long-gi/filler-b-9.tmp',
+      'long-gi/keep.log',
+      'long-gi/plain.txt',
+    ]);
+  });
+
   it('agrees with git ls-files on anchors, folders, globs, negations and nested files', async () => {
     await ws.workspace.write(
       'gi/.gitignore',

@@ -5,11 +5,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidToolInputError } from '../../../src/agent/tools/errors.ts';
 import { compileGlob } from '../../../src/agent/tools/files/glob.ts';
-import { scanLines, splitLines } from '../../../src/agent/tools/files/read.ts';
+import { scanLines } from '../../../src/agent/tools/files/read.ts';
+import { splitLines } from '../../../src/agent/tools/files/split-lines.ts';
 import { isTestFile } from '../../../src/agent/tools/files/test-files.ts';
 import { CappedOutput } from '../../../src/agent/tools/output/capped-output.ts';
 import { renderCodeBlock } from '../../../src/agent/tools/output/code-block.ts';
+import { Pacer } from '../../../src/agent/tools/pacer.ts';
 import { parseQuery } from '../../../src/agent/tools/search/terms.ts';
+import { DEFAULTS, resolveSettings } from '../../../src/agent/tools/settings.ts';
 
 describe('search query terms', () => {
   it('splits words, keeps quoted phrases, reads + and -, drops AND/OR, lower-cases', () => {
@@ -92,7 +95,8 @@ describe('globs', () => {
       ['\\*.md', 'a.md', false],
     ];
     for (const [glob, path, expected] of cases) {
-      expect(compileGlob(glob, 'glob')(path), `${glob} ${path}`).toBe(expected);
+      const limits = { maxChars: DEFAULTS.maxGlobChars, maxBraceDepth: DEFAULTS.maxGlobBraceDepth };
+      expect(compileGlob(glob, 'glob', limits)(path), `${glob} ${path}`).toBe(expected);
     }
   });
 });
@@ -144,10 +148,12 @@ describe('reading files', () => {
     const path = join(folder, 'file');
     await writeFile(path, content);
     const lines: string[] = [];
-    const result = await scanLines(path, maxBytes, (text) => {
+    const settings = resolveSettings({ root: folder, maxFileBytes: maxBytes });
+    const onLine = (text: string) => {
       lines.push(text);
       return true;
-    });
+    };
+    const result = await scanLines(settings, { real: path, rel: 'file' }, onLine, new Pacer());
     return { lines, result };
   }
 

@@ -185,6 +185,20 @@ describe('query', () => {
     expect(text).toContain('Note: stopped after 3 files; give a narrower path.');
   });
 
+  it('refuses a pattern longer than maxPatternChars, saying how long it is', async () => {
+    const tools = ws.workspace.tools({ maxPatternChars: 20 });
+    const error = await tools.query.execute({ pattern: 'console.log($A, $B, $C)' }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(InvalidToolInputError);
+    expect((error as InvalidToolInputError).parameter).toBe('pattern');
+    expect((error as Error).message).toContain(
+      'pattern is 23 characters long; a query pattern may have at most 20.',
+    );
+    await expect(tools.query.execute({ pattern: 'console.log($A)' })).resolves.toContain('Found');
+  });
+
   it('stops on an aborted signal', async () => {
     const controller = new AbortController();
     controller.abort(new Error('user stop'));

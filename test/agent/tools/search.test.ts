@@ -248,6 +248,28 @@ describe('search limits', () => {
     expect(text.length).toBeLessThan(2_000);
   });
 
+  it('matches a long line against many terms the same way (term by term, with pauses)', async () => {
+    const long = `${'x'.repeat(300_000)} Needle ${'y'.repeat(1_000)}`;
+    await ws.workspace.write('scratch/heavy/long.txt', `${long}\nplain line\n`);
+    const absent = Array.from({ length: 20 }, (_, index) => `absent${index}`).join(' ');
+    const found = await ws.tools.search.execute({
+      query: `${absent} needle`,
+      path: 'scratch/heavy',
+    });
+    expect(found).toContain('Found 1 matching line in 1 file');
+    expect(markedOf(found)).toEqual([1]);
+    const excluded = await ws.tools.search.execute({
+      query: `${absent} plain -needle`,
+      path: 'scratch/heavy',
+    });
+    expect(excluded).toContain('No matches under scratch/heavy');
+    const required = await ws.tools.search.execute({
+      query: `${absent} plain +needle`,
+      path: 'scratch/heavy',
+    });
+    expect(markedOf(required)).toEqual([1, 2]);
+  });
+
   it('says when the walk stopped at maxFilesWalked', async () => {
     const text = await ws.workspace.tools({ maxFilesWalked: 3 }).search.execute({ query: 'x' });
     expect(text).toContain('Note: the search stopped after 3 files; give a narrower path');

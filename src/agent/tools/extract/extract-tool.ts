@@ -6,15 +6,16 @@ import {
   WrongPathKindError,
 } from '../errors.ts';
 import { type RootPath, resolveInRoot } from '../files/confine.ts';
-import { readWholeText, scanLines, splitLines } from '../files/read.ts';
+import { readWholeText, scanLines } from '../files/read.ts';
+import { splitLines } from '../files/split-lines.ts';
 import { optionalLineNumber, readInput, requiredString } from '../input.ts';
 import { languageOf } from '../languages.ts';
 import { CappedOutput } from '../output/capped-output.ts';
 import { type NumberedLine, renderCodeBlock } from '../output/code-block.ts';
+import { Pacer } from '../pacer.ts';
 import type { Settings } from '../settings.ts';
+import { runOnSyntaxWorker } from '../syntax/syntax-client.ts';
 import type { CodeTool, CodeToolExecuteOptions } from '../types.ts';
-import { astOutline } from './ast-outline.ts';
-import { indentOutline } from './indent-outline.ts';
 import { type Definition, enclosing, findSymbol, symbolNames } from './outline.ts';
 import { type FileTarget, splitSuffix } from './target.ts';
 
@@ -90,7 +91,7 @@ async function runExtract(
   raw: unknown,
   options: CodeToolExecuteOptions = {},
 ): Promise<string> {
-  const { signal } = options;
+  const pacer = new Pacer(options.signal);
   const input = readInput('extract', raw, PARAMETERS);
   const filePath = requiredString('extract', input, 'file_path');
   const line = optionalLineNumber('extract', input, 'line');
@@ -117,24 +118,25 @@ async function runExtract(
     }
     target = endLine === undefined ? { path: filePath, line } : { path: filePath, line, endLine };
   }
-  signal?.throwIfAborted();
-  if ('symbol' in target) return extractSymbol(settings, file, target.symbol);
+  pacer.check();
+  if ('symbol' in target) return extractSymbol(settings, file, target.symbol, pacer);
   if ('line' in target) {
-    if (target.endLine === undefined) return extractEnclosing(settings, file, target.line);
+    if (target.endLine === undefined) return extractEnclosing(settings, file, target.line, pacer);
     if (target.endLine < target.line) {
       throw new InvalidToolInputError(
         'end_line',
         `end_line (${target.endLine}) is before line (${target.line}).`,
       );
     }
-    return extractRange(settings, file, target.line, target.endLine, signal);
+    return extractRange(settings, file, target.line, target.endLine, pacer);
   }
-  return extractRange(settings, file, 1, Number.POSITIVE_INFINITY, signal);
+  return extractRange(settings, file, 1, Number.POSITIVE_INFINITY, pacer);
 }
 
-function outlineOf(rel: string, lines: readonly string[], text: string): Definition[] {
+/** The file's definitions, found on the syntax worker (see `file-outline.ts`). */
+function outlineOf(rel: string, text: string, pacer: Pacer): Promise<Definition[]> {
   const grammar = languageOf(rel).grammar;
-  return grammar === undefined ? indentOutline(lines) : astOutline(grammar, text);
+  return runOnSyntaxWorker({ kind: 'outline', grammar, text }, pacer);
 }
 
 function numbered(lines: readonly string[], start: number, end: number, mark?: number) {
@@ -187,10 +189,15 @@ function readOnNotice(rel: string, left: Remainder | undefined): string {
   );
 }
 
-async function extractSymbol(settings: Settings, file: RootPath, symbol: string): Promise<string> {
-  const text = await readWholeText(file.real, file.rel, settings.maxFileBytes);
+async function extractSymbol(
+  settings: Settings,
+  file: RootPath,
+  symbol: string,
+  pacer: Pacer,
+): Promise<string> {
+  const text = await readWholeText(settings, file);
   const lines = splitLines(text);
-  const outline = outlineOf(file.rel, lines, text);
+  const outline = await outlineOf(file.rel, text, pacer);
   const found = findSymbol(outline, symbol);
   if (found.length === 0) throw new SymbolNotFoundError(file.rel, symbol, symbolNames(outline));
   const output = new CappedOutput(settings.maxOutputChars);
@@ -214,8 +221,13 @@ function describe(definition: Definition): string {
     : `${definition.kind} ${definition.qualified}`;
 }
 
-async function extractEnclosing(settings: Settings, file: RootPath, line: number): Promise<string> {
-  const text = await readWholeText(file.real, file.rel, settings.maxFileBytes);
+async function extractEnclosing(
+  settings: Settings,
+  file: RootPath,
+  line: number,
+  pacer: Pacer,
+): Promise<string> {
+  const text = await readWholeText(settings, file);
   const lines = splitLines(text);
   if (line > lines.length) {
     throw new InvalidToolInputError(
@@ -223,7 +235,7 @@ async function extractEnclosing(settings: Settings, file: RootPath, line: number
       `Line ${line} is past the end of ${file.rel}, which has ${lines.length} lines.`,
     );
   }
-  const definition = enclosing(outlineOf(file.rel, lines, text), line);
+  const definition = enclosing(await outlineOf(file.rel, text, pacer), line);
   const output = new CappedOutput(settings.maxOutputChars);
   output.add(`File: ${file.rel}`);
   let left: Remainder | undefined;
@@ -244,14 +256,14 @@ async function extractRange(
   file: RootPath,
   first: number,
   last: number,
-  signal: AbortSignal | undefined,
+  pacer: Pacer,
 ): Promise<string> {
   const lines: NumberedLine[] = [];
   let collected = 0;
   let total = 0;
   const scan = await scanLines(
-    file.real,
-    settings.maxFileBytes,
+    settings,
+    file,
     (text, line) => {
       total = line;
       // Lines beyond what could ever be shown are counted, not kept.
@@ -261,7 +273,7 @@ async function extractRange(
       }
       return line < last;
     },
-    signal,
+    pacer,
   );
   if (scan.binary) throw new BinaryFileError(file.rel);
   const whole = first === 1 && last === Number.POSITIVE_INFINITY;

@@ -1,8 +1,8 @@
-import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import type { Pacer } from '../pacer.ts';
 import type { Settings } from '../settings.ts';
-import { isInside } from './confine.ts';
+import { openInRoot } from './open-in-root.ts';
 
 /** The rules of one .gitignore file, which apply below the folder holding it. */
 interface Scope {
@@ -14,18 +14,38 @@ interface Scope {
 /** Larger "ignore files" are not plausible; reading one must not cost unbounded memory. */
 const MAX_GITIGNORE_BYTES = 1_000_000;
 
-async function readScope(settings: Settings, base: string): Promise<Scope | undefined> {
+/**
+ * Lines of one .gitignore compiled together. A longer file becomes several consecutive scopes
+ * with the same base, so that one test (which runs every rule of a scope at once) stays short;
+ * the last matching rule still decides, since later scopes are asked first.
+ */
+const LINES_PER_SCOPE = 1_000;
+
+async function readScopes(settings: Settings, base: string, pacer: Pacer): Promise<Scope[]> {
+  let text: string;
   try {
-    // A .gitignore that is a symlink to a file outside the root is not read.
-    const real = await realpath(join(settings.realRoot, base, '.gitignore'));
-    if (!isInside(settings.realRoot, real)) return undefined;
-    const text = await readFile(real, 'utf8');
-    if (text.length > MAX_GITIGNORE_BYTES) return undefined;
-    // Git matches case-sensitively (core.ignorecase is false on case-sensitive file systems).
-    return { base, rules: ignore({ ignorecase: false }).add(text) };
+    // Opened with the root check, so a .gitignore that leads outside the root is not read.
+    const path = join(settings.realRoot, base, '.gitignore');
+    const rel = base === '' ? '.gitignore' : `${base}/.gitignore`;
+    const handle = await openInRoot(settings, { real: path, rel });
+    try {
+      if ((await handle.stat()).size > MAX_GITIGNORE_BYTES) return [];
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch {
-    return undefined;
+    return [];
   }
+  const lines = text.split(/\r?\n/);
+  const scopes: Scope[] = [];
+  for (let start = 0; start < lines.length; start += LINES_PER_SCOPE) {
+    const part = lines.slice(start, start + LINES_PER_SCOPE).join('\n');
+    // Git matches case-sensitively (core.ignorecase is false on case-sensitive file systems).
+    scopes.push({ base, rules: ignore({ ignorecase: false }).add(part) });
+    if (pacer.due()) await pacer.pause();
+  }
+  return scopes;
 }
 
 /**
@@ -41,26 +61,30 @@ export class GitignoreRules {
   }
 
   /** The rules in force in `rel` (a folder relative to the root), loading its ancestors' files. */
-  static async at(settings: Settings, rel: string): Promise<GitignoreRules> {
+  static async at(settings: Settings, rel: string, pacer: Pacer): Promise<GitignoreRules> {
     let rules = new GitignoreRules([]);
-    rules = await rules.enter(settings, '');
+    rules = await rules.enter(settings, '', pacer);
     if (rel === '') return rules;
     const parts = rel.split('/');
     for (let depth = 1; depth <= parts.length; depth += 1) {
-      rules = await rules.enter(settings, parts.slice(0, depth).join('/'));
+      rules = await rules.enter(settings, parts.slice(0, depth).join('/'), pacer);
     }
     return rules;
   }
 
   /** The rules in force in the subfolder `rel`, adding its own .gitignore if it has one. */
-  async enter(settings: Settings, rel: string): Promise<GitignoreRules> {
-    const scope = await readScope(settings, rel);
-    return scope === undefined ? this : new GitignoreRules([...this.#scopes, scope]);
+  async enter(settings: Settings, rel: string, pacer: Pacer): Promise<GitignoreRules> {
+    const scopes = await readScopes(settings, rel, pacer);
+    return scopes.length === 0 ? this : new GitignoreRules([...this.#scopes, ...scopes]);
   }
 
-  /** Whether `rel` (relative to the root) is ignored; folders are tested as folders. */
-  ignores(rel: string, isDirectory: boolean): boolean {
+  /**
+   * Whether `rel` (relative to the root) is ignored; folders are tested as folders. Gives the
+   * event loop a turn between scopes when due: many or large .gitignore files cost time.
+   */
+  async ignores(rel: string, isDirectory: boolean, pacer: Pacer): Promise<boolean> {
     for (let index = this.#scopes.length - 1; index >= 0; index -= 1) {
+      if (pacer.due()) await pacer.pause();
       const scope = this.#scopes[index]!;
       let sub: string;
       if (scope.base === '') sub = rel;
@@ -80,11 +104,11 @@ export class GitignoreRules {
   }
 
   /** Whether `rel` or one of its parent folders is ignored. */
-  ignoresPathOrParent(rel: string, isDirectory: boolean): boolean {
+  async ignoresPathOrParent(rel: string, isDirectory: boolean, pacer: Pacer): Promise<boolean> {
     const parts = rel.split('/');
     for (let depth = 1; depth < parts.length; depth += 1) {
-      if (this.ignores(parts.slice(0, depth).join('/'), true)) return true;
+      if (await this.ignores(parts.slice(0, depth).join('/'), true, pacer)) return true;
     }
-    return rel !== '' && this.ignores(rel, isDirectory);
+    return rel !== '' && (await this.ignores(rel, isDirectory, pacer));
   }
 }

@@ -3,6 +3,8 @@ import { compileGlob } from '../files/glob.ts';
 import { newWalkReport, walkFiles } from '../files/walk.ts';
 import { optionalString, readInput } from '../input.ts';
 import { CappedOutput } from '../output/capped-output.ts';
+import { byCodeUnits, sortPaced } from '../paced-sort.ts';
+import { Pacer } from '../pacer.ts';
 import type { Settings } from '../settings.ts';
 import type { CodeTool, CodeToolExecuteOptions } from '../types.ts';
 
@@ -25,7 +27,8 @@ export function listFilesTool(settings: Settings): CodeTool {
           type: 'string',
           description:
             'Only files matching this glob: * and ? within a name, ** across folders, {a,b} ' +
-            'alternatives, [abc] sets. Without a "/" it matches file names at any depth ("*.ts"); ' +
+            'alternatives, [abc] and [!abc] sets, \\ before a character to take it as it is. ' +
+            'Without a "/" it matches file names at any depth ("*.ts"); ' +
             'with one, the path relative to the listed folder or to the root ("src/**/*.ts").',
         },
       },
@@ -41,25 +44,31 @@ async function runListFiles(
   raw: unknown,
   options: CodeToolExecuteOptions = {},
 ): Promise<string> {
-  const { signal } = options;
+  const pacer = new Pacer(options.signal);
   const input = readInput('list_files', raw, PARAMETERS);
   const path = optionalString('list_files', input, 'path');
   const glob = optionalString('list_files', input, 'glob');
-  const matches = glob === undefined ? undefined : compileGlob(glob, 'glob');
+  const matches =
+    glob === undefined
+      ? undefined
+      : compileGlob(glob, 'glob', {
+          maxChars: settings.maxGlobChars,
+          maxBraceDepth: settings.maxGlobBraceDepth,
+        });
   const start = await resolveInRoot(settings, path, 'path');
   if (start.kind === 'file') return `${start.rel}\n(1 file: path names a file)`;
 
   const prefix = start.rel === '' ? '' : `${start.rel}/`;
   const report = newWalkReport();
-  const found: string[] = [];
-  for await (const file of walkFiles(settings, start, report, signal)) {
+  let found: string[] = [];
+  for await (const file of walkFiles(settings, start, report, pacer)) {
     if (matches !== undefined) {
       const inFolder = file.rel.startsWith(prefix) ? file.rel.slice(prefix.length) : file.rel;
       if (!matches(inFolder) && !matches(file.rel)) continue;
     }
     found.push(file.rel);
   }
-  found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  found = await sortPaced(found, byCodeUnits, pacer);
 
   const where = shown(start.rel);
   const filter = glob === undefined ? '' : ` matching ${JSON.stringify(glob)}`;

@@ -1,26 +1,30 @@
-import { Lang, parse, type SgNode } from '@ast-grep/napi';
+import { Lang, parse } from '@ast-grep/napi';
 import {
   BinaryFileError,
+  CodeToolError,
   FileTooLargeError,
   InvalidPatternError,
+  InvalidToolInputError,
+  PathOutsideRootError,
   UnsupportedLanguageError,
   WrongPathKindError,
 } from '../errors.ts';
 import { resolveInRoot, shown } from '../files/confine.ts';
-import { readWholeText, splitLines } from '../files/read.ts';
+import { isGone } from '../files/open-in-root.ts';
+import { readWholeText } from '../files/read.ts';
+import { splitLines } from '../files/split-lines.ts';
 import { newWalkReport, type WalkedFile, walkFiles } from '../files/walk.ts';
 import { optionalString, readInput, requiredString } from '../input.ts';
 import { grammarName, languageOf, QUERY_LANGUAGES } from '../languages.ts';
 import { CappedOutput } from '../output/capped-output.ts';
 import { type NumberedLine, renderCodeBlock } from '../output/code-block.ts';
+import { Pacer } from '../pacer.ts';
 import type { Settings } from '../settings.ts';
+import { runOnSyntaxWorker, SyntaxJobError } from '../syntax/syntax-client.ts';
 import type { CodeTool, CodeToolExecuteOptions } from '../types.ts';
 
 /** Lines of one match shown; a match spanning a whole class is cut here. */
 const MAX_MATCH_LINES = 12;
-/** Characters of one captured metavariable shown. */
-const MAX_CAPTURE_CHARS = 80;
-
 const PARAMETERS = ['pattern', 'language', 'path'] as const;
 const LANGUAGE_NAMES = ['typescript', 'tsx', 'javascript', 'html', 'css'];
 
@@ -112,47 +116,22 @@ function unusableIn(lang: Lang, pattern: string): string | undefined {
   }
 }
 
-/** The metavariables a pattern captures (`$_…` ones are anonymous). */
-function metavariables(pattern: string): { single: string[]; multiple: string[] } {
-  const single = new Set<string>();
-  const multiple = new Set<string>();
-  for (const match of pattern.matchAll(/(\${1,3})([A-Z][A-Z0-9_]*)/g)) {
-    (match[1] === '$$$' ? multiple : single).add(match[2]!);
-  }
-  return { single: [...single], multiple: [...multiple] };
-}
-
-function clipCapture(text: string): string {
-  const flat = text.replace(/\s+/g, ' ');
-  return flat.length > MAX_CAPTURE_CHARS ? `${flat.slice(0, MAX_CAPTURE_CHARS)}…` : flat;
-}
-
-function capturesOf(node: SgNode, names: ReturnType<typeof metavariables>): string[] {
-  const captures: string[] = [];
-  for (const name of names.single) {
-    const captured = node.getMatch(name);
-    if (captured !== null) captures.push(`$${name} = ${clipCapture(captured.text())}`);
-  }
-  for (const name of names.multiple) {
-    const texts = node
-      .getMultipleMatches(name)
-      .filter((item) => item.isNamed())
-      .map((item) => item.text());
-    // Statements read better one after the other; arguments and parameters as a list.
-    const statements = texts.some((text) => /[;}]$/.test(text));
-    captures.push(`$$$${name} = ${clipCapture(texts.join(statements ? ' ' : ', '))}`);
-  }
-  return captures;
-}
-
-function findAll(root: SgNode, pattern: string, lang: Lang): SgNode[] {
+/** The matches of `pattern` in one file, parsed on the syntax worker. */
+async function matchesIn(
+  grammar: Lang,
+  text: string,
+  pattern: string,
+  maxShown: number,
+  pacer: Pacer,
+) {
   try {
-    return root.findAll(pattern);
+    return await runOnSyntaxWorker({ kind: 'matches', grammar, text, pattern, maxShown }, pacer);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    if (!(error instanceof SyntaxJobError)) throw error;
     throw new InvalidPatternError(
       pattern,
-      `The pattern ${JSON.stringify(pattern)} cannot be used for ${grammarName(lang)}: ${reason}`,
+      `The pattern ${JSON.stringify(pattern)} cannot be used for ${grammarName(grammar)}: ` +
+        (error.message.split('\n')[0] ?? error.message),
     );
   }
 }
@@ -162,11 +141,19 @@ async function runQuery(
   raw: unknown,
   options: CodeToolExecuteOptions = {},
 ): Promise<string> {
-  const { signal } = options;
+  const pacer = new Pacer(options.signal);
   const input = readInput('query', raw, PARAMETERS);
   const pattern = requiredString('query', input, 'pattern');
   const language = optionalString('query', input, 'language');
   const path = optionalString('query', input, 'path');
+  if (pattern.length > settings.maxPatternChars) {
+    throw new InvalidToolInputError(
+      'pattern',
+      `pattern is ${pattern.length} characters long; a query pattern may have at most ` +
+        `${settings.maxPatternChars}. Write the smallest piece of code that identifies what you ` +
+        'look for, with $NAME placeholders.',
+    );
+  }
   const grammars = grammarsFor(language, pattern);
   const reasons = new Map(grammars.map((lang) => [lang, unusableIn(lang, pattern)]));
   const usable = new Set(grammars.filter((lang) => reasons.get(lang) === undefined));
@@ -193,48 +180,49 @@ async function runQuery(
   const files: AsyncIterable<WalkedFile> | WalkedFile[] =
     start.kind === 'file'
       ? [{ rel: start.rel, real: start.real }]
-      : walkFiles(settings, start, report, signal);
-  const names = metavariables(pattern);
+      : walkFiles(settings, start, report, pacer);
   const matches: Match[] = [];
   const skipped: string[] = [];
   const matchedFiles = new Set<string>();
   let parsed = 0;
   let total = 0;
   for await (const file of files) {
-    signal?.throwIfAborted();
+    await pacer.step();
     const grammar = languageOf(file.rel).grammar;
     if (grammar === undefined || !usable.has(grammar)) continue;
     let text: string;
     try {
-      text = await readWholeText(file.real, file.rel, settings.maxFileBytes);
+      text = await readWholeText(settings, file);
     } catch (error) {
       if (error instanceof FileTooLargeError || error instanceof BinaryFileError) {
         skipped.push(file.rel);
         continue;
       }
+      // A file of the walk that changed meanwhile (into a link out of the root, or removed).
+      if (start.kind === 'directory' && (error instanceof CodeToolError || isGone(error))) {
+        if (error instanceof PathOutsideRootError) report.linksOutside += 1;
+        continue;
+      }
       throw error;
     }
     parsed += 1;
-    const found = findAll(parse(grammar, text).root(), pattern, grammar);
-    if (found.length === 0) continue;
+    const maxShown = settings.maxQueryMatches - matches.length;
+    const found = await matchesIn(grammar, text, pattern, maxShown, pacer);
+    if (found.total === 0) continue;
+    total += found.total;
     matchedFiles.add(file.rel);
-    const lines = splitLines(text);
-    for (const node of found) {
-      total += 1;
-      if (matches.length >= settings.maxQueryMatches) continue;
-      const range = node.range();
-      const first = range.start.line + 1;
-      const last = range.end.line + 1;
-      const shownLast = Math.min(last, first + MAX_MATCH_LINES - 1);
+    const lines = found.shown.length > 0 ? splitLines(text) : [];
+    for (const match of found.shown) {
+      const shownLast = Math.min(match.last, match.first + MAX_MATCH_LINES - 1);
       const numbered: NumberedLine[] = [];
-      for (let line = first; line <= shownLast; line += 1) {
+      for (let line = match.first; line <= shownLast; line += 1) {
         numbered.push({ number: line, text: lines[line - 1] ?? '' });
       }
       matches.push({
         rel: file.rel,
         lines: numbered,
-        more: last - shownLast,
-        captures: capturesOf(node, names),
+        more: match.last - shownLast,
+        captures: match.captures,
       });
     }
   }

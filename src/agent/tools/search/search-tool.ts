@@ -1,17 +1,27 @@
+import { CodeToolError, PathOutsideRootError } from '../errors.ts';
 import { resolveInRoot, shown } from '../files/confine.ts';
-import { scanLines } from '../files/read.ts';
+import { isGone } from '../files/open-in-root.ts';
+import { type LineHandler, scanLines } from '../files/read.ts';
 import { isTestFile, TEST_FILE_RULE } from '../files/test-files.ts';
 import { newWalkReport, type WalkedFile, type WalkReport, walkFiles } from '../files/walk.ts';
 import { optionalBoolean, optionalString, readInput, requiredString } from '../input.ts';
 import { languageOf } from '../languages.ts';
 import { CappedOutput } from '../output/capped-output.ts';
 import { type NumberedLine, renderCodeBlock } from '../output/code-block.ts';
+import { sortPaced } from '../paced-sort.ts';
+import { Pacer } from '../pacer.ts';
 import type { Settings } from '../settings.ts';
 import type { CodeTool, CodeToolExecuteOptions } from '../types.ts';
 import { describeTerms, parseQuery, type SearchTerms } from './terms.ts';
 
 /** Matching line numbers remembered per file; more are counted but not shown. */
 const MAX_REMEMBERED_LINES = 10_000;
+
+/**
+ * Characters times terms above which one line is matched term by term with turns for the event
+ * loop in between (a long minified line and a query of many terms).
+ */
+const HEAVY_LINE_WORK = 1_000_000;
 
 /** A file that matched, from the first pass. */
 interface FileHits {
@@ -81,39 +91,64 @@ async function runSearch(
   raw: unknown,
   options: CodeToolExecuteOptions = {},
 ): Promise<string> {
-  const { signal } = options;
+  const pacer = new Pacer(options.signal);
   const input = readInput('search', raw, PARAMETERS);
   const query = requiredString('search', input, 'query');
   const path = optionalString('search', input, 'path');
   const allowTests = optionalBoolean('search', input, 'allow_tests') ?? false;
   const terms = parseQuery(query);
   const start = await resolveInRoot(settings, path, 'path');
-  signal?.throwIfAborted();
+  pacer.check();
 
   const stats: SearchStats = { searched: 0, testsSkipped: 0, binarySkipped: 0, truncated: [] };
   const report = newWalkReport();
   const files: AsyncIterable<WalkedFile> | WalkedFile[] =
     start.kind === 'file'
       ? [{ rel: start.rel, real: start.real }]
-      : walkFiles(settings, start, report, signal);
+      : walkFiles(settings, start, report, pacer);
   const hits: FileHits[] = [];
   for await (const file of files) {
-    signal?.throwIfAborted();
+    await pacer.step();
     // A file named explicitly is searched even if it is a test file.
     if (start.kind === 'directory' && !allowTests && isTestFile(file.rel)) {
       stats.testsSkipped += 1;
       continue;
     }
-    const found = await scanFile(settings, file, terms, stats, signal);
+    let found: FileHits | undefined;
+    try {
+      found = await scanFile(settings, file, terms, stats, pacer);
+    } catch (error) {
+      // A file of the walk that changed meanwhile (into a link out of the root, or removed).
+      if (start.kind === 'file' || !(error instanceof CodeToolError || isGone(error))) {
+        throw error;
+      }
+      if (error instanceof PathOutsideRootError) report.linksOutside += 1;
+      continue;
+    }
     if (found !== undefined) hits.push(found);
   }
-  hits.sort(
+  const ranked = await sortPaced(
+    hits,
     (a, b) =>
       b.distinctTerms - a.distinctTerms ||
       b.count - a.count ||
       (a.file.rel < b.file.rel ? -1 : a.file.rel > b.file.rel ? 1 : 0),
+    pacer,
   );
-  return render(settings, query, terms, shown(start.rel), hits, stats, report, signal);
+  return render(settings, query, terms, shown(start.rel), ranked, stats, report, pacer);
+}
+
+/** Whether `lower` contains one of `terms`, giving the event loop turns between terms. */
+async function containsAnyPaced(
+  lower: string,
+  terms: readonly string[],
+  pacer: Pacer,
+): Promise<boolean> {
+  for (const term of terms) {
+    if (lower.includes(term)) return true;
+    if (pacer.due()) await pacer.pause();
+  }
+  return false;
 }
 
 async function scanFile(
@@ -121,36 +156,54 @@ async function scanFile(
   file: WalkedFile,
   terms: SearchTerms,
   stats: SearchStats,
-  signal: AbortSignal | undefined,
+  pacer: Pacer,
 ): Promise<FileHits | undefined> {
   const found = new Set<string>();
   const lines: number[] = [];
   let count = 0;
   let excluded = false;
-  const scan = await scanLines(
-    file.real,
-    settings.maxFileBytes,
-    (text, line) => {
-      const lower = text.toLowerCase();
-      if (terms.excluded.some((term) => lower.includes(term))) {
-        excluded = true;
-        return false;
+  const termCount = terms.positive.length + terms.excluded.length;
+  const record = (line: number, hit: boolean): boolean => {
+    if (hit) {
+      count += 1;
+      if (lines.length < MAX_REMEMBERED_LINES) lines.push(line);
+    }
+    return true;
+  };
+  const quick = (lower: string, line: number): boolean => {
+    if (terms.excluded.some((term) => lower.includes(term))) {
+      excluded = true;
+      return false;
+    }
+    let hit = false;
+    for (const term of terms.positive) {
+      if (lower.includes(term)) {
+        found.add(term);
+        hit = true;
       }
-      let hit = false;
-      for (const term of terms.positive) {
-        if (lower.includes(term)) {
-          found.add(term);
-          hit = true;
-        }
+    }
+    return record(line, hit);
+  };
+  const paced = async (lower: string, line: number): Promise<boolean> => {
+    if (await containsAnyPaced(lower, terms.excluded, pacer)) {
+      excluded = true;
+      return false;
+    }
+    let hit = false;
+    for (const term of terms.positive) {
+      if (lower.includes(term)) {
+        found.add(term);
+        hit = true;
       }
-      if (hit) {
-        count += 1;
-        if (lines.length < MAX_REMEMBERED_LINES) lines.push(line);
-      }
-      return true;
-    },
-    signal,
-  );
+      if (pacer.due()) await pacer.pause();
+    }
+    return record(line, hit);
+  };
+  const onLine: LineHandler = (text, line) => {
+    const lower = text.toLowerCase();
+    return lower.length * termCount > HEAVY_LINE_WORK ? paced(lower, line) : quick(lower, line);
+  };
+  const scan = await scanLines(settings, file, onLine, pacer);
   if (scan.binary) {
     stats.binarySkipped += 1;
     return undefined;
@@ -178,21 +231,21 @@ async function linesOf(
   settings: Settings,
   file: WalkedFile,
   ranges: readonly Range[],
-  signal: AbortSignal | undefined,
+  pacer: Pacer,
 ): Promise<Map<number, string>> {
   const texts = new Map<number, string>();
   const last = ranges.at(-1)?.end ?? 0;
   let index = 0;
   await scanLines(
-    file.real,
-    settings.maxFileBytes,
+    settings,
+    file,
     (text, line) => {
       while (index < ranges.length && ranges[index]!.end < line) index += 1;
       const range = ranges[index];
       if (range !== undefined && range.start <= line) texts.set(line, text);
       return line < last;
     },
-    signal,
+    pacer,
   );
   return texts;
 }
@@ -213,7 +266,7 @@ async function render(
   hits: readonly FileHits[],
   stats: SearchStats,
   report: WalkReport,
-  signal: AbortSignal | undefined,
+  pacer: Pacer,
 ): Promise<string> {
   const output = new CappedOutput(settings.maxOutputChars);
   const totalLines = hits.reduce((sum, hit) => sum + hit.count, 0);
@@ -235,14 +288,21 @@ async function render(
 
   let filesShown = 0;
   for (const hit of hits) {
-    signal?.throwIfAborted();
+    await pacer.step();
     if (output.cut || output.room() < 200) {
       output.markCut();
       break;
     }
     const ranges = rangesOf(hit.lines, settings.contextLines);
     const visible = ranges.slice(0, settings.maxRangesPerFile);
-    const texts = await linesOf(settings, hit.file, visible, signal);
+    let texts: Map<number, string>;
+    try {
+      texts = await linesOf(settings, hit.file, visible, pacer);
+    } catch (error) {
+      // The file changed since it was searched (into a link out of the root, or removed).
+      if (error instanceof CodeToolError || isGone(error)) continue;
+      throw error;
+    }
     const matchSet = new Set(hit.lines);
     const fence = languageOf(hit.file.rel).fence;
     const parts = [`\nFile: ${hit.file.rel} (${plural(hit.count, 'matching line')})`];

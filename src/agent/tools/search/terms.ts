@@ -20,9 +20,10 @@ const TOKEN = /([+-]?)"([^"]*)"?|(\S+)/g;
 const OPERATORS = new Set(['AND', 'OR']);
 
 export function parseQuery(query: string): SearchTerms {
-  const positive: string[] = [];
-  const required: string[] = [];
-  const excluded: string[] = [];
+  // Sets keep the order terms were written in and make a repeated term cost nothing.
+  const positive = new Set<string>();
+  const required = new Set<string>();
+  const excluded = new Set<string>();
   for (const match of query.matchAll(TOKEN)) {
     let sign = match[1] ?? '';
     let term = match[2];
@@ -35,26 +36,27 @@ export function parseQuery(query: string): SearchTerms {
     term = term.toLowerCase();
     if (term.trim() === '') continue;
     if (sign === '-') {
-      if (!excluded.includes(term)) excluded.push(term);
+      excluded.add(term);
       continue;
     }
-    if (!positive.includes(term)) positive.push(term);
-    if (sign === '+' && !required.includes(term)) required.push(term);
+    positive.add(term);
+    if (sign === '+') required.add(term);
   }
-  if (positive.length === 0) {
+  if (positive.size === 0) {
     throw new InvalidToolInputError(
       'query',
       `query ${JSON.stringify(query)} has no term to look for ` +
         '(a term starting with "-" only excludes files).',
     );
   }
-  return { positive, required, excluded };
+  return { positive: [...positive], required: [...required], excluded: [...excluded] };
 }
 
 /** The query as understood, for the output header. */
 export function describeTerms(terms: SearchTerms): string {
   const list = (words: readonly string[]) => words.map((word) => JSON.stringify(word)).join(', ');
-  const optional = terms.positive.filter((term) => !terms.required.includes(term));
+  const required = new Set(terms.required);
+  const optional = terms.positive.filter((term) => !required.has(term));
   const parts: string[] = [];
   if (terms.required.length > 0) parts.push(`all of ${list(terms.required)}`);
   if (optional.length > 0) {
