@@ -1,5 +1,7 @@
 const BACKTICK = 96;
 const SPACE = 32;
+/** Unread pieces kept before the ones before the last line break are dropped. */
+const MAX_UNREAD_PIECES = 256;
 
 /**
  * Longest text held to learn whether an opener stands inside a one-line code span: a call shown
@@ -14,14 +16,14 @@ export const MAX_CODE_SPAN_HOLD = 4096;
  * spans count: a line break ends any span. A run of three or more backticks at the start of a
  * line (after at most three spaces) is a code fence, not a span: fenced calls are still calls.
  *
- * Lazy: `read` only notes where the current line began (one backward search for a line break);
- * the line is read for backticks when an opener asks, and only as far as it was not read before.
- * Openers are rare in text, so most text is never looked at twice.
+ * Lazy: `read` only keeps the text; when an opener asks, the current line is found (searching
+ * back from the end) and read for backticks, as far as it was not read before. Openers are rare
+ * in text, so most text is never looked at at all.
  */
 export class InlineCodeTracker {
-  /** Text of the current line not read for backticks yet, as it arrived. */
+  /** Text not read for backticks yet, as it arrived; the current line is at its end. */
   private readonly pieces: string[] = [];
-  /** Where the current line begins in `pieces[0]`. */
+  /** Where the unread text begins in `pieces[0]`. */
   private firstStart = 0;
   /** Length of the run that opened a span on this line; 0 when none is open. */
   private openRun = 0;
@@ -40,27 +42,40 @@ export class InlineCodeTracker {
   /** Takes text written at the top level (in order). */
   read(text: string): void {
     if (text.length === 0) return;
-    const newline = text.lastIndexOf('\n');
-    if (newline === -1) {
-      this.pieces.push(text);
-      return;
-    }
-    this.pieces.length = 0;
     this.pieces.push(text);
-    this.firstStart = newline + 1;
-    this.openRun = 0;
-    this.run = 0;
-    this.indent = 0;
-    this.spansOff = false;
+    // Much text came without an opener: read it now, so that what is kept stays small.
+    if (this.pieces.length >= MAX_UNREAD_PIECES) this.readPieces();
   }
 
-  /** Whether an opener at the current point stands inside a one-line code span. */
-  inSpan(): boolean {
+  /** Reads the unread text of the current line for backticks. */
+  private readPieces(): void {
+    this.startAtLastLine();
     for (let index = 0; index < this.pieces.length; index++) {
       this.scanLine(this.pieces[index]!, index === 0 ? this.firstStart : 0);
     }
     this.pieces.length = 0;
     this.firstStart = 0;
+  }
+
+  /** Drops the unread text before the last line break, which ends any span. */
+  private startAtLastLine(): void {
+    for (let index = this.pieces.length - 1; index >= 0; index--) {
+      const piece = this.pieces[index]!;
+      const newline = piece.lastIndexOf('\n');
+      if (newline === -1 || (index === 0 && newline < this.firstStart)) continue;
+      this.pieces.splice(0, index);
+      this.firstStart = newline + 1;
+      this.openRun = 0;
+      this.run = 0;
+      this.indent = 0;
+      this.spansOff = false;
+      return;
+    }
+  }
+
+  /** Whether an opener at the current point stands inside a one-line code span. */
+  inSpan(): boolean {
+    this.readPieces();
     if (this.run > 0) this.endRun();
     return this.openRun > 0 && !this.spansOff;
   }

@@ -2,9 +2,16 @@
  * A tool's name alone on a line, followed by its parameter tags: some models drop the opening
  * tag. Read as a call that ends at its closing tag, the next such line, or the end.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ToolDefinition, xmlProtocol } from '../../../src/index.ts';
-import { contentAtEverySplit } from '../helpers.ts';
+import {
+  contentAtEverySplit,
+  contentOf,
+  splitAt,
+  streamEvents,
+  streamingViolations,
+} from '../helpers.ts';
 
 const xml = xmlProtocol();
 const pathTool = (name: string): ToolDefinition => ({
@@ -85,5 +92,46 @@ describe('xml: a tool name on a bare line', () => {
     const text = 'read_file\n<path>a.ts</path>';
     const content = contentAtEverySplit(xml, text, { tools }, { interrupted: true }) as Part[];
     expect(content.map((part) => part.type)).toEqual(['error', 'text']);
+  });
+});
+
+describe('xml: tool-name lines in any text, split anywhere', () => {
+  it('give the same content and a whole streaming contract', () => {
+    const pieces = [
+      '\n',
+      ' ',
+      '\t',
+      '\r',
+      ' '.repeat(40),
+      'list_dir',
+      'list',
+      'read_file',
+      'read',
+      '_x',
+      'a',
+      '<path>',
+      '</path>',
+      '<',
+      '</read_file>',
+      '<list_dir>',
+      '`',
+      '<x>',
+      '<think>',
+      '</think>',
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { maxLength: 50 }).map((parts) => parts.join('')),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (text, cuts) => {
+          const whole = streamEvents(xml, [text], { tools });
+          const split = streamEvents(xml, splitAt(text, cuts), { tools });
+          expect(contentOf(split)).toEqual(contentOf(whole));
+          expect(streamingViolations(split)).toEqual([]);
+          expect(contentOf(streamEvents(xml, [...text], { tools }))).toEqual(contentOf(whole));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });
