@@ -124,8 +124,6 @@ const MISSING_ARGS_IS_EMPTY =
   'an element without "args" is a call with empty arguments; the tool schema decides whether that is valid, and validation tells the model what is missing';
 const SINGLE_OBJECT_ACCEPTED =
   'one call object without the surrounding array is read as a batch of one: the intent is unambiguous and rejecting it only costs a turn';
-const REPAIRED =
-  'JSON that a repair library can fix (here a missing "]") is repaired and the call kept (issue 2), instead of rejecting the batch';
 const NO_HARD_STOP =
   "text after </execute> is kept as text (nothing lost); ending the turn after a batch is the agent loop's decision (issue 4), not the parser's";
 
@@ -138,7 +136,6 @@ export const COGENCY_DEVIATIONS: Readonly<Record<string, string>> = {
   'A-head-parser-execute_missing_args_field': MISSING_ARGS_IS_EMPTY,
   'A-v3.2-parser-execute_missing_args_field': MISSING_ARGS_IS_EMPTY,
   'A-head-parser-execute_not_json_array': SINGLE_OBJECT_ACCEPTED,
-  'A-head-parser-malformed_json_in_execute': REPAIRED,
   'A-head-parser-parser_terminates_after_execute': NO_HARD_STOP,
   'A-head-parser-results_block': RESULTS_ARE_NOT_PARSED,
   'A-head-parser-results_order_matches_execution': RESULTS_ARE_NOT_PARSED,
