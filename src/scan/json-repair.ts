@@ -31,6 +31,40 @@
  * was meant to end cannot be told (`{"a": "x}`).
  */
 
+import {
+  APOSTROPHE,
+  ASTERISK,
+  AT_SIGN,
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  COLON,
+  COMMA,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  DOLLAR,
+  DOT,
+  FIRST_NON_ASCII,
+  GRAVE_ACCENT,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LINE_FEED,
+  LOWER_A,
+  LOWER_E,
+  LOWER_F,
+  LOWER_U,
+  LOWER_Z,
+  MINUS,
+  PLUS,
+  QUOTATION_MARK,
+  RIGHT_BRACE,
+  RIGHT_BRACKET,
+  SLASH,
+  TAB,
+  TILDE,
+  UNDERSCORE,
+  UPPER_A,
+  UPPER_Z,
+} from './char-codes.ts';
 import { isWhiteSpace } from './characters.ts';
 
 export type JsonRepairFailureReason = 'not-json' | 'missing-data' | 'too-deep' | 'incomplete';
@@ -52,39 +86,6 @@ export interface JsonRepairOptions {
   /** Every bracket, string and comment must be closed; otherwise the result is `incomplete`. */
   readonly requireComplete: boolean;
 }
-
-const TAB = 0x09;
-const LINE_FEED = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-const QUOTATION_MARK = 0x22;
-const DOLLAR = 0x24;
-const APOSTROPHE = 0x27;
-const ASTERISK = 0x2a;
-const PLUS = 0x2b;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const SLASH = 0x2f;
-const DIGIT_ZERO = 0x30;
-const DIGIT_NINE = 0x39;
-const COLON = 0x3a;
-const AT_SIGN = 0x40;
-const UPPER_A = 0x41;
-const UPPER_Z = 0x5a;
-const LEFT_BRACKET = 0x5b;
-const BACKSLASH = 0x5c;
-const RIGHT_BRACKET = 0x5d;
-const UNDERSCORE = 0x5f;
-const GRAVE_ACCENT = 0x60;
-const LOWER_A = 0x61;
-const LOWER_E = 0x65;
-const LOWER_F = 0x66;
-const LOWER_U = 0x75;
-const LOWER_Z = 0x7a;
-const LEFT_BRACE = 0x7b;
-const RIGHT_BRACE = 0x7d;
-const TILDE = 0x7e;
-const FIRST_NON_ASCII = 0x80;
 
 // Where the reader is, between tokens.
 const TOP_VALUE = 0;

@@ -5,6 +5,45 @@
  * cannot be read stops the tokenizer with a failure the caller can fall back from.
  */
 
+import {
+  APOSTROPHE,
+  ASTERISK,
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  COLON,
+  COMMA,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  DOLLAR,
+  DOT,
+  HIGH_SURROGATE_FIRST,
+  HIGH_SURROGATE_LAST,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LINE_FEED,
+  LOWER_A,
+  LOWER_B,
+  LOWER_E,
+  LOWER_F,
+  LOWER_N,
+  LOWER_R,
+  LOWER_T,
+  LOWER_U,
+  LOWER_Z,
+  MINUS,
+  PLUS,
+  QUOTATION_MARK,
+  RIGHT_BRACE,
+  RIGHT_BRACKET,
+  SLASH,
+  UNDERSCORE,
+  UPPER_A,
+  UPPER_E,
+  UPPER_F,
+  UPPER_N,
+  UPPER_T,
+  UPPER_Z,
+} from './char-codes.ts';
 import { isMarkupSpace } from './characters.ts';
 
 /** What the tokenizer reports, in document order. */
@@ -65,44 +104,6 @@ export interface JsonTokenizer {
 }
 
 export const DEFAULT_MAX_JSON_DEPTH = 512;
-
-const LINE_FEED = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-const QUOTATION_MARK = 0x22;
-const DOLLAR = 0x24;
-const APOSTROPHE = 0x27;
-const ASTERISK = 0x2a;
-const PLUS = 0x2b;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const SLASH = 0x2f;
-const DIGIT_ZERO = 0x30;
-const DIGIT_NINE = 0x39;
-const COLON = 0x3a;
-const UPPER_A = 0x41;
-const UPPER_E = 0x45;
-const UPPER_F = 0x46;
-const UPPER_N = 0x4e;
-const UPPER_T = 0x54;
-const UPPER_Z = 0x5a;
-const LEFT_BRACKET = 0x5b;
-const BACKSLASH = 0x5c;
-const RIGHT_BRACKET = 0x5d;
-const UNDERSCORE = 0x5f;
-const LOWER_A = 0x61;
-const LOWER_B = 0x62;
-const LOWER_E = 0x65;
-const LOWER_F = 0x66;
-const LOWER_N = 0x6e;
-const LOWER_R = 0x72;
-const LOWER_T = 0x74;
-const LOWER_U = 0x75;
-const LOWER_Z = 0x7a;
-const LEFT_BRACE = 0x7b;
-const RIGHT_BRACE = 0x7d;
-const HIGH_SURROGATE_FIRST = 0xd800;
-const HIGH_SURROGATE_LAST = 0xdbff;
 
 // Where the tokenizer is. Between tokens:
 const EXPECT_VALUE = 0;
