@@ -78,6 +78,12 @@ export interface JsonTokenizerFailure {
 export interface JsonTokenizerOptions {
   /** Deepest nesting of objects and arrays accepted. Default 512. */
   readonly maxDepth?: number;
+  /**
+   * Accept JSON as written and nothing looser: no single quotes, unquoted keys, Python
+   * literals, comments, trailing commas, `\'` or raw control characters in strings. Default
+   * `false`.
+   */
+  readonly strict?: boolean;
 }
 
 export interface JsonTokenizer {
@@ -253,11 +259,18 @@ function describeCharacter(text: string, index: number): string {
   return JSON.stringify(text.charAt(index));
 }
 
+/** A character JSON strings may not hold raw (U+0000–U+001F). */
+const CONTROL_CHARACTER = /[\u0000-\u001f]/g;
+
 export function createJsonTokenizer(
   handler: JsonTokenHandler,
   options: JsonTokenizerOptions = {},
 ): JsonTokenizer {
-  return new StreamingJsonTokenizer(handler, options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH);
+  return new StreamingJsonTokenizer(
+    handler,
+    options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH,
+    options.strict ?? false,
+  );
 }
 
 /**
@@ -268,6 +281,9 @@ export function createJsonTokenizer(
 class StreamingJsonTokenizer implements JsonTokenizer {
   private readonly handler: JsonTokenHandler;
   private readonly maxDepth: number;
+  private readonly strict: boolean;
+  /** A comma was the last token (in strict mode, a closing bracket may not follow it). */
+  private afterComma = false;
 
   private state = EXPECT_VALUE;
   private failureInfo: JsonTokenizerFailure | undefined = undefined;
@@ -290,6 +306,8 @@ class StreamingJsonTokenizer implements JsonTokenizer {
   // Cached positions of the next quote and backslash in the current text, so long strings with
   // many escapes do not search the same stretch twice. Reset on each write.
   private nextDoubleQuote = -1;
+  /** In strict mode, the next raw control character in the current text (its length: none). */
+  private nextControl = -1;
   private nextSingleQuote = -1;
   private nextBackslash = -1;
   /** Where the string being read closes in the current write (-1: not in it; -2: unknown). */
@@ -309,9 +327,27 @@ class StreamingJsonTokenizer implements JsonTokenizer {
 
   private stateBeforeComment = EXPECT_VALUE;
 
-  constructor(handler: JsonTokenHandler, maxDepth: number) {
+  constructor(handler: JsonTokenHandler, maxDepth: number, strict: boolean) {
     this.handler = handler;
     this.maxDepth = maxDepth;
+    this.strict = strict;
+  }
+
+  /** The next raw control character in `text` from `from` (remembered for the write). */
+  private nextControlCharacter(text: string, from: number): number {
+    if (this.nextControl < from) {
+      CONTROL_CHARACTER.lastIndex = from;
+      this.nextControl = CONTROL_CHARACTER.exec(text)?.index ?? text.length;
+    }
+    return this.nextControl;
+  }
+
+  /** In strict mode, `what` (loose syntax) at `index` of the current write fails the tokenizer. */
+  private refusesLoose(index: number, what: string): boolean {
+    if (!this.strict) return false;
+    const offset = this.offsetBase + index;
+    this.fail(`${what} at offset ${offset} is not valid JSON`, offset);
+    return true;
   }
 
   get status(): JsonTokenizerStatus {
@@ -336,6 +372,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
 
     this.offsetBase = this.consumedBefore - start;
     this.nextDoubleQuote = -1;
+    this.nextControl = -1;
     this.nextSingleQuote = -1;
     this.nextBackslash = -1;
     this.closingQuoteAt = -2;
@@ -489,8 +526,11 @@ class StreamingJsonTokenizer implements JsonTokenizer {
       case LEFT_BRACKET:
         this.openContainer(ARRAY, index);
         return index + 1;
-      case QUOTATION_MARK:
       case APOSTROPHE:
+        if (this.refusesLoose(index, 'a single-quoted string')) return index;
+        this.startString(code, false);
+        return index + 1;
+      case QUOTATION_MARK:
         this.startString(code, false);
         return index + 1;
       case LOWER_T:
@@ -503,12 +543,15 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         this.startLiteral('null', null);
         return index + 1;
       case UPPER_T:
+        if (this.refusesLoose(index, "Python's True")) return index;
         this.startLiteral('True', true);
         return index + 1;
       case UPPER_F:
+        if (this.refusesLoose(index, "Python's False")) return index;
         this.startLiteral('False', false);
         return index + 1;
       case UPPER_N:
+        if (this.refusesLoose(index, "Python's None")) return index;
         this.startLiteral('None', null);
         return index + 1;
     }
@@ -533,16 +576,20 @@ class StreamingJsonTokenizer implements JsonTokenizer {
     const code = text.charCodeAt(index);
     if (isMarkupSpace(code)) return index + 1;
     if (code === SLASH) {
+      if (this.refusesLoose(index, 'a comment')) return index;
       this.stateBeforeComment = this.state;
       this.state = IN_COMMENT_START;
       return index + 1;
     }
+    const afterComma = this.afterComma;
+    this.afterComma = false;
     switch (this.state) {
       case EXPECT_VALUE:
         return this.beginValue(text, index, code);
       case EXPECT_VALUE_OR_ARRAY_END:
         // A "]" here also accepts a trailing comma.
         if (code === RIGHT_BRACKET) {
+          if (afterComma && this.refusesLoose(index, 'a trailing comma')) return index;
           this.closeContainer(index);
           return index + 1;
         }
@@ -550,14 +597,19 @@ class StreamingJsonTokenizer implements JsonTokenizer {
       case EXPECT_KEY_OR_OBJECT_END:
         // A "}" here also accepts a trailing comma.
         if (code === RIGHT_BRACE) {
+          if (afterComma && this.refusesLoose(index, 'a trailing comma')) return index;
           this.closeContainer(index);
           return index + 1;
         }
         if (code === QUOTATION_MARK || code === APOSTROPHE) {
+          if (code === APOSTROPHE && this.refusesLoose(index, 'a single-quoted key')) {
+            return index;
+          }
           this.startString(code, true);
           return index + 1;
         }
         if (isIdentifierStart(code)) {
+          if (this.refusesLoose(index, 'an unquoted key')) return index;
           this.tokenText = '';
           this.tokenStart = index;
           this.state = IN_IDENTIFIER_KEY;
@@ -576,6 +628,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         const innermost = this.containers[this.containers.length - 1];
         if (code === COMMA) {
           this.state = innermost === OBJECT ? EXPECT_KEY_OR_OBJECT_END : EXPECT_VALUE_OR_ARRAY_END;
+          this.afterComma = this.strict;
           return index + 1;
         }
         if (
@@ -630,7 +683,15 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         this.nativeDecodeFailed = true;
       }
     }
-    if (stop > index) this.stringText += text.slice(index, stop);
+    if (stop > index) {
+      if (this.strict && this.nextControlCharacter(text, index) < stop) {
+        // The text before it is string content, kept as usual; the failure is at the character.
+        this.stringText += text.slice(index, this.nextControl);
+        this.refusesLoose(this.nextControl, 'a raw control character in a string');
+        return this.nextControl;
+      }
+      this.stringText += text.slice(index, stop);
+    }
     if (stop >= end) return end;
     if (stop === this.nextBackslash) {
       this.state = IN_ESCAPE;
@@ -688,6 +749,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
       return index + 1;
     }
     const decoded = SIMPLE_ESCAPES[code];
+    if (code === APOSTROPHE && this.refusesLoose(index - 1, "the escape \\'")) return index;
     if (decoded === undefined) {
       const offset = this.offsetBase + index - 1;
       this.fail(

@@ -621,3 +621,55 @@ describe('createJsonTokenizer: properties', () => {
     );
   });
 });
+
+describe('createJsonTokenizer: strict mode', () => {
+  it.each([
+    ['[1, 2,]', 'a trailing comma'],
+    ['{"a": 1,}', 'a trailing comma'],
+    ["{'a': 1}", 'a single-quoted key'],
+    ["['a']", 'a single-quoted string'],
+    ['{a: 1}', 'an unquoted key'],
+    ['[True]', "Python's True"],
+    ['[None]', "Python's None"],
+    ['[1 /* c */]', 'a comment'],
+    ['["a\nb"]', 'a raw control character in a string'],
+    [`["${'x'.repeat(40)}\\n${'y'.repeat(40)}\t"]`, 'a raw control character in a string'],
+    ['["it\\\'s"]', "the escape \\'"],
+  ])('refuses %j (%s) and says where', (text, what) => {
+    const { tokenizer } = run(text, { strict: true });
+    expect(tokenizer.status).toBe('failed');
+    expect(tokenizer.failure?.message).toContain(`${what} at offset`);
+    // The same text is read when loose syntax is allowed.
+    expect(run(text).tokenizer.status).toBe('complete');
+  });
+
+  it('accepts valid JSON, empty containers included, split anywhere', () => {
+    const text = '{"a": [], "b": {}, "c": [1, {"d": "e\\n\\u00e9"}], "f": true, "g": null}';
+    for (let cut = 0; cut <= text.length; cut++) {
+      const { tokenizer } = run([text.slice(0, cut), text.slice(cut)], { strict: true });
+      expect(tokenizer.status, `cut ${cut}`).toBe('complete');
+    }
+  });
+
+  it('agrees with JSON.parse on JSON-like text', () => {
+    const piece = fc.constantFrom(...'{}[],:"\'\\ \nTtrue1a/'.split(''), '"x"', 'null', ',]', ',}');
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 20 }).map((parts) => parts.join('')),
+        (text) => {
+          let valid = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          const { tokenizer, returns } = run(text, { strict: true });
+          // The tokenizer reads one value; what follows it is its caller's.
+          const rest = returns[0] === undefined || returns[0] === -1 ? '' : text.slice(returns[0]);
+          expect(tokenizer.status === 'complete' && rest.trim() === '', text).toBe(valid);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+});

@@ -204,7 +204,10 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
   private madeTokenizer: JsonTokenizer | undefined;
   private get tokenizer(): JsonTokenizer {
     // The body routes its tokenizer's tokens itself: one object per call, not a set of closures.
-    this.madeTokenizer ??= createJsonTokenizer(this, { maxDepth: this.context.options.maxDepth });
+    this.madeTokenizer ??= createJsonTokenizer(this, {
+      maxDepth: this.context.options.maxDepth,
+      strict: this.config.strictJson ?? false,
+    });
     return this.madeTokenizer;
   }
   /**
@@ -212,8 +215,6 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
    * count from here, and the JSON is cut out of the engine's copy rather than kept twice.
    */
   private jsonStart = 0;
-  /** Where the JSON the tokenizer read ends in the call's raw text, once it has. */
-  private jsonEnd = -1;
   /** In raw mode, where the block's text ends once known (before the closer); -1 until then. */
   private rawEnd = -1;
   /** Finds the closer in raw mode (made only when the JSON breaks). */
@@ -380,7 +381,6 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       return failedAt;
     }
     if (stop === -1) return end;
-    this.jsonEnd = this.callOffset(stop, end);
     this.phase = Phase.AfterJson;
     return stop;
   }
@@ -814,7 +814,6 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
     this.phase = Phase.Done;
     this.doneAt = index;
     if (!repair) {
-      if (this.config.strictJson && this.settleInvalidStrictJson()) return index;
       this.releaseAwaitingCalls();
       this.settleBlock();
     } else if (!this.settleUnreadableJson()) {
@@ -852,31 +851,6 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
       ...(toolName ? { toolName } : {}),
     });
     return true;
-  }
-
-  /**
-   * The tokenizer reads JSON loosely (trailing commas, single quotes, Python literals); a protocol
-   * whose JSON must be valid checks the whole block once it is read. Settles the fault and returns
-   * true when it is not valid.
-   */
-  private settleInvalidStrictJson(): boolean {
-    const json = this.context.callText(this.jsonStart, this.jsonEnd);
-    try {
-      JSON.parse(json);
-      return false;
-    } catch (error) {
-      this.endStreamedCall();
-      this.awaitingCloser.length = 0;
-      const reason = error instanceof Error ? error.message : String(error);
-      const toolName = this.failedToolName();
-      this.context.settle({
-        kind: 'fault',
-        code: 'malformed-call',
-        message: `the block is not valid JSON (${reason}); none of its calls was run`,
-        ...(toolName ? { toolName } : {}),
-      });
-      return true;
-    }
   }
 
   /** Closes the input streams of the calls that had begun when their block broke off. */
