@@ -10,15 +10,11 @@ import {
   type StreamParser,
   type ToolDefinition,
 } from '../../core/index.ts';
-import {
-  compileOpeners,
-  type Opener,
-  type OpenerMatch,
-  type OpenerTrie,
-} from '../../scan/opener-trie.ts';
+import { compileOpeners, type Opener, type OpenerTrie } from '../../scan/opener-trie.ts';
 import { RawText } from '../../scan/raw-text.ts';
 import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from './call-body.ts';
 import { InlineCodeTracker, MAX_CODE_SPAN_HOLD, SpanCloseFinder } from './inline-code.ts';
+import { LineOpenerFinder } from './line-openers.ts';
 
 /** What a protocol tells the engine: which openers start a call, and how to parse its body. */
 export interface ProtocolGrammar<CallData> {
@@ -81,12 +77,9 @@ interface TopLevel<CallData> {
   /** The characters that can begin an opener (but a line break), for `indexOf`. */
   readonly triggers: readonly string[];
   /**
-   * The longest line opener, or 0. A line opener (`\nlist_dir`: a tool's name alone on a line,
-   * which some models write instead of its opening tag) is not searched for at every line break:
-   * line breaks are common in text, and such a line matters only when the next line starts with
-   * a tag. So it is looked for back from a `<` that starts a line (see `lineOpenerBefore`), and
-   * the end of a chunk that may hold the start of one is held back. The start of the output
-   * counts as a line start.
+   * The longest line opener (`\nlist_dir`: a tool's name alone on a line), or 0. Line openers
+   * are found by `LineOpenerFinder`, not by the trigger search; the start of the output counts
+   * as a line start.
    */
   readonly longestLineOpener: number;
 }
@@ -132,13 +125,6 @@ function compileTopLevel<CallData>(
   return compiled;
 }
 
-/** Longest run of spaces or tabs around a tool name written alone on its line. */
-const MAX_LINE_SPACE = 64;
-
-function isSpaceOrTab(code: number): boolean {
-  return code === 32 || code === 9;
-}
-
 /** Observes where calls start and end, in stream offsets (for `extractToolCallSegments`). */
 export type CallSpanObserver = (start: number, end: number) => void;
 
@@ -162,6 +148,7 @@ export function createStreamEngine<CallData>(
     grammar.callOpeners(options),
     !insideReasoning,
   );
+  const lineOpeners = new LineOpenerFinder(trie, longestLineOpener);
   /** Nothing has been read yet: an opener that begins with a line break may match without it. */
   let atStreamStart = longestLineOpener > 0 && !options.startInReasoning;
 
@@ -339,14 +326,15 @@ export function createStreamEngine<CallData>(
       const match = trie.match(text, next);
       if (match.kind !== 'match' && longestLineOpener > 0) {
         // A tag that starts a line may follow a tool's name alone on the line before.
-        const lineAt = lineOpenerBefore(text, next, start);
+        const lineAt = lineOpeners.before(text, next, start);
         if (lineAt !== -1) {
           emitText(text.slice(start, lineAt));
           if (match.kind === 'partial') {
             pending = text.slice(lineAt);
             return text.length;
           }
-          return enter(lineMatch!.opener.data, text, lineAt, lineMatch!.length);
+          const found = lineOpeners.found!;
+          return enter(found.opener.data, text, lineAt, found.length);
         }
       }
       if (match.kind === 'none') {
@@ -368,88 +356,10 @@ export function createStreamEngine<CallData>(
       return enter(match.opener.data, text, next, match.length);
     }
     // The last line may begin a line opener that the next chunk completes.
-    const held = lineOpenerAtEnd(text, start);
+    const held = longestLineOpener === 0 ? 0 : lineOpeners.heldAtEnd(text, start);
     emitText(text.slice(start, text.length - held));
     if (held > 0) pending = text.slice(text.length - held);
     return text.length;
-  }
-
-  /** The line opener `nameLineStart` found. */
-  let lineMatch: Extract<OpenerMatch<TopLevelData<CallData>>, { kind: 'match' }> | undefined;
-
-  /**
-   * Where a line opener begins whose line ends at the line break at `lineBreak`: the tool's name
-   * alone on its line, white space around it. -1 when there is none (within `text[start…]`).
-   * Sets `lineMatch`.
-   */
-  function nameLineStart(text: string, lineBreak: number, start: number): number {
-    let index = lineBreak - 1;
-    const spaceEnd = Math.max(start, lineBreak - MAX_LINE_SPACE);
-    while (index >= spaceEnd) {
-      const code = text.charCodeAt(index);
-      if (!isSpaceOrTab(code) && code !== 13 /* \r */) break;
-      index--;
-    }
-    const nameEnd = index + 1;
-    const nameStart = Math.max(start, index - longestLineOpener + 1);
-    while (index >= nameStart && text.charCodeAt(index) !== 10) index--;
-    if (index < start || text.charCodeAt(index) !== 10) return -1;
-    const match = trie.match(text, index);
-    if (match.kind !== 'match' || match.opener.literal.charCodeAt(0) !== 10) return -1;
-    // Nothing but white space may follow the name on its line.
-    if (index + match.length !== nameEnd) return -1;
-    lineMatch = match;
-    return index;
-  }
-
-  /** A line opener on the line before the `<` at `text[at]`, when that `<` starts its line. */
-  function lineOpenerBefore(text: string, at: number, start: number): number {
-    let index = at - 1;
-    const spaceEnd = Math.max(start, at - MAX_LINE_SPACE);
-    while (index >= spaceEnd && isSpaceOrTab(text.charCodeAt(index))) index--;
-    if (index < start || text.charCodeAt(index) !== 10) return -1;
-    return nameLineStart(text, index, start);
-  }
-
-  /**
-   * How many characters at the end of `text` (from `start`) to hold back because they may be
-   * the start of a line opener: a line break and part of a name, a name line not ended yet, or a
-   * name line and the indentation of the next line, whose `<` has not come yet.
-   */
-  function lineOpenerAtEnd(text: string, start: number): number {
-    if (longestLineOpener === 0) return 0;
-    // Forward searches of the last few characters (`lastIndexOf` is a slow path in V8); most
-    // chunks end far from a line break.
-    let lastBreak = text.indexOf(
-      '\n',
-      Math.max(start, text.length - longestLineOpener - 2 * MAX_LINE_SPACE - 2),
-    );
-    if (lastBreak === -1) return 0;
-    for (let next = text.indexOf('\n', lastBreak + 1); next !== -1; ) {
-      lastBreak = next;
-      next = text.indexOf('\n', next + 1);
-    }
-    const lineLength = text.length - lastBreak - 1;
-    if (lineLength <= MAX_LINE_SPACE && isLineSpace(text, lastBreak + 1, false)) {
-      // Only indentation after the last line break: the line before may be a name line.
-      const lineAt = nameLineStart(text, lastBreak, start);
-      if (lineAt !== -1) return text.length - lineAt;
-    }
-    // The last line may be a name line still being written.
-    if (lineLength >= longestLineOpener + MAX_LINE_SPACE) return 0;
-    const match = trie.match(text, lastBreak);
-    if (match.kind === 'partial') return text.length - lastBreak;
-    if (match.kind !== 'match' || match.opener.literal.charCodeAt(0) !== 10) return 0;
-    return isLineSpace(text, lastBreak + match.length, true) ? text.length - lastBreak : 0;
-  }
-
-  /** Whether `text` from `from` on is spaces and tabs (and carriage returns, if `returns`). */
-  function isLineSpace(text: string, from: number, returns: boolean): boolean {
-    for (let index = from; index < text.length; index++) {
-      const code = text.charCodeAt(index);
-      if (!isSpaceOrTab(code) && !(returns && code === 13)) return false;
-    }
-    return true;
   }
 
   /** An opener matched at `text[at]`: start its reasoning block or call. */
