@@ -1,7 +1,7 @@
 /**
  * Finds where a JSON object or array that arrives in pieces ends: brackets are counted outside
  * strings, and a string's escapes are skipped. It does not check the JSON in between (a parser or
- * a repair library reads it once it is whole); it only says where it stops, reading each
+ * the lenient reader reads it once it is whole); it only says where it stops, reading each
  * character once.
  */
 export class JsonExtent {

@@ -5,6 +5,7 @@
  * cannot be read stops the tokenizer with a failure the caller can fall back from.
  */
 
+import { DEFAULT_MAX_DEPTH } from '../core/protocol.ts';
 import {
   APOSTROPHE,
   ASTERISK,
@@ -76,11 +77,11 @@ export interface JsonTokenizerFailure {
 }
 
 export interface JsonTokenizerOptions {
-  /** Deepest nesting of objects and arrays accepted. Default 512. */
+  /** Deepest nesting of objects and arrays accepted. Default 1000 (`DEFAULT_MAX_DEPTH`). */
   readonly maxDepth?: number;
   /**
    * Accept JSON as written and nothing looser: no single quotes, unquoted keys, Python
-   * literals, comments, trailing commas, `\'` or raw control characters in strings. Default
+   * literals, comments, trailing or missing commas, `\'` or raw control characters in strings. Default
    * `false`.
    */
   readonly strict?: boolean;
@@ -107,9 +108,12 @@ export interface JsonTokenizer {
    * text of one element out of what it wrote.
    */
   readonly offset: number;
+  /**
+   * The brackets that would close the objects and arrays still open, innermost first (`}]` for
+   * `[{"a": 1`): lets a reader close JSON whose closing brackets the writer forgot.
+   */
+  closingBrackets(): string;
 }
-
-export const DEFAULT_MAX_JSON_DEPTH = 512;
 
 // Where the tokenizer is. Between tokens:
 const EXPECT_VALUE = 0;
@@ -262,13 +266,41 @@ function describeCharacter(text: string, index: number): string {
 /** A character JSON strings may not hold raw (U+0000–U+001F). */
 const CONTROL_CHARACTER = /[\u0000-\u001f]/g;
 
+/**
+ * Whether `code`, right after a value in a container, begins the container's next member: a key
+ * (quoted or not) in an object; any value in an array.
+ */
+function startsMemberWithoutComma(container: number | undefined, code: number): boolean {
+  if (code === QUOTATION_MARK || code === APOSTROPHE) return true;
+  if (container === OBJECT) return isIdentifierStart(code);
+  return (
+    code === LEFT_BRACE ||
+    code === LEFT_BRACKET ||
+    code === MINUS ||
+    isDigit(code) ||
+    isLiteralStart(code)
+  );
+}
+
+/** The first letters of `true`, `false`, `null` and Python's `True`, `False`, `None`. */
+function isLiteralStart(code: number): boolean {
+  return (
+    code === LOWER_T ||
+    code === LOWER_F ||
+    code === LOWER_N ||
+    code === UPPER_T ||
+    code === UPPER_F ||
+    code === UPPER_N
+  );
+}
+
 export function createJsonTokenizer(
   handler: JsonTokenHandler,
   options: JsonTokenizerOptions = {},
 ): JsonTokenizer {
   return new StreamingJsonTokenizer(
     handler,
-    options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH,
+    options.maxDepth ?? DEFAULT_MAX_DEPTH,
     options.strict ?? false,
   );
 }
@@ -361,6 +393,14 @@ class StreamingJsonTokenizer implements JsonTokenizer {
 
   get offset(): number {
     return this.eventOffset;
+  }
+
+  closingBrackets(): string {
+    let brackets = '';
+    for (let index = this.containers.length - 1; index >= 0; index--) {
+      brackets += this.containers[index] === OBJECT ? '}' : ']';
+    }
+    return brackets;
   }
 
   write(text: string, start = 0, end: number = text.length): number {
@@ -637,6 +677,12 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         ) {
           this.closeContainer(index);
           return index + 1;
+        }
+        if (!this.strict && startsMemberWithoutComma(innermost, code)) {
+          // A comma left out between members (`{"a": 1 "b": 2}`): nothing is made up by reading
+          // one there. The character is read again as the next member's first.
+          this.state = innermost === OBJECT ? EXPECT_KEY_OR_OBJECT_END : EXPECT_VALUE_OR_ARRAY_END;
+          return index;
         }
         this.failUnexpected(text, index, this.expectationAfterValue());
         return index;

@@ -1,34 +1,48 @@
 /**
- * JSON as a model wrote it: strict JSON as written, loose JSON repaired only where no data has to
- * be made up (see `json-repair.ts` for what is repaired and what is refused), and nothing nested
- * deeper than a cap, so no caller that walks the value recursively can overflow its stack.
- * Nothing here throws on any text, and the work is linear in the text's length.
+ * JSON as a model wrote it: strict JSON as written, loose JSON read only where no data has to be
+ * made up, and nothing nested deeper than a cap, so no caller that walks the value recursively
+ * can overflow its stack. Nothing here throws on any text, and the work is linear in the text.
+ *
+ * Loose JSON is what the streaming tokenizer accepts (single quotes, unquoted keys, Python's
+ * `True`/`False`/`None`, comments, trailing and missing commas), read by that same tokenizer, so the streaming
+ * and whole-text paths share one definition of it; the one repair added here is closing the
+ * brackets a writer forgot, when the caller's own markup showed that the block had ended.
+ * Everything else is refused with what was wrong and where: a missing value or key
+ * (`{"file": }`), a hole (`[1,,2]`), a cut-short literal (`tru`), text that is not JSON.
  */
 
+import { DEFAULT_MAX_DEPTH } from '../core/protocol.ts';
+import { UNCONSTRAINED_POLICY } from '../core/value-policy.ts';
+import { isMarkupSpace } from './characters.ts';
 import { exceedsJsonDepth } from './json-depth.ts';
-import { type JsonRepairFailure, repairJson } from './json-repair.ts';
+import { createJsonTokenizer } from './json-tokenizer.ts';
+import { createJsonValueStreamer } from './json-value-streamer.ts';
 
-export type { JsonRepairFailureReason as LenientJsonFailureReason } from './json-repair.ts';
-
-/** Deepest nesting of objects and arrays accepted unless the caller says otherwise. */
-export const DEFAULT_MAX_JSON_NESTING = 1000;
+export type LenientJsonFailureReason = 'not-json' | 'too-deep' | 'incomplete';
 
 export interface LenientJsonOptions {
   /**
    * Deepest nesting of objects and arrays accepted; deeper text is refused as `too-deep`.
-   * Default 1000 (`DEFAULT_MAX_JSON_NESTING`). Example: `{ maxDepth: 64 }`.
+   * Default 1000 (`DEFAULT_MAX_DEPTH`). Example: `{ maxDepth: 64 }`.
    */
   readonly maxDepth?: number;
   /**
-   * The text must be complete JSON, every bracket, string and comment closed; otherwise the result
-   * is `incomplete`. Set it when the text may have been cut off (a call at the end of a model's
+   * The text must be complete JSON, every bracket and string closed; otherwise the result is
+   * `incomplete`. Set it when the text may have been cut off (a call at the end of a model's
    * output); leave it off when the caller's markup closed the block, so a closing bracket the
    * model forgot may be added. Default false. Example: `{ requireComplete: true }`.
    */
   readonly requireComplete?: boolean;
 }
 
-export type LenientJsonFailure = JsonRepairFailure;
+export interface LenientJsonFailure {
+  readonly ok: false;
+  readonly reason: LenientJsonFailureReason;
+  /** Says what was wrong and where, for the model and the developer. */
+  readonly message: string;
+  /** Where in the text it went wrong (UTF-16 units). */
+  readonly offset: number;
+}
 
 export type LenientJsonResult =
   | {
@@ -40,29 +54,14 @@ export type LenientJsonResult =
   | LenientJsonFailure;
 
 /**
- * Reads `text` as JSON, repairing loose syntax when it is not strict JSON. Never throws for any
- * text; throws a RangeError only for an invalid `maxDepth`.
+ * Reads `text` as JSON, loosely when it is not strict JSON. Never throws for any text; throws a
+ * RangeError only for an invalid `maxDepth`.
  */
 export function readLenientJson(text: string, options: LenientJsonOptions = {}): LenientJsonResult {
   const maxDepth = checkedMaxDepth(options.maxDepth, 'readLenientJson');
   const strict = parseStrict(text, maxDepth);
   if (strict !== undefined) return { ok: true, value: strict, repaired: false };
-  const repair = repairJson(text, {
-    maxDepth,
-    requireComplete: options.requireComplete ?? false,
-  });
-  if (!repair.ok) return repair;
-  try {
-    return { ok: true, value: JSON.parse(repair.json), repaired: true };
-  } catch (error) {
-    // The repair writes strict JSON; this is a guard, not a path any text is known to take.
-    return {
-      ok: false,
-      reason: 'not-json',
-      message: `the repaired text is not JSON: ${(error as Error).message}`,
-      offset: 0,
-    };
-  }
+  return readLoose(text, maxDepth, options.requireComplete ?? false);
 }
 
 /** The value of `text` read by `readLenientJson`, or undefined when it cannot be read. */
@@ -93,8 +92,62 @@ function parseStrict(text: string, maxDepth: number): unknown {
   }
 }
 
+function ignore(): void {}
+
+/** Loose JSON through the streaming tokenizer, its tokens built into a value. */
+function readLoose(text: string, maxDepth: number, requireComplete: boolean): LenientJsonResult {
+  const value = createJsonValueStreamer(UNCONSTRAINED_POLICY, ignore);
+  const tokenizer = createJsonTokenizer(value, { maxDepth });
+  const stop = tokenizer.write(text);
+  let closing = '';
+  if (tokenizer.status === 'pending' && !requireComplete) {
+    // The caller's markup ended the block: close what the writer left open. Inside a string, a
+    // comment or a literal, or after a key, that does not complete it, and the text is refused.
+    closing = tokenizer.closingBrackets();
+    tokenizer.write(closing);
+  }
+  if (tokenizer.status === 'pending') tokenizer.finish();
+  const failure = tokenizer.failure;
+  if (failure?.tooDeep) {
+    return { ok: false, reason: 'too-deep', message: failure.message, offset: failure.offset };
+  }
+  if (failure !== undefined && failure.offset < text.length) {
+    return { ok: false, reason: 'not-json', message: failure.message, offset: failure.offset };
+  }
+  if (failure !== undefined) {
+    const message =
+      closing === ''
+        ? failure.message
+        : `the JSON ends at offset ${text.length} before it is complete, and closing its open brackets (${closing}) does not complete it`;
+    return { ok: false, reason: 'incomplete', message, offset: text.length };
+  }
+  const after = stop === -1 ? text.length : stop;
+  const extra = afterValue(text, after);
+  if (extra !== -1) {
+    return {
+      ok: false,
+      reason: 'not-json',
+      message: `text follows the JSON value at offset ${extra}`,
+      offset: extra,
+    };
+  }
+  return { ok: true, value: value.value, repaired: true };
+}
+
+/**
+ * Where text other than white space or stray closing brackets (`{"a": 1}}`, which drop nothing)
+ * follows the value; -1 when none does.
+ */
+function afterValue(text: string, from: number): number {
+  for (let index = from; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (!isMarkupSpace(code) && code !== 125 /* } */ && code !== 93 /* ] */) return index;
+  }
+  return -1;
+}
+
 function checkedMaxDepth(maxDepth: number | undefined, caller: string): number {
-  if (maxDepth === undefined) return DEFAULT_MAX_JSON_NESTING;
+  if (maxDepth === undefined) return DEFAULT_MAX_DEPTH;
   if (!Number.isSafeInteger(maxDepth) || maxDepth < 0) {
     throw new RangeError(`${caller}: maxDepth must be an integer >= 0, got ${String(maxDepth)}`);
   }

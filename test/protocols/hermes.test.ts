@@ -48,7 +48,7 @@ describe('hermes protocol: calls', () => {
     expect(textOf(hermes, code, tools)).toBe(code);
   });
 
-  it('repairs JSON that a repair library can fix', () => {
+  it('reads loose JSON: single quotes, trailing commas, a comma left out', () => {
     const text = "<tool_call>{'name': 'get_weather', 'arguments': {'city': 'Oslo',},}</tool_call>";
     expect(callsOf(hermes, text, tools)).toEqual([
       { toolName: 'get_weather', input: { city: 'Oslo' } },

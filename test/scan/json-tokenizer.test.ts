@@ -411,7 +411,7 @@ describe('createJsonTokenizer: leniency', () => {
 describe('createJsonTokenizer: failures', () => {
   const cases: [text: string, message: string][] = [
     ['{"city": "Seoul", "n": 1 <tool_call>', 'unexpected "<" at offset 25, expected "," or "}"'],
-    ['[1 2]', 'unexpected "2" at offset 3, expected "," or "]"'],
+    ['[1 hello]', 'unexpected "h" at offset 3, expected "," or "]"'],
     ['[1,,2]', 'unexpected "," at offset 3, expected a value or "]"'],
     ['[,1]', 'unexpected "," at offset 1, expected a value or "]"'],
     ['{,}', 'unexpected "," at offset 1, expected a key or "}"'],
@@ -454,9 +454,9 @@ describe('createJsonTokenizer: failures', () => {
   it('counts the failure offset over everything written, from each start', () => {
     const tokenizer = createJsonTokenizer(createRecorder());
     tokenizer.write('{"a":');
-    tokenizer.write('<tool_call> 1 x', 12);
+    tokenizer.write('<tool_call> 1 ;', 12);
     expect(tokenizer.failure).toEqual({
-      message: 'unexpected "x" at offset 7, expected "," or "}"',
+      message: 'unexpected ";" at offset 7, expected "," or "}"',
       offset: 7,
     });
   });
@@ -474,8 +474,8 @@ describe('createJsonTokenizer: failures', () => {
 });
 
 describe('createJsonTokenizer: depth cap', () => {
-  it('accepts nesting up to maxDepth (512 by default)', () => {
-    const depth = 512;
+  it('accepts nesting up to maxDepth (1000 by default)', () => {
+    const depth = 1000;
     const { tokenizer } = run('['.repeat(depth) + ']'.repeat(depth));
     expect(tokenizer.status).toBe('complete');
   });
@@ -484,8 +484,8 @@ describe('createJsonTokenizer: depth cap', () => {
     const { tokenizer } = run('['.repeat(100_000));
     expect(tokenizer.status).toBe('failed');
     expect(tokenizer.failure).toEqual({
-      message: 'nesting deeper than 512 levels at offset 512',
-      offset: 512,
+      message: 'nesting deeper than 1000 levels at offset 1000',
+      offset: 1000,
       tooDeep: true,
     });
   });
@@ -671,5 +671,25 @@ describe('createJsonTokenizer: strict mode', () => {
       ),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('createJsonTokenizer: a comma left out', () => {
+  it('reads the next member where a comma was left out, never in strict mode', () => {
+    for (const text of ['{"a": 1 "b": 2}', "{'a': 'x'\n'b': 'y'}", '[1 2 "x" {"a": []} [3]]']) {
+      for (let cut = 0; cut <= text.length; cut++) {
+        const { tokenizer } = run([text.slice(0, cut), text.slice(cut)]);
+        expect(tokenizer.status, `${text} cut ${cut}`).toBe('complete');
+      }
+      expect(run(text, { strict: true }).tokenizer.status).toBe('failed');
+    }
+  });
+
+  it('reads unquoted keys and literals there too, and fails on what is not a member', () => {
+    expect(run('{"a": 1 b: 2}').tokenizer.status).toBe('complete');
+    expect(run('[1 true None]').tokenizer.status).toBe('complete');
+    expect(run('{"a": 1 "b"}').tokenizer.status).toBe('failed');
+    expect(run('[1 hello]').tokenizer.status).toBe('failed');
+    expect(run('{"a": 1 : 2}').tokenizer.status).toBe('failed');
   });
 });
