@@ -454,8 +454,8 @@ class AgentLoop {
         break;
       }
       case 'error':
-        // Stray markup was dropped from a call that still came out: nothing to write again.
-        if (event.error.code !== 'stray-markup') turn.faults.push(event.error);
+        // Markup dropped from a call that still came out: nothing to write again.
+        if (!event.error.dropped) turn.faults.push(event.error);
         this.emit({ type: 'protocol-error', fault: event.error });
         break;
       default:

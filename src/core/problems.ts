@@ -40,4 +40,9 @@ export interface ProtocolFault {
    * as reasoning: it is not emitted again as text.
    */
   readonly inReasoning?: boolean;
+  /**
+   * The markup was dropped from a call that still came out (`stray-markup`): the fault is for
+   * the record; there is nothing to show as text and no call to write again.
+   */
+  readonly dropped?: boolean;
 }

@@ -131,7 +131,7 @@ export class StepOutput {
     this.options.onError?.(fault);
     // Dropped markup inside a call that went on, or a call in reasoning already shown: nothing
     // more to pass on.
-    if (fault.code === 'stray-markup' || fault.inReasoning) return;
+    if (fault.dropped || fault.inReasoning) return;
     const { raw, toolName } = fault;
     if (
       this.options.malformedCalls === 'invalid-call' &&

@@ -6,7 +6,11 @@ import {
   type JsonTokenizer,
 } from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
-import { parseLenientJson, readLenientJson } from '../../scan/lenient-json.ts';
+import {
+  type LenientJsonResult,
+  parseLenientJson,
+  readLenientJson,
+} from '../../scan/lenient-json.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -753,12 +757,10 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
   // ── endings ───────────────────────────────────────────────────────────────────────────────
 
   /** Reads what the tokenizer could not: repairs the JSON, emits the envelopes not yet emitted. */
-  private repairAndEmit(atEnd: boolean): void {
+  private repairAndEmit(atEnd: boolean, read: LenientJsonResult = this.readRawJson(false)): void {
     // The calls whose JSON closed before it broke stand.
     this.releaseAwaitingCalls();
-    const value = parseLenientJson(this.rawJsonText(), {
-      maxDepth: this.context.options.maxDepth,
-    });
+    const value = read.ok ? read.value : undefined;
     const candidates = Array.isArray(value) ? value : value === undefined ? [] : [value];
     const inProgress = this.envelope;
     this.envelope = undefined;
@@ -942,20 +944,23 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
         if (interrupted) this.settleInterruptedBlock();
         else this.settleCutJson();
         return;
-      case Phase.Raw:
+      case Phase.Raw: {
         if (interrupted) {
           this.settleInterruptedBlock();
           return;
         }
         if (this.settleUnreadableJson()) return;
-        if (this.rawJsonIsCut()) {
+        // Required complete: only the closer may be missing, not a bracket or a string's end.
+        const read = this.readRawJson(true);
+        if (!read.ok && read.reason === 'incomplete') {
           this.settleCutJson();
           return;
         }
-        // Broken but whole: only the closer is missing, so the repair may read it.
-        this.repairAndEmit(true);
+        // Broken but whole: only the closer is missing; what was read is what is emitted.
+        this.repairAndEmit(true, read);
         this.settleAfterRepair(true);
         return;
+      }
       default:
         break;
     }
@@ -1005,12 +1010,12 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
   }
 
   /** Whether the broken JSON read so far also stops short (a bracket or a string left open). */
-  private rawJsonIsCut(): boolean {
-    const read = readLenientJson(this.rawJsonText(), {
+  /** The broken JSON read so far, read loosely (see `readLenientJson`). */
+  private readRawJson(requireComplete: boolean): LenientJsonResult {
+    return readLenientJson(this.rawJsonText(), {
       maxDepth: this.context.options.maxDepth,
-      requireComplete: true,
+      requireComplete,
     });
-    return !read.ok && read.reason === 'incomplete';
   }
 
   /** Everything since the JSON began, up to the closer when it was found. */

@@ -217,9 +217,12 @@ export function createStreamEngine<CallData>(
     emitText: (text) => emitText(text),
     reportFault: ({ code, message, raw, dropped, ...extra }) => {
       closeText();
-      if (dropped)
-        out.push({ type: 'error', error: { code, message, raw, offset: callStart, ...extra } });
-      else reportFault(code, message, raw, extra);
+      if (dropped) {
+        out.push({
+          type: 'error',
+          error: { code, message, raw, offset: callStart, ...extra, dropped: true },
+        });
+      } else reportFault(code, message, raw, extra);
     },
     get callLength() {
       return callRaw.length + (writeEnd - writeStart);

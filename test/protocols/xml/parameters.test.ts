@@ -127,7 +127,7 @@ describe('xml: a stray extra closing tag', () => {
     expect(calls(content)).toEqual([
       { toolName: 'execute_command', input: { command: ['ls', 'app'] }, problems: undefined },
     ]);
-    expect(errors(content)).toMatchObject([{ code: 'stray-markup', raw: '</command>' }]);
+    expect(errors(content)).toMatchObject([{ code: 'stray-markup', raw: '</command>', dropped: true }]);
   });
 
   it('is dropped and reported after a string value, and never appended to it', () => {
