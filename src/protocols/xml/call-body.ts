@@ -451,28 +451,25 @@ export class XmlCallBody implements CallBody {
   }
 
   /**
-   * A tag that ends a bare call or shows it never was one: before any parameter, anything but
-   * one of the tool's parameter tags; after one, another declared tool's opening tag. The tag is
-   * handed back to the top level. Returns whether it did.
+   * In a bare call, a tag that ends it or shows it never was one: before any parameter, anything
+   * but one of the tool's parameter tags; after one, another declared tool's opening tag. The tag
+   * is handed back to the top level. Returns whether it did.
    */
-  private bareCallEndsAt(raw: string, tag: Tag, after: number): boolean {
+  private bareCallEndsAt(raw: string, tag: Tag, after: number, context: TagContext): boolean {
+    const opensParameter =
+      tag.kind === 'open' &&
+      this.shape.parameters.length > 0 &&
+      this.shape.isParameterName(tag.name);
     if (this.given.size === 0) {
-      const declared =
-        tag.kind === 'open' &&
-        this.shape.parameters.length > 0 &&
-        this.shape.isParameterName(tag.name);
-      if (declared) return false;
+      if (opensParameter) return false;
       this.leftover = raw;
       this.notACall(after);
       return true;
     }
-    if (
-      tag.kind !== 'open' ||
-      this.shape.isParameterName(tag.name) ||
-      !this.context.options.toolsByName.has(tag.name)
-    ) {
+    if (tag.kind !== 'open' || opensParameter || !this.context.options.toolsByName.has(tag.name)) {
       return false;
     }
+    if (context === 'tentative') this.closeValue();
     this.leftover = raw;
     this.completeCall(after);
     return true;
@@ -482,17 +479,7 @@ export class XmlCallBody implements CallBody {
     const context = this.tagContext;
     if (this.bare && context !== 'value') {
       this.betweenSpace = '';
-      if (context === 'tentative' && this.given.size > 0 && tag.kind === 'open') {
-        if (
-          this.context.options.toolsByName.has(tag.name) &&
-          !this.shape.isParameterName(tag.name)
-        ) {
-          this.closeValue();
-          this.leftover = raw;
-          this.completeCall(after);
-          return;
-        }
-      } else if (context === 'between' && this.bareCallEndsAt(raw, tag, after)) return;
+      if (this.bareCallEndsAt(raw, tag, after, context)) return;
     }
     if (context === 'between') {
       this.state = State.BetweenParameters;
