@@ -11,17 +11,9 @@ import {
   type ToolDefinition,
   xmlProtocol,
 } from '../../src/index.ts';
-import { contentAtEverySplit, weatherTool } from './helpers.ts';
+import { contentAtEverySplit, weatherTool, writeFileTool } from './helpers.ts';
 
-const writeTool: ToolDefinition = {
-  name: 'write_to_file',
-  inputSchema: {
-    type: 'object',
-    properties: { path: { type: 'string' }, content: { type: 'string' } },
-    required: ['path', 'content'],
-  },
-};
-const tools = [weatherTool, writeTool];
+const tools = [weatherTool, writeFileTool];
 
 type Part = {
   type: string;
@@ -54,8 +46,8 @@ const CASES: [string, ToolCallProtocol, { complete: string[]; cut: string[] }][]
         '<get_weather><city>Oslo</ci',
         '<get_weather><city>Oslo</city><da',
         '<get_weather><city>Oslo</city><days>2',
-        '<write_to_file><path>a.ts</path><content>export const a = 1;\nexport',
-        '<write_to_file><path>a.ts</path><content><![CDATA[export',
+        '<write_file><path>a.ts</path><content>export const a = 1;\nexport',
+        '<write_file><path>a.ts</path><content><![CDATA[export',
         '<get_weather>{"city": "Os',
       ],
     },

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type ToolDefinition, xmlProtocol } from '../../../src/index.ts';
-import { contentAtEverySplit, weatherTool } from '../helpers.ts';
+import { contentAtEverySplit, weatherTool, writeFileTool } from '../helpers.ts';
 
 const xml = xmlProtocol();
 const commandTool: ToolDefinition = {
@@ -21,14 +21,6 @@ const looseWeather: ToolDefinition = {
     type: 'object',
     properties: { city: { type: 'string' }, days: { type: 'integer' } },
     required: ['city'],
-  },
-};
-const writeTool: ToolDefinition = {
-  name: 'write_to_file',
-  inputSchema: {
-    type: 'object',
-    properties: { path: { type: 'string' }, content: { type: 'string' } },
-    required: ['path', 'content'],
   },
 };
 
@@ -112,8 +104,8 @@ describe('xml: an undeclared parameter is its own key', () => {
   it("still keeps tags that are not after the value's own closing tag as content", () => {
     const content = contentAtEverySplit(
       xml,
-      '<write_to_file><path>a.html</path><content><div><b>x</b></div></content></write_to_file>',
-      { tools: [writeTool] },
+      '<write_file><path>a.html</path><content><div><b>x</b></div></content></write_file>',
+      { tools: [writeFileTool] },
     );
     expect(calls(content)[0]!.input).toEqual({ path: 'a.html', content: '<div><b>x</b></div>' });
   });
@@ -127,7 +119,9 @@ describe('xml: a stray extra closing tag', () => {
     expect(calls(content)).toEqual([
       { toolName: 'execute_command', input: { command: ['ls', 'app'] }, problems: undefined },
     ]);
-    expect(errors(content)).toMatchObject([{ code: 'stray-markup', raw: '</command>', dropped: true }]);
+    expect(errors(content)).toMatchObject([
+      { code: 'stray-markup', raw: '</command>', dropped: true },
+    ]);
   });
 
   it('is dropped and reported after a string value, and never appended to it', () => {
@@ -145,9 +139,8 @@ describe('xml: a stray extra closing tag', () => {
   });
 
   it("keeps balanced nested tags of the parameter's own name as content", () => {
-    const text =
-      '<write_to_file><path>p</path><content><content>x</content></content></write_to_file>';
-    const content = contentAtEverySplit(xml, text, { tools: [writeTool] });
+    const text = '<write_file><path>p</path><content><content>x</content></content></write_file>';
+    const content = contentAtEverySplit(xml, text, { tools: [writeFileTool] });
     expect(calls(content)[0]!.input).toEqual({ path: 'p', content: '<content>x</content>' });
     expect(errors(content)).toEqual([]);
   });
