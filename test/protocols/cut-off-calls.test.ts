@@ -8,7 +8,6 @@ import {
   executeProtocol,
   hermesProtocol,
   type ToolCallProtocol,
-  type ToolDefinition,
   xmlProtocol,
 } from '../../src/index.ts';
 import { contentAtEverySplit, weatherTool, writeFileTool } from './helpers.ts';

@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -118,4 +119,19 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 50
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** A GET of /api/info over `connect`, addressed to `host` (as a rebinding page would). */
+export function statusFor(connect: string, port: number | string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: connect, port, path: '/api/info', headers: { host } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
 }

@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createServerApp,
@@ -8,6 +7,7 @@ import {
   type ServerAppOptions,
   startServer,
 } from '../../src/server/index.ts';
+import { statusFor } from './helpers.ts';
 import { FOREIGN_HOSTS, LOOPBACK_HOST_SPELLINGS } from './host-spellings.ts';
 
 const RECORDING = parseRecording(': replayed\n\n', 'demo.sse');
@@ -186,20 +186,6 @@ describe('a server bound to loopback, in any spelling', () => {
     running = undefined;
   });
 
-  function get(connect: string, port: number, host: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const request = httpRequest(
-        { host: connect, port, path: '/api/info', headers: { host } },
-        (response) => {
-          response.resume();
-          resolve(response.statusCode!);
-        },
-      );
-      request.on('error', reject);
-      request.end();
-    });
-  }
-
   it('checks the Host whatever the bind spelling, and prints its canonical URL', async () => {
     const cases: [bind: string, connect: string, url: string][] = [
       ['127.1', '127.0.0.1', 'http://127.0.0.1:'],
@@ -212,10 +198,10 @@ describe('a server bound to loopback, in any spelling', () => {
       running = await startServer(appWith(), { port: 0, host: bind });
       expect(running.url, bind).toBe(`${url}${running.port}`);
       const port = running.port;
-      expect(await get(connect, port, `evil.com:${port}`), bind).toBe(403);
-      expect(await get(connect, port, `127.0.0.1.evil.com:${port}`), bind).toBe(403);
-      expect(await get(connect, port, `localhost:${port}`), bind).toBe(200);
-      expect(await get(connect, port, `127.1:${port}`), bind).toBe(200);
+      expect(await statusFor(connect, port, `evil.com:${port}`), bind).toBe(403);
+      expect(await statusFor(connect, port, `127.0.0.1.evil.com:${port}`), bind).toBe(403);
+      expect(await statusFor(connect, port, `localhost:${port}`), bind).toBe(200);
+      expect(await statusFor(connect, port, `127.1:${port}`), bind).toBe(200);
       await running.close();
       running = undefined;
     }

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,25 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { hostSettings } from '../../src/cli/serve-command.ts';
 import { canonicalHost, isLoopbackHostname } from '../../src/server/index.ts';
 import { spawnServe } from '../browser/support.ts';
-import { postJson, waitFor } from './helpers.ts';
+import { postJson, statusFor, waitFor } from './helpers.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const RECORDING = fileURLToPath(new URL('../../examples/recorded-run.sse', import.meta.url));
-
-/** A GET of /api/info over `connect`, addressed to `host` (as a rebinding page would). */
-function statusFor(connect: string, port: string, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      { host: connect, port, path: '/api/info', headers: { host } },
-      (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
-}
 
 function runCli(args: string[]) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
