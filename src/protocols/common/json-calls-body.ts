@@ -783,9 +783,6 @@ export class JsonCallsBody implements CallBody, JsonTokenHandler {
           parseLenientJson(rawArguments, { maxDepth: this.context.options.maxDepth }) ??
           rawArguments;
       }
-      // At the end of the output, a name the tokenizer never saw closed may be cut short
-      // (`say_hello` of `say_hello_world`): no call is made from it.
-      if (atEnd && !emitted && inProgress && inProgress.name === undefined) continue;
       const envelope = !emitted && inProgress?.tool === tool ? inProgress : this.envelopeFor(tool);
       this.completeFromValue(envelope, rawArguments, atEnd);
       emitted = true;
