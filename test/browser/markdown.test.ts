@@ -253,6 +253,9 @@ describe('hostile text', () => {
       '<javascript:alert(1)>',
       '[x][ref]\n\n[ref]: javascript:alert(1)',
       'bare javascript:alert(1) and data:text/html,x and ftp://x.dev/a',
+      '[x]()',
+      '[]()',
+      '[x](<>)',
     ]) {
       const rendered = renderMarkdown(text);
       checkMarkup(rendered);

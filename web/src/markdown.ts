@@ -128,8 +128,34 @@ function deepLinesAsText(
 function pageMarkup(state: StateCore): void {
   for (const token of state.tokens) {
     restrictToken(token);
+    if (token.children) unlinkUnsafeLinks(token.children);
     for (const child of token.children ?? []) restrictToken(child);
   }
+}
+
+/**
+ * A link whose address was refused (markdown-it keeps it, with an empty `href`: `[a]()`,
+ * `[a](javascript:…)`) is no link: its text stays, its tags go.
+ */
+function unlinkUnsafeLinks(tokens: Token[]): void {
+  let unlinking = false;
+  for (const token of tokens) {
+    if (token.type === 'link_open') {
+      unlinking = !SAFE_URL.test(String(token.attrGet('href') ?? ''));
+      if (unlinking) dropTag(token);
+    } else if (token.type === 'link_close' && unlinking) {
+      unlinking = false;
+      dropTag(token);
+    }
+  }
+}
+
+/** Turns a tag token into an empty text token: the text between its tags stays. */
+function dropTag(token: Token): void {
+  token.type = 'text';
+  token.tag = '';
+  token.nesting = 0;
+  token.content = '';
 }
 
 function restrictToken(token: Token): void {
