@@ -1,3 +1,5 @@
+import { describeDemand, type ToolChoiceDemand } from '../core/tool-choice.ts';
+
 /** What a `ToolMiddlewareError` is about. */
 export type ToolMiddlewareErrorCode =
   /** `toolChoice` required a call (any, or a named tool) and the model answered without one. */
@@ -7,10 +9,7 @@ export type ToolMiddlewareErrorCode =
   /** The call has provider-defined tools and the middleware was told to refuse them. */
   | 'provider-tool-refused';
 
-export interface ToolChoiceDemand {
-  readonly type: 'required' | 'tool';
-  readonly toolName?: string;
-}
+export type { ToolChoiceDemand };
 
 const MARKER = Symbol.for('toolwire.ai-sdk.ToolMiddlewareError');
 
@@ -44,11 +43,6 @@ export class ToolMiddlewareError extends Error {
   static isInstance(error: unknown): error is ToolMiddlewareError {
     return typeof error === 'object' && error !== null && MARKER in error;
   }
-}
-
-/** The demand in words, for messages: `a tool call` or `a call of the tool "x"`. */
-export function describeDemand(demand: ToolChoiceDemand): string {
-  return demand.type === 'tool' ? `a call of the tool "${demand.toolName}"` : 'a tool call';
 }
 
 export function toolChoiceNotFollowed(

@@ -17,4 +17,11 @@ export type {
   ToolDefinition,
   ToolResponseToFormat,
 } from './tool.ts';
+export {
+  correctionText,
+  demandSentence,
+  describeDemand,
+  TOOLS_UNAVAILABLE,
+  type ToolChoiceDemand,
+} from './tool-choice.ts';
 export { type StreamableKind, UNCONSTRAINED_POLICY, type ValuePolicy } from './value-policy.ts';

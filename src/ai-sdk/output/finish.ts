@@ -3,8 +3,8 @@ import type {
   LanguageModelV4FinishReason,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
+import { correctionText } from '../../core/tool-choice.ts';
 import type { CallPlan } from '../call-plan.ts';
-import { describeDemand } from '../errors.ts';
 
 /**
  * Whether the output stopped for a reason other than the model's own stop. Then a call still
@@ -61,19 +61,6 @@ export function addUsage(
   };
 }
 
-/** The corrective message of the one retry when `toolChoice` was not followed. */
-export function correctionText(plan: CallPlan): string {
-  const demand = plan.demand!;
-  const what =
-    demand.type === 'tool'
-      ? `call the tool "${demand.toolName}"`
-      : 'call at least one of the tools you were given';
-  return (
-    `Your reply did not contain ${describeDemand(demand)}, but this reply must ${what}. ` +
-    'Write the call now, exactly in the tool-call format you were given.'
-  );
-}
-
 /** The call again, with the model's answer and the correction appended. */
 export function retryParams(
   params: LanguageModelV4CallOptions,
@@ -87,7 +74,7 @@ export function retryParams(
       ...(answer.length > 0
         ? [{ role: 'assistant' as const, content: [{ type: 'text' as const, text: answer }] }]
         : []),
-      { role: 'user', content: [{ type: 'text', text: correctionText(plan) }] },
+      { role: 'user', content: [{ type: 'text', text: correctionText(plan.demand!) }] },
     ],
   };
 }

@@ -1,20 +1,9 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { demandSentence, TOOLS_UNAVAILABLE } from '../../core/tool-choice.ts';
 import type { CallPlan } from '../call-plan.ts';
 import type { ResolvedOptions, ToolPromptPlacement } from '../options.ts';
 
-/** Told to the model when `toolChoice` is `none`. */
-export const TOOLS_UNAVAILABLE =
-  'Tools are not available for this reply. Do not write any tool call: answer in plain text. ' +
-  'Tool calls and results earlier in the conversation are there for reference only.';
-
-/** The sentence appended when `toolChoice` demands a call. */
-export function demandSentence(plan: CallPlan): string | undefined {
-  const demand = plan.demand;
-  if (!demand) return undefined;
-  return demand.type === 'tool'
-    ? `You must call the tool "${demand.toolName}" in this reply, written in the format above.`
-    : 'You must call at least one of the tools above in this reply, written in the format above.';
-}
+export { TOOLS_UNAVAILABLE };
 
 /** The text injected into the prompt for this call, or undefined when there is nothing to say. */
 export function toolPromptText(plan: CallPlan, options: ResolvedOptions): string | undefined {
@@ -30,8 +19,7 @@ export function toolPromptText(plan: CallPlan, options: ResolvedOptions): string
     toolChoice: demand?.type ?? 'auto',
     ...(demand?.toolName === undefined ? {} : { toolName: demand.toolName }),
   });
-  const sentence = demandSentence(plan);
-  return sentence ? `${section}\n\n${sentence}` : section;
+  return demand ? `${section}\n\n${demandSentence(demand)}` : section;
 }
 
 function joinText(first: string, second: string): string {
