@@ -17,7 +17,7 @@ export interface RunningServer {
  * `--host` takes it (`::1`, `[::1]`, `127.1`); the URL uses its canonical form.
  */
 export async function startServer(
-  server: ServerApp,
+  server: Pick<ServerApp, 'app' | 'close'>,
   options: { port: number; host: string },
 ): Promise<RunningServer> {
   const http = await new Promise<Server>((resolve, reject) => {

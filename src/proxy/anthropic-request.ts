@@ -1,0 +1,243 @@
+import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
+import type { ChatRequest, ToolChoiceSetting, Turn } from './conversation.ts';
+import {
+  arrayAt,
+  booleanAt,
+  checkUniqueNames,
+  type Fields,
+  fieldsAt,
+  invalid,
+  nameAt,
+  optionalStringAt,
+  stringAt,
+  textOf,
+} from './request-fields.ts';
+
+/** Anthropic's sampling settings and their chat completions names (`top_k` is a common extension). */
+const SETTINGS: ReadonlyArray<readonly [string, string]> = [
+  ['max_tokens', 'max_tokens'],
+  ['temperature', 'temperature'],
+  ['top_p', 'top_p'],
+  ['top_k', 'top_k'],
+  ['stop_sequences', 'stop'],
+];
+
+function toolsOf(value: unknown): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  const tools = arrayAt(value, 'tools').map((entry, index): ToolDefinition => {
+    const path = `tools[${index}]`;
+    const tool = fieldsAt(entry, path);
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom')
+      throw invalid(
+        `${path}.type`,
+        `is ${JSON.stringify(tool.type)}, a server tool the model server cannot run: the proxy describes client tools ({name, description, input_schema}) only`,
+      );
+    const description = optionalStringAt(tool.description, `${path}.description`);
+    return {
+      name: nameAt(tool.name, `${path}.name`),
+      ...(description === undefined ? {} : { description }),
+      inputSchema: fieldsAt(tool.input_schema, `${path}.input_schema`),
+    };
+  });
+  checkUniqueNames(
+    tools.map((tool) => tool.name),
+    'tools',
+  );
+  return tools;
+}
+
+function toolChoiceOf(
+  value: unknown,
+  tools: readonly ToolDefinition[],
+): { choice: ToolChoiceSetting; parallel: boolean } {
+  if (value === undefined || value === null) return { choice: { type: 'auto' }, parallel: true };
+  const fields = fieldsAt(value, 'tool_choice');
+  const parallel = !booleanAt(
+    fields.disable_parallel_tool_use,
+    'tool_choice.disable_parallel_tool_use',
+    false,
+  );
+  switch (fields.type) {
+    case 'auto':
+      return { choice: { type: 'auto' }, parallel };
+    case 'none':
+      return { choice: { type: 'none' }, parallel };
+    case 'any':
+      if (tools.length === 0)
+        throw invalid('tool_choice.type', 'is "any", but the request declares no tools');
+      return { choice: { type: 'required' }, parallel };
+    case 'tool': {
+      const name = nameAt(fields.name, 'tool_choice.name');
+      if (!tools.some((tool) => tool.name === name))
+        throw invalid(
+          'tool_choice.name',
+          `names the tool "${name}", which is not among the request's tools`,
+        );
+      return { choice: { type: 'tool', toolName: name }, parallel };
+    }
+    default:
+      throw invalid(
+        'tool_choice.type',
+        `must be "auto", "any", "tool" or "none", not ${JSON.stringify(fields.type)}`,
+      );
+  }
+}
+
+/** An image block as a chat completions image part (servers of vision models read these). */
+function imagePart(block: Fields, path: string): Readonly<Record<string, unknown>> {
+  const source = fieldsAt(block.source, `${path}.source`);
+  if (source.type === 'base64') {
+    const mediaType = stringAt(source.media_type, `${path}.source.media_type`);
+    const data = stringAt(source.data, `${path}.source.data`);
+    return { type: 'image_url', image_url: { url: `data:${mediaType};base64,${data}` } };
+  }
+  if (source.type === 'url')
+    return { type: 'image_url', image_url: { url: stringAt(source.url, `${path}.source.url`) } };
+  throw invalid(
+    `${path}.source.type`,
+    `must be "base64" or "url", not ${JSON.stringify(source.type)}`,
+  );
+}
+
+/** What a tool result's content says, as text: images cannot be shown in a text result. */
+function resultText(value: unknown, path: string): string {
+  if (typeof value === 'string' || value === undefined || value === null)
+    return textOf(value, path);
+  return arrayAt(value, path)
+    .map((entry, index) => {
+      const block = fieldsAt(entry, `${path}[${index}]`);
+      if (block.type === 'text') return stringAt(block.text, `${path}[${index}].text`);
+      return `[${String(block.type)} content — not shown, this model reads text only]`;
+    })
+    .join('\n');
+}
+
+/** Reads one message's content blocks into turns (a user message may carry results and text). */
+function messageTurns(
+  message: Fields,
+  path: string,
+  calledTools: Map<string, string>,
+  turns: Turn[],
+): void {
+  const role = message.role;
+  if (role !== 'user' && role !== 'assistant')
+    throw invalid(`${path}.role`, `must be "user" or "assistant", not ${JSON.stringify(role)}`);
+  if (typeof message.content === 'string') {
+    turns.push(
+      role === 'user'
+        ? { role: 'user', content: message.content }
+        : { role: 'assistant', text: message.content, calls: [] },
+    );
+    return;
+  }
+  const blocks = arrayAt(message.content, `${path}.content`);
+  if (role === 'assistant') {
+    const texts: string[] = [];
+    const calls: ToolCallToFormat[] = [];
+    for (const [index, entry] of blocks.entries()) {
+      const blockPath = `${path}.content[${index}]`;
+      const block = fieldsAt(entry, blockPath);
+      if (block.type === 'text') texts.push(stringAt(block.text, `${blockPath}.text`));
+      else if (block.type === 'tool_use') {
+        const id = stringAt(block.id, `${blockPath}.id`);
+        const toolName = nameAt(block.name, `${blockPath}.name`);
+        calledTools.set(id, toolName);
+        calls.push({
+          toolName,
+          toolCallId: id,
+          input: block.input === undefined ? {} : fieldsAt(block.input, `${blockPath}.input`),
+        });
+      }
+      // Thinking blocks are the model's earlier reasoning: chat templates leave it out.
+      else if (block.type !== 'thinking' && block.type !== 'redacted_thinking')
+        throw invalid(
+          `${blockPath}.type`,
+          `must be "text", "tool_use" or "thinking" in an assistant message, not ${JSON.stringify(block.type)}`,
+        );
+    }
+    turns.push({ role: 'assistant', text: texts.join('\n'), calls });
+    return;
+  }
+  const results: ToolResponseToFormat[] = [];
+  const parts: Readonly<Record<string, unknown>>[] = [];
+  for (const [index, entry] of blocks.entries()) {
+    const blockPath = `${path}.content[${index}]`;
+    const block = fieldsAt(entry, blockPath);
+    switch (block.type) {
+      case 'tool_result': {
+        const id = stringAt(block.tool_use_id, `${blockPath}.tool_use_id`);
+        const toolName = calledTools.get(id);
+        if (toolName === undefined)
+          throw invalid(
+            `${blockPath}.tool_use_id`,
+            `is "${id}", which no earlier assistant message's tool_use block has: a tool_result answers a call made before it`,
+          );
+        results.push({
+          toolName,
+          toolCallId: id,
+          output: resultText(block.content, `${blockPath}.content`),
+          isError: booleanAt(block.is_error, `${blockPath}.is_error`, false),
+        });
+        break;
+      }
+      case 'text':
+        parts.push({ type: 'text', text: stringAt(block.text, `${blockPath}.text`) });
+        break;
+      case 'image':
+        parts.push(imagePart(block, blockPath));
+        break;
+      case 'document':
+        parts.push({ type: 'text', text: '[document — not shown, this model reads text only]' });
+        break;
+      default:
+        throw invalid(
+          `${blockPath}.type`,
+          `must be "text", "image", "document" or "tool_result" in a user message, not ${JSON.stringify(block.type)}`,
+        );
+    }
+  }
+  if (results.length > 0) turns.push({ role: 'tool-results', results });
+  if (parts.length === 0) return;
+  const onlyText = parts.every((part) => part.type === 'text');
+  turns.push({
+    role: 'user',
+    content: onlyText ? parts.map((part) => part.text as string).join('\n') : parts,
+  });
+}
+
+/** Reads and checks an Anthropic Messages request body; throws a 400 `ProxyError` naming the field. */
+export function readMessagesRequest(body: unknown): ChatRequest {
+  const fields = fieldsAt(body, 'the request body');
+  const model = nameAt(fields.model, 'model');
+  const maxTokens = fields.max_tokens;
+  if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
+    throw invalid(
+      'max_tokens',
+      `must be a whole number of at least 1, not ${JSON.stringify(maxTokens)}`,
+    );
+  const tools = toolsOf(fields.tools);
+  const { choice, parallel } = toolChoiceOf(fields.tool_choice, tools);
+  const messages = arrayAt(fields.messages, 'messages');
+  if (messages.length === 0) throw invalid('messages', 'must hold at least one message');
+  const turns: Turn[] = [];
+  const calledTools = new Map<string, string>();
+  for (const [index, entry] of messages.entries())
+    messageTurns(fieldsAt(entry, `messages[${index}]`), `messages[${index}]`, calledTools, turns);
+  const settings: Record<string, unknown> = {};
+  for (const [from, to] of SETTINGS) {
+    if (fields[from] !== undefined && fields[from] !== null) settings[to] = fields[from];
+  }
+  const stream = booleanAt(fields.stream, 'stream', false);
+  return {
+    model,
+    system: textOf(fields.system, 'system'),
+    turns,
+    tools,
+    toolChoice: choice,
+    parallelToolCalls: parallel,
+    stream,
+    // Anthropic's stream always ends with the usage: ask the model server for it.
+    includeUsage: stream,
+    settings,
+  };
+}

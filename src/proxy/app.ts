@@ -1,0 +1,398 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { createIdGenerator, type ToolCallProtocol } from '../core/index.ts';
+import {
+  type ProtocolChoice,
+  type ProtocolName,
+  protocolByName,
+  protocolNameFor,
+} from '../protocols/index.ts';
+import { hostGuard, hostPolicy, sameOriginGuard } from '../server/request-guard.ts';
+import { readJsonBody } from '../server/requests.ts';
+import { readMessagesRequest } from './anthropic-request.ts';
+import { MessageBuilder, MessageEvents } from './anthropic-response.ts';
+import type { ChatRequest } from './conversation.ts';
+import { type ClientApi, errorResponse, ProxyError } from './errors.ts';
+import { readChatCompletionsRequest } from './openai-request.ts';
+import { ChatCompletionBuilder, ChatCompletionChunks } from './openai-response.ts';
+import type { ReplyEvent } from './reply-events.ts';
+import { type ReplyEnd, runReply } from './reply-run.ts';
+import { callUpstream, type UpstreamSettings } from './upstream.ts';
+
+export interface ProxyLimits {
+  /** Largest request body read, in bytes. Default 16 MiB. */
+  readonly maxBodyBytes: number;
+  /** Requests answered at once; more get 429. Default 64. */
+  readonly maxConcurrentRequests: number;
+  /** Longest one upstream request may take, its reply stream included. Default 10 minutes. */
+  readonly upstreamTimeoutMs: number;
+  /** Largest number of characters one call may span. Default 16 MiB. */
+  readonly maxCallChars: number;
+}
+
+export const DEFAULT_PROXY_LIMITS: ProxyLimits = {
+  maxBodyBytes: 16 * 1024 * 1024,
+  maxConcurrentRequests: 64,
+  upstreamTimeoutMs: 10 * 60_000,
+  maxCallChars: 16 * 1024 * 1024,
+};
+
+export interface ProxyOptions {
+  /** Base URL of the OpenAI-compatible model server, e.g. `http://127.0.0.1:11434/v1`. */
+  readonly upstream: string;
+  /**
+   * The format the model is told to write calls in and read in: a format's name or alias,
+   * `auto`, or `model` (the format of each request's model id). Default `model`.
+   */
+  readonly protocol?: ProtocolChoice;
+  /** When set, clients must send it (`Authorization: Bearer …` or `x-api-key`). */
+  readonly apiKey?: string;
+  /** The key sent to the model server; without one, the client's `Authorization` goes upstream. */
+  readonly upstreamApiKey?: string;
+  /** Extra attempts when `tool_choice` demands a call and the model wrote none. Default 1. */
+  readonly toolChoiceRetries?: number;
+  readonly limits?: Partial<ProxyLimits>;
+  /** Host names requests may be addressed to. Default: the loopback names. */
+  readonly allowedHostnames?: readonly string[];
+  /** Also admit any IP address as the Host (a proxy listening on a network address). */
+  readonly allowIpAddressHosts?: boolean;
+  /** The fetch used to reach the model server (tests, custom agents). Default: global fetch. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/** Loopback in any spelling (one loopback name admits them all). */
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+export interface ProxyApp {
+  readonly app: Hono;
+  readonly limits: ProxyLimits;
+  /** Requests being answered now. */
+  active(): number;
+  /** Aborts the requests being answered. */
+  close(): void;
+}
+
+/** The largest retry count taken: each is a whole extra model call. */
+const MAX_TOOL_CHOICE_RETRIES = 5;
+
+function checkedLimits(limits: ProxyLimits): ProxyLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new TypeError(
+        `createProxyApp: limits.${name} must be a whole number of at least 1, not ${String(value)}`,
+      );
+  }
+  return limits;
+}
+
+/** The base URL without trailing slashes; a TypeError when it is not an http(s) URL. */
+function upstreamBase(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(
+      `createProxyApp: upstream ${JSON.stringify(value)} is not a URL (e.g. http://127.0.0.1:11434/v1)`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(
+      `createProxyApp: upstream must be an http or https URL, not ${JSON.stringify(value)}`,
+    );
+  return url.href.replace(/\/+$/, '');
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  // Hashes have one length, so the comparison takes the same time whatever was sent.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** The key a client sent: OpenAI clients as a bearer token, Anthropic clients as `x-api-key`. */
+function clientKey(c: Context): string | undefined {
+  const authorization = c.req.header('authorization');
+  if (authorization?.toLowerCase().startsWith('bearer ')) return authorization.slice(7).trim();
+  return c.req.header('x-api-key');
+}
+
+/** What the client's credentials say upstream: its `Authorization`, or its `x-api-key` as one. */
+function clientAuthorization(c: Context): string | undefined {
+  const authorization = c.req.header('authorization');
+  if (authorization !== undefined) return authorization;
+  const key = c.req.header('x-api-key');
+  return key === undefined ? undefined : `Bearer ${key}`;
+}
+
+function apiOf(path: string): ClientApi {
+  return path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'anthropic' : 'openai';
+}
+
+function asProxyError(error: unknown): ProxyError {
+  if (error instanceof ProxyError) return error;
+  if (error instanceof HTTPException) return new ProxyError(error.status, error.message);
+  return new ProxyError(500, `the proxy failed: ${(error as Error)?.message ?? String(error)}`);
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+/** How one API writes a reply: streamed (events) or whole (one object). */
+interface ReplyWriter {
+  /** What the stream begins with once the model server has answered. */
+  start(): string;
+  encode(events: readonly ReplyEvent[]): string;
+  finish(end: ReplyEnd): string;
+  error(error: ProxyError): string;
+}
+
+function streamWriter(api: ClientApi, request: ChatRequest): ReplyWriter {
+  if (api === 'anthropic') {
+    const events = new MessageEvents({
+      id: `msg_${crypto.randomUUID().replaceAll('-', '')}`,
+      model: request.model,
+    });
+    return {
+      start: () => events.start(),
+      encode: (batch) => events.encode(batch),
+      finish: (end) => events.finish(end),
+      error: (error) => events.error(error),
+    };
+  }
+  const chunks = new ChatCompletionChunks({
+    id: `chatcmpl-${crypto.randomUUID()}`,
+    model: request.model,
+    created: Math.floor(Date.now() / 1000),
+  });
+  return {
+    // OpenAI's first chunk names the role: clients see the reply has begun.
+    start: () => chunks.encode([{ type: 'text', delta: '' }]),
+    encode: (batch) => chunks.encode(batch),
+    finish: (end) => chunks.finish(end, request.includeUsage),
+    error: (error) => chunks.error(error),
+  };
+}
+
+async function wholeReply(
+  api: ClientApi,
+  request: ChatRequest,
+  run: AsyncGenerator<ReplyEvent[], ReplyEnd>,
+): Promise<Response> {
+  const builder = api === 'anthropic' ? new MessageBuilder() : new ChatCompletionBuilder();
+  for (;;) {
+    const step = await run.next();
+    if (step.done) {
+      const body =
+        builder instanceof MessageBuilder
+          ? builder.build(
+              { id: `msg_${crypto.randomUUID().replaceAll('-', '')}`, model: request.model },
+              step.value,
+            )
+          : builder.build(
+              {
+                id: `chatcmpl-${crypto.randomUUID()}`,
+                model: request.model,
+                created: Math.floor(Date.now() / 1000),
+              },
+              step.value,
+            );
+      return Response.json(body);
+    }
+    builder.add(step.value);
+  }
+}
+
+/**
+ * Streams a reply. The response begins once the first batch is ready, so an error before it (no
+ * model server, its error status, a demanded call never written) is an HTTP error in the
+ * client's format; an error after it ends the stream with the API's error event.
+ */
+async function streamedReply(
+  api: ClientApi,
+  request: ChatRequest,
+  run: AsyncGenerator<ReplyEvent[], ReplyEnd>,
+  abort: () => void,
+  done: () => void,
+): Promise<Response> {
+  const writer = streamWriter(api, request);
+  const encoder = new TextEncoder();
+  let first: IteratorResult<ReplyEvent[], ReplyEnd> | undefined = await run.next();
+  let started = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const head = started ? '' : writer.start();
+        started = true;
+        const step = first ?? (await run.next());
+        first = undefined;
+        const text = head + (step.done ? writer.finish(step.value) : writer.encode(step.value));
+        if (text.length > 0) controller.enqueue(encoder.encode(text));
+        if (step.done) {
+          controller.close();
+          done();
+        }
+      } catch (error) {
+        const failure = asProxyError(error);
+        controller.enqueue(encoder.encode(writer.error(failure)));
+        controller.close();
+        done();
+      }
+    },
+    async cancel() {
+      // The client went away: stop asking the model server.
+      abort();
+      done();
+      await run.return(undefined as never).catch(() => {});
+    },
+  });
+  return new Response(stream, { headers: SSE_HEADERS });
+}
+
+/**
+ * The proxy: `POST /v1/chat/completions` and `POST /v1/messages` with tools for a model server
+ * that has none (or bad ones), and `GET /v1/models` passed through. Calls are read out of the
+ * model's text in the protocol's format as it streams, checked against the tools' schemas, and
+ * sent in the client's API shapes.
+ */
+export function createProxyApp(options: ProxyOptions): ProxyApp {
+  const limits = checkedLimits({ ...DEFAULT_PROXY_LIMITS, ...options.limits });
+  const retries = options.toolChoiceRetries ?? 1;
+  if (!Number.isInteger(retries) || retries < 0 || retries > MAX_TOOL_CHOICE_RETRIES)
+    throw new TypeError(
+      `createProxyApp: toolChoiceRetries must be a whole number from 0 to ${MAX_TOOL_CHOICE_RETRIES}, not ${String(retries)}`,
+    );
+  const choice = options.protocol ?? 'model';
+  // Fails now, not at the first request, on a choice no format has.
+  protocolNameFor(choice, '');
+  const upstream: UpstreamSettings = {
+    baseURL: upstreamBase(options.upstream),
+    apiKey: options.upstreamApiKey,
+    timeoutMs: limits.upstreamTimeoutMs,
+    fetch: options.fetch ?? globalThis.fetch,
+  };
+  const protocols = new Map<ProtocolName, ToolCallProtocol>();
+  const protocolFor = (model: string): ToolCallProtocol => {
+    const name = protocolNameFor(choice, model);
+    let protocol = protocols.get(name);
+    if (!protocol) {
+      protocol = protocolByName(name);
+      protocols.set(name, protocol);
+    }
+    return protocol;
+  };
+  const controllers = new Set<AbortController>();
+  let active = 0;
+
+  const app = new Hono();
+  app.onError((error, c) => {
+    const failure = asProxyError(error);
+    if (failure.status >= 500 && !(error instanceof ProxyError))
+      console.error('toolwire proxy:', error);
+    return errorResponse(apiOf(c.req.path), failure);
+  });
+  app.notFound((c) =>
+    errorResponse(
+      apiOf(c.req.path),
+      new ProxyError(
+        404,
+        `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/messages and GET /v1/models`,
+      ),
+    ),
+  );
+  app.use(
+    hostGuard(
+      hostPolicy(
+        options.allowedHostnames ?? [...LOOPBACK_HOSTNAMES],
+        options.allowIpAddressHosts ?? false,
+      ),
+    ),
+  );
+  // No page may use the proxy: a browser's cross-site request is refused.
+  app.use(sameOriginGuard());
+  if (options.apiKey !== undefined) {
+    const expected = options.apiKey;
+    app.use(async (c, next) => {
+      const key = clientKey(c);
+      if (key === undefined || !sameSecret(key, expected))
+        throw new ProxyError(
+          401,
+          key === undefined
+            ? 'this proxy needs an API key: send it as "Authorization: Bearer <key>" or "x-api-key: <key>"'
+            : 'the API key sent is not the one this proxy was started with',
+        );
+      await next();
+    });
+  }
+
+  app.get('/v1/models', async (c) => {
+    const { response } = await callUpstream(upstream, '/models', {
+      method: 'GET',
+      authorization: upstream.apiKey === undefined ? clientAuthorization(c) : undefined,
+      signal: c.req.raw.signal,
+    });
+    return new Response(response.body, {
+      status: response.status,
+      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+    });
+  });
+
+  const answer = (api: ClientApi) => async (c: Context) => {
+    if (active >= limits.maxConcurrentRequests)
+      throw new ProxyError(
+        429,
+        `the proxy is answering ${active} requests, its most at once (limits.maxConcurrentRequests); try again shortly`,
+      );
+    active++;
+    const controller = new AbortController();
+    controllers.add(controller);
+    let released = false;
+    const done = () => {
+      if (released) return;
+      released = true;
+      active--;
+      controllers.delete(controller);
+    };
+    const abort = () => controller.abort();
+    c.req.raw.signal.addEventListener('abort', abort, { once: true });
+    try {
+      const body = await readJsonBody(c.req.raw, limits.maxBodyBytes);
+      const request =
+        api === 'anthropic' ? readMessagesRequest(body) : readChatCompletionsRequest(body);
+      const run = runReply(request, {
+        upstream,
+        protocol: protocolFor(request.model),
+        parseOptions: {
+          maxCallChars: limits.maxCallChars,
+          generateId: createIdGenerator(api === 'anthropic' ? 'toolu' : 'call'),
+        },
+        toolChoiceRetries: retries,
+        authorization: upstream.apiKey === undefined ? clientAuthorization(c) : undefined,
+        signal: controller.signal,
+      });
+      if (!request.stream) {
+        const response = await wholeReply(api, request, run);
+        done();
+        return response;
+      }
+      return await streamedReply(api, request, run, abort, done);
+    } catch (error) {
+      done();
+      throw error;
+    }
+  };
+  app.post('/v1/chat/completions', answer('openai'));
+  app.post('/v1/messages', answer('anthropic'));
+
+  return {
+    app,
+    limits,
+    active: () => active,
+    close() {
+      for (const controller of controllers) controller.abort();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
+
+/**
+ * A chat request read from either API, in one neutral shape: the proxy renders it for the model
+ * server the same way whichever API the client spoke.
+ */
+export interface ChatRequest {
+  /** The model id, as the client named it: sent upstream and used to choose the format. */
+  readonly model: string;
+  /** The system text at the head of the conversation (`''` when there is none). */
+  readonly system: string;
+  readonly turns: readonly Turn[];
+  readonly tools: readonly ToolDefinition[];
+  readonly toolChoice: ToolChoiceSetting;
+  /** False: the client wants at most one call per reply. */
+  readonly parallelToolCalls: boolean;
+  readonly stream: boolean;
+  /** The client asked for usage in the stream (chat completions' `stream_options`). */
+  readonly includeUsage: boolean;
+  /** Sampling and other settings, already in chat completions' names, sent upstream as they are. */
+  readonly settings: Readonly<Record<string, unknown>>;
+}
+
+export type ToolChoiceSetting =
+  | { readonly type: 'auto' }
+  | { readonly type: 'none' }
+  | { readonly type: 'required' }
+  | { readonly type: 'tool'; readonly toolName: string };
+
+/** A user message's content in chat completions' shape: text, or parts (text, images) kept as sent. */
+export type UserContent = string | readonly Readonly<Record<string, unknown>>[];
+
+export type Turn =
+  | { readonly role: 'user'; readonly content: UserContent }
+  /** A system message later in the conversation (the first ones are `ChatRequest.system`). */
+  | { readonly role: 'system'; readonly content: string }
+  | {
+      readonly role: 'assistant';
+      readonly text: string;
+      readonly calls: readonly ToolCallToFormat[];
+    }
+  /** The results of one or more calls, in call order. */
+  | { readonly role: 'tool-results'; readonly results: readonly ToolResponseToFormat[] };

@@ -1,0 +1,246 @@
+import {
+  setOwnProperty,
+  type ToolCallToFormat,
+  type ToolDefinition,
+  type ToolResponseToFormat,
+} from '../core/index.ts';
+import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
+import {
+  arrayAt,
+  booleanAt,
+  checkUniqueNames,
+  type Fields,
+  fieldsAt,
+  invalid,
+  isFields,
+  nameAt,
+  optionalStringAt,
+  schemaAt,
+  stringAt,
+  textOf,
+} from './request-fields.ts';
+
+/**
+ * Fields of a chat completions request the proxy answers itself; every other field (sampling,
+ * limits, `response_format`, …) goes upstream as the client sent it.
+ */
+const OWN_FIELDS = new Set([
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'stream',
+  'stream_options',
+  'functions',
+  'function_call',
+  'n',
+]);
+
+function toolsOf(value: unknown): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  const tools = arrayAt(value, 'tools').map((entry, index): ToolDefinition => {
+    const path = `tools[${index}]`;
+    const tool = fieldsAt(entry, path);
+    if (tool.type !== 'function')
+      throw invalid(
+        `${path}.type`,
+        `must be "function" (the proxy describes function tools to the model), not ${JSON.stringify(tool.type)}`,
+      );
+    const fn = fieldsAt(tool.function, `${path}.function`);
+    const description = optionalStringAt(fn.description, `${path}.function.description`);
+    return {
+      name: nameAt(fn.name, `${path}.function.name`),
+      ...(description === undefined ? {} : { description }),
+      inputSchema: schemaAt(fn.parameters, `${path}.function.parameters`),
+    };
+  });
+  checkUniqueNames(
+    tools.map((tool) => tool.name),
+    'tools',
+  );
+  return tools;
+}
+
+function toolChoiceOf(value: unknown, tools: readonly ToolDefinition[]): ToolChoiceSetting {
+  if (value === undefined || value === null || value === 'auto') return { type: 'auto' };
+  if (value === 'none') return { type: 'none' };
+  if (value === 'required') {
+    if (tools.length === 0)
+      throw invalid('tool_choice', 'is "required", but the request declares no tools');
+    return { type: 'required' };
+  }
+  if (!isFields(value) || value.type !== 'function')
+    throw invalid(
+      'tool_choice',
+      'must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}',
+    );
+  const name = nameAt(
+    fieldsAt(value.function, 'tool_choice.function').name,
+    'tool_choice.function.name',
+  );
+  if (!tools.some((tool) => tool.name === name))
+    throw invalid(
+      'tool_choice.function.name',
+      `names the tool "${name}", which is not among the request's tools`,
+    );
+  return { type: 'tool', toolName: name };
+}
+
+/** A call's arguments from history: JSON text (as the API sends them) or already an object. */
+function argumentsOf(value: unknown, path: string): unknown {
+  if (value === undefined || value === null || value === '') return {};
+  if (typeof value !== 'string') return fieldsAt(value, path);
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw invalid(path, `is not JSON text: ${(error as Error).message}`);
+  }
+}
+
+function userContentOf(value: unknown, path: string): UserContent {
+  if (typeof value === 'string') return value;
+  return arrayAt(value, path).map((part, index) => fieldsAt(part, `${path}[${index}]`));
+}
+
+/** Reads `messages` into turns; the leading system (and developer) messages become the system text. */
+function conversationOf(value: unknown): { system: string; turns: Turn[] } {
+  const messages = arrayAt(value, 'messages');
+  if (messages.length === 0) throw invalid('messages', 'must hold at least one message');
+  const system: string[] = [];
+  const turns: Turn[] = [];
+  /** Tool names by call id, so a `tool` message's result can name its tool. */
+  const calledTools = new Map<string, string>();
+  for (const [index, entry] of messages.entries()) {
+    const path = `messages[${index}]`;
+    const message = fieldsAt(entry, path);
+    switch (message.role) {
+      case 'system':
+      case 'developer': {
+        const text = textOf(message.content, `${path}.content`);
+        if (turns.length === 0) system.push(text);
+        else turns.push({ role: 'system', content: text });
+        break;
+      }
+      case 'user':
+        turns.push({ role: 'user', content: userContentOf(message.content, `${path}.content`) });
+        break;
+      case 'assistant':
+        turns.push(assistantTurn(message, path, calledTools));
+        break;
+      case 'tool': {
+        const result = toolResult(message, path, calledTools);
+        const last = turns[turns.length - 1];
+        if (last?.role === 'tool-results') {
+          turns[turns.length - 1] = { role: 'tool-results', results: [...last.results, result] };
+        } else {
+          turns.push({ role: 'tool-results', results: [result] });
+        }
+        break;
+      }
+      case 'function':
+        throw invalid(
+          `${path}.role`,
+          'is "function", the API\'s deprecated form: send results as role "tool" with a tool_call_id',
+        );
+      default:
+        throw invalid(
+          `${path}.role`,
+          `must be "system", "developer", "user", "assistant" or "tool", not ${JSON.stringify(message.role)}`,
+        );
+    }
+  }
+  return { system: system.join('\n\n'), turns };
+}
+
+function assistantTurn(message: Fields, path: string, calledTools: Map<string, string>): Turn {
+  // A refusal is what the assistant said, as far as the next turn is concerned.
+  const text = textOrRefusal(message, path);
+  const calls: ToolCallToFormat[] = [];
+  if (message.tool_calls !== undefined && message.tool_calls !== null) {
+    for (const [index, entry] of arrayAt(message.tool_calls, `${path}.tool_calls`).entries()) {
+      const callPath = `${path}.tool_calls[${index}]`;
+      const call = fieldsAt(entry, callPath);
+      const fn = fieldsAt(call.function, `${callPath}.function`);
+      const id = stringAt(call.id, `${callPath}.id`);
+      const toolName = nameAt(fn.name, `${callPath}.function.name`);
+      calledTools.set(id, toolName);
+      calls.push({
+        toolName,
+        toolCallId: id,
+        input: argumentsOf(fn.arguments, `${callPath}.function.arguments`),
+      });
+    }
+  }
+  return { role: 'assistant', text, calls };
+}
+
+function textOrRefusal(message: Fields, path: string): string {
+  const content = message.content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part, index) => {
+        const fields = fieldsAt(part, `${path}.content[${index}]`);
+        if (fields.type === 'refusal')
+          return stringAt(fields.refusal, `${path}.content[${index}].refusal`);
+        return textOf([fields], `${path}.content[${index}]`);
+      })
+      .join('\n');
+  }
+  const text = textOf(content, `${path}.content`);
+  const refusal = optionalStringAt(message.refusal, `${path}.refusal`);
+  return refusal === undefined || text.length > 0 ? text : refusal;
+}
+
+function toolResult(
+  message: Fields,
+  path: string,
+  calledTools: ReadonlyMap<string, string>,
+): ToolResponseToFormat {
+  const id = stringAt(message.tool_call_id, `${path}.tool_call_id`);
+  const toolName = calledTools.get(id);
+  if (toolName === undefined)
+    throw invalid(
+      `${path}.tool_call_id`,
+      `is "${id}", which no earlier assistant message's tool_calls has: a tool message answers a call made before it`,
+    );
+  return { toolName, toolCallId: id, output: textOf(message.content, `${path}.content`) };
+}
+
+/** Reads and checks a chat completions request body; throws a 400 `ProxyError` naming the field. */
+export function readChatCompletionsRequest(body: unknown): ChatRequest {
+  const fields = fieldsAt(body, 'the request body');
+  const model = nameAt(fields.model, 'model');
+  if (fields.functions !== undefined || fields.function_call !== undefined)
+    throw invalid(
+      fields.functions !== undefined ? 'functions' : 'function_call',
+      'is the API\'s deprecated form of tools: send "tools" and "tool_choice" instead',
+    );
+  if (fields.n !== undefined && fields.n !== null && fields.n !== 1)
+    throw invalid(
+      'n',
+      `must be 1: the proxy reads one reply per request, not ${JSON.stringify(fields.n)}`,
+    );
+  const tools = toolsOf(fields.tools);
+  const { system, turns } = conversationOf(fields.messages);
+  const stream = booleanAt(fields.stream, 'stream', false);
+  const streamOptions =
+    fields.stream_options === undefined || fields.stream_options === null
+      ? {}
+      : fieldsAt(fields.stream_options, 'stream_options');
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (!OWN_FIELDS.has(key)) setOwnProperty(settings, key, value);
+  }
+  return {
+    model,
+    system,
+    turns,
+    tools,
+    toolChoice: toolChoiceOf(fields.tool_choice, tools),
+    parallelToolCalls: booleanAt(fields.parallel_tool_calls, 'parallel_tool_calls', true),
+    stream,
+    includeUsage: booleanAt(streamOptions.include_usage, 'stream_options.include_usage', false),
+    settings,
+  };
+}

@@ -1,0 +1,97 @@
+import type { ParseEvent, ParseOptions, StreamParser, ToolCallProtocol } from '../core/index.ts';
+
+/**
+ * What the proxy sends a client, whichever API it speaks: text and reasoning as they come, a call
+ * as it is read (its start, pieces of its arguments' JSON, its end), and how the reply ended.
+ */
+export type ReplyEvent =
+  | { readonly type: 'text'; readonly delta: string }
+  | { readonly type: 'reasoning'; readonly delta: string }
+  | { readonly type: 'call-start'; readonly id: string; readonly name: string }
+  /** More of the call's arguments: all of a call's deltas concatenate to its final JSON. */
+  | { readonly type: 'call-delta'; readonly id: string; readonly delta: string }
+  | {
+      readonly type: 'call-end';
+      readonly id: string;
+      readonly name: string;
+      readonly input: string;
+    }
+  /**
+   * A call whose start went out but which could not be read to its end: its raw text follows
+   * as text (nothing is lost), and the call must not run.
+   */
+  | { readonly type: 'call-abandoned'; readonly id: string };
+
+/**
+ * Turns one reply's text into reply events with the protocol's stream parser. Malformed markup
+ * comes back as text (the parser's raw text), so the client sees exactly what the model wrote.
+ */
+export class ReplyReader {
+  private readonly parser: StreamParser;
+  /** What went out of each open call's arguments, to send the rest when the call completes. */
+  private readonly streamed = new Map<string, string>();
+  /** Calls completed so far. */
+  calls = 0;
+  /** The text (outside calls) so far: what a retry shows the model it wrote. */
+  text = '';
+
+  constructor(protocol: ToolCallProtocol, options: ParseOptions) {
+    this.parser = protocol.createStreamParser({ ...options, emitRawTextOnError: true });
+  }
+
+  push(chunk: string, out: ReplyEvent[]): void {
+    this.translate(this.parser.push(chunk), out);
+  }
+
+  /** The reply is over; `interrupted`: it stopped at a limit or an error, so an open call is cut off. */
+  end(interrupted: boolean, out: ReplyEvent[]): void {
+    this.translate(this.parser.end({ interrupted }), out);
+  }
+
+  private translate(events: readonly ParseEvent[], out: ReplyEvent[]): void {
+    for (const event of events) {
+      switch (event.type) {
+        case 'text-delta':
+          this.text += event.delta;
+          out.push({ type: 'text', delta: event.delta });
+          break;
+        case 'reasoning-delta':
+          out.push({ type: 'reasoning', delta: event.delta });
+          break;
+        case 'tool-input-start':
+          this.streamed.set(event.id, '');
+          out.push({ type: 'call-start', id: event.id, name: event.toolName });
+          break;
+        case 'tool-input-delta':
+          this.streamed.set(event.id, (this.streamed.get(event.id) ?? '') + event.delta);
+          out.push({ type: 'call-delta', id: event.id, delta: event.delta });
+          break;
+        case 'tool-call':
+          this.complete(event.toolCallId, event.toolName, event.input, out);
+          break;
+        case 'error': {
+          const id = event.error.toolCallId;
+          if (id !== undefined && this.streamed.delete(id))
+            out.push({ type: 'call-abandoned', id });
+          break;
+        }
+        default:
+          // Block starts and ends: each API frames its blocks itself.
+          break;
+      }
+    }
+  }
+
+  private complete(id: string, name: string, input: string, out: ReplyEvent[]): void {
+    const sent = this.streamed.get(id);
+    this.streamed.delete(id);
+    this.calls++;
+    if (sent === undefined) {
+      out.push({ type: 'call-start', id, name });
+      out.push({ type: 'call-delta', id, delta: input });
+    } else if (input.length > sent.length && input.startsWith(sent)) {
+      out.push({ type: 'call-delta', id, delta: input.slice(sent.length) });
+    }
+    out.push({ type: 'call-end', id, name, input });
+  }
+}

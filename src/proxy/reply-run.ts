@@ -1,0 +1,173 @@
+import type { ParseOptions, ToolCallProtocol } from '../core/index.ts';
+import { describeDemand } from '../core/index.ts';
+import type { ChatRequest } from './conversation.ts';
+import { ProxyError } from './errors.ts';
+import { type ReplyEvent, ReplyReader } from './reply-events.ts';
+import {
+  callUpstream,
+  readReply,
+  readStream,
+  type UpstreamPiece,
+  type UpstreamSettings,
+  type UpstreamUsage,
+} from './upstream.ts';
+import {
+  demandOf,
+  retryMessages,
+  type UpstreamMessage,
+  upstreamMessages,
+} from './upstream-messages.ts';
+
+/** How a reply ended, in chat completions' words (`stop`, `length`, `tool_calls`, …). */
+export interface ReplyEnd {
+  readonly finishReason: string;
+  readonly calls: number;
+  /** Summed over the attempts; undefined when the model server reported none. */
+  readonly usage: UpstreamUsage | undefined;
+}
+
+export interface ReplyRunSettings {
+  readonly upstream: UpstreamSettings;
+  readonly protocol: ToolCallProtocol;
+  /** Parse limits (`maxCallChars`, `maxDepth`); tools come from the request. */
+  readonly parseOptions: Omit<ParseOptions, 'tools'>;
+  /** Extra attempts when `tool_choice` demands a call and the model wrote none. */
+  readonly toolChoiceRetries: number;
+  /** The client's `Authorization`, sent upstream unless the proxy has a key of its own for it. */
+  readonly authorization: string | undefined;
+  readonly signal: AbortSignal;
+}
+
+/** A reply stopped by a limit or an error: a call still open then was cut off and never runs. */
+function isInterruption(reason: string | undefined): boolean {
+  return reason === undefined || reason === 'length' || reason === 'content_filter';
+}
+
+function addUsage(
+  first: UpstreamUsage | undefined,
+  second: UpstreamUsage | undefined,
+): UpstreamUsage | undefined {
+  if (!first || !second) return first ?? second;
+  const sum = (a: number | undefined, b: number | undefined) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  const prompt = sum(first.prompt_tokens, second.prompt_tokens);
+  const completion = sum(first.completion_tokens, second.completion_tokens);
+  const total = sum(first.total_tokens, second.total_tokens);
+  return {
+    ...(prompt === undefined ? {} : { prompt_tokens: prompt }),
+    ...(completion === undefined ? {} : { completion_tokens: completion }),
+    ...(total === undefined ? {} : { total_tokens: total }),
+  };
+}
+
+/** The body sent upstream: the client's settings, the rendered messages, no tools. */
+function upstreamBody(
+  request: ChatRequest,
+  messages: readonly UpstreamMessage[],
+): Record<string, unknown> {
+  return {
+    ...request.settings,
+    model: request.model,
+    messages,
+    stream: request.stream,
+    ...(request.stream && request.includeUsage ? { stream_options: { include_usage: true } } : {}),
+  };
+}
+
+/**
+ * One reply to a chat request, as batches of reply events: asks the model server (streamed when
+ * the client streams), reads calls out of its text as they come, and returns how it ended.
+ *
+ * The first batch, empty, comes as soon as the model server has answered (unless a call is
+ * demanded), so a streaming client gets its response's head without waiting for the first token.
+ *
+ * When `tool_choice` demands a call, nothing of an attempt goes out until a call starts: an
+ * answer without a call is then retried with a correction, and after the last attempt fails the
+ * client gets a clear error instead of a reply (422, before anything was sent).
+ */
+export async function* runReply(
+  request: ChatRequest,
+  settings: ReplyRunSettings,
+): AsyncGenerator<ReplyEvent[], ReplyEnd> {
+  const demand = demandOf(request.toolChoice);
+  const parseOptions: ParseOptions = {
+    ...settings.parseOptions,
+    // `none`: nothing the model writes is a call.
+    tools: request.toolChoice.type === 'none' ? [] : request.tools,
+  };
+  let messages = upstreamMessages(request, settings.protocol);
+  let usage: UpstreamUsage | undefined;
+  const answers: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const reader = new ReplyReader(settings.protocol, parseOptions);
+    // Held while a demanded call has not started: an attempt without one is never shown.
+    let held: ReplyEvent[] | undefined = demand ? [] : undefined;
+    let finishReason: string | undefined;
+    const release = (events: ReplyEvent[]): ReplyEvent[] | undefined => {
+      if (held === undefined) return events.length > 0 ? events : undefined;
+      held.push(...events);
+      if (!events.some((event) => event.type === 'call-start')) return undefined;
+      const out = held;
+      held = undefined;
+      return out;
+    };
+    const take = (piece: UpstreamPiece, out: ReplyEvent[]) => {
+      if (piece.reasoning !== undefined) out.push({ type: 'reasoning', delta: piece.reasoning });
+      if (piece.content !== undefined) reader.push(piece.content, out);
+      if (piece.finishReason !== undefined) finishReason = piece.finishReason;
+      if (piece.usage !== undefined) usage = addUsage(usage, piece.usage);
+    };
+
+    const call = await callUpstream(settings.upstream, '/chat/completions', {
+      method: 'POST',
+      body: upstreamBody(request, messages),
+      authorization: settings.authorization,
+      signal: settings.signal,
+    });
+    // The server answered: a client not waiting for a demanded call may be told so at once.
+    if (attempt === 0 && held === undefined) yield [];
+    if (request.stream) {
+      for await (const pieces of readStream(call, settings.upstream)) {
+        const out: ReplyEvent[] = [];
+        for (const piece of pieces) take(piece, out);
+        const ready = release(out);
+        if (ready) yield ready;
+      }
+    } else {
+      const out: ReplyEvent[] = [];
+      take(await readReply(call, settings.upstream), out);
+      const ready = release(out);
+      if (ready) yield ready;
+    }
+    const interrupted = isInterruption(finishReason);
+    const out: ReplyEvent[] = [];
+    reader.end(interrupted, out);
+    const ready = release(out);
+    if (ready) yield ready;
+
+    if (demand && reader.calls === 0 && !interrupted) {
+      answers.push(reader.text);
+      if (attempt < settings.toolChoiceRetries) {
+        messages = retryMessages(messages, reader.text, demand);
+        continue;
+      }
+      const said = answers.join('\n\n');
+      const shown = said.length > 200 ? `${said.slice(0, 200)}…` : said;
+      throw new ProxyError(
+        422,
+        `tool_choice demanded ${describeDemand(demand)}, but the model answered without one` +
+          `${answers.length > 1 ? ` after ${answers.length} attempts` : ''}. It wrote: ${JSON.stringify(shown)}`,
+        'tool_choice',
+      );
+    }
+    if (held !== undefined && held.length > 0) yield held;
+    const calls = reader.calls;
+    const reason = finishReason ?? 'stop';
+    return {
+      finishReason:
+        calls > 0 && (reason === 'stop' || reason === 'tool_calls') ? 'tool_calls' : reason,
+      calls,
+      usage,
+    };
+  }
+}

@@ -1,0 +1,169 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the scripted model server answers to one chat completions request. */
+export interface ScriptedReply {
+  /** The model's text. */
+  readonly text?: string;
+  /** Reasoning the server split off itself (`reasoning_content`). */
+  readonly reasoning?: string;
+  /** How a streamed reply splits the text (default: pieces of 5 characters). */
+  readonly chunks?: readonly string[];
+  readonly finishReason?: string | null;
+  readonly usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** Answer with this status and an OpenAI error body instead. */
+  readonly status?: number;
+  readonly errorMessage?: string;
+  /** Wait this long between streamed chunks. */
+  readonly delayMs?: number;
+  /** Stop the stream after this many chunks, leaving the connection open until the client leaves. */
+  readonly hangAfter?: number;
+}
+
+export interface ScriptedUpstream {
+  /** Base URL, `http://127.0.0.1:PORT/v1`. */
+  readonly url: string;
+  /** Bodies of the chat completions requests received, in order. */
+  readonly requests: Record<string, any>[];
+  /** Headers of every request received. */
+  readonly headers: IncomingMessage['headers'][];
+  /** Resolves when a streamed reply's client went away before its end. */
+  readonly disconnects: number;
+  close(): Promise<void>;
+}
+
+export const USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
+
+function pieces(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  let body = '';
+  for await (const chunk of request) body += chunk;
+  return body;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * An OpenAI-compatible model server on loopback that answers each chat completions request with
+ * the next scripted reply (or the reply a function picks), streamed or whole as asked, and
+ * lists one model.
+ */
+export async function startScriptedUpstream(
+  script: readonly ScriptedReply[] | ((body: Record<string, any>, index: number) => ScriptedReply),
+): Promise<ScriptedUpstream> {
+  const requests: Record<string, any>[] = [];
+  const headers: IncomingMessage['headers'][] = [];
+  let disconnects = 0;
+  const server: Server = createServer(async (request, response) => {
+    headers.push(request.headers);
+    const body = await readBody(request);
+    if (request.method === 'GET' && request.url === '/v1/models') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          object: 'list',
+          data: [{ id: 'scripted-model', object: 'model', owned_by: 'test' }],
+        }),
+      );
+      return;
+    }
+    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
+      return;
+    }
+    const parsed = JSON.parse(body);
+    const index = requests.length;
+    requests.push(parsed);
+    const reply =
+      typeof script === 'function'
+        ? script(parsed, index)
+        : (script[index] ?? script[script.length - 1]!);
+    if (reply.status !== undefined) {
+      response.writeHead(reply.status, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          error: { message: reply.errorMessage ?? 'scripted failure', type: 'server_error' },
+        }),
+      );
+      return;
+    }
+    const text = reply.text ?? '';
+    const finish = reply.finishReason === undefined ? 'stop' : reply.finishReason;
+    const id = `chatcmpl-up${index}`;
+    const base = { id, object: 'chat.completion.chunk', created: 1, model: parsed.model };
+    if (!parsed.stream) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created: 1,
+          model: parsed.model,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: text,
+                ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+              },
+              finish_reason: finish,
+            },
+          ],
+          usage: reply.usage ?? USAGE,
+        }),
+      );
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    let closed = false;
+    response.on('close', () => {
+      if (!response.writableFinished) {
+        closed = true;
+        disconnects++;
+      }
+    });
+    const send = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`);
+    send({
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    });
+    if (reply.reasoning)
+      send({
+        ...base,
+        choices: [{ index: 0, delta: { reasoning_content: reply.reasoning }, finish_reason: null }],
+      });
+    const parts = reply.chunks ?? pieces(text, 5);
+    for (const [n, part] of parts.entries()) {
+      if (reply.hangAfter !== undefined && n >= reply.hangAfter) return;
+      if (closed) return;
+      if (reply.delayMs) await sleep(reply.delayMs);
+      send({ ...base, choices: [{ index: 0, delta: { content: part }, finish_reason: null }] });
+    }
+    send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] });
+    if (parsed.stream_options?.include_usage)
+      send({ ...base, choices: [], usage: reply.usage ?? USAGE });
+    response.end('data: [DONE]\n\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    headers,
+    get disconnects() {
+      return disconnects;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
