@@ -24,12 +24,21 @@ export interface ScriptedUpstream {
   /** Base URL, `http://127.0.0.1:PORT/v1`. */
   readonly url: string;
   /** Bodies of the chat completions requests received, in order. */
-  readonly requests: Record<string, any>[];
+  readonly requests: UpstreamBody[];
   /** Headers of every request received. */
   readonly headers: IncomingMessage['headers'][];
   /** Resolves when a streamed reply's client went away before its end. */
   readonly disconnects: number;
   close(): Promise<void>;
+}
+
+/** A chat completions request body as the scripted server received it. */
+export interface UpstreamBody {
+  readonly model: string;
+  readonly messages: { readonly role: string; readonly content: unknown }[];
+  readonly stream?: boolean;
+  readonly stream_options?: { readonly include_usage?: boolean };
+  readonly [setting: string]: unknown;
 }
 
 export const USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
@@ -54,9 +63,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * lists one model.
  */
 export async function startScriptedUpstream(
-  script: readonly ScriptedReply[] | ((body: Record<string, any>, index: number) => ScriptedReply),
+  script: readonly ScriptedReply[] | ((body: UpstreamBody, index: number) => ScriptedReply),
 ): Promise<ScriptedUpstream> {
-  const requests: Record<string, any>[] = [];
+  const requests: UpstreamBody[] = [];
   const headers: IncomingMessage['headers'][] = [];
   let disconnects = 0;
   const server: Server = createServer(async (request, response) => {
@@ -77,7 +86,7 @@ export async function startScriptedUpstream(
       response.end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
       return;
     }
-    const parsed = JSON.parse(body);
+    const parsed = JSON.parse(body) as UpstreamBody;
     const index = requests.length;
     requests.push(parsed);
     const reply =
