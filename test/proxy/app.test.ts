@@ -1,0 +1,365 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
+import { startServer } from '../../src/server/node-server.ts';
+import {
+  type ScriptedReply,
+  type ScriptedUpstream,
+  startScriptedUpstream,
+} from './scripted-upstream.ts';
+
+const TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
+];
+const CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>';
+
+let upstream: ScriptedUpstream | undefined;
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+async function proxyFor(script: readonly ScriptedReply[], options: Partial<ProxyOptions> = {}) {
+  upstream = await startScriptedUpstream(script);
+  return createProxyApp({ upstream: upstream.url, protocol: 'hermes', ...options });
+}
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', host: '127.0.0.1', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
+}
+
+const chat = (extra: Record<string, unknown> = {}) => ({
+  model: 'm',
+  messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+  tools: TOOLS,
+  ...extra,
+});
+
+describe('proxy: refusals in each API format', () => {
+  it('a malformed chat completions request gets 400 naming the field, in OpenAI error shape', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const response = await proxy.app.request(
+      '/v1/chat/completions',
+      post('/v1/chat/completions', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }),
+    );
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.error.type).toBe('invalid_request_error');
+    expect(body.error.param).toBe('messages[0].role');
+    expect(body.error.message).toContain('messages[0].role must be');
+    expect(upstream!.requests).toHaveLength(0);
+  });
+
+  it('a malformed Messages request gets 400 in Anthropic error shape', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const response = await proxy.app.request(
+      '/v1/messages',
+      post('/v1/messages', { model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') },
+    });
+  });
+
+  it('a body that is not JSON text gets 400; one sent as another type 415', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const broken = await proxy.app.request('/v1/chat/completions', post('', '{"model": '));
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error.message).toMatch(/JSON/);
+    const typed = await proxy.app.request('/v1/chat/completions', {
+      ...post('', chat()),
+      headers: { 'content-type': 'text/plain', host: '127.0.0.1' },
+    });
+    expect(typed.status).toBe(415);
+  });
+
+  it('a body over the limit gets 413 without reaching the model server', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }], { limits: { maxBodyBytes: 1000 } });
+    const response = await proxy.app.request(
+      '/v1/messages',
+      post('', {
+        model: 'm',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'x'.repeat(2000) }],
+      }),
+    );
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.type).toBe('request_too_large');
+    expect(upstream!.requests).toHaveLength(0);
+  });
+
+  it('an unknown route gets 404 saying what is served', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const response = await proxy.app.request('/v1/embeddings', post('', {}));
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.message).toContain('POST /v1/chat/completions');
+  });
+
+  it('a request addressed to a foreign host name is refused (DNS rebinding)', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const response = await proxy.app.request(
+      'http://evil.example/v1/chat/completions',
+      post('', chat(), { host: 'evil.example' }),
+    );
+    expect(response.status).toBe(403);
+    expect((await response.json()).error.message).toContain('evil.example');
+  });
+
+  it('a page on another origin is refused', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const response = await proxy.app.request(
+      '/v1/chat/completions',
+      post('', chat(), { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
+    );
+    expect(response.status).toBe(403);
+    expect(upstream!.requests).toHaveLength(0);
+  });
+});
+
+describe('proxy: keys', () => {
+  it('with an API key, requests without it or with another get 401; either header form is accepted', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }], { apiKey: 'sesame' });
+    const none = await proxy.app.request('/v1/chat/completions', post('', chat()));
+    expect(none.status).toBe(401);
+    expect((await none.json()).error.message).toContain('Authorization: Bearer');
+    const wrong = await proxy.app.request(
+      '/v1/messages',
+      post(
+        '',
+        { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
+        { 'x-api-key': 'nope' },
+      ),
+    );
+    expect(wrong.status).toBe(401);
+    expect((await wrong.json()).error.type).toBe('authentication_error');
+    const bearer = await proxy.app.request(
+      '/v1/chat/completions',
+      post('', chat(), { authorization: 'Bearer sesame' }),
+    );
+    expect(bearer.status).toBe(200);
+    const header = await proxy.app.request(
+      '/v1/messages',
+      post(
+        '',
+        { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
+        { 'x-api-key': 'sesame' },
+      ),
+    );
+    expect(header.status).toBe(200);
+  });
+
+  it("the client's Authorization goes upstream, unless the proxy has an upstream key", async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    await proxy.app.request(
+      '/v1/chat/completions',
+      post('', chat(), { authorization: 'Bearer client-key' }),
+    );
+    expect(upstream!.headers.at(-1)!.authorization).toBe('Bearer client-key');
+    await proxy.app.request(
+      '/v1/messages',
+      post(
+        '',
+        { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
+        { 'x-api-key': 'anthropic-key' },
+      ),
+    );
+    expect(upstream!.headers.at(-1)!.authorization).toBe('Bearer anthropic-key');
+    await upstream!.close();
+    const keyed = await proxyFor([{ text: 'hi' }], { upstreamApiKey: 'server-key' });
+    await keyed.app.request(
+      '/v1/chat/completions',
+      post('', chat(), { authorization: 'Bearer client-key' }),
+    );
+    expect(upstream!.headers.at(-1)!.authorization).toBe('Bearer server-key');
+  });
+});
+
+describe('proxy: the model server', () => {
+  it('passes its error status and message on', async () => {
+    const proxy = await proxyFor([{ status: 429, errorMessage: 'slow down' }]);
+    const response = await proxy.app.request('/v1/chat/completions', post('', chat()));
+    expect(response.status).toBe(429);
+    expect((await response.json()).error.message).toContain('slow down');
+    const streamed = await proxy.app.request(
+      '/v1/messages',
+      post('', {
+        model: 'm',
+        max_tokens: 5,
+        stream: true,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
+    expect(streamed.status).toBe(429);
+    expect((await streamed.json()).error).toEqual({
+      type: 'rate_limit_error',
+      message: expect.stringContaining('slow down'),
+    });
+  });
+
+  it('gets 502 when no model server answers, streamed or not', async () => {
+    const proxy = createProxyApp({ upstream: 'http://127.0.0.1:9/v1', protocol: 'hermes' });
+    for (const stream of [false, true]) {
+      const response = await proxy.app.request('/v1/chat/completions', post('', chat({ stream })));
+      expect(response.status).toBe(502);
+      expect((await response.json()).error.message).toContain(
+        'no model server answers at http://127.0.0.1:9/v1',
+      );
+    }
+  });
+
+  it('gets 504 when the model server does not finish in time', async () => {
+    const proxy = await proxyFor([{ text: 'slow reply', hangAfter: 0 }], {
+      limits: { upstreamTimeoutMs: 200 },
+    });
+    const response = await proxy.app.request(
+      '/v1/chat/completions',
+      post('', chat({ stream: true })),
+    );
+    // The model server answered at once, so the stream began: the timeout ends it with an error event.
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('did not finish within 0.2 s');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('more requests at once than the limit get 429 until one ends', async () => {
+    const proxy = await proxyFor([{ text: 'a b c d e f', delayMs: 30 }], {
+      limits: { maxConcurrentRequests: 1 },
+    });
+    const first = await proxy.app.request('/v1/chat/completions', post('', chat({ stream: true })));
+    const second = await proxy.app.request(
+      '/v1/chat/completions',
+      post('', chat({ stream: true })),
+    );
+    expect(second.status).toBe(429);
+    expect((await second.json()).error.message).toContain('maxConcurrentRequests');
+    await first.text();
+    expect(proxy.active()).toBe(0);
+    const third = await proxy.app.request('/v1/chat/completions', post('', chat()));
+    expect(third.status).toBe(200);
+  });
+
+  it('a client that disconnects cancels its upstream request', async () => {
+    const proxy = await proxyFor([{ text: 'x'.repeat(400), delayMs: 20 }]);
+    const running = await startServer(proxy, { port: 0, host: '127.0.0.1' });
+    try {
+      const controller = new AbortController();
+      const response = await fetch(`${running.url}/v1/chat/completions`, {
+        ...post('', chat({ stream: true })),
+        headers: { 'content-type': 'application/json' },
+        signal: controller.signal,
+      });
+      const reader = response.body!.getReader();
+      await reader.read();
+      controller.abort();
+      await expect.poll(() => upstream!.disconnects, { timeout: 3000 }).toBe(1);
+      await expect.poll(() => proxy.active(), { timeout: 3000 }).toBe(0);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+describe('proxy: tool_choice demands', () => {
+  it('holds a streamed reply without a call, retries once, and answers 422 before anything is sent', async () => {
+    const proxy = await proxyFor([{ text: 'I would rather chat.' }, { text: 'Still no call.' }]);
+    const response = await proxy.app.request(
+      '/v1/chat/completions',
+      post('', chat({ stream: true, tool_choice: 'required' })),
+    );
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body.error.param).toBe('tool_choice');
+    expect(body.error.message).toContain('after 2 attempts');
+    expect(upstream!.requests).toHaveLength(2);
+    const retry = upstream!.requests[1]!.messages;
+    expect(retry.at(-2)).toEqual({ role: 'assistant', content: 'I would rather chat.' });
+    expect(retry.at(-1)!.role).toBe('user');
+    expect(String(retry.at(-1)!.content)).toContain('must call at least one');
+  });
+
+  it('streams only the attempt that calls: the first answer never reaches the client', async () => {
+    const proxy = await proxyFor([{ text: 'No call here.' }, { text: `Calling.\n${CALL}` }]);
+    const response = await proxy.app.request(
+      '/v1/chat/completions',
+      post(
+        '',
+        chat({
+          stream: true,
+          tool_choice: { type: 'function', function: { name: 'get_weather' } },
+        }),
+      ),
+    );
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain('No call here');
+    expect(text).toContain('Calling.');
+    expect(text).toContain('"finish_reason":"tool_calls"');
+  });
+
+  it('with no retries configured, the first answer without a call is the error', async () => {
+    const proxy = await proxyFor([{ text: 'nope' }], { toolChoiceRetries: 0 });
+    const response = await proxy.app.request(
+      '/v1/messages',
+      post('', {
+        model: 'm',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+        tool_choice: { type: 'any' },
+      }),
+    );
+    expect(response.status).toBe(422);
+    expect(upstream!.requests).toHaveLength(1);
+    expect((await response.json()).error.message).toContain('It wrote: "nope"');
+  });
+
+  it('a reply cut at the length limit is not retried: it goes out as it is', async () => {
+    const proxy = await proxyFor([{ text: 'Partial answer', finishReason: 'length' }]);
+    const response = await proxy.app.request(
+      '/v1/chat/completions',
+      post('', chat({ tool_choice: 'required' })),
+    );
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.choices[0].finish_reason).toBe('length');
+    expect(body.choices[0].message.content).toBe('Partial answer');
+    expect(upstream!.requests).toHaveLength(1);
+  });
+});
+
+describe('proxy: options', () => {
+  it('refuses bad options with a TypeError naming them', () => {
+    expect(() => createProxyApp({ upstream: 'not a url' })).toThrow(
+      /upstream "not a url" is not a URL/,
+    );
+    expect(() => createProxyApp({ upstream: 'ftp://x/v1' })).toThrow(/http or https/);
+    expect(() => createProxyApp({ upstream: 'http://x/v1', protocol: 'klingon' })).toThrow(
+      /unknown protocol/,
+    );
+    expect(() => createProxyApp({ upstream: 'http://x/v1', limits: { maxBodyBytes: 0 } })).toThrow(
+      /maxBodyBytes/,
+    );
+    expect(() => createProxyApp({ upstream: 'http://x/v1', toolChoiceRetries: 9 })).toThrow(
+      /toolChoiceRetries/,
+    );
+  });
+
+  it("GET /v1/models is the model server's list", async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const response = await proxy.app.request('/v1/models', { headers: { host: 'localhost' } });
+    expect(response.status).toBe(200);
+    expect((await response.json()).data[0].id).toBe('scripted-model');
+  });
+});
