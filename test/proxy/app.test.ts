@@ -18,6 +18,10 @@ const TOOLS = [
 ];
 const CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>';
 
+/** A response's JSON body, read loosely: each test checks the fields it names. */
+// biome-ignore lint/suspicious/noExplicitAny: the shapes under test are the assertions themselves
+const json = async (response: Response): Promise<any> => response.json();
+
 let upstream: ScriptedUpstream | undefined;
 afterEach(async () => {
   await upstream?.close();
@@ -29,7 +33,7 @@ async function proxyFor(script: readonly ScriptedReply[], options: Partial<Proxy
   return createProxyApp({ upstream: upstream.url, protocol: 'hermes', ...options });
 }
 
-function post(path: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
+function post(body: unknown, headers: Record<string, string> = {}): RequestInit {
   return {
     method: 'POST',
     headers: { 'content-type': 'application/json', host: '127.0.0.1', ...headers },
@@ -49,10 +53,10 @@ describe('proxy: refusals in each API format', () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
     const response = await proxy.app.request(
       '/v1/chat/completions',
-      post('/v1/chat/completions', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }),
+      post({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }),
     );
     expect(response.status).toBe(400);
-    const body = await response.json();
+    const body = await json(response);
     expect(body.error.type).toBe('invalid_request_error');
     expect(body.error.param).toBe('messages[0].role');
     expect(body.error.message).toContain('messages[0].role must be');
@@ -63,10 +67,10 @@ describe('proxy: refusals in each API format', () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
     const response = await proxy.app.request(
       '/v1/messages',
-      post('/v1/messages', { model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+      post({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
     );
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({
+    expect(await json(response)).toEqual({
       type: 'error',
       error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') },
     });
@@ -74,11 +78,11 @@ describe('proxy: refusals in each API format', () => {
 
   it('a body that is not JSON text gets 400; one sent as another type 415', async () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
-    const broken = await proxy.app.request('/v1/chat/completions', post('', '{"model": '));
+    const broken = await proxy.app.request('/v1/chat/completions', post('{"model": '));
     expect(broken.status).toBe(400);
-    expect((await broken.json()).error.message).toMatch(/JSON/);
+    expect((await json(broken)).error.message).toMatch(/JSON/);
     const typed = await proxy.app.request('/v1/chat/completions', {
-      ...post('', chat()),
+      ...post(chat()),
       headers: { 'content-type': 'text/plain', host: '127.0.0.1' },
     });
     expect(typed.status).toBe(415);
@@ -88,39 +92,39 @@ describe('proxy: refusals in each API format', () => {
     const proxy = await proxyFor([{ text: 'hi' }], { limits: { maxBodyBytes: 1000 } });
     const response = await proxy.app.request(
       '/v1/messages',
-      post('', {
+      post({
         model: 'm',
         max_tokens: 5,
         messages: [{ role: 'user', content: 'x'.repeat(2000) }],
       }),
     );
     expect(response.status).toBe(413);
-    expect((await response.json()).error.type).toBe('request_too_large');
+    expect((await json(response)).error.type).toBe('request_too_large');
     expect(upstream!.requests).toHaveLength(0);
   });
 
   it('an unknown route gets 404 saying what is served', async () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
-    const response = await proxy.app.request('/v1/embeddings', post('', {}));
+    const response = await proxy.app.request('/v1/embeddings', post({}));
     expect(response.status).toBe(404);
-    expect((await response.json()).error.message).toContain('POST /v1/chat/completions');
+    expect((await json(response)).error.message).toContain('POST /v1/chat/completions');
   });
 
   it('a request addressed to a foreign host name is refused (DNS rebinding)', async () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
     const response = await proxy.app.request(
       'http://evil.example/v1/chat/completions',
-      post('', chat(), { host: 'evil.example' }),
+      post(chat(), { host: 'evil.example' }),
     );
     expect(response.status).toBe(403);
-    expect((await response.json()).error.message).toContain('evil.example');
+    expect((await json(response)).error.message).toContain('evil.example');
   });
 
   it('a page on another origin is refused', async () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
     const response = await proxy.app.request(
       '/v1/chat/completions',
-      post('', chat(), { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
+      post(chat(), { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
     );
     expect(response.status).toBe(403);
     expect(upstream!.requests).toHaveLength(0);
@@ -130,9 +134,9 @@ describe('proxy: refusals in each API format', () => {
 describe('proxy: keys', () => {
   it('with an API key, requests without it or with another get 401; either header form is accepted', async () => {
     const proxy = await proxyFor([{ text: 'hi' }], { apiKey: 'sesame' });
-    const none = await proxy.app.request('/v1/chat/completions', post('', chat()));
+    const none = await proxy.app.request('/v1/chat/completions', post(chat()));
     expect(none.status).toBe(401);
-    expect((await none.json()).error.message).toContain('Authorization: Bearer');
+    expect((await json(none)).error.message).toContain('Authorization: Bearer');
     const wrong = await proxy.app.request(
       '/v1/messages',
       post(
@@ -142,10 +146,10 @@ describe('proxy: keys', () => {
       ),
     );
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).error.type).toBe('authentication_error');
+    expect((await json(wrong)).error.type).toBe('authentication_error');
     const bearer = await proxy.app.request(
       '/v1/chat/completions',
-      post('', chat(), { authorization: 'Bearer sesame' }),
+      post(chat(), { authorization: 'Bearer sesame' }),
     );
     expect(bearer.status).toBe(200);
     const header = await proxy.app.request(
@@ -163,7 +167,7 @@ describe('proxy: keys', () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
     await proxy.app.request(
       '/v1/chat/completions',
-      post('', chat(), { authorization: 'Bearer client-key' }),
+      post(chat(), { authorization: 'Bearer client-key' }),
     );
     expect(upstream!.headers.at(-1)!.authorization).toBe('Bearer client-key');
     await proxy.app.request(
@@ -179,7 +183,7 @@ describe('proxy: keys', () => {
     const keyed = await proxyFor([{ text: 'hi' }], { upstreamApiKey: 'server-key' });
     await keyed.app.request(
       '/v1/chat/completions',
-      post('', chat(), { authorization: 'Bearer client-key' }),
+      post(chat(), { authorization: 'Bearer client-key' }),
     );
     expect(upstream!.headers.at(-1)!.authorization).toBe('Bearer server-key');
   });
@@ -188,12 +192,12 @@ describe('proxy: keys', () => {
 describe('proxy: the model server', () => {
   it('passes its error status and message on', async () => {
     const proxy = await proxyFor([{ status: 429, errorMessage: 'slow down' }]);
-    const response = await proxy.app.request('/v1/chat/completions', post('', chat()));
+    const response = await proxy.app.request('/v1/chat/completions', post(chat()));
     expect(response.status).toBe(429);
-    expect((await response.json()).error.message).toContain('slow down');
+    expect((await json(response)).error.message).toContain('slow down');
     const streamed = await proxy.app.request(
       '/v1/messages',
-      post('', {
+      post({
         model: 'm',
         max_tokens: 5,
         stream: true,
@@ -201,7 +205,7 @@ describe('proxy: the model server', () => {
       }),
     );
     expect(streamed.status).toBe(429);
-    expect((await streamed.json()).error).toEqual({
+    expect((await json(streamed)).error).toEqual({
       type: 'rate_limit_error',
       message: expect.stringContaining('slow down'),
     });
@@ -210,9 +214,9 @@ describe('proxy: the model server', () => {
   it('gets 502 when no model server answers, streamed or not', async () => {
     const proxy = createProxyApp({ upstream: 'http://127.0.0.1:9/v1', protocol: 'hermes' });
     for (const stream of [false, true]) {
-      const response = await proxy.app.request('/v1/chat/completions', post('', chat({ stream })));
+      const response = await proxy.app.request('/v1/chat/completions', post(chat({ stream })));
       expect(response.status).toBe(502);
-      expect((await response.json()).error.message).toContain(
+      expect((await json(response)).error.message).toContain(
         'no model server answers at http://127.0.0.1:9/v1',
       );
     }
@@ -222,10 +226,7 @@ describe('proxy: the model server', () => {
     const proxy = await proxyFor([{ text: 'slow reply', hangAfter: 0 }], {
       limits: { upstreamTimeoutMs: 200 },
     });
-    const response = await proxy.app.request(
-      '/v1/chat/completions',
-      post('', chat({ stream: true })),
-    );
+    const response = await proxy.app.request('/v1/chat/completions', post(chat({ stream: true })));
     // The model server answered at once, so the stream began: the timeout ends it with an error event.
     expect(response.status).toBe(200);
     const text = await response.text();
@@ -237,16 +238,13 @@ describe('proxy: the model server', () => {
     const proxy = await proxyFor([{ text: 'a b c d e f', delayMs: 30 }], {
       limits: { maxConcurrentRequests: 1 },
     });
-    const first = await proxy.app.request('/v1/chat/completions', post('', chat({ stream: true })));
-    const second = await proxy.app.request(
-      '/v1/chat/completions',
-      post('', chat({ stream: true })),
-    );
+    const first = await proxy.app.request('/v1/chat/completions', post(chat({ stream: true })));
+    const second = await proxy.app.request('/v1/chat/completions', post(chat({ stream: true })));
     expect(second.status).toBe(429);
-    expect((await second.json()).error.message).toContain('maxConcurrentRequests');
+    expect((await json(second)).error.message).toContain('maxConcurrentRequests');
     await first.text();
     expect(proxy.active()).toBe(0);
-    const third = await proxy.app.request('/v1/chat/completions', post('', chat()));
+    const third = await proxy.app.request('/v1/chat/completions', post(chat()));
     expect(third.status).toBe(200);
   });
 
@@ -256,7 +254,7 @@ describe('proxy: the model server', () => {
     try {
       const controller = new AbortController();
       const response = await fetch(`${running.url}/v1/chat/completions`, {
-        ...post('', chat({ stream: true })),
+        ...post(chat({ stream: true })),
         headers: { 'content-type': 'application/json' },
         signal: controller.signal,
       });
@@ -276,10 +274,10 @@ describe('proxy: tool_choice demands', () => {
     const proxy = await proxyFor([{ text: 'I would rather chat.' }, { text: 'Still no call.' }]);
     const response = await proxy.app.request(
       '/v1/chat/completions',
-      post('', chat({ stream: true, tool_choice: 'required' })),
+      post(chat({ stream: true, tool_choice: 'required' })),
     );
     expect(response.status).toBe(422);
-    const body = await response.json();
+    const body = await json(response);
     expect(body.error.param).toBe('tool_choice');
     expect(body.error.message).toContain('after 2 attempts');
     expect(upstream!.requests).toHaveLength(2);
@@ -312,7 +310,7 @@ describe('proxy: tool_choice demands', () => {
     const proxy = await proxyFor([{ text: 'nope' }], { toolChoiceRetries: 0 });
     const response = await proxy.app.request(
       '/v1/messages',
-      post('', {
+      post({
         model: 'm',
         max_tokens: 50,
         messages: [{ role: 'user', content: 'x' }],
@@ -322,17 +320,17 @@ describe('proxy: tool_choice demands', () => {
     );
     expect(response.status).toBe(422);
     expect(upstream!.requests).toHaveLength(1);
-    expect((await response.json()).error.message).toContain('It wrote: "nope"');
+    expect((await json(response)).error.message).toContain('It wrote: "nope"');
   });
 
   it('a reply cut at the length limit is not retried: it goes out as it is', async () => {
     const proxy = await proxyFor([{ text: 'Partial answer', finishReason: 'length' }]);
     const response = await proxy.app.request(
       '/v1/chat/completions',
-      post('', chat({ tool_choice: 'required' })),
+      post(chat({ tool_choice: 'required' })),
     );
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await json(response);
     expect(body.choices[0].finish_reason).toBe('length');
     expect(body.choices[0].message.content).toBe('Partial answer');
     expect(upstream!.requests).toHaveLength(1);
@@ -360,6 +358,6 @@ describe('proxy: options', () => {
     const proxy = await proxyFor([{ text: 'hi' }]);
     const response = await proxy.app.request('/v1/models', { headers: { host: 'localhost' } });
     expect(response.status).toBe(200);
-    expect((await response.json()).data[0].id).toBe('scripted-model');
+    expect((await json(response)).data[0].id).toBe('scripted-model');
   });
 });
