@@ -140,7 +140,6 @@ describe('proxy: keys', () => {
     const wrong = await proxy.app.request(
       '/v1/messages',
       post(
-        '',
         { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
         { 'x-api-key': 'nope' },
       ),
@@ -155,7 +154,6 @@ describe('proxy: keys', () => {
     const header = await proxy.app.request(
       '/v1/messages',
       post(
-        '',
         { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
         { 'x-api-key': 'sesame' },
       ),
@@ -173,7 +171,6 @@ describe('proxy: keys', () => {
     await proxy.app.request(
       '/v1/messages',
       post(
-        '',
         { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
         { 'x-api-key': 'anthropic-key' },
       ),
@@ -292,7 +289,6 @@ describe('proxy: tool_choice demands', () => {
     const response = await proxy.app.request(
       '/v1/chat/completions',
       post(
-        '',
         chat({
           stream: true,
           tool_choice: { type: 'function', function: { name: 'get_weather' } },
