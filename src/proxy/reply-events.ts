@@ -35,7 +35,21 @@ export class ReplyReader {
   /** The text (outside calls) so far: what a retry shows the model it wrote. */
   text = '';
 
-  constructor(protocol: ToolCallProtocol, options: ParseOptions) {
+  private readonly protocol: ToolCallProtocol;
+  /** Calls the client takes in this reply; later ones go out as the text the model wrote. */
+  private readonly maxCalls: number;
+  /** Calls passed on as calls so far (started or complete). */
+  private admitted = 0;
+  /** Calls beyond `maxCalls` being read: they become text when complete. */
+  private readonly overflow = new Set<string>();
+
+  constructor(
+    protocol: ToolCallProtocol,
+    options: ParseOptions,
+    maxCalls = Number.POSITIVE_INFINITY,
+  ) {
+    this.protocol = protocol;
+    this.maxCalls = maxCalls;
     this.parser = protocol.createStreamParser({ ...options, emitRawTextOnError: true });
   }
 
@@ -65,10 +79,16 @@ export class ReplyReader {
           out.push({ type: 'reasoning', delta: event.delta });
           break;
         case 'tool-input-start':
+          if (this.admitted >= this.maxCalls) {
+            this.overflow.add(event.id);
+            break;
+          }
+          this.admitted++;
           this.streamed.set(event.id, '');
           out.push({ type: 'call-start', id: event.id, name: event.toolName });
           break;
         case 'tool-input-delta':
+          if (this.overflow.has(event.id)) break;
           this.streamed.set(event.id, (this.streamed.get(event.id) ?? '') + event.delta);
           out.push({ type: 'call-delta', id: event.id, delta: event.delta });
           break;
@@ -89,6 +109,14 @@ export class ReplyReader {
 
   private complete(id: string, name: string, input: string, out: ReplyEvent[]): void {
     const sent = this.streamed.get(id);
+    if (sent === undefined && (this.overflow.delete(id) || this.admitted >= this.maxCalls)) {
+      // One call too many for a client that asked for one at a time: shown as written.
+      const text = this.protocol.formatToolCall({ toolName: name, input, toolCallId: id });
+      this.text += text;
+      out.push({ type: 'text', delta: text });
+      return;
+    }
+    if (sent === undefined) this.admitted++;
     this.streamed.delete(id);
     this.calls++;
     if (sent === undefined) {

@@ -99,7 +99,11 @@ export async function* runReply(
   let usage: UpstreamUsage | undefined;
   const answers: string[] = [];
   for (let attempt = 0; ; attempt++) {
-    const reader = new ReplyReader(settings.protocol, parseOptions);
+    const reader = new ReplyReader(
+      settings.protocol,
+      parseOptions,
+      request.parallelToolCalls ? Number.POSITIVE_INFINITY : 1,
+    );
     // Held while a demanded call has not started: an attempt without one is never shown.
     let held: ReplyEvent[] | undefined = demand ? [] : undefined;
     let finishReason: string | undefined;

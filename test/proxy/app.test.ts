@@ -333,6 +333,26 @@ describe('proxy: tool_choice demands', () => {
   });
 });
 
+describe('proxy: one call at a time', () => {
+  it('with parallel_tool_calls false, a second call goes out as the text the model wrote', async () => {
+    const second =
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>';
+    const proxy = await proxyFor([{ text: `${CALL}\n${second}` }]);
+    for (const stream of [false, true]) {
+      const response = await proxy.app.request(
+        '/v1/chat/completions',
+        post(chat({ stream, parallel_tool_calls: false })),
+      );
+      const text = stream ? await response.text() : JSON.stringify(await json(response));
+      expect(text.match(/"type":"function"/g)).toHaveLength(1);
+      expect(text).toContain('Oslo');
+      // The second call is content: its markup, escaped in JSON, with its arguments.
+      expect(text).toContain('\\"Rome\\"');
+      expect(text).toContain('tool_calls');
+    }
+  });
+});
+
 describe('proxy: options', () => {
   it('refuses bad options with a TypeError naming them', () => {
     expect(() => createProxyApp({ upstream: 'not a url' })).toThrow(
