@@ -13,8 +13,14 @@ import type { ProtocolName } from '../protocols/index.ts';
 import { type ProtocolChoice, protocolNameFor } from '../protocols/index.ts';
 import { type MetaInitData, SSE_HEADERS } from '../stream/index.ts';
 import { AgentBlockAdapter } from './agent-blocks.ts';
+import { DEFAULT_CONVERSATION_LIMITS, parseConversationInput } from './conversation-input.ts';
 import { formatBytes } from './memory-estimate.ts';
 import { describeRunError } from './model-errors.ts';
+import {
+  checkModelServer,
+  type ModelServerCheck,
+  type ModelServerProbe,
+} from './model-server-probe.ts';
 import { type Recording, replayStream } from './replay.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from './request-guard.ts';
 import { parseStartRun, parseToolResults, RequestError, readJsonBody } from './requests.ts';
@@ -48,6 +54,24 @@ export interface ServerLimits {
    * @example { maxRememberedBytes: 16 * 1024 * 1024 }
    */
   readonly maxRememberedBytes: number;
+  /**
+   * Entries a conversation sent with a run (`conversation`, to continue it) may have; more get
+   * 400. Its bytes are bounded by `maxBodyBytes`. Default 2000.
+   * @example { maxConversationEntries: 500 }
+   */
+  readonly maxConversationEntries: number;
+  /**
+   * How deeply a call's input or a result's output in that conversation may nest (arrays and
+   * objects); deeper gets 400. Default 64.
+   * @example { maxConversationDepth: 32 }
+   */
+  readonly maxConversationDepth: number;
+  /**
+   * How long `GET /api/status` waits for the model server to answer before it says none does.
+   * Default 2000 (2 s).
+   * @example { modelProbeTimeoutMs: 500 }
+   */
+  readonly modelProbeTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -57,6 +81,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   finishedRunTtlMs: 10 * 60_000,
   maxRememberedRuns: 1000,
   maxRememberedBytes: 64 * 1024 * 1024,
+  ...DEFAULT_CONVERSATION_LIMITS,
+  modelProbeTimeoutMs: 2000,
 };
 
 /** The most `setTimeout` waits as asked (longer delays fire at once). */
@@ -111,6 +137,19 @@ export interface ServerAppOptions {
   readonly runSettings?: RunSettings;
   /** Serve this recording for every run instead of asking a model. */
   readonly replay?: ReplaySettings;
+  /**
+   * A recording a live server plays when a run asks for it (`replay: true`), without asking
+   * the model: the page offers it when no model server answers. Ignored when `replay` is given
+   * (that recording is played).
+   * @example { recording: parseRecording(text, 'recorded-run.sse') }
+   */
+  readonly recording?: ReplaySettings;
+  /**
+   * How `GET /api/status` asks whether the model server is there (see `openAICompatibleProbe`).
+   * Without it the status says the server is not checked.
+   * @example openAICompatibleProbe('http://127.0.0.1:11434/v1')
+   */
+  readonly probeModelServer?: ModelServerProbe;
   /** The built page's folder. Default: `dist/web` (see `defaultWebRoot`). */
   readonly webRoot?: string;
   readonly limits?: Partial<ServerLimits>;
@@ -152,17 +191,18 @@ export const REPLAY_HEADER = 'x-toolwire-replay';
 /**
  * The HTTP API and the page, as a Hono app (runs on Node through `@hono/node-server`; see
  * `startServer`). Routes: `POST /api/runs`, `POST /api/runs/:id/tool-results`,
- * `POST /api/runs/:id/abort`, `GET /api/info`, and the page at `GET /`.
+ * `POST /api/runs/:id/abort`, `GET /api/info`, `GET /api/status`, and the page at `GET /`.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
   if (!options.model && !options.replay)
     throw new TypeError('createServerApp: give a model, or a recording to replay');
   const limits = checkedLimits({ ...DEFAULT_LIMITS, ...options.limits });
-  const replayDelayMs = options.replay?.delayMs ?? DEFAULT_REPLAY_DELAY_MS;
-  if (!Number.isInteger(replayDelayMs) || replayDelayMs < 0 || replayDelayMs > MAX_TIMER_MS)
-    throw new TypeError(
-      `createServerApp: replay.delayMs must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${String(replayDelayMs)}`,
-    );
+  const replayDelayMs = checkedDelay(options.replay, 'replay');
+  // What a run that asks for a recording plays: the replay server's, else the one offered.
+  const playable = options.replay ?? options.recording;
+  const playableDelayMs = options.replay
+    ? replayDelayMs
+    : checkedDelay(options.recording, 'recording');
   const registry = new RunRegistry(limits);
   const generateRunId = options.generateRunId ?? randomUUID;
   const modelName = options.modelName ?? options.model?.modelId ?? 'replay';
@@ -205,6 +245,31 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       activeRuns: registry.active,
     }),
   );
+
+  // One probe at a time: pages opened together share its answer.
+  let probing: Promise<ModelServerCheck> | undefined;
+  const probeModelServer = (probe: ModelServerProbe) => {
+    probing ??= checkModelServer(probe, limits.modelProbeTimeoutMs).finally(() => {
+      probing = undefined;
+    });
+    return probing;
+  };
+
+  app.get('/api/status', async (c) => {
+    const recording = playable ? { recording: playable.recording.label } : {};
+    if (options.replay) return c.json({ mode: 'replay', modelServer: 'none', ...recording });
+    const baseURL = options.baseURL === undefined ? {} : { baseURL: options.baseURL };
+    if (!options.probeModelServer)
+      return c.json({ mode: 'live', modelServer: 'unchecked', ...baseURL, ...recording });
+    const check = await probeModelServer(options.probeModelServer);
+    return c.json({
+      mode: 'live',
+      modelServer: check.answers ? 'answers' : 'no-answer',
+      ...baseURL,
+      ...(check.answers ? {} : { problem: check.problem }),
+      ...recording,
+    });
+  });
 
   const metaFor = (record: RunRecord, resumed: boolean): MetaInitData => ({
     format: 'xml',
@@ -275,6 +340,16 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   app.post('/api/runs', async (c) => {
     const request = parseStartRun(await readJsonBody(c.req.raw, limits.maxBodyBytes));
+    const conversation =
+      request.conversation === undefined
+        ? undefined
+        : parseConversationInput(request.conversation, limits, 'POST /api/runs');
+    const replaying = options.replay !== undefined || request.replay === true;
+    if (replaying && !playable)
+      throw new RequestError(
+        409,
+        'POST /api/runs: "replay" asks for a recording, and this server has none (toolwire serve finds examples/recorded-run.sse; createServerApp takes `recording`)',
+      );
     const protocol =
       request.protocol === undefined ? defaultProtocol : protocolNameFor(request.protocol, modelId);
     const controller = new AbortController();
@@ -284,9 +359,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     } catch (error) {
       return limitError(error);
     }
-    if (options.replay) {
-      const { recording } = options.replay;
-      const body = replayStream(recording, replayDelayMs, controller.signal, (outcome) =>
+    if (replaying) {
+      const { recording } = playable!;
+      const body = replayStream(recording, playableDelayMs, controller.signal, (outcome) =>
         registry.finish(record, outcome),
       );
       c.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true });
@@ -300,6 +375,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       protocol,
       tools,
       prompt: request.prompt,
+      ...(conversation === undefined ? {} : { conversation }),
       signal: controller.signal,
     });
     return streamRun(c, record, controller, run, false);
@@ -392,6 +468,16 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
 
   return { app, registry, limits, close: () => registry.closeAll() };
+}
+
+/** A recording's pause between messages: its own, else the default; a bad one throws. */
+function checkedDelay(settings: ReplaySettings | undefined, name: string): number {
+  const delayMs = settings?.delayMs ?? DEFAULT_REPLAY_DELAY_MS;
+  if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_TIMER_MS)
+    throw new TypeError(
+      `createServerApp: ${name}.delayMs must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${String(delayMs)}`,
+    );
+  return delayMs;
 }
 
 function minutes(ms: number): string {

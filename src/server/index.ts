@@ -18,6 +18,11 @@ export {
   type ServerLimits,
 } from './app.ts';
 export {
+  type ConversationLimits,
+  DEFAULT_CONVERSATION_LIMITS,
+  parseConversationInput,
+} from './conversation-input.ts';
+export {
   type CanonicalHost,
   canonicalBindHost,
   canonicalHost,
@@ -25,6 +30,12 @@ export {
   isLoopbackHostname,
 } from './host-names.ts';
 export { describeRunError, type ErrorPayload, isUnreachableError } from './model-errors.ts';
+export {
+  checkModelServer,
+  type ModelServerCheck,
+  type ModelServerProbe,
+  openAICompatibleProbe,
+} from './model-server-probe.ts';
 export { type RunningServer, startServer } from './node-server.ts';
 export { parseRecording, type Recording } from './replay.ts';
 export {

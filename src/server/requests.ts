@@ -99,24 +99,40 @@ export interface StartRunRequest {
   readonly prompt: string;
   /** A format's name or alias, `auto`, or `model` (the server's model's format). */
   readonly protocol: ProtocolChoice | undefined;
+  /**
+   * The conversation to continue, as the client sent it: checked by `parseConversationInput`
+   * against the server's limits. Absent for a new conversation.
+   */
+  readonly conversation?: unknown;
+  /** Play the server's recording instead of asking the model (the prompt may then be absent). */
+  readonly replay?: true;
 }
 
-/** `POST /api/runs`: `{prompt, protocol?}`. */
+/** `POST /api/runs`: `{prompt, protocol?, conversation?, replay?}`. */
 export function parseStartRun(body: unknown): StartRunRequest {
   const where = 'POST /api/runs';
   const object = objectBody(body, where);
-  onlyKeys(object, ['prompt', 'protocol'], where);
-  const { prompt, protocol } = object;
-  if (typeof prompt !== 'string')
+  onlyKeys(object, ['prompt', 'protocol', 'conversation', 'replay'], where);
+  const { prompt, protocol, conversation, replay } = object;
+  if (replay !== undefined && typeof replay !== 'boolean')
+    throw new RequestError(400, `${where}: "replay" must be true or false`);
+  // A recording answers no question: it needs none.
+  const promptless = replay === true && prompt === undefined;
+  if (!promptless && typeof prompt !== 'string')
     throw new RequestError(400, `${where}: "prompt" must be a string (the question to ask)`);
-  if (prompt.trim().length === 0)
+  if (!promptless && (prompt as string).trim().length === 0)
     throw new RequestError(400, `${where}: "prompt" is empty; ask something`);
   if (protocol !== undefined && (typeof protocol !== 'string' || !isProtocolChoice(protocol)))
     throw new RequestError(
       400,
       `${where}: "protocol" must be one of ${protocolChoices().join(', ')} or a format's alias (got ${JSON.stringify(protocol)})`,
     );
-  return { prompt, protocol };
+  return {
+    prompt: promptless ? '' : (prompt as string),
+    protocol,
+    ...(conversation === undefined ? {} : { conversation }),
+    ...(replay === true ? { replay } : {}),
+  };
 }
 
 export interface FrontendToolResult {

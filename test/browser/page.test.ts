@@ -169,6 +169,172 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'page-model-down.png'), fullPage: true });
   });
 
+  it(
+    title('a follow-up continues the same conversation, and a reload shows it and continues it'),
+    async () => {
+      const fake = await startFakeOpenAIServer({
+        turns: [
+          '<attempt_completion><result>Login is handled by loginUser in login.js.</result></attempt_completion>',
+          '<attempt_completion><result>Yes: loginUser calls checkPassword.</result></attempt_completion>',
+          '<attempt_completion><result>It returns what checkPassword returns.</result></attempt_completion>',
+        ],
+      });
+      cleanups.push(() => fake.close());
+      const serve = await startServe(fake);
+      const page = await openPage(serve.url);
+      await ask(page, 'How does login work?');
+      await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+      // A model server that answers: no notice.
+      expect(await page.isVisible('#model-notice')).toBe(false);
+
+      // The follow-up goes with the first turn: the model reads the question and its answer.
+      await ask(page, 'Does it check the password?');
+      await expect.poll(() => page.locator('section.turn').count(), { timeout: 5000 }).toBe(2);
+      await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+      const second = JSON.stringify(fake.requests[1]);
+      expect(second).toContain('How does login work?');
+      expect(second).toContain('Login is handled by loginUser in login.js.');
+      expect(second).toContain('Does it check the password?');
+
+      // A reload shows both turns as they were, and the next question continues from them.
+      await page.reload();
+      await expect.poll(() => page.locator('section.turn').count(), { timeout: 5000 }).toBe(2);
+      expect(await page.locator('.question').allTextContents()).toEqual([
+        'How does login work?',
+        'Does it check the password?',
+      ]);
+      expect(await page.locator('[data-block="text"]').allTextContents()).toEqual([
+        'Login is handled by loginUser in login.js.',
+        'Yes: loginUser calls checkPassword.',
+      ]);
+      expect(await page.locator('[data-block="meta-final"]').count()).toBe(2);
+      expect(await statusOf(page)).toBe('idle');
+      expect(await page.textContent('#status')).toContain('Ask a follow-up question');
+      await ask(page, 'What does it return?');
+      await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+      const third = JSON.stringify(fake.requests[2]);
+      for (const earlier of [
+        'How does login work?',
+        'Login is handled by loginUser in login.js.',
+        'Does it check the password?',
+        'Yes: loginUser calls checkPassword.',
+        'What does it return?',
+      ])
+        expect(third, earlier).toContain(earlier);
+      expect(await page.locator('section.turn').count()).toBe(3);
+    },
+  );
+
+  it(title('New conversation starts over: nothing shown, nothing sent, nothing kept'), async () => {
+    const fake = await startFakeOpenAIServer({
+      turns: [
+        '<attempt_completion><result>First answer.</result></attempt_completion>',
+        '<attempt_completion><result>Fresh answer.</result></attempt_completion>',
+      ],
+    });
+    cleanups.push(() => fake.close());
+    const serve = await startServe(fake);
+    const page = await openPage(serve.url);
+    expect(await page.isDisabled('#new-conversation')).toBe(true);
+    await ask(page, 'The first question');
+    await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+    expect(await page.isDisabled('#new-conversation')).toBe(false);
+    await page.click('#new-conversation');
+    expect(await page.locator('section.turn').count()).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(await page.isDisabled('#new-conversation')).toBe(true);
+    await page.reload();
+    await expect
+      .poll(() => page.textContent('#server'), { timeout: 10_000 })
+      .toContain('test-model');
+    expect(await page.locator('section.turn').count()).toBe(0);
+    await ask(page, 'A new question');
+    await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+    expect(JSON.stringify(fake.requests[1])).not.toContain('The first question');
+    expect(await page.locator('.question').allTextContents()).toEqual(['A new question']);
+  });
+
+  it(title('a stored conversation that cannot be read is discarded, saying so'), async () => {
+    const fake = await startFakeOpenAIServer({
+      turns: ['<attempt_completion><result>Still works.</result></attempt_completion>'],
+    });
+    cleanups.push(() => fake.close());
+    const serve = await startServe(fake);
+    const page = await openPage(serve.url);
+    for (const stored of [
+      '{not json',
+      '{"version":99,"history":[],"turns":[]}',
+      '{"version":1,"history":[],"turns":[{"question":7}]}',
+    ]) {
+      await page.evaluate(
+        `sessionStorage.setItem('toolwire.conversation', ${JSON.stringify(stored)})`,
+      );
+      await page.reload();
+      await page.locator('[data-block="storage-notice"]').waitFor({ timeout: 5000 });
+      expect(await page.textContent('[data-block="storage-notice"]')).toContain(
+        'could not be read',
+      );
+      expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    }
+    // A stored transcript is read by the stream decoder: markup in it stays text.
+    await page.evaluate(
+      `sessionStorage.setItem('toolwire.conversation', ${JSON.stringify(
+        JSON.stringify({
+          version: 1,
+          history: [],
+          turns: [
+            {
+              question: '<img src=x onerror="window.hit=1">',
+              transcript:
+                '<content-block-text><![CDATA[<b>kept as text</b>]]></content-block-text><broken',
+              ended: true,
+            },
+          ],
+        }),
+      )})`,
+    );
+    await page.reload();
+    await page.locator('section.turn').waitFor({ timeout: 5000 });
+    expect(await page.textContent('.question')).toBe('<img src=x onerror="window.hit=1">');
+    expect(await page.locator('.question img').count()).toBe(0);
+    expect(await page.evaluate('window.hit')).toBeUndefined();
+    await ask(page, 'Does it still work?');
+    await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+  });
+
+  it(
+    title(
+      'says at once, without a question, that no model server answers, and plays the recording',
+    ),
+    async () => {
+      const fake = await startFakeOpenAIServer({ turns: [] });
+      const deadURL = fake.baseURL;
+      await fake.close();
+      const serve = await spawnServe(['--base-url', deadURL, '--web-dir', webDir]);
+      cleanups.push(() => serve.stop());
+      const page = await openPage(serve.url);
+      const notice = page.locator('#model-notice');
+      await notice.waitFor({ state: 'visible', timeout: 10_000 });
+      expect(await notice.textContent()).toContain(
+        `No model server answers at ${deadURL}: start one, or watch the recorded run.`,
+      );
+      expect(await notice.textContent()).toContain('the connection was refused');
+      expect(await statusOf(page)).toBe('idle');
+      expect(await page.locator('section.turn').count()).toBe(0);
+
+      await page.click('#watch-recording');
+      await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+      expect(await page.textContent('[data-block="replay-notice"]')).toContain('recorded-run.sse');
+      expect(await page.textContent('[data-block="meta-init"]')).toContain(
+        'Recorded question: “How does login work in this project?”',
+      );
+      expect(await page.locator('[data-block="tool-call"][data-tool="search"]').count()).toBe(1);
+      expect(await page.locator('.question').count()).toBe(0);
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'page-no-model.png'), fullPage: true });
+    },
+  );
+
   it(title('stops a run with the stop button'), async () => {
     const fake = await startFakeOpenAIServer({
       turns: [`<thinking>${'Thinking slowly. '.repeat(200)}</thinking>`],

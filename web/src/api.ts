@@ -9,6 +9,19 @@ export interface ServerInfo {
   readonly frontendTools: readonly string[];
 }
 
+/**
+ * `GET /api/status`: whether the model server answers (asked when the page opens), and the
+ * recording a run may play instead (`recording`, its label).
+ */
+export interface ServerStatus {
+  readonly mode: 'live' | 'replay';
+  readonly modelServer: 'answers' | 'no-answer' | 'unchecked' | 'none';
+  readonly baseURL?: string;
+  /** Why nothing answered, in the server's words. */
+  readonly problem?: string;
+  readonly recording?: string;
+}
+
 export interface FrontendToolResult {
   readonly tool_use_id: string;
   readonly content: unknown;
@@ -51,9 +64,25 @@ export async function fetchInfo(): Promise<ServerInfo> {
   return (await (await ensureOk(await fetch('/api/info'))).json()) as ServerInfo;
 }
 
-/** Starts a run; the response body is its content-block stream. */
-export function startRun(prompt: string, signal: AbortSignal): Promise<Response> {
-  return post('/api/runs', { prompt }, signal);
+export async function fetchStatus(): Promise<ServerStatus> {
+  return (await (await ensureOk(await fetch('/api/status'))).json()) as ServerStatus;
+}
+
+/**
+ * Starts a run; the response body is its content-block stream. `conversation` (the
+ * `conversation_history` of the last completed run) makes it a follow-up.
+ */
+export function startRun(
+  prompt: string,
+  conversation: readonly unknown[],
+  signal: AbortSignal,
+): Promise<Response> {
+  return post('/api/runs', conversation.length > 0 ? { prompt, conversation } : { prompt }, signal);
+}
+
+/** Plays the server's recording (no model is asked); the body is the recorded stream. */
+export function startRecording(signal: AbortSignal): Promise<Response> {
+  return post('/api/runs', { replay: true }, signal);
 }
 
 /** Answers the front-end tools of a paused run; the response streams the rest of the run. */

@@ -331,6 +331,7 @@ const ERROR_TITLES: Readonly<Record<string, string>> = {
   malformed_call: 'Malformed tool call',
   server_error: 'Server error',
   request_error: 'Request refused',
+  interrupted: 'Interrupted',
 };
 
 /** `content-block-error`: its message plainly, what to do (hint), and the details folded. */
@@ -376,12 +377,17 @@ function metaFinal(data: Extract<DocumentBlock, { kind: 'meta-final' }>['data'])
     'div',
     { class: 'block meta meta-final', attrs: { 'data-block': 'meta-final' } },
     el('span', { text: `✓ ${parts.join(' · ')}` }),
-    el(
-      'details',
-      {},
-      el('summary', { text: 'Conversation history' }),
-      el('pre', { text: JSON.stringify(data.conversation_history, null, 2) }),
-    ),
+    // A turn restored after a reload has none: the page keeps only the latest history.
+    ...(data.conversation_history === null
+      ? []
+      : [
+          el(
+            'details',
+            {},
+            el('summary', { text: 'Conversation history' }),
+            el('pre', { text: JSON.stringify(data.conversation_history, null, 2) }),
+          ),
+        ]),
   );
 }
 

@@ -2,13 +2,17 @@ import {
   ApiError,
   abortRun,
   fetchInfo,
+  fetchStatus,
   type ServerInfo,
   sendToolResults,
+  startRecording,
   startRun,
 } from './api.ts';
 import type { FrontendToolsForm } from './blocks.ts';
+import { Conversation, type Turn } from './conversation.ts';
 import { el } from './dom.ts';
-import { RunView } from './run-view.ts';
+import { showModelNotice } from './model-notice.ts';
+import { tabStorage } from './saved-conversation.ts';
 import { readBlockStream } from './stream-reader.ts';
 
 /** Where the page is; `#status` carries it as `data-state` (tests and styles read it). */
@@ -44,11 +48,14 @@ const ui = {
   transcript: document.querySelector<HTMLElement>('#transcript')!,
   banner: document.querySelector<HTMLElement>('#banner')!,
   server: document.querySelector<HTMLElement>('#server')!,
+  modelNotice: document.querySelector<HTMLElement>('#model-notice')!,
+  newConversation: document.querySelector<HTMLButtonElement>('#new-conversation')!,
+  keepNote: document.querySelector<HTMLElement>('#keep-note')!,
 };
 
-/** One question and its run, possibly over several streams (resumes). */
+/** The run of one turn, possibly over several streams (resumes). */
 interface Session {
-  readonly view: RunView;
+  readonly turn: Turn;
   runId: string | undefined;
   /** Aborts the fetch of the stream being read. */
   connection: AbortController;
@@ -57,53 +64,72 @@ interface Session {
 
 let session: Session | undefined;
 let state: PageState = 'idle';
+let watchButton: HTMLButtonElement | undefined;
+const conversation = new Conversation(ui.transcript, tabStorage(), (form) => void answer(form));
 
 function setState(next: PageState, detail = ''): void {
   state = next;
   ui.status.dataset.state = next;
-  ui.status.textContent = detail ? `${STATUS_TEXT[next]} ${detail}` : STATUS_TEXT[next];
+  const text =
+    next === 'idle' && conversation.turns.length > 0
+      ? 'Ask a follow-up question, or start a new conversation.'
+      : STATUS_TEXT[next];
+  ui.status.textContent = detail ? `${text} ${detail}` : text;
   const active = next === 'connecting' || next === 'streaming' || next === 'waiting';
   ui.stop.disabled = !active;
   ui.ask.disabled = active || next === 'stopping';
+  ui.newConversation.disabled = active || next === 'stopping' || conversation.turns.length === 0;
+  if (watchButton) watchButton.disabled = ui.ask.disabled;
   document.body.dataset.state = next;
 }
 
-async function ask(prompt: string): Promise<void> {
+/** A follow-up when the conversation has a history: the model sees the earlier turns. */
+function ask(prompt: string): Promise<void> {
+  const history = conversation.history;
+  return begin(prompt, (signal) => startRun(prompt, history, signal));
+}
+
+/** Plays the server's recording as a turn of its own; it does not join the conversation. */
+function watchRecording(): Promise<void> {
+  if (ui.ask.disabled) return Promise.resolve();
+  return begin('', startRecording);
+}
+
+async function begin(
+  question: string,
+  request: (signal: AbortSignal) => Promise<Response>,
+): Promise<void> {
   session?.connection.abort();
-  ui.transcript.replaceChildren(el('div', { class: 'question', text: prompt }));
-  const view = new RunView(ui.transcript, (form) => void answer(form));
   const current: Session = {
-    view,
+    turn: conversation.addTurn(question),
     runId: undefined,
     connection: new AbortController(),
     stopRequested: false,
   };
   session = current;
   setState('connecting');
+  keep(current, false);
   let response: Response;
   try {
-    response = await startRun(prompt, current.connection.signal);
+    response = await request(current.connection.signal);
   } catch (error) {
     requestFailed(current, error);
     return;
   }
   current.runId = response.headers.get('x-run-id') ?? undefined;
   const replay = response.headers.get('x-toolwire-replay');
-  if (replay)
-    ui.transcript.append(
-      el(
-        'div',
-        { class: 'block meta recording', attrs: { 'data-block': 'replay-notice' } },
-        el('span', { class: 'badge', text: 'Recording' }),
-        ` Replaying ${replay}: a recorded run, not an answer to your question.`,
-      ),
-    );
+  if (replay) current.turn.markRecording(replay);
   await consume(current, response);
+}
+
+/** Saves the conversation as it stands; says so when the browser would not keep it. */
+function keep(current: Session, ended: boolean): void {
+  ui.keepNote.hidden = conversation.settle(current.turn, ended);
 }
 
 /** Reads one stream of the session to its end and says how the run stands. */
 async function consume(current: Session, response: Response): Promise<void> {
-  const { view } = current;
+  const { view } = current.turn;
   view.beginStream();
   setState('streaming');
   let broken: string | undefined;
@@ -128,26 +154,33 @@ async function consume(current: Session, response: Response): Promise<void> {
     });
     setState('broken', reason);
   }
+  keep(current, state !== 'waiting');
 }
 
 function requestFailed(current: Session, error: unknown): void {
   if (session !== current) return;
   if (current.stopRequested) {
     setState('stopped');
+    keep(current, true);
     return;
   }
-  const message =
-    error instanceof ApiError
-      ? `The server refused the request (${error.status}): ${error.message}`
-      : `Cannot reach the server: ${(error as Error).message}`;
-  current.view.showError({
-    type: error instanceof ApiError ? 'request_error' : 'stream_broken',
+  const refused = error instanceof ApiError;
+  const message = refused
+    ? `The server refused the request (${error.status}): ${error.message}`
+    : `Cannot reach the server: ${(error as Error).message}`;
+  // A refused follow-up may be the conversation itself (too long, or not one the server takes).
+  const hint = !refused
+    ? 'Check that `toolwire serve` is running, then reload the page.'
+    : conversation.history.length > 0 && (error.status === 400 || error.status === 413)
+      ? 'Start a new conversation (the button at the top) to ask without the earlier turns.'
+      : undefined;
+  current.turn.view.showError({
+    type: refused ? 'request_error' : 'stream_broken',
     message,
-    ...(error instanceof ApiError
-      ? {}
-      : { hint: 'Check that `toolwire serve` is running, then reload the page.' }),
+    ...(hint === undefined ? {} : { hint }),
   });
-  setState(error instanceof ApiError ? 'failed' : 'broken');
+  setState(refused ? 'failed' : 'broken');
+  keep(current, true);
 }
 
 async function answer(form: FrontendToolsForm): Promise<void> {
@@ -188,8 +221,9 @@ async function stop(): Promise<void> {
     current.connection.abort();
   }
   if (wasWaiting) {
-    current.view.closeForms('The run was stopped.');
+    current.turn.view.closeForms('The run was stopped.');
     setState('stopped');
+    keep(current, true);
     return;
   }
   // The stream ends with the server's "aborted" block; if it does not come soon, hang up.
@@ -224,8 +258,38 @@ ui.prompt.addEventListener('keydown', (event) => {
     ui.form.requestSubmit();
   }
 });
+/** Starts over; only between runs (the button is disabled while one is going). */
+function newConversation(): void {
+  if (ui.newConversation.disabled) return;
+  session = undefined;
+  conversation.clear();
+  ui.keepNote.hidden = true;
+  setState('idle');
+  ui.prompt.focus();
+}
+
 ui.stop.addEventListener('click', () => void stop());
+ui.newConversation.addEventListener('click', newConversation);
+const discarded = conversation.restore();
+if (discarded !== undefined)
+  ui.transcript.prepend(
+    el('div', {
+      class: 'block notice',
+      attrs: { 'data-block': 'storage-notice' },
+      text: `The conversation kept for this tab could not be read (${discarded}), so the page starts afresh.`,
+    }),
+  );
 setState('idle');
 fetchInfo().then(describeServer, () => {
   ui.server.textContent = 'server unreachable';
 });
+// Asked at once, not after a question: the page says so if no model server answers.
+fetchStatus().then(
+  (status) => {
+    watchButton = showModelNotice(ui.modelNotice, status, () => void watchRecording());
+    if (watchButton) watchButton.disabled = ui.ask.disabled;
+  },
+  () => {
+    // The info request above says the server is unreachable.
+  },
+);

@@ -1,12 +1,6 @@
 import { BlockDocument } from '../../src/stream/document.ts';
 import type { DecodedEvent, PendingFrontendTool } from '../../src/stream/index.ts';
-import {
-  type BlockContext,
-  type BlockView,
-  createBlockView,
-  errorBlock,
-  FrontendToolsForm,
-} from './blocks.ts';
+import { type BlockContext, type BlockView, createBlockView, FrontendToolsForm } from './blocks.ts';
 
 /** What the stream said about how the run ended, as far as it got. */
 export interface StreamOutcome {
@@ -70,11 +64,27 @@ export class RunView {
     this.render();
   }
 
-  /** An error the page itself found (a refused request, a broken connection). */
+  /**
+   * An error the page itself found (a refused request, a broken connection): a block of the
+   * document like the server's errors, so it is kept with the rest of the turn.
+   */
   showError(error: { type: string; message: string; hint?: string }): void {
+    const index = this.document.apply({ type: 'error', error });
+    if (index >= 0) this.dirty.add(index);
     this.flush();
-    this.container.append(errorBlock(error));
     this.scroll(true);
+  }
+
+  /** The last completed run's `conversation_history` in this view, if one completed. */
+  get conversationHistory(): readonly unknown[] | undefined {
+    for (let index = this.document.blocks.length - 1; index >= 0; index--) {
+      const block = this.document.blocks[index]!;
+      if (block.kind === 'meta-final') {
+        const history = block.data.conversation_history;
+        return Array.isArray(history) ? history : undefined;
+      }
+    }
+    return undefined;
   }
 
   /** Closes every open front-end form (the run went on, or stopped). */
