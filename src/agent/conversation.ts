@@ -10,7 +10,7 @@ export interface ToolOutcome {
 }
 
 /**
- * One thing that happened in a conversation, kept as data (seed 001's granular events). The
+ * One thing that happened in a conversation, kept as data (Cogency's granular events). The
  * model sees it rendered in the protocol's own text by `renderConversation`, so the same record
  * serves every protocol and survives `JSON.stringify` / `JSON.parse` unchanged.
  */

@@ -72,7 +72,7 @@ export async function runTool(
 
 /**
  * Runs a batch in parallel. Outcomes come back in call order whatever order the tools finish in
- * (seed 001); `onSettled` reports each as soon as it is known.
+ * (Cogency's execute protocol); `onSettled` reports each as soon as it is known.
  */
 export async function runBatch(
   runs: readonly ToolRun[],

@@ -172,7 +172,7 @@ export interface RunAgentOptions {
   readonly maxSteps?: number;
   /**
    * `one`: generation is cut as soon as the first call is complete and only that call runs
-   * (seed 000's rule, the default for xml). `all`: every call of the turn runs, in parallel
+   * (Probe's XML protocol, the default for xml). `all`: every call of the turn runs, in parallel
    * (default for hermes and execute).
    */
   readonly actionsPerTurn?: 'one' | 'all';

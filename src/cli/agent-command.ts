@@ -5,27 +5,19 @@ import { protocolNameFor } from '../protocols/index.ts';
 import { describeRunError, isUnreachableError } from '../server/model-errors.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import {
-  DEFAULT_BASE_URL,
-  DEFAULT_MODEL,
-  MODEL_ENVIRONMENT,
   MODEL_FLAGS,
   modelSetting,
-  openAICompatibleModel,
   protocolSetting,
   rootSetting,
   wholeNumber,
 } from './model-settings.ts';
+import { openAICompatibleModel } from './openai-model.ts';
 import { type QuestionDisplay, terminalAskUser } from './terminal-ask-user.ts';
 import { neutraliseControls as safe, TerminalTextFilter } from './terminal-text.ts';
+import { AGENT_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 
-export const AGENT_USAGE = `  toolwire agent "<question>" --root <dir> [--protocol xml|NAME|auto|model] [--base-url URL] [--model NAME] [--max-steps N]
-
-Runs the code assistant (search, extract, query, list_files over --root) against an
-OpenAI-compatible server: default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
-When standard input is a terminal the agent may also ask you a question (ask_user): type the
-answer and press Enter. Ctrl-C stops the run (exit status 130).
-${MODEL_ENVIRONMENT}`;
+export { AGENT_USAGE };
 
 /** The call that ends a run in formats that end with one (xml); its `result` is the answer. */
 const COMPLETION_TOOL = 'attempt_completion';

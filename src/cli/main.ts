@@ -1,31 +1,16 @@
 #!/usr/bin/env node
-import { AGENT_USAGE, agentCommand } from './agent-command.ts';
-import { usageOf } from './help.ts';
+import { COMMANDS, type Command } from './commands.ts';
+import { helpOf, usageOf } from './help.ts';
 import { PROTOCOL_HELP } from './model-settings.ts';
-import { PARSE_USAGE, parseCommand } from './parse-command.ts';
-import { SERVE_USAGE, serveCommand } from './serve-command.ts';
+import { missingPackages, missingPackagesMessage } from './optional-packages.ts';
 import { neutraliseControls } from './terminal-text.ts';
 import { UsageError } from './usage-error.ts';
 import { packageVersion } from './version.ts';
 
-interface Command {
-  readonly usage: string;
-  /** Runs the command (its `--help` included) and resolves with the exit status. */
-  readonly run: (args: string[]) => Promise<number>;
-}
-
-const COMMANDS: Readonly<Record<string, Command>> = {
-  parse: { usage: PARSE_USAGE, run: (args) => parseCommand(args) },
-  agent: { usage: AGENT_USAGE, run: (args) => agentCommand(args) },
-  serve: { usage: SERVE_USAGE, run: (args) => serveCommand(args) },
-};
-
 const OVERVIEW = `Usage:
-${PARSE_USAGE}
-
-${AGENT_USAGE}
-
-${SERVE_USAGE}
+${Object.values(COMMANDS)
+  .map((command) => command.usage)
+  .join('\n\n')}
 
 ${PROTOCOL_HELP}
 
@@ -36,6 +21,20 @@ function isUsageError(error: unknown): boolean {
     error instanceof UsageError ||
     (error as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS') === true
   );
+}
+
+/**
+ * A command whose optional packages are not installed: its `--help` still shows its usage (and
+ * what to install), anything else says what to install and fails.
+ */
+function withoutPackages(name: string, command: Command, args: string[], missing: string[]) {
+  const message = missingPackagesMessage(name, missing);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${helpOf(command.usage)}\n${message}\n`);
+    return 0;
+  }
+  process.stderr.write(`toolwire: ${message}\n`);
+  return 1;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -52,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
     if (command === undefined) throw new UsageError(`unknown command "${name}"`);
+    const missing = missingPackages(command.needs ?? []);
+    if (missing.length > 0) return withoutPackages(name, command, rest, missing);
     return await command.run(rest);
   } catch (error) {
     if (!isUsageError(error)) throw error;

@@ -1,7 +1,5 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
   isProtocolChoice,
   type ProtocolChoice,
@@ -74,18 +72,4 @@ export function modelSetting(flags: { 'base-url'?: string; model?: string }): Mo
     baseURL: flags['base-url'] ?? process.env.TOOLWIRE_BASE_URL ?? DEFAULT_BASE_URL,
     modelName: flags.model ?? process.env.TOOLWIRE_MODEL ?? DEFAULT_MODEL,
   };
-}
-
-/**
- * The chat model at an OpenAI-compatible endpoint (TOOLWIRE_API_KEY when the server wants one).
- * Streams ask for token usage (`stream_options.include_usage`): OpenAI, vLLM and others send it in
- * a stream only when asked. A server that still sends none leaves the usage unknown.
- */
-export function openAICompatibleModel({ baseURL, modelName }: ModelSetting): LanguageModelV4 {
-  return createOpenAICompatible({
-    name: 'toolwire',
-    baseURL,
-    includeUsage: true,
-    ...(process.env.TOOLWIRE_API_KEY ? { apiKey: process.env.TOOLWIRE_API_KEY } : {}),
-  }).chatModel(modelName);
 }

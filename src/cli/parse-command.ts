@@ -4,16 +4,10 @@ import { BY_MODEL, FORMATS, protocolByName, protocolNameFor } from '../protocols
 import { HELP_OPTION, helpOf } from './help.ts';
 import { protocolSetting } from './model-settings.ts';
 import { readToolsFile } from './read-tools.ts';
+import { PARSE_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 
-export const PARSE_USAGE = `  toolwire parse --protocol <name|auto|model> --tools <tools.json> [--model ID] [--chunk-size N] < output.txt
-  toolwire parse --list
-
-Reads a model's raw output on standard input and prints one JSON object per line: the parse
-events (text-delta, reasoning-delta, tool-input-start/delta/end, tool-call, error).
-The tools file is a JSON array of {"name", "description"?, "inputSchema"}.
---protocol model reads the format of the --model ID (--model alone implies it), e.g.
---protocol model --model qwen3-coder:30b. --list prints every format with its families.`;
+export { PARSE_USAGE };
 
 export interface ParseCommandInput {
   readonly protocol: ToolCallProtocol;

@@ -7,10 +7,10 @@ import {
   canonicalHost,
   createServerApp,
   DEFAULT_LIMITS,
-  DEFAULT_REPLAY_DELAY_MS,
   isIpAddress,
   isLoopbackHostname,
   LOOPBACK_HOSTNAMES,
+  openAICompatibleProbe,
   parseRecording,
   type Recording,
   type ServerAppOptions,
@@ -20,33 +20,20 @@ import {
 } from '../server/index.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import {
-  DEFAULT_BASE_URL,
-  DEFAULT_MODEL,
-  MODEL_ENVIRONMENT,
   MODEL_FLAGS,
   modelSetting,
-  openAICompatibleModel,
   protocolSetting,
   rootSetting,
   wholeNumber,
 } from './model-settings.ts';
+import { openAICompatibleModel } from './openai-model.ts';
+import { SERVE_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The longest `--replay-delay`: a recording is a demo, not a wait. */
 export const MAX_REPLAY_DELAY_MS = 60_000;
 
-export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [--allow-host NAME]... [--root <dir>]
-                [--protocol xml|NAME|auto|model] [--base-url URL] [--model NAME] [--max-runs N]
-                [--replay <file.sse> [--replay-delay MS]] [--web-dir <dir>]
-
-Serves the page and the API (POST /api/runs streams a run as content blocks). The agent uses
-the code tools over --root (default: the current folder) and ask_user, which the page answers.
-Model: an OpenAI-compatible server, default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
---replay plays a recorded stream (e.g. examples/recorded-run.sse) for every question, no model;
---replay-delay waits MS milliseconds between its messages (default ${DEFAULT_REPLAY_DELAY_MS}; 0: as fast as possible).
-Requests must be addressed to a loopback name (or, on a non-loopback --host, to an IP address or
-that host's name); --allow-host admits another name, e.g. behind a reverse proxy.
-${MODEL_ENVIRONMENT}`;
+export { SERVE_USAGE };
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -103,6 +90,20 @@ async function readRecording(file: string): Promise<Recording> {
     return parseRecording(text, basename(file));
   } catch (error) {
     throw new UsageError(`--replay: ${(error as Error).message}`);
+  }
+}
+
+/** The recorded run the project ships, offered on the page when no model server answers. */
+const BUNDLED_RECORDING = new URL('../../examples/recorded-run.sse', import.meta.url);
+
+/** The bundled recording, or undefined when this install does not have it. */
+async function bundledRecording(): Promise<Recording | undefined> {
+  const text = await readFile(BUNDLED_RECORDING, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    return parseRecording(text, basename(BUNDLED_RECORDING.pathname));
+  } catch {
+    return undefined;
   }
 }
 
@@ -170,12 +171,7 @@ export async function serveCommand(
             ...(replayDelayMs === undefined ? {} : { delayMs: replayDelayMs }),
           },
         }
-      : {
-          ...common,
-          model: openAICompatibleModel({ baseURL, modelName }),
-          modelName,
-          baseURL,
-        };
+      : await liveOptions(common, baseURL, modelName);
 
   const app = createServerApp(options);
   let running: Awaited<ReturnType<typeof startServer>>;
@@ -210,4 +206,22 @@ export async function serveCommand(
   });
   await running.close();
   return 0;
+}
+
+/** A live server: the model, the probe the page's status asks, and the recording it offers. */
+async function liveOptions(
+  common: ServerAppOptions,
+  baseURL: string,
+  modelName: string,
+): Promise<ServerAppOptions> {
+  const recording = await bundledRecording();
+  const apiKey = process.env.TOOLWIRE_API_KEY;
+  return {
+    ...common,
+    model: openAICompatibleModel({ baseURL, modelName }),
+    modelName,
+    baseURL,
+    probeModelServer: openAICompatibleProbe(baseURL, apiKey ? { apiKey } : {}),
+    ...(recording ? { recording: { recording } } : {}),
+  };
 }

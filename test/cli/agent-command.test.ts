@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentTools, runAgent } from '../../src/agent/index.ts';
 import { agentCommand, describeUsage, TerminalView } from '../../src/cli/agent-command.ts';
-import { openAICompatibleModel } from '../../src/cli/model-settings.ts';
+import { openAICompatibleModel } from '../../src/cli/openai-model.ts';
 import {
   FORMATS,
   formatEntry,

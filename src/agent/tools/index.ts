@@ -1,5 +1,5 @@
 /**
- * Seed 000's code tools over a root folder — search, extract, query, list_files — ready for the
+ * Probe's code tools over a root folder — search, extract, query, list_files — ready for the
  * agent loop. They are opt-in: pass the ones you want as tools.
  *
  * Every path a tool is given is confined to the root: `..` that climbs out, absolute paths

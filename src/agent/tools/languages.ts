@@ -1,4 +1,4 @@
-import { Lang } from '@ast-grep/napi';
+import { Lang } from './ast-grep.ts';
 
 /** What is known about a file's language from its extension. */
 export interface FileLanguage {

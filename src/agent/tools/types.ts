@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../../core/tool.ts';
 
-/** The names of the built-in code tools, as seed 000 names them. */
+/** The names of the built-in code tools, as Probe names them. */
 export type CodeToolName = 'search' | 'extract' | 'query' | 'list_files';
 
 /** What a code tool receives besides its input. */
@@ -78,14 +78,14 @@ export interface CodeToolsOptions {
   readonly maxPatternChars?: number;
 }
 
-/** The input of `search`, as seed 000 defines it. */
+/** The input of `search`, as Probe defines it. */
 export interface SearchInput {
   readonly query: string;
   readonly path?: string;
   readonly allow_tests?: boolean;
 }
 
-/** The input of `extract`, as seed 000 defines it. */
+/** The input of `extract`, as Probe defines it. */
 export interface ExtractInput {
   readonly file_path: string;
   readonly line?: number;

@@ -1,4 +1,4 @@
-import { Lang, parse, type SgNode } from '@ast-grep/napi';
+import { Lang, parse, type SgNode } from '../ast-grep.ts';
 import { type Definition, qualify, type RawDefinition } from './outline.ts';
 
 /** Kinds of TypeScript/JavaScript nodes that define a name, and how to call them. */

@@ -1,4 +1,4 @@
-import type { Lang } from '@ast-grep/napi';
+import type { Lang } from '../ast-grep.ts';
 import { splitLines } from '../files/split-lines.ts';
 import { astOutline } from './ast-outline.ts';
 import { indentOutline } from './indent-outline.ts';

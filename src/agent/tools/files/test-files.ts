@@ -1,5 +1,5 @@
 /**
- * Which files are tests, for `search`'s `allow_tests` (seed 000 names the parameter but not the
+ * Which files are tests, for `search`'s `allow_tests` (Probe names the parameter but not the
  * rule). A file is a test when a folder on its path (relative to the root) is named like a test
  * folder, or its name follows a test-file convention of a common language.
  */

@@ -1,4 +1,4 @@
-import { type Lang, parse, type SgNode } from '@ast-grep/napi';
+import { type Lang, parse, type SgNode } from '../ast-grep.ts';
 
 /** Characters of one captured metavariable shown. */
 const MAX_CAPTURE_CHARS = 80;

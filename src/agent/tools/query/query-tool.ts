@@ -1,4 +1,4 @@
-import { Lang, parse } from '@ast-grep/napi';
+import { Lang, parse } from '../ast-grep.ts';
 import {
   BinaryFileError,
   CodeToolError,

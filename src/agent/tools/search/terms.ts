@@ -1,7 +1,7 @@
 import { InvalidToolInputError } from '../errors.ts';
 
 /**
- * A search query, read as keywords (seed 000's queries are phrases like "login user function"):
+ * A search query, read as keywords (Probe's queries are phrases like "login user function"):
  * - terms are separated by white space; `"two words"` is one term, matched with its space;
  * - matching is case-insensitive and a term matches inside words (`login` finds `loginUser`);
  * - a file matches when it contains at least one term; `+term` must be in the file,

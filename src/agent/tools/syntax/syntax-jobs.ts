@@ -1,4 +1,4 @@
-import type { Lang } from '@ast-grep/napi';
+import type { Lang } from '../ast-grep.ts';
 import { fileOutline } from '../extract/file-outline.ts';
 import type { Definition } from '../extract/outline.ts';
 import { type FileMatches, findMatches } from '../query/find-matches.ts';

@@ -1,0 +1,44 @@
+/**
+ * Every command's usage text, apart from the commands themselves: `toolwire --help`, a command's
+ * `--help` and usage errors need the text, not the command's module and the optional packages it
+ * imports (a parser-only install has no Hono, ast-grep or model client). Nothing here may import
+ * a command module or anything outside `dependencies`.
+ */
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, MODEL_ENVIRONMENT } from './model-settings.ts';
+
+export const PARSE_USAGE = `  toolwire parse --protocol <name|auto|model> --tools <tools.json> [--model ID] [--chunk-size N] < output.txt
+  toolwire parse --list
+
+Reads a model's raw output on standard input and prints one JSON object per line: the parse
+events (text-delta, reasoning-delta, tool-input-start/delta/end, tool-call, error).
+The tools file is a JSON array of {"name", "description"?, "inputSchema"}.
+--protocol model reads the format of the --model ID (--model alone implies it), e.g.
+--protocol model --model qwen3-coder:30b. --list prints every format with its families.`;
+
+export const AGENT_USAGE = `  toolwire agent "<question>" --root <dir> [--protocol xml|NAME|auto|model] [--base-url URL] [--model NAME] [--max-steps N]
+
+Runs the code assistant (search, extract, query, list_files over --root) against an
+OpenAI-compatible server: default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
+When standard input is a terminal the agent may also ask you a question (ask_user): type the
+answer and press Enter. Ctrl-C stops the run (exit status 130).
+${MODEL_ENVIRONMENT}`;
+
+/**
+ * The server's default pause between replayed messages, as `serve --help` states it. The server
+ * (`DEFAULT_REPLAY_DELAY_MS` in src/server/app.ts) cannot be imported here without Hono; a test
+ * keeps the two equal.
+ */
+export const STATED_REPLAY_DELAY_MS = 25;
+
+export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [--allow-host NAME]... [--root <dir>]
+                [--protocol xml|NAME|auto|model] [--base-url URL] [--model NAME] [--max-runs N]
+                [--replay <file.sse> [--replay-delay MS]] [--web-dir <dir>]
+
+Serves the page and the API (POST /api/runs streams a run as content blocks). The agent uses
+the code tools over --root (default: the current folder) and ask_user, which the page answers.
+Model: an OpenAI-compatible server, default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
+--replay plays a recorded stream (e.g. examples/recorded-run.sse) for every question, no model;
+--replay-delay waits MS milliseconds between its messages (default ${STATED_REPLAY_DELAY_MS}; 0: as fast as possible).
+Requests must be addressed to a loopback name (or, on a non-loopback --host, to an IP address or
+that host's name); --allow-host admits another name, e.g. behind a reverse proxy.
+${MODEL_ENVIRONMENT}`;
