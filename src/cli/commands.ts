@@ -8,7 +8,7 @@ import {
   HTTP_SERVER_PACKAGES,
   MODEL_CLIENT_PACKAGES,
 } from './optional-packages.ts';
-import { AGENT_USAGE, PARSE_USAGE, SERVE_USAGE } from './usage.ts';
+import { AGENT_USAGE, PARSE_USAGE, PROXY_USAGE, SERVE_USAGE } from './usage.ts';
 
 export interface Command {
   /** The usage text, for `--help`, usage errors and the overview (loads no command module). */
@@ -29,13 +29,17 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   },
   agent: {
     usage: AGENT_USAGE,
-    // The terminal's ask_user tool is the server's (src/server), which brings Hono along.
-    needs: [...MODEL_CLIENT_PACKAGES, ...CODE_TOOLS_PACKAGES, ...HTTP_SERVER_PACKAGES],
+    needs: [...MODEL_CLIENT_PACKAGES, ...CODE_TOOLS_PACKAGES],
     run: async (args) => (await import('./agent-command.ts')).agentCommand(args),
   },
   serve: {
     usage: SERVE_USAGE,
     needs: [...HTTP_SERVER_PACKAGES, ...MODEL_CLIENT_PACKAGES, ...CODE_TOOLS_PACKAGES],
     run: async (args) => (await import('./serve-command.ts')).serveCommand(args),
+  },
+  proxy: {
+    usage: PROXY_USAGE,
+    needs: [...HTTP_SERVER_PACKAGES],
+    run: async (args) => (await import('./proxy-command.ts')).proxyCommand(args),
   },
 };

@@ -38,7 +38,7 @@ export function wholeNumber(value: string | undefined, flag: string, min: number
 export const PROTOCOL_HELP = `--protocol takes a format's name or alias (toolwire parse --list shows them with the model
 families that write them), auto (any format, told apart from the text), or model (the format
 of the model, chosen from its name; hermes for a model no format claims). agent and serve
-default to xml.`;
+default to xml, proxy to model.`;
 
 /** `--protocol`, else TOOLWIRE_PROTOCOL, else xml: a format's name or alias, `auto` or `model`. */
 export function protocolSetting(flag: string | undefined): ProtocolChoice {

@@ -2,23 +2,12 @@ import { parseArgs } from 'node:util';
 import { createProxyApp, DEFAULT_PROXY_LIMITS } from '../proxy/index.ts';
 import { startServer } from '../server/node-server.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
+import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
-import { hostSettings } from './serve-command.ts';
+import { PROXY_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 
-export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--host 127.0.0.1] [--allow-host NAME]...
-                [--protocol model|NAME|auto] [--api-key-env VAR] [--upstream-api-key-env VAR]
-                [--max-requests N] [--max-body-mb N] [--upstream-timeout SECONDS]
-                [--tool-choice-retries N]
-
-Serves POST /v1/chat/completions (OpenAI), POST /v1/messages (Anthropic) and GET /v1/models
-with tools, in front of an OpenAI-compatible model server that has none (--upstream, e.g.
-http://127.0.0.1:11434/v1 for Ollama). The model is told the tools in its own format (--protocol
-model, the default, chooses it from each request's model name) and its calls come back as the
-client's API writes them. --port 0 picks a free port; the first line printed is the base URL.
---api-key-env VAR: clients must send the key in VAR; the client's Authorization goes upstream
-unless --upstream-api-key-env VAR names the key to send there. A demanded tool_choice is asked
-again --tool-choice-retries times (default 1) when the model answers without a call.`;
+export { PROXY_USAGE };
 
 export const DEFAULT_PROXY_PORT = 8788;
 

@@ -3,13 +3,8 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BY_MODEL, protocolNameFor } from '../protocols/index.ts';
 import {
-  canonicalBindHost,
-  canonicalHost,
   createServerApp,
   DEFAULT_LIMITS,
-  isIpAddress,
-  isLoopbackHostname,
-  LOOPBACK_HOSTNAMES,
   openAICompatibleProbe,
   parseRecording,
   type Recording,
@@ -19,6 +14,10 @@ import {
   startServer,
 } from '../server/index.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
+import { hostSettings } from './host-settings.ts';
+
+export { type HostSettings, hostSettings } from './host-settings.ts';
+
 import {
   MODEL_FLAGS,
   modelSetting,
@@ -40,35 +39,6 @@ export const DEFAULT_HOST = '127.0.0.1';
 
 interface Output {
   write(text: string): void;
-}
-
-/** Who may address the server (the Host check), for `--host` and the `--allow-host` names. */
-export interface HostSettings {
-  /** `--host` is a loopback address, in whatever spelling. */
-  readonly loopback: boolean;
-  readonly allowedHostnames: readonly string[];
-  readonly allowIpAddressHosts: boolean;
-}
-
-/**
- * The Host check is on for every `--host`: on loopback only loopback names (any spelling) and
- * the `--allow-host` names are admitted; elsewhere also IP addresses and `--host`'s own name.
- * Throws a UsageError for a host or name that is not one.
- */
-export function hostSettings(host: string, allowHosts: readonly string[]): HostSettings {
-  const bind = canonicalBindHost(host);
-  if (!bind) throw new UsageError(`--host "${host}" is not a host name or an IP address`);
-  for (const name of allowHosts)
-    if (!canonicalHost(name))
-      throw new UsageError(`--allow-host "${name}" is not a host name (e.g. devbox.lan)`);
-  const loopback = isLoopbackHostname(bind.hostname);
-  // A name to listen on is a name clients use; an address is admitted as one anyway.
-  const ownName = loopback || isIpAddress(bind.hostname) ? [] : [bind.hostname];
-  return {
-    loopback,
-    allowedHostnames: [...LOOPBACK_HOSTNAMES, ...ownName, ...allowHosts],
-    allowIpAddressHosts: !loopback,
-  };
 }
 
 /** `--replay-delay`: whole milliseconds from 0 to `MAX_REPLAY_DELAY_MS`. */

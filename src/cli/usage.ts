@@ -42,3 +42,17 @@ Model: an OpenAI-compatible server, default ${DEFAULT_BASE_URL} (Ollama), model 
 Requests must be addressed to a loopback name (or, on a non-loopback --host, to an IP address or
 that host's name); --allow-host admits another name, e.g. behind a reverse proxy.
 ${MODEL_ENVIRONMENT}`;
+
+export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--host 127.0.0.1] [--allow-host NAME]...
+                [--protocol model|NAME|auto] [--api-key-env VAR] [--upstream-api-key-env VAR]
+                [--max-requests N] [--max-body-mb N] [--upstream-timeout SECONDS]
+                [--tool-choice-retries N]
+
+Serves POST /v1/chat/completions (OpenAI), POST /v1/messages (Anthropic) and GET /v1/models
+with tools, in front of an OpenAI-compatible model server that has none (--upstream, e.g.
+http://127.0.0.1:11434/v1 for Ollama). The model is told the tools in its own format (--protocol
+model, the default, chooses it from each request's model name) and its calls come back as the
+client's API writes them. --port 0 picks a free port; the first line printed is the base URL.
+--api-key-env VAR: clients must send the key in VAR; the client's Authorization goes upstream
+unless --upstream-api-key-env VAR names the key to send there. A demanded tool_choice is asked
+again --tool-choice-retries times (default 1) when the model answers without a call.`;

@@ -8,6 +8,7 @@ import {
   protocolByName,
   protocolNameFor,
 } from '../protocols/index.ts';
+import { LOOPBACK_HOSTNAMES } from '../server/host-names.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from '../server/request-guard.ts';
 import { readJsonBody } from '../server/requests.ts';
 import { readMessagesRequest } from './anthropic-request.ts';
@@ -60,9 +61,6 @@ export interface ProxyOptions {
   /** The fetch used to reach the model server (tests, custom agents). Default: global fetch. */
   readonly fetch?: typeof globalThis.fetch;
 }
-
-/** Loopback in any spelling (one loopback name admits them all). */
-const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 export interface ProxyApp {
   readonly app: Hono;

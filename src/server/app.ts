@@ -14,6 +14,7 @@ import { type ProtocolChoice, protocolNameFor } from '../protocols/index.ts';
 import { type MetaInitData, SSE_HEADERS } from '../stream/index.ts';
 import { AgentBlockAdapter } from './agent-blocks.ts';
 import { DEFAULT_CONVERSATION_LIMITS, parseConversationInput } from './conversation-input.ts';
+import { LOOPBACK_HOSTNAMES } from './host-names.ts';
 import { formatBytes } from './memory-estimate.ts';
 import { describeRunError } from './model-errors.ts';
 import {
@@ -173,7 +174,7 @@ export interface ServerAppOptions {
 }
 
 /** The names a browser uses for a server on loopback (each admits every loopback spelling). */
-export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+export { LOOPBACK_HOSTNAMES };
 
 export interface ServerApp {
   readonly app: Hono;

@@ -4,6 +4,9 @@
  * `0x7f.1` and `0177.0.0.1` all become `127.0.0.1`, and `[0:0:0:0:0:0:0:1]` becomes `[::1]`.
  */
 
+/** The names of loopback a client may use; one of them admits every spelling of loopback. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
 /** A host in canonical form: `hostname` without the port, `host` with it (when not default). */
 export interface CanonicalHost {
   readonly hostname: string;

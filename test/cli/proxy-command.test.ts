@@ -1,0 +1,120 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROXY_USAGE } from '../../src/cli/proxy-command.ts';
+import { type ScriptedUpstream, startScriptedUpstream } from '../proxy/scripted-upstream.ts';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [MAIN, ...args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, ...env },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+let child: ChildProcess | undefined;
+let upstream: ScriptedUpstream | undefined;
+afterEach(async () => {
+  child?.kill('SIGTERM');
+  child = undefined;
+  await upstream?.close();
+  upstream = undefined;
+});
+
+/** Starts `toolwire proxy` and resolves with its first line once it prints one. */
+function startProxy(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const started = spawn(process.execPath, [MAIN, 'proxy', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = started;
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    started.stdout!.on('data', (data) => {
+      out += data;
+      const line = out.indexOf('\n');
+      if (line >= 0) resolve(out.slice(0, line));
+    });
+    started.stderr!.on('data', (data) => {
+      err += data;
+    });
+    started.on('exit', (code) => reject(new Error(`proxy exited ${code}: ${err}`)));
+  });
+}
+
+describe('toolwire proxy', () => {
+  it('--help prints its usage and exits 0', () => {
+    const result = run(['proxy', '--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(PROXY_USAGE.split('\n')[0]);
+    expect(result.stdout).toContain('--upstream');
+  });
+
+  it('without --upstream, or with a bad one, is a usage error (exit 2) showing the proxy usage', () => {
+    const missing = run(['proxy']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('proxy needs --upstream');
+    expect(missing.stderr).toContain(PROXY_USAGE.split('\n')[0]);
+    const bad = run(['proxy', '--upstream', 'localhost:11434']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--upstream must be an http or https URL');
+    const secret = run([
+      'proxy',
+      '--upstream',
+      'http://127.0.0.1:9/v1',
+      '--api-key-env',
+      'TOOLWIRE_TEST_UNSET_KEY',
+    ]);
+    expect(secret.status).toBe(2);
+    expect(secret.stderr).toContain('the environment variable TOOLWIRE_TEST_UNSET_KEY is not set');
+    const protocol = run(['proxy', '--upstream', 'http://127.0.0.1:9/v1', '--protocol', 'klingon']);
+    expect(protocol.status).toBe(2);
+    expect(protocol.stderr).toContain('unknown protocol');
+  });
+
+  it('--port 0 listens on a free port and prints its base URL first; the URL answers', async () => {
+    upstream = await startScriptedUpstream([{ text: 'hi' }]);
+    const line = await startProxy(['--upstream', upstream.url, '--port', '0']);
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(line)?.[1];
+    expect(url).toBeDefined();
+    const models = await fetch(`${url}/models`);
+    expect(models.status).toBe(200);
+    expect((await models.json()) as unknown).toMatchObject({ data: [{ id: 'scripted-model' }] });
+  });
+
+  it('--api-key-env makes it require the key; --upstream-api-key-env sends its own upstream', async () => {
+    upstream = await startScriptedUpstream([{ text: 'hi' }]);
+    const line = await startProxy(
+      [
+        '--upstream',
+        upstream.url,
+        '--port',
+        '0',
+        '--api-key-env',
+        'PROXY_KEY',
+        '--upstream-api-key-env',
+        'SERVER_KEY',
+      ],
+      { PROXY_KEY: 'client-secret', SERVER_KEY: 'server-secret' },
+    );
+    const url = /(http:\/\/\S+\/v1)$/.exec(line)![1]!;
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const refused = await fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(refused.status).toBe(401);
+    const answered = await fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer client-secret' },
+      body,
+    });
+    expect(answered.status).toBe(200);
+    expect(upstream.headers.at(-1)!.authorization).toBe('Bearer server-secret');
+  });
+});
