@@ -175,6 +175,8 @@ describe('reading Messages requests', () => {
       temperature: 0.5,
       top_k: 5,
       stop_sequences: ['END'],
+      metadata: { user_id: 'u1' },
+      skip_special_tokens: false,
       system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
       tools,
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
@@ -203,7 +205,14 @@ describe('reading Messages requests', () => {
         },
       ],
     });
-    expect(request.settings).toEqual({ max_tokens: 64, temperature: 0.5, top_k: 5, stop: ['END'] });
+    expect(request.settings).toEqual({
+      max_tokens: 64,
+      temperature: 0.5,
+      top_k: 5,
+      stop: ['END'],
+      // A field Messages does not have goes upstream as it is; Anthropic's own stay behind.
+      skip_special_tokens: false,
+    });
     expect(request.system).toBe('Be brief.');
     expect(request.toolChoice).toEqual({ type: 'required' });
     expect(request.parallelToolCalls).toBe(false);
