@@ -42,7 +42,7 @@ type Open =
   | { readonly kind: 'answer'; readonly id: string; readonly reader: CompletionTextReader };
 
 /**
- * The agent loop's events as content blocks (seed 002). A synchronous state machine: `push`
+ * The agent loop's events as content blocks (the content-block stream). A synchronous state machine: `push`
  * each event, then `finish` with the run's result. One block is open at a time, as the format
  * requires: text and thinking stream as deltas, calls stream their arguments, results and the
  * rest are whole blocks. `meta_final` comes only for a completed run; a paused run ends with

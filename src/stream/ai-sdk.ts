@@ -14,7 +14,7 @@ import { blockEventsToSse } from './web-streams.ts';
 
 /**
  * AI SDK `fullStream` (ai 7 `TextStreamPart`s) to content blocks, so anyone using `streamText`
- * can serve seed 002's stream. The mapping (docs/content-blocks.md has the table):
+ * can serve the content-block stream. The mapping (docs/content-blocks.md has the table):
  * text and reasoning stream as text and thinking blocks; `tool-input-*` stream a call's
  * arguments, `tool-call` gives them whole; results, errors and denials become tool results;
  * `source` parts and `text-end` citations become citations; files become `meta_files`;

@@ -1,5 +1,5 @@
 /**
- * The content blocks of seed 002 as typed events. The encoder turns these into XML blocks over
+ * The content-block stream's blocks as typed events. The encoder turns these into XML blocks over
  * Server-Sent Events; the decoder turns the stream back into exactly these events (plus the two
  * decoder-only events at the bottom). No Node, no DOM: this runs in browsers and edge runtimes.
  *
@@ -26,7 +26,7 @@ export interface MetaInitData {
   readonly user_query: string;
   readonly agent_uuid: string;
   readonly model: string;
-  /** Only when the server streams history (seed 002: `stream_meta_history_and_tool_results`). */
+  /** Only when the server streams history (as anthropic-agent names it: `stream_meta_history_and_tool_results`). */
   readonly message_history?: readonly JsonValue[];
   readonly [key: string]: JsonValue | undefined;
 }
@@ -58,7 +58,7 @@ export type ToolResultPart =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'image'; readonly src: string; readonly mediaType: string };
 
-/** The three location types of seed 002, and everything else as it came. */
+/** The three location types of the content-block stream, and everything else as it came. */
 export type Citation =
   | {
       readonly type: 'char_location';
@@ -106,7 +106,7 @@ export type BlockEvent =
   | { readonly type: 'text-start' }
   | { readonly type: 'text-delta'; readonly delta: string }
   /**
-   * A `<chart>` or `<table>` element inside a text block (seed 002's compatibility tags), with
+   * A `<chart>` or `<table>` element inside a text block (the content-block stream's compatibility tags), with
    * its content as text. Only between `text-start` and `text-end`.
    */
   | TextEmbedEvent

@@ -21,7 +21,7 @@ type OpenBlock =
   | { readonly kind: 'call'; readonly id: string; readonly tag: string };
 
 /**
- * Turns block events into the text of seed 002's stream. A streamed block (text, thinking, or a
+ * Turns block events into the text of the content-block stream. A streamed block (text, thinking, or a
  * call whose arguments stream) is open from its start to its end event; a delta is written the
  * moment it is encoded, each as its own message. Nothing else may be written while a block is
  * open: that would nest blocks, which the format does not have.

@@ -1,5 +1,5 @@
 /**
- * Seed 002's content-block stream: typed block events, the encoder (SSE), the incremental
+ * The content-block stream: typed block events, the encoder (SSE), the incremental
  * decoder (browser and Node), a document model for pages, web-stream helpers, and the AI SDK
  * `fullStream` adapter. Nothing here imports Node.
  */

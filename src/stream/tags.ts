@@ -1,4 +1,4 @@
-/** The tag names of seed 002, shared by the encoder and the decoder. */
+/** The content-block stream's tag names, shared by the encoder and the decoder. */
 export const TAG = {
   metaInit: 'meta_init',
   metaFinal: 'meta_final',
@@ -18,10 +18,10 @@ export const TAG = {
   resultImage: 'image',
 } as const;
 
-/** Seed 002: any tag ending so is a server tool result (`content-block-web_search_tool_result`). */
+/** The content-block stream: any tag ending so is a server tool result (`content-block-web_search_tool_result`). */
 export const TOOL_RESULT_SUFFIX = '_tool_result';
 
-/** Seed 002: elements a text block may embed. */
+/** The content-block stream: elements a text block may embed. */
 export const EMBED_TAGS: ReadonlySet<string> = new Set(['chart', 'table']);
 
 /** XML names as toolwire writes and reads them (ASCII subset of XML's Name production). */

@@ -113,7 +113,7 @@ class Frame {
 }
 
 /**
- * Reads seed 002's XML block stream incrementally. `push` takes the next piece of XML text and
+ * Reads the XML content-block stream incrementally. `push` takes the next piece of XML text and
  * returns the events it completes; `end` closes the stream. A plain state machine: each
  * character is looked at once, a chunk boundary anywhere (in a tag, an attribute, an entity, a
  * CDATA marker) only parks it, and the only text kept between chunks is what an unfinished

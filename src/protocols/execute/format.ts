@@ -3,7 +3,7 @@ import { describeToolSection } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 
-/** One `<execute>` block holding the calls as a JSON array, in order (seed 001). */
+/** One `<execute>` block holding the calls as a JSON array, in order (Cogency's execute protocol). */
 export function formatExecuteToolCall(calls: readonly ToolCallToFormat[]): string {
   const lines = calls.map(
     (call) => `  ${jsonForPrompt({ name: call.toolName, args: inputAsValue(call.input) })}`,
@@ -24,7 +24,7 @@ function failureContent(output: unknown): unknown {
   return output instanceof Error ? output.message : output;
 }
 
-/** One `<results>` block: `{tool, status, content}` per call, in call order (seed 001). */
+/** One `<results>` block: `{tool, status, content}` per call, in call order (Cogency's execute protocol). */
 export function formatExecuteToolResponse(results: readonly ToolResponseToFormat[]): string {
   const lines = results.map(
     (result) =>

@@ -18,7 +18,7 @@ const EXECUTE_OPENERS: readonly Opener<JsonCallsBodyConfig>[] = [
 ];
 
 /**
- * Seed 001's protocol: `<think>` reasoning, then `<execute>[{"name": …, "args": {…}}, …]</execute>`,
+ * Cogency's execute protocol: `<think>` reasoning, then `<execute>[{"name": …, "args": {…}}, …]</execute>`,
  * a batch run in order. A `</execute>` inside a JSON string does not end the block.
  */
 export function executeProtocol(): ToolCallProtocol {

@@ -83,7 +83,7 @@ const HERMES_SHAPE: JsonCallShape = {
 };
 
 /**
- * JSON inside tags, the format Qwen and Hermes models are trained on (seed 004's jsonMix):
+ * JSON inside tags, the format Qwen and Hermes models are trained on (the Hermes JSON-in-tags form):
  * `<tool_call>{"name": "get_weather", "arguments": {"city": "Seoul"}}</tool_call>`.
  */
 export function hermesProtocol(options: HermesProtocolOptions = {}): ToolCallProtocol {

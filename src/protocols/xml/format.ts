@@ -71,7 +71,7 @@ function renderOutput(output: unknown): string {
 }
 
 /**
- * `<tool_result tool_name="…">…</tool_result>` as seed 000 prints it; failures start with
+ * `<tool_result tool_name="…">…</tool_result>` as Probe's XML protocol prints it; failures start with
  * `Error:`. The content is escaped, so nothing a tool returns can be read back as a call.
  */
 export function formatXmlToolResponse(results: readonly ToolResponseToFormat[]): string {
