@@ -58,6 +58,13 @@ describe('public text uses no internal names', () => {
     );
     expect(found).toEqual([]);
   });
+
+  it('in the doc comments of src/, which the type declarations ship', () => {
+    const found = filesUnder('src', ['.ts']).flatMap((path) =>
+      internalWording(read(path)).map((words) => `${path}: "${words}"`),
+    );
+    expect(found).toEqual([]);
+  });
 });
 
 describe('the wording rule', () => {
