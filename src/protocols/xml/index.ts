@@ -7,7 +7,7 @@ import { formatXmlToolCall, formatXmlToolResponse, formatXmlTools } from './form
 import { xmlToolShape } from './tool-shape.ts';
 
 /**
- * The XML protocol of seeds 000 and 004: the element is the tool, its children the parameters.
+ * Probe's XML protocol (the morphXml form of @ai-sdk-tool/parser): the element is the tool, its children the parameters.
  * `<attempt_completion><result>…</result></attempt_completion>` is simply a call of the tool
  * `attempt_completion` when that tool is declared.
  */
