@@ -138,7 +138,19 @@ export class MessageEvents {
   }
 }
 
-type ContentBlock =
+/** A whole Messages reply, as the proxy answers a request that does not stream. */
+export interface MessageReply {
+  readonly id: string;
+  readonly type: 'message';
+  readonly role: 'assistant';
+  readonly model: string;
+  readonly content: readonly ContentBlock[];
+  readonly stop_reason: string;
+  readonly stop_sequence: null;
+  readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
+}
+
+export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown };
@@ -167,7 +179,7 @@ export class MessageBuilder {
     }
   }
 
-  build(identity: MessageIdentity, end: ReplyEnd): object {
+  build(identity: MessageIdentity, end: ReplyEnd): MessageReply {
     // Text that is only the space between blocks says nothing.
     const content = this.content.filter(
       (block) => block.type !== 'text' || block.text.trim().length > 0,

@@ -114,15 +114,41 @@ export class ChatCompletionChunks {
   }
 }
 
+export interface ChatCompletionToolCall {
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+export interface ChatCompletionMessage {
+  readonly role: 'assistant';
+  readonly content: string | null;
+  readonly reasoning_content?: string;
+  readonly tool_calls?: readonly ChatCompletionToolCall[];
+}
+
+/** A whole chat completion, as the proxy answers a request that does not stream. */
+export interface ChatCompletion {
+  readonly id: string;
+  readonly object: 'chat.completion';
+  readonly created: number;
+  readonly model: string;
+  readonly choices: readonly [
+    {
+      readonly index: 0;
+      readonly message: ChatCompletionMessage;
+      readonly logprobs: null;
+      readonly finish_reason: string;
+    },
+  ];
+  readonly usage?: object;
+}
+
 /** Collects a whole reply into a chat completion object. */
 export class ChatCompletionBuilder {
   private content = '';
   private reasoning = '';
-  private readonly calls: {
-    id: string;
-    type: 'function';
-    function: { name: string; arguments: string };
-  }[] = [];
+  private readonly calls: ChatCompletionToolCall[] = [];
 
   add(events: readonly ReplyEvent[]): void {
     for (const event of events) {
@@ -137,7 +163,7 @@ export class ChatCompletionBuilder {
     }
   }
 
-  build(identity: CompletionIdentity, end: ReplyEnd): object {
+  build(identity: CompletionIdentity, end: ReplyEnd): ChatCompletion {
     // With calls, text that is only the space around them is no content.
     const content = this.calls.length > 0 && this.content.trim() === '' ? null : this.content;
     const usage = usageOf(end.usage);

@@ -146,9 +146,8 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
           const streamed = accumulateChunks(sse);
           const whole = new ChatCompletionBuilder();
           for (const batch of read(protocol, [text])) whole.add(batch);
-          const message = (whole.build({ id: 'c', model: 'm', created: 1 }, END) as any).choices[0]
-            .message;
-          const calls = (message.tool_calls ?? []).map((call: any) => ({
+          const message = whole.build({ id: 'c', model: 'm', created: 1 }, END).choices[0].message;
+          const calls = (message.tool_calls ?? []).map((call) => ({
             id: call.id,
             name: call.function.name,
             arguments: call.function.arguments,
@@ -176,9 +175,11 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
             events.finish(END);
           const whole = new MessageBuilder();
           for (const batch of read(protocol, [text])) whole.add(batch);
-          const content = (whole.build({ id: 'msg', model: 'm' }, END) as any).content;
+          const content = whole.build({ id: 'msg', model: 'm' }, END).content;
           const streamed = accumulateEvents(sse).filter(
-            (block: any) => block.type !== 'text' || block.text.trim() !== '',
+            (block) =>
+              (block as { type: string }).type !== 'text' ||
+              (block as { text: string }).text.trim() !== '',
           );
           expect(streamed).toEqual(content);
         }),
@@ -191,13 +192,17 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
       const text = `Writing it.\n${protocol.formatToolCall({ toolName: 'write_file', input })}`;
       const whole = new ChatCompletionBuilder();
       for (const batch of read(protocol, [text])) whole.add(batch);
-      const message = (
-        whole.build({ id: 'c', model: 'm', created: 1 }, { ...END, calls: 1 }) as any
-      ).choices[0].message;
+      const message = whole.build({ id: 'c', model: 'm', created: 1 }, { ...END, calls: 1 })
+        .choices[0].message;
       expect(message.tool_calls).toHaveLength(1);
-      expect(message.tool_calls[0].function.name).toBe('write_file');
-      expect(JSON.parse(message.tool_calls[0].function.arguments)).toEqual(input);
-      expect(message.content.trim()).toBe('Writing it.');
+      expect(message.tool_calls![0]!.function.name).toBe('write_file');
+      expect(JSON.parse(message.tool_calls![0]!.function.arguments)).toEqual(input);
+      expect(message.content?.trim()).toBe('Writing it.');
+      const messages = new MessageBuilder();
+      for (const batch of read(protocol, [text])) messages.add(batch);
+      const content = messages.build({ id: 'msg', model: 'm' }, { ...END, calls: 1 }).content;
+      expect(content.map((block) => block.type)).toEqual(['text', 'tool_use']);
+      expect(content[1]).toMatchObject({ name: 'write_file', input });
     });
   },
 );
