@@ -223,16 +223,23 @@ async function streamedReply(
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const head = started ? '' : writer.start();
+        let text = started ? '' : writer.start();
         started = true;
-        const step = first ?? (await run.next());
-        first = undefined;
-        const text = head + (step.done ? writer.finish(step.value) : writer.encode(step.value));
-        if (text.length > 0) controller.enqueue(encoder.encode(text));
-        if (step.done) {
-          controller.close();
-          done();
+        // A pull that enqueues nothing is not called again: read on until there is output
+        // (a call's end, say, writes nothing in chat completions) or the reply is over.
+        for (;;) {
+          const step = first ?? (await run.next());
+          first = undefined;
+          text += step.done ? writer.finish(step.value) : writer.encode(step.value);
+          if (step.done) {
+            controller.enqueue(encoder.encode(text));
+            controller.close();
+            done();
+            return;
+          }
+          if (text.length > 0) break;
         }
+        controller.enqueue(encoder.encode(text));
       } catch (error) {
         const failure = asProxyError(error);
         controller.enqueue(encoder.encode(writer.error(failure)));

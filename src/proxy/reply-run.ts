@@ -38,6 +38,17 @@ export interface ReplyRunSettings {
   readonly signal: AbortSignal;
 }
 
+/**
+ * The tools whose calls are read as calls: none for `none`; only the named one for a named
+ * choice (a call of another tool is text, so the demand is not met by it); else all.
+ */
+function toolsToRead(request: ChatRequest): ChatRequest['tools'] {
+  const choice = request.toolChoice;
+  if (choice.type === 'none') return [];
+  if (choice.type === 'tool') return request.tools.filter((tool) => tool.name === choice.toolName);
+  return request.tools;
+}
+
 /** A reply stopped by a limit or an error: a call still open then was cut off and never runs. */
 function isInterruption(reason: string | undefined): boolean {
   return reason === undefined || reason === 'length' || reason === 'content_filter';
@@ -92,8 +103,7 @@ export async function* runReply(
   const demand = demandOf(request.toolChoice);
   const parseOptions: ParseOptions = {
     ...settings.parseOptions,
-    // `none`: nothing the model writes is a call.
-    tools: request.toolChoice.type === 'none' ? [] : request.tools,
+    tools: toolsToRead(request),
   };
   let messages = upstreamMessages(request, settings.protocol);
   let usage: UpstreamUsage | undefined;

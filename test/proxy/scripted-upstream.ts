@@ -18,6 +18,12 @@ export interface ScriptedReply {
   readonly delayMs?: number;
   /** Stop the stream after this many chunks, leaving the connection open until the client leaves. */
   readonly hangAfter?: number;
+  /**
+   * Hold the stream before sending the chunk of this index until `resume` settles, so a test can
+   * see what reached the client while the model server was still in the middle of its reply.
+   */
+  readonly pauseBeforeChunk?: number;
+  readonly resume?: Promise<unknown>;
 }
 
 export interface ScriptedUpstream {
@@ -151,6 +157,8 @@ export async function startScriptedUpstream(
     const parts = reply.chunks ?? pieces(text, 5);
     for (const [n, part] of parts.entries()) {
       if (reply.hangAfter !== undefined && n >= reply.hangAfter) return;
+      if (closed) return;
+      if (reply.pauseBeforeChunk === n && reply.resume) await reply.resume.catch(() => {});
       if (closed) return;
       if (reply.delayMs) await sleep(reply.delayMs);
       send({ ...base, choices: [{ index: 0, delta: { content: part }, finish_reason: null }] });
