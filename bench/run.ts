@@ -24,7 +24,6 @@ import {
 import {
   benchFormatsInChild,
   benchFormatsOnly,
-  benchSelection,
   formatsTables,
   reportFormatFailures,
 } from './formats.ts';
@@ -55,6 +54,8 @@ import {
   type StreamOutcome,
   toolwireTransform,
 } from './peer.ts';
+import { benchProxyInChild, benchProxyOnly, proxyTables, reportProxyFailures } from './proxy.ts';
+import { benchSelection } from './sections.ts';
 
 const benchStarted = performance.now();
 const PEER_TOOLS = peerTools(TOOLS);
@@ -763,8 +764,10 @@ function benchMiddlewareInChild(): Promise<MiddlewareBenchResult> {
 }
 
 async function main(): Promise<void> {
-  if (benchSelection() === 'formats')
-    return benchFormatsOnly(new URL('./results.json', import.meta.url));
+  const resultsFile = new URL('./results.json', import.meta.url);
+  const selection = benchSelection();
+  if (selection === 'formats') return benchFormatsOnly(resultsFile);
+  if (selection === 'proxy') return benchProxyOnly(resultsFile);
   const warnings: string[] = [];
   const streaming = await benchStreaming(warnings);
   const large = await benchLarge(warnings);
@@ -772,7 +775,9 @@ async function main(): Promise<void> {
   const middleware = await benchMiddlewareInChild();
   const decode = await runDecodeBench();
   const formats = await benchFormatsInChild();
-  const targetList = targets(large.cases, whole);
+  progress('proxy against a pass-through proxy (child process)');
+  const proxy = await benchProxyInChild();
+  const targetList = [...targets(large.cases, whole), ...proxy.targets];
   const totalSeconds = (performance.now() - benchStarted) / 1000;
 
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
@@ -807,6 +812,8 @@ async function main(): Promise<void> {
     '',
     `6. ${formatsTables(formats)}`,
     '',
+    `7. ${proxyTables(proxy)}`,
+    '',
     'Targets',
     formatTable(
       ['target', 'value', 'result'],
@@ -840,15 +847,14 @@ async function main(): Promise<void> {
     middleware,
     decode,
     formats,
+    proxy,
     targets: targetList,
     warnings,
     totalSeconds,
   };
-  writeFileSync(
-    new URL('./results.json', import.meta.url),
-    `${JSON.stringify(results, null, 2)}\n`,
-  );
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   reportFormatFailures(formats);
+  reportProxyFailures(proxy);
 }
 
 await main();

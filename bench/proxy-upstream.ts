@@ -1,0 +1,131 @@
+/**
+ * The proxy bench's model server: an OpenAI-compatible `POST /v1/chat/completions` on loopback
+ * that streams the scripted reply a request names, one token per Server-Sent Event, as vLLM or
+ * llama.cpp's server do. Its events are encoded once at start, so its own cost stays small and
+ * the same for every side measured.
+ *
+ * Pace: 0 writes each token on its own turn of the event loop (every token is a write of its own,
+ * as from a real server, but nothing waits); more than 0 waits that many milliseconds between
+ * tokens, a model's real pace.
+ *
+ * Child: node bench/proxy-upstream.ts <replies> <seed>, with an IPC channel: sends
+ * `{type:'ready', url}`, takes `{type:'pace', ms}` (answered `{type:'pace', ms}`).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { requestedReply, type ScriptedReply, scriptedReplies } from './proxy-replies.ts';
+
+export interface BenchUpstream {
+  /** Base URL, `http://127.0.0.1:PORT/v1`. */
+  readonly url: string;
+  /** Milliseconds between tokens; 0: none. */
+  pace: number;
+  close(): Promise<void>;
+}
+
+const data = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`;
+
+/** A reply's stream as its server writes it: role, one event per token, the finish, [DONE]. */
+export function replyEvents(reply: ScriptedReply): string[] {
+  const base = {
+    id: `chatcmpl-bench-${reply.index}`,
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: reply.model,
+  };
+  const choice = (delta: object, finish: string | null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
+  return [
+    data(choice({ role: 'assistant', content: '' }, null)),
+    ...reply.tokens.map((token) => data(choice({ content: token }, null))),
+    data(choice({}, 'stop')),
+    'data: [DONE]\n\n',
+  ];
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of request) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function failWith(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
+}
+
+/** Starts the server on a free loopback port. */
+export async function startBenchUpstream(
+  replies: readonly ScriptedReply[],
+  pace = 0,
+): Promise<BenchUpstream> {
+  const events = replies.map(replyEvents);
+  const state = { pace };
+  const server: Server = createServer(async (request, response) => {
+    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+      failWith(response, 404, `no route ${request.method} ${request.url}`);
+      return;
+    }
+    let index: number | undefined;
+    try {
+      index = requestedReply(JSON.parse(await readBody(request)));
+    } catch {
+      index = undefined;
+    }
+    const stream = index === undefined ? undefined : events[index];
+    if (!stream) {
+      failWith(response, 400, 'the request names no scripted reply');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let gone = false;
+    response.on('close', () => {
+      gone = true;
+    });
+    const waitMs = state.pace;
+    for (const [at, event] of stream.entries()) {
+      if (gone) return;
+      // The role event goes out at once, as a server sends it when the first token is ready.
+      if (at > 0) await (waitMs > 0 ? sleep(waitMs) : nextTurn());
+      response.write(event);
+    }
+    response.end();
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    get pace() {
+      return state.pace;
+    },
+    set pace(ms: number) {
+      state.pace = ms;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+if (import.meta.main) {
+  const [count, seed] = process.argv.slice(2).map(Number);
+  if (!process.send || !Number.isInteger(count) || !Number.isInteger(seed))
+    throw new Error('usage (as a child with IPC): node bench/proxy-upstream.ts <replies> <seed>');
+  const upstream = await startBenchUpstream(scriptedReplies(count!, seed!));
+  process.on('message', (message: { type?: string; ms?: number }) => {
+    if (message.type === 'pace' && typeof message.ms === 'number') {
+      upstream.pace = message.ms;
+      process.send!({ type: 'pace', ms: message.ms });
+    }
+  });
+  process.on('disconnect', () => {
+    void upstream.close().then(() => process.exit(0));
+  });
+  process.send({ type: 'ready', url: upstream.url });
+}

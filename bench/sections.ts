@@ -1,0 +1,41 @@
+/**
+ * Which sections `npm run bench` runs, and how a section run alone updates the results file:
+ * `TOOLWIRE_BENCH=formats` or `TOOLWIRE_BENCH=proxy` runs that one and replaces its key of
+ * bench/results.json, keeping the others as they were.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+export const BENCH_SELECTIONS = ['all', 'formats', 'proxy'] as const;
+export type BenchSelection = (typeof BENCH_SELECTIONS)[number];
+
+/** The sections asked for: `all` unless `TOOLWIRE_BENCH` names one. */
+export function benchSelection(value = process.env.TOOLWIRE_BENCH): BenchSelection {
+  const selection = value?.trim().toLowerCase() || 'all';
+  const known = BENCH_SELECTIONS.find((name) => name === selection);
+  if (known) return known;
+  throw new TypeError(
+    `TOOLWIRE_BENCH must be ${BENCH_SELECTIONS.map((name) => `"${name}"`).join(', ')} or unset, not "${value}"`,
+  );
+}
+
+/** The results file's text with `key` replaced by `value`, every other key kept. */
+export function withSection(resultsJson: string | undefined, key: string, value: unknown): string {
+  let results: Record<string, unknown> = {};
+  if (resultsJson !== undefined) {
+    const parsed: unknown = JSON.parse(resultsJson);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      results = parsed as Record<string, unknown>;
+  }
+  return `${JSON.stringify({ ...results, [key]: value }, null, 2)}\n`;
+}
+
+/** Replaces one section of the results file (creating the file when there is none). */
+export function writeSection(resultsFile: URL, key: string, value: unknown): void {
+  let previous: string | undefined;
+  try {
+    previous = readFileSync(resultsFile, 'utf8');
+  } catch {
+    previous = undefined;
+  }
+  writeFileSync(resultsFile, withSection(previous, key, value));
+}
