@@ -76,6 +76,9 @@ export function createValidator(): Validator {
   // Keyed by the tool's schema object, so schemas dropped by the caller are dropped here too.
   const compiledObjects = new WeakMap<object, Compiled>();
   const compiledBooleans = new Map<boolean, Compiled>();
+  // By the schema's JSON text too: a server gets new schema objects with every request (the
+  // proxy, the middleware behind an HTTP API), and compiling is the costliest part of a call.
+  const compiledTexts = new Map<string, Compiled>();
 
   function engineFor(draft: Draft): AjvEngine {
     let engine = engines.get(draft);
@@ -87,13 +90,28 @@ export function createValidator(): Validator {
   }
 
   function compile(schema: JsonSchema): Compiled {
-    const cached = isSchemaObject(schema)
-      ? compiledObjects.get(schema)
-      : compiledBooleans.get(schema === true);
-    if (cached) return cached;
-    const compiled = compileUncached(schema);
-    if (isSchemaObject(schema)) compiledObjects.set(schema, compiled);
-    else compiledBooleans.set(schema === true, compiled);
+    if (!isSchemaObject(schema)) {
+      let compiled = compiledBooleans.get(schema === true);
+      if (!compiled) {
+        compiled = compileUncached(schema);
+        compiledBooleans.set(schema === true, compiled);
+      }
+      return compiled;
+    }
+    let compiled = compiledObjects.get(schema);
+    if (compiled) return compiled;
+    const text = schemaText(schema);
+    compiled = text === undefined ? undefined : compiledTexts.get(text);
+    if (!compiled) {
+      compiled = compileUncached(schema);
+      if (text !== undefined) {
+        // Bounded: the oldest entry makes room (Maps iterate in insertion order).
+        if (compiledTexts.size >= MAX_COMPILED_TEXTS)
+          compiledTexts.delete(compiledTexts.keys().next().value as string);
+        compiledTexts.set(text, compiled);
+      }
+    }
+    compiledObjects.set(schema, compiled);
     return compiled;
   }
 
@@ -148,6 +166,21 @@ export function createValidator(): Validator {
       }
     },
   };
+}
+
+/** Schemas remembered by their text at most, and the longest text remembered. */
+const MAX_COMPILED_TEXTS = 256;
+const MAX_SCHEMA_TEXT_CHARS = 64 * 1024;
+
+/** A schema's JSON text, the key of the text cache; undefined when it has none or is too long. */
+function schemaText(schema: object): string | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    return undefined; // a cycle, a BigInt: not JSON, so not cached by text
+  }
+  return text !== undefined && text.length <= MAX_SCHEMA_TEXT_CHARS ? text : undefined;
 }
 
 function compileOnce(engine: AjvEngine, schema: JsonSchema): ValidateFunction {

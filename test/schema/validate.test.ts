@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { JsonSchema } from '../../src/core/index.ts';
 import { createValidator } from '../../src/schema/index.ts';
 import { anyValue, toolSchema } from './arbitraries.ts';
@@ -345,5 +345,41 @@ describe('createValidator', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('compiling schemas', () => {
+  it('compiles an equal schema once, whichever object carries it (a server gets new ones per request)', async () => {
+    const { default: AjvModule } = await import('ajv');
+    const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as {
+      prototype: { compile: (...args: unknown[]) => unknown };
+    };
+    const compile = vi.spyOn(Ajv.prototype, 'compile');
+    try {
+      const validator = createValidator();
+      for (let request = 0; request < 5; request++) {
+        const schema = JSON.parse(JSON.stringify(weather)) as JsonSchema;
+        expect(validator.validate({ location: 'Oslo', count: 'x' }, schema)).toHaveLength(1);
+      }
+      expect(compile).toHaveBeenCalledTimes(1);
+      // A schema that differs is compiled on its own, and judged by itself.
+      const other = { ...weather, required: ['count'] } as JsonSchema;
+      expect(validator.validate({ location: 'Oslo' }, other)).toHaveLength(1);
+      expect(compile).toHaveBeenCalledTimes(2);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it('a schema that has no JSON text (a cycle) is judged without throwing, the same each time', () => {
+    const validator = createValidator();
+    const schema: Record<string, unknown> = {
+      type: 'object',
+      properties: { n: { type: 'number' } },
+    };
+    Object.defineProperty(schema, 'self', { value: schema, enumerable: true });
+    const first = validator.validate({ n: 'x' }, schema as JsonSchema);
+    expect(first.length).toBeGreaterThan(0);
+    expect(validator.validate({ n: 'x' }, schema as JsonSchema)).toEqual(first);
   });
 });
