@@ -22,10 +22,10 @@ export interface UpstreamUsage {
 
 /** One piece of a reply: text, reasoning the server split off, how it ended, what it cost. */
 export interface UpstreamPiece {
-  readonly content?: string;
-  readonly reasoning?: string;
-  readonly finishReason?: string;
-  readonly usage?: UpstreamUsage;
+  readonly content: string | undefined;
+  readonly reasoning: string | undefined;
+  readonly finishReason: string | undefined;
+  readonly usage: UpstreamUsage | undefined;
 }
 
 /** The most of an upstream error body read, to quote its message. */
@@ -146,21 +146,17 @@ function pieceOf(body: unknown, streamed: boolean): UpstreamPiece {
   const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
   const usage = isFields(body.usage) ? (body.usage as UpstreamUsage) : undefined;
   if (!isFields(choice)) {
-    if (usage) return { usage };
-    if (!streamed) throw new ProxyError(502, 'the model server sent a reply without choices');
-    return {};
+    if (!usage && !streamed)
+      throw new ProxyError(502, 'the model server sent a reply without choices');
+    return { content: undefined, reasoning: undefined, finishReason: undefined, usage };
   }
   const message = streamed ? choice.delta : choice.message;
   const fields = isFields(message) ? message : {};
   const content = typeof fields.content === 'string' ? fields.content : undefined;
   const reasoning = reasoningOf(fields);
   const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
-  return {
-    ...(content ? { content } : {}),
-    ...(reasoning ? { reasoning } : {}),
-    ...(finishReason ? { finishReason } : {}),
-    ...(usage ? { usage } : {}),
-  };
+  // One shape for every piece: the hot path of a stream makes one per token.
+  return { content: content || undefined, reasoning, finishReason, usage };
 }
 
 /** A whole (not streamed) reply's piece. */
