@@ -11,7 +11,6 @@
  * `formats` key of bench/results.json. `TOOLWIRE_BENCH_FORMATS=qwen3-coder,hermes` keeps only
  * those formats (names or aliases).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import {
   FORMATS,
@@ -49,6 +48,7 @@ import {
   type Timing,
   utf8Bytes,
 } from './measure.ts';
+import { writeSection } from './sections.ts';
 
 export const BENCH_CALLS = 200;
 export const BENCH_TARGET_CHARS = 200_000;
@@ -1054,27 +1054,6 @@ export function formatsTables(result: FormatsBenchResult): string {
   ].join('\n');
 }
 
-/** Which parts `npm run bench` runs: `TOOLWIRE_BENCH=formats` for this one alone. */
-export function benchSelection(value = process.env.TOOLWIRE_BENCH): 'all' | 'formats' {
-  const selection = value?.trim().toLowerCase() || 'all';
-  if (selection === 'all' || selection === 'formats') return selection;
-  throw new TypeError(`TOOLWIRE_BENCH must be "all" or "formats", not "${value}"`);
-}
-
-/** The `formats` key of bench/results.json replaced, every other key kept as it was. */
-export function withFormatsResult(
-  resultsJson: string | undefined,
-  formats: FormatsBenchResult,
-): string {
-  let results: Record<string, unknown> = {};
-  if (resultsJson !== undefined) {
-    const parsed: unknown = JSON.parse(resultsJson);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-      results = parsed as Record<string, unknown>;
-  }
-  return `${JSON.stringify({ ...results, formats }, null, 2)}\n`;
-}
-
 /**
  * This bench in a fresh process, so the other sections' JIT state does not touch its figures,
  * and loading every format does not touch theirs.
@@ -1095,13 +1074,7 @@ export function reportFormatFailures(result: FormatsBenchResult): void {
 export async function benchFormatsOnly(resultsFile: URL): Promise<void> {
   const result = await benchFormatsInChild();
   console.log(formatsTables(result));
-  let previous: string | undefined;
-  try {
-    previous = readFileSync(resultsFile, 'utf8');
-  } catch {
-    previous = undefined;
-  }
-  writeFileSync(resultsFile, withFormatsResult(previous, result));
+  writeSection(resultsFile, 'formats', result);
   reportFormatFailures(result);
 }
 

@@ -8,16 +8,13 @@ import { describe, expect, it } from 'vitest';
 import {
   BENCH_CALLS,
   BENCH_TARGET_CHARS,
-  benchSelection,
   CallCountError,
   checkCalls,
   expectCallCount,
-  type FormatsBenchResult,
   formatBenchInput,
   parseCalls,
   roundRatio,
   selectedFormats,
-  withFormatsResult,
 } from '../../bench/formats.ts';
 import {
   FORMATS,
@@ -112,27 +109,9 @@ describe('formats bench checks', () => {
     expect(roundRatio(over, under)).toBe(2);
   });
 
-  it('TOOLWIRE_BENCH selects all or the formats part, and refuses anything else', () => {
-    expect(benchSelection(undefined)).toBe('all');
-    expect(benchSelection('')).toBe('all');
-    expect(benchSelection('Formats')).toBe('formats');
-    expect(() => benchSelection('format')).toThrow('TOOLWIRE_BENCH must be "all" or "formats"');
-  });
-
   it('TOOLWIRE_BENCH_FORMATS keeps the formats it names (aliases too) and refuses unknown ones', () => {
     expect(selectedFormats(undefined)).toEqual(FORMATS.map((entry) => entry.name));
     expect(selectedFormats(' qwen3 , xml')).toEqual(['hermes', 'xml']);
     expect(() => selectedFormats('xml,nope')).toThrow('no format "nope" is registered');
-  });
-
-  it('the formats-only run replaces its key of results.json and keeps the others', () => {
-    const formats = { calls: 200 } as FormatsBenchResult;
-    const previous = JSON.stringify({ streaming: [1], formats: { old: true }, decode: {} });
-    expect(JSON.parse(withFormatsResult(previous, formats))).toEqual({
-      streaming: [1],
-      formats: { calls: 200 },
-      decode: {},
-    });
-    expect(JSON.parse(withFormatsResult(undefined, formats))).toEqual({ formats: { calls: 200 } });
   });
 });
