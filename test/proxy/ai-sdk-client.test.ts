@@ -1,21 +1,13 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ToolCallToFormat, ToolDefinition } from '../../src/core/index.ts';
-import { protocolByName } from '../../src/protocols/index.ts';
-import { createProxyApp } from '../../src/proxy/index.ts';
-import { type RunningServer, startServer } from '../../src/server/node-server.ts';
-import {
-  type ScriptedReply,
-  type ScriptedUpstream,
-  startScriptedUpstream,
-} from './scripted-upstream.ts';
+import { hermes, proxyHarness, sleep, tokens } from './harness.ts';
+import type { ScriptedReply } from './scripted-upstream.ts';
 
 // The AI SDK (`ai`) through `@ai-sdk/openai-compatible` with native tools, pointed at
 // `toolwire proxy` in front of a scripted text-only model server: the SDK runs the tool and
 // sends its result back, as it would to a server with native tool calling.
-
-const hermes = protocolByName('hermes');
 
 const WEATHER: ToolDefinition = {
   name: 'get_weather',
@@ -46,28 +38,13 @@ interface ClientBody {
   }[];
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Text in pieces of three characters, as a server streaming token by token sends it. */
-const tokens = (text: string) =>
-  Array.from({ length: Math.ceil(text.length / 3) }, (_, i) => text.slice(i * 3, i * 3 + 3));
-
-let upstream: ScriptedUpstream | undefined;
-let running: RunningServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  await upstream?.close();
-  running = undefined;
-  upstream = undefined;
-});
+const startProxy = proxyHarness();
 
 async function providerFor(script: readonly ScriptedReply[]) {
-  upstream = await startScriptedUpstream(script);
-  const proxy = createProxyApp({ upstream: upstream.url, protocol: 'hermes' });
-  running = await startServer(proxy, { port: 0, host: '127.0.0.1' });
+  const { url, upstream } = await startProxy(script);
   const sent: ClientBody[] = [];
   const provider = createOpenAICompatible({
-    baseURL: `${running.url}/v1`,
+    baseURL: `${url}/v1`,
     name: 'proxy',
     // Records what the provider sends, to show that it speaks plain native tools to the proxy.
     fetch: async (input, init) => {

@@ -6,7 +6,7 @@ import type {
   RawMessageStreamEvent,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   correctionText,
   demandSentence,
@@ -14,21 +14,17 @@ import {
   type ToolCallToFormat,
   type ToolDefinition,
 } from '../../src/core/index.ts';
-import { protocolByName } from '../../src/protocols/index.ts';
-import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
-import { type RunningServer, startServer } from '../../src/server/node-server.ts';
+import type { ProxyOptions } from '../../src/proxy/index.ts';
+import { callText, hermes, proxyHarness, sleep, tokens } from './harness.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,
-  startScriptedUpstream,
   type UpstreamBody,
   USAGE,
 } from './scripted-upstream.ts';
 
 // The official `@anthropic-ai/sdk` client against `toolwire proxy` in front of a scripted
 // text-only model server: Messages requests in, Messages shapes and events out.
-
-const hermes = protocolByName('hermes');
 
 const WEATHER: ToolDefinition = {
   name: 'get_weather',
@@ -69,34 +65,16 @@ const TOKYO: ToolCallToFormat = {
   input: { zone: 'Asia/Tokyo' },
 };
 
-const callText = (calls: ToolCallToFormat | ToolCallToFormat[], before = 'Let me check.') =>
-  `${before}\n${hermes.formatToolCall(calls)}`;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Text in pieces of three characters, as a server streaming token by token sends it. */
-const tokens = (text: string) =>
-  Array.from({ length: Math.ceil(text.length / 3) }, (_, i) => text.slice(i * 3, i * 3 + 3));
-
-let upstream: ScriptedUpstream | undefined;
-let running: RunningServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  await upstream?.close();
-  running = undefined;
-  upstream = undefined;
-});
+const startProxy = proxyHarness();
 
 async function clientFor(
   script: readonly ScriptedReply[],
   options: Partial<ProxyOptions> = {},
 ): Promise<{ client: Anthropic; upstream: ScriptedUpstream }> {
-  upstream = await startScriptedUpstream(script);
-  const proxy = createProxyApp({ upstream: upstream.url, protocol: 'hermes', ...options });
-  running = await startServer(proxy, { port: 0, host: '127.0.0.1' });
+  const { url, upstream } = await startProxy(script, options);
   // The SDK adds /v1/messages itself.
   return {
-    client: new Anthropic({ baseURL: running.url, apiKey: 'sk-ant-test', maxRetries: 0 }),
+    client: new Anthropic({ baseURL: url, apiKey: 'sk-ant-test', maxRetries: 0 }),
     upstream,
   };
 }

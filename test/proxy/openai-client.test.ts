@@ -5,7 +5,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   correctionText,
   demandSentence,
@@ -13,21 +13,17 @@ import {
   type ToolCallToFormat,
   type ToolDefinition,
 } from '../../src/core/index.ts';
-import { protocolByName } from '../../src/protocols/index.ts';
-import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
-import { type RunningServer, startServer } from '../../src/server/node-server.ts';
+import type { ProxyOptions } from '../../src/proxy/index.ts';
+import { callText, hermes, proxyHarness, sleep, tokens } from './harness.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,
-  startScriptedUpstream,
   type UpstreamBody,
   USAGE,
 } from './scripted-upstream.ts';
 
 // The official `openai` client against `toolwire proxy` in front of a scripted text-only model
 // server: every shape is the one the client (and code written for OpenAI's API) reads.
-
-const hermes = protocolByName('hermes');
 
 const WEATHER: ToolDefinition = {
   name: 'get_weather',
@@ -73,28 +69,15 @@ const TOKYO: ToolCallToFormat = {
   input: { zone: 'Asia/Tokyo' },
 };
 
-/** The model's reply: some prose, then the call in the model's own format. */
-const callText = (calls: ToolCallToFormat | ToolCallToFormat[], before = 'Let me check.') =>
-  `${before}\n${hermes.formatToolCall(calls)}`;
-
-let upstream: ScriptedUpstream | undefined;
-let running: RunningServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  await upstream?.close();
-  running = undefined;
-  upstream = undefined;
-});
+const startProxy = proxyHarness();
 
 async function clientFor(
   script: readonly ScriptedReply[] | ((body: UpstreamBody, index: number) => ScriptedReply),
   options: Partial<ProxyOptions> = {},
 ): Promise<{ client: OpenAI; upstream: ScriptedUpstream }> {
-  upstream = await startScriptedUpstream(script);
-  const proxy = createProxyApp({ upstream: upstream.url, protocol: 'hermes', ...options });
-  running = await startServer(proxy, { port: 0, host: '127.0.0.1' });
+  const { url, upstream } = await startProxy(script, options);
   return {
-    client: new OpenAI({ baseURL: `${running.url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
+    client: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
     upstream,
   };
 }
@@ -117,12 +100,6 @@ function upstreamSystem(body: UpstreamBody): string {
   expect(first.role).toBe('system');
   return first.content as string;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Text in pieces of three characters, as a server streaming token by token sends it. */
-const tokens = (text: string) =>
-  Array.from({ length: Math.ceil(text.length / 3) }, (_, i) => text.slice(i * 3, i * 3 + 3));
 
 /** A streamed completion's chunks, read to the end. */
 async function streamed(
