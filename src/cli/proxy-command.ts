@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { createProxyApp, DEFAULT_PROXY_LIMITS } from '../proxy/index.ts';
-import { startServer } from '../server/node-server.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
+import { listenOrSay, untilStopped } from './server-lifetime.ts';
 import { PROXY_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -109,18 +109,8 @@ export async function proxyCommand(
           : Math.min(timeoutSeconds * 1000, 2 ** 31 - 1),
     },
   });
-  let running: Awaited<ReturnType<typeof startServer>>;
-  try {
-    running = await startServer(proxy, { port, host });
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    err.write(
-      code === 'EADDRINUSE'
-        ? `toolwire: port ${port} on ${host} is in use; pick another with --port\n`
-        : `toolwire: cannot listen on ${host}:${port}: ${(error as Error).message}\n`,
-    );
-    return 1;
-  }
+  const running = await listenOrSay(proxy, { port, host }, err);
+  if (!running) return 1;
   // The first line ends with the base URL: scripts read it from there.
   out.write(
     `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream}, protocol ${choice}${choice.toLowerCase() === 'model' ? " (each request's model's format)" : ''}${apiKey === undefined ? '' : ', API key required'}\n`,
@@ -129,15 +119,7 @@ export async function proxyCommand(
     err.write(
       `toolwire proxy: warning: ${host} is not a loopback address and no --api-key-env is set: anyone who can reach ${running.url} can use the model server through it.\n`,
     );
-  await new Promise<void>((done) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await untilStopped();
   await running.close();
   return 0;
 }

@@ -11,10 +11,10 @@ import {
   type ServerAppOptions,
   serverSystemPrompt,
   serverTools,
-  startServer,
 } from '../server/index.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
+import { listenOrSay, untilStopped } from './server-lifetime.ts';
 
 export { type HostSettings, hostSettings } from './host-settings.ts';
 
@@ -144,18 +144,8 @@ export async function serveCommand(
       : await liveOptions(common, baseURL, modelName);
 
   const app = createServerApp(options);
-  let running: Awaited<ReturnType<typeof startServer>>;
-  try {
-    running = await startServer(app, { port, host });
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    err.write(
-      code === 'EADDRINUSE'
-        ? `toolwire: port ${port} on ${host} is in use; pick another with --port\n`
-        : `toolwire: cannot listen on ${host}:${port}: ${(error as Error).message}\n`,
-    );
-    return 1;
-  }
+  const running = await listenOrSay(app, { port, host }, err);
+  if (!running) return 1;
   const what = options.replay
     ? `replaying ${options.replay.recording.label} (a recording: no model is asked)`
     : `model ${modelName} at ${baseURL}, protocol ${protocol}${choice.toLowerCase() === BY_MODEL ? " (the model's format)" : ''}, tools over ${root}`;
@@ -165,15 +155,7 @@ export async function serveCommand(
       `toolwire serve: warning: ${host} is not a loopback address. The API has no authentication: anyone who can reach ${running.url} can run the agent and read the files under ${root}.\n`,
     );
 
-  await new Promise<void>((done) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await untilStopped();
   await running.close();
   return 0;
 }
