@@ -1,24 +1,14 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
-import type { ToolCallToFormat, ToolDefinition } from '../../src/core/index.ts';
-import { hermes, proxyHarness, sleep, tokens } from './harness.ts';
+import type { ToolCallToFormat } from '../../src/core/index.ts';
+import { hermes, proxyHarness, sleep, tokens, WEATHER } from './harness.ts';
 import type { ScriptedReply } from './scripted-upstream.ts';
 
 // The AI SDK (`ai`) through `@ai-sdk/openai-compatible` with native tools, pointed at
 // `toolwire proxy` in front of a scripted text-only model server: the SDK runs the tool and
 // sends its result back, as it would to a server with native tool calling.
 
-const WEATHER: ToolDefinition = {
-  name: 'get_weather',
-  description: 'Current weather for a city',
-  inputSchema: {
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-    additionalProperties: false,
-  },
-};
 const LISBON: ToolCallToFormat = {
   toolName: 'get_weather',
   toolCallId: 'c1',

@@ -12,10 +12,9 @@ import {
   demandSentence,
   TOOLS_UNAVAILABLE,
   type ToolCallToFormat,
-  type ToolDefinition,
 } from '../../src/core/index.ts';
 import type { ProxyOptions } from '../../src/proxy/index.ts';
-import { callText, hermes, proxyHarness, sleep, tokens } from './harness.ts';
+import { callText, hermes, proxyHarness, sleep, TIME, tokens, WEATHER } from './harness.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,
@@ -26,26 +25,6 @@ import {
 // The official `@anthropic-ai/sdk` client against `toolwire proxy` in front of a scripted
 // text-only model server: Messages requests in, Messages shapes and events out.
 
-const WEATHER: ToolDefinition = {
-  name: 'get_weather',
-  description: 'Current weather for a city',
-  inputSchema: {
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-    additionalProperties: false,
-  },
-};
-const TIME: ToolDefinition = {
-  name: 'get_time',
-  description: 'Local time in a time zone',
-  inputSchema: {
-    type: 'object',
-    properties: { zone: { type: 'string' } },
-    required: ['zone'],
-    additionalProperties: false,
-  },
-};
 const DEFINITIONS = [WEATHER, TIME];
 const TOOLS: Tool[] = DEFINITIONS.map((tool) => ({
   name: tool.name,

@@ -3,7 +3,7 @@
  * after each test, and the text a model writes in the hermes format.
  */
 import { afterEach } from 'vitest';
-import type { ToolCallToFormat } from '../../src/core/index.ts';
+import type { ToolCallToFormat, ToolDefinition } from '../../src/core/index.ts';
 import { protocolByName } from '../../src/protocols/index.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
 import { type RunningServer, startServer } from '../../src/server/node-server.ts';
@@ -15,6 +15,27 @@ import {
 } from './scripted-upstream.ts';
 
 export const hermes = protocolByName('hermes');
+
+export const WEATHER: ToolDefinition = {
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
+};
+export const TIME: ToolDefinition = {
+  name: 'get_time',
+  description: 'Local time in a time zone',
+  inputSchema: {
+    type: 'object',
+    properties: { zone: { type: 'string' } },
+    required: ['zone'],
+    additionalProperties: false,
+  },
+};
 
 /** The model's reply: some prose, then the call in the model's own format. */
 export const callText = (
