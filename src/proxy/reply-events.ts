@@ -60,10 +60,7 @@ export class ReplyReader {
   /** The reply is over; `interrupted`: it stopped at a limit or an error, so an open call is cut off. */
   end(interrupted: boolean, out: ReplyEvent[]): void {
     this.translate(this.parser.end({ interrupted }), out);
-    this.abandonOpenCalls(out);
-  }
-
-  private abandonOpenCalls(out: ReplyEvent[]): void {
+    // A protocol written without toolwire's engine may end without naming a started call.
     for (const id of this.streamed.keys()) out.push({ type: 'call-abandoned', id });
     this.streamed.clear();
   }
@@ -95,11 +92,13 @@ export class ReplyReader {
         case 'tool-call':
           this.complete(event.toolCallId, event.toolName, event.input, out);
           break;
-        case 'error':
-          // A fault that is not only dropped markup ends the call being read (the parser reads
-          // one at a time); its raw text follows as text.
-          if (!event.error.dropped) this.abandonOpenCalls(out);
+        case 'error': {
+          // A fault that ends a call whose start went out names it; its raw text follows as text.
+          const id = event.error.toolCallId;
+          if (id !== undefined && this.streamed.delete(id))
+            out.push({ type: 'call-abandoned', id });
           break;
+        }
         default:
           // Block starts and ends: each API frames its blocks itself.
           break;

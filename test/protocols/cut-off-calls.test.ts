@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   executeProtocol,
+  FORMATS,
   hermesProtocol,
   type ToolCallProtocol,
   xmlProtocol,
@@ -140,4 +141,38 @@ describe('cut-off calls in batches and after whole calls', () => {
     const content = contentAtEverySplit(hermesProtocol(), text, { tools: tools2 }) as Part[];
     expect(content.some((part) => part.type === 'tool-call')).toBe(false);
   });
+});
+
+describe('a started call that never comes out is named by its fault', () => {
+  // A reader that streamed the call's start (the proxy, a UI) must learn which call failed.
+  it.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
+    '%s: every tool-input-start without its tool-call has a fault with its id',
+    (_name, protocol) => {
+      const content = 'x'.repeat(40);
+      const text = protocol.formatToolCall({
+        toolName: 'write_file',
+        input: { path: 'a', content },
+      });
+      const inside = text.indexOf(content) + 20;
+      for (const cut of [inside, text.length - 1]) {
+        const parser = protocol.createStreamParser({ tools });
+        const events = [...parser.push(text.slice(0, cut)), ...parser.end({ interrupted: true })];
+        const started = events.flatMap((event) =>
+          event.type === 'tool-input-start' ? [event.id] : [],
+        );
+        const completed = new Set(
+          events.flatMap((event) => (event.type === 'tool-call' ? [event.toolCallId] : [])),
+        );
+        const named = new Set(
+          events.flatMap((event) =>
+            event.type === 'error' && event.error.toolCallId !== undefined
+              ? [event.error.toolCallId]
+              : [],
+          ),
+        );
+        for (const id of started)
+          if (!completed.has(id)) expect(named.has(id), `cut at ${cut}`).toBe(true);
+      }
+    },
+  );
 });

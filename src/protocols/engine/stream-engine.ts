@@ -214,10 +214,19 @@ export function createStreamEngine<CallData>(
     return start >= kept ? written : callRaw.slice(start, kept) + written;
   }
 
+  /**
+   * The call whose `tool-input-start` went out and which has not come out yet: a fault that ends
+   * it names it (`toolCallId`), whichever body reported the fault, so a reader can close it.
+   */
+  let openInputId: string | undefined;
+
   const context: CallContext = {
     options,
     emit: (event) => {
       closeText();
+      if (event.type === 'tool-input-start') openInputId = event.id;
+      else if (event.type === 'tool-call' && event.toolCallId === openInputId)
+        openInputId = undefined;
       out.push(event);
     },
     inputDelta: (id, delta) => {
@@ -237,7 +246,7 @@ export function createStreamEngine<CallData>(
           type: 'error',
           error: { code, message, raw, offset: callStart, ...extra, dropped: true },
         });
-      } else reportFault(code, message, raw, extra);
+      } else reportFault(code, message, raw, withOpenInput(extra));
     },
     get callLength() {
       return callRaw.length + (writeEnd - writeStart);
@@ -278,6 +287,15 @@ export function createStreamEngine<CallData>(
     reasoningId = undefined;
   }
 
+  /** A fault's details with the open call's id when the body did not name it; the call is over. */
+  function withOpenInput(extra: { readonly toolCallId?: string }): object {
+    const id = openInputId;
+    openInputId = undefined;
+    return extra.toolCallId !== undefined || id === undefined
+      ? extra
+      : { ...extra, toolCallId: id };
+  }
+
   function reportFault(code: ProtocolFaultCode, message: string, raw: string, extra: object) {
     out.push({
       type: 'error',
@@ -298,8 +316,9 @@ export function createStreamEngine<CallData>(
       // Framing around calls: dropped, like the tags of a call.
     } else {
       const { kind: _kind, code, message, ...extra } = result;
-      reportFault(code, message, callRaw.toString(), extra);
+      reportFault(code, message, callRaw.toString(), withOpenInput(extra));
     }
+    openInputId = undefined;
     body = undefined;
     outcome = undefined;
     callRaw.clear();
