@@ -156,7 +156,9 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
           if (!abandoned) expect(streamed.calls).toEqual(calls);
           for (const call of streamed.calls.slice(0, calls.length))
             expect(() => JSON.parse(call.arguments)).not.toThrow();
-          expect(streamed.content).toBe(message.content ?? streamed.content);
+          // No content (null) only when calls came with nothing but space around them.
+          if (message.content === null) expect(streamed.content.trim()).toBe('');
+          else expect(streamed.content).toBe(message.content);
           expect(streamed.reasoning).toBe(message.reasoning_content ?? '');
         }),
         { numRuns: 150 },
