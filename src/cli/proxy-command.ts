@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createProxyApp, DEFAULT_PROXY_LIMITS } from '../proxy/index.ts';
+import { createProxyApp, DEFAULT_PROXY_LIMITS, upstreamBaseURL } from '../proxy/index.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
@@ -31,15 +31,11 @@ function upstreamSetting(value: string | undefined): string {
     throw new UsageError(
       'proxy needs --upstream <URL>, the base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:11434/v1)',
     );
-  let url: URL;
   try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--upstream "${value}" is not a URL (e.g. http://127.0.0.1:11434/v1)`);
+    return upstreamBaseURL(value);
+  } catch (error) {
+    throw new UsageError(`--${(error as Error).message}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--upstream must be an http or https URL, not "${value}"`);
-  return value;
 }
 
 /**

@@ -12,14 +12,18 @@ import { LOOPBACK_HOSTNAMES } from '../server/host-names.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from '../server/request-guard.ts';
 import { readJsonBody } from '../server/requests.ts';
 import { readMessagesRequest } from './anthropic-request.ts';
-import { MessageBuilder, MessageEvents } from './anthropic-response.ts';
+import { MessageBuilder, MessageEvents, type MessageIdentity } from './anthropic-response.ts';
 import type { ChatRequest } from './conversation.ts';
 import { type ClientApi, errorResponse, ProxyError } from './errors.ts';
 import { readChatCompletionsRequest } from './openai-request.ts';
-import { ChatCompletionBuilder, ChatCompletionChunks } from './openai-response.ts';
+import {
+  ChatCompletionBuilder,
+  ChatCompletionChunks,
+  type CompletionIdentity,
+} from './openai-response.ts';
 import type { ReplyEvent } from './reply-events.ts';
 import { type ReplyEnd, runReply } from './reply-run.ts';
-import { callUpstream, type UpstreamSettings } from './upstream.ts';
+import { callUpstream, type UpstreamSettings, upstreamBaseURL } from './upstream.ts';
 
 export interface ProxyLimits {
   /** Largest request body read, in bytes. Default 16 MiB. */
@@ -71,6 +75,15 @@ export interface ProxyApp {
   close(): void;
 }
 
+/** The upstream's base URL, or a TypeError naming the option. */
+function checkedUpstream(value: string): string {
+  try {
+    return upstreamBaseURL(value);
+  } catch (error) {
+    throw new TypeError(`createProxyApp: ${(error as Error).message}`);
+  }
+}
+
 /** The largest retry count taken: each is a whole extra model call. */
 const MAX_TOOL_CHOICE_RETRIES = 5;
 
@@ -82,23 +95,6 @@ function checkedLimits(limits: ProxyLimits): ProxyLimits {
       );
   }
   return limits;
-}
-
-/** The base URL without trailing slashes; a TypeError when it is not an http(s) URL. */
-function upstreamBase(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new TypeError(
-      `createProxyApp: upstream ${JSON.stringify(value)} is not a URL (e.g. http://127.0.0.1:11434/v1)`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new TypeError(
-      `createProxyApp: upstream must be an http or https URL, not ${JSON.stringify(value)}`,
-    );
-  return url.href.replace(/\/+$/, '');
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -148,12 +144,23 @@ interface ReplyWriter {
   error(error: ProxyError): string;
 }
 
+/** A new Messages reply's identity. */
+function messageIdentity(request: ChatRequest): MessageIdentity {
+  return { id: `msg_${crypto.randomUUID().replaceAll('-', '')}`, model: request.model };
+}
+
+/** A new chat completion's identity. */
+function completionIdentity(request: ChatRequest): CompletionIdentity {
+  return {
+    id: `chatcmpl-${crypto.randomUUID()}`,
+    model: request.model,
+    created: Math.floor(Date.now() / 1000),
+  };
+}
+
 function streamWriter(api: ClientApi, request: ChatRequest): ReplyWriter {
   if (api === 'anthropic') {
-    const events = new MessageEvents({
-      id: `msg_${crypto.randomUUID().replaceAll('-', '')}`,
-      model: request.model,
-    });
+    const events = new MessageEvents(messageIdentity(request));
     return {
       start: () => events.start(),
       encode: (batch) => events.encode(batch),
@@ -161,11 +168,7 @@ function streamWriter(api: ClientApi, request: ChatRequest): ReplyWriter {
       error: (error) => events.error(error),
     };
   }
-  const chunks = new ChatCompletionChunks({
-    id: `chatcmpl-${crypto.randomUUID()}`,
-    model: request.model,
-    created: Math.floor(Date.now() / 1000),
-  });
+  const chunks = new ChatCompletionChunks(completionIdentity(request));
   return {
     // OpenAI's first chunk names the role: clients see the reply has begun.
     start: () => chunks.encode([{ type: 'text', delta: '' }]),
@@ -186,18 +189,8 @@ async function wholeReply(
     if (step.done) {
       const body =
         builder instanceof MessageBuilder
-          ? builder.build(
-              { id: `msg_${crypto.randomUUID().replaceAll('-', '')}`, model: request.model },
-              step.value,
-            )
-          : builder.build(
-              {
-                id: `chatcmpl-${crypto.randomUUID()}`,
-                model: request.model,
-                created: Math.floor(Date.now() / 1000),
-              },
-              step.value,
-            );
+          ? builder.build(messageIdentity(request), step.value)
+          : builder.build(completionIdentity(request), step.value);
       return Response.json(body);
     }
     builder.add(step.value);
@@ -274,7 +267,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   // Fails now, not at the first request, on a choice no format has.
   protocolNameFor(choice, '');
   const upstream: UpstreamSettings = {
-    baseURL: upstreamBase(options.upstream),
+    baseURL: checkedUpstream(options.upstream),
     apiKey: options.upstreamApiKey,
     timeoutMs: limits.upstreamTimeoutMs,
     fetch: options.fetch ?? globalThis.fetch,

@@ -11,3 +11,4 @@ export {
   type ProxyOptions,
 } from './app.ts';
 export { type ClientApi, ProxyError } from './errors.ts';
+export { upstreamBaseURL } from './upstream.ts';

@@ -28,6 +28,24 @@ export interface UpstreamPiece {
   readonly usage: UpstreamUsage | undefined;
 }
 
+/**
+ * A model server's base URL without trailing slashes. Throws a TypeError saying what is wrong
+ * (its message begins with `upstream`, so callers name their own option before it).
+ */
+export function upstreamBaseURL(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(
+      `upstream ${JSON.stringify(value)} is not a URL (e.g. http://127.0.0.1:11434/v1)`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`upstream must be an http or https URL, not ${JSON.stringify(value)}`);
+  return url.href.replace(/\/+$/, '');
+}
+
 /** The most of an upstream error body read, to quote its message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
