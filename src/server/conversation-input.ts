@@ -1,5 +1,5 @@
 import type { ConversationEntry, ToolOutcome } from '../agent/index.ts';
-import { RequestError } from './requests.ts';
+import { onlyKeys, RequestError } from './requests.ts';
 
 /** What a conversation sent with a run may hold (the body's byte cap bounds it too). */
 export interface ConversationLimits {
@@ -100,18 +100,6 @@ function name(value: unknown, at: string): string {
   if (typeof value !== 'string' || value.length === 0)
     throw new RequestError(400, `${at} must be a non-empty string (got ${describe(value)})`);
   return value;
-}
-
-function onlyKeys(object: Record<string, unknown>, allowed: readonly string[], at: string): void {
-  const unknown = Object.keys(object).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0)
-    throw new RequestError(
-      400,
-      `${at}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown
-        .slice(0, 5)
-        .map((key) => JSON.stringify(key.slice(0, 40)))
-        .join(', ')}; expected ${allowed.join(', ')}`,
-    );
 }
 
 /**

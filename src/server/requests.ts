@@ -86,12 +86,20 @@ function objectBody(body: unknown, what: string): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-function onlyKeys(body: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  const unknown = Object.keys(body).filter((key) => !allowed.includes(key));
+/** Refuses (400) fields other than `allowed`, naming a few (cut short: they are the client's). */
+export function onlyKeys(
+  object: Record<string, unknown>,
+  allowed: readonly string[],
+  where: string,
+): void {
+  const unknown = Object.keys(object).filter((key) => !allowed.includes(key));
   if (unknown.length > 0)
     throw new RequestError(
       400,
-      `${where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${allowed.join(', ')}`,
+      `${where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown
+        .slice(0, 5)
+        .map((key) => JSON.stringify(key.slice(0, 40)))
+        .join(', ')}; expected ${allowed.join(', ')}`,
     );
 }
 
