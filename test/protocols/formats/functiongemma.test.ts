@@ -8,7 +8,8 @@ import {
   functionGemmaFormat,
   functionGemmaProtocol,
 } from '../../../src/protocols/functiongemma/index.ts';
-import { callsOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
+import { callsOf, contentAtEverySplit, TOOLS } from '../helpers.ts';
+import { itIsChunkInvariantOnItsMarkup } from './json-format-checks.ts';
 
 const gemma = functionGemmaProtocol();
 const options = { tools: TOOLS };
@@ -160,22 +161,5 @@ describe('invariants', () => {
     '</think>',
   ];
 
-  it('random markup is total and chunk-invariant', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }),
-        fc.nat(),
-        (parts, cut) => {
-          const text = parts.join('');
-          const at = cut % (text.length + 1);
-          const whole = contentOf(streamEvents(gemma, [text], options));
-          expect(
-            contentOf(streamEvents(gemma, [text.slice(0, at), text.slice(at)], options)),
-          ).toEqual(whole);
-          expect(contentOf(streamEvents(gemma, [...text], options))).toEqual(whole);
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+  itIsChunkInvariantOnItsMarkup(gemma, fragments, options.tools);
 });

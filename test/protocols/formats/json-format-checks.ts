@@ -74,9 +74,10 @@ const COMMON_FRAGMENTS = [
 ];
 
 /** Property tests of the stream invariants, for a format whose markup is `fragments`. */
-export function itKeepsTheStreamInvariants(
+export function itIsChunkInvariantOnItsMarkup(
   protocol: ToolCallProtocol,
   fragments: readonly string[],
+  tools: readonly ToolDefinition[] = TOOLS,
 ): void {
   const sample = protocol.formatToolCall([
     { toolName: 'get_weather', input: { city: 'Qq', days: 7 } },
@@ -91,18 +92,26 @@ export function itKeepsTheStreamInvariants(
   it('is total and chunk-invariant on text made of its markup, split anywhere', () => {
     fc.assert(
       fc.property(outputText, fc.array(fc.nat(), { maxLength: 6 }), (text, cuts) => {
-        const whole = streamEvents(protocol, [text], { tools: TOOLS });
-        const split = streamEvents(protocol, splitAt(text, cuts), { tools: TOOLS });
+        const whole = streamEvents(protocol, [text], { tools });
+        const split = streamEvents(protocol, splitAt(text, cuts), { tools });
         expect(contentOf(split)).toEqual(contentOf(whole));
         expect(streamingViolations(split)).toEqual([]);
         // An interrupted output must not throw either.
-        const cut = protocol.createStreamParser({ tools: TOOLS });
+        const cut = protocol.createStreamParser({ tools });
         cut.push(text);
         cut.end({ interrupted: true });
       }),
       { numRuns: 600 },
     );
   });
+}
+
+/** Chunk invariance on the format's markup and the round trip of `formatToolCall`. */
+export function itKeepsTheStreamInvariants(
+  protocol: ToolCallProtocol,
+  fragments: readonly string[],
+): void {
+  itIsChunkInvariantOnItsMarkup(protocol, fragments);
 
   it('round-trips formatToolCall → parse for arbitrary argument values', () => {
     const value = fc.dictionary(

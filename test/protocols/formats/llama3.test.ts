@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { llama3Format, llama3Protocol } from '../../../src/protocols/llama3/index.ts';
 import { callsOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
+import { itIsChunkInvariantOnItsMarkup } from './json-format-checks.ts';
 
 const llama3 = llama3Protocol();
 const builtIn = (name: string, property: string): ToolDefinition => ({
@@ -201,24 +202,7 @@ describe('invariants', () => {
     ' ',
   ];
 
-  it('random markup is total and chunk-invariant', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }),
-        fc.nat(),
-        (parts, cut) => {
-          const text = parts.join('');
-          const at = cut % (text.length + 1);
-          const whole = contentOf(streamEvents(llama3, [text], options));
-          expect(
-            contentOf(streamEvents(llama3, [text.slice(0, at), text.slice(at)], options)),
-          ).toEqual(whole);
-          expect(contentOf(streamEvents(llama3, [...text], options))).toEqual(whole);
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+  itIsChunkInvariantOnItsMarkup(llama3, fragments, options.tools);
 
   it('a long code argument streams in linear time', () => {
     const time = (size: number) => {

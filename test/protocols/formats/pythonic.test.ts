@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { pythonicFormat, pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
-import { callsOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
+import { callsOf, contentAtEverySplit, TOOLS } from '../helpers.ts';
+import { itIsChunkInvariantOnItsMarkup } from './json-format-checks.ts';
 
 const pythonic = pythonicProtocol();
 const registerUser: ToolDefinition = {
@@ -182,28 +183,5 @@ describe('invariants', () => {
     'b',
   ];
 
-  it('random markup is total and chunk-invariant', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }),
-        fc.array(fc.nat(), { maxLength: 4 }),
-        (parts, cuts) => {
-          const text = parts.join('');
-          const whole = contentOf(streamEvents(pythonic, [text], options));
-          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
-            (a, b) => a - b,
-          );
-          const chunks: string[] = [];
-          let previous = 0;
-          for (const point of points) {
-            chunks.push(text.slice(previous, point));
-            previous = point;
-          }
-          chunks.push(text.slice(previous));
-          expect(contentOf(streamEvents(pythonic, chunks, options))).toEqual(whole);
-        },
-      ),
-      { numRuns: 400 },
-    );
-  });
+  itIsChunkInvariantOnItsMarkup(pythonic, fragments, options.tools);
 });
