@@ -2,6 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
+import { functionDeclaration, openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Whose conventions a prompt follows: V3 and R1, V3.1 (also V3.2-Exp), or V3.2's DSML. */
 export type DeepseekVersion = 'v3' | 'v3.1' | 'v3.2';
@@ -118,14 +119,7 @@ function formatV31Tools(tools: readonly ToolDefinition[]): string {
 
 /** V3 and R1 (llama.cpp's fixed R1 template): the OpenAI tool list and an example call. */
 function formatV3Tools(tools: readonly ToolDefinition[]): string {
-  const declared = tools.map((tool) => ({
-    type: 'function',
-    function: {
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      parameters: tool.inputSchema,
-    },
-  }));
+  const declared = tools.map((tool) => openAIToolDeclaration(tool));
   return [
     "You can call any of the following tools to satisfy the user's requests:",
     jsonForPrompt(declared, 2),
@@ -138,13 +132,7 @@ function formatV3Tools(tools: readonly ToolDefinition[]): string {
 
 /** V3.2's template: the DSML syntax, then each tool's JSON Schema in `<functions>`. */
 function formatV32Tools(tools: readonly ToolDefinition[]): string {
-  const schemas = tools.map((tool) =>
-    jsonForPrompt({
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      parameters: tool.inputSchema,
-    }),
-  );
+  const schemas = tools.map((tool) => jsonForPrompt(functionDeclaration(tool)));
   return [
     '## Tools',
     '',

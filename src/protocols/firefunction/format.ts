@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { functionDeclaration, jsonResultLines } from '../common/tool-declarations.ts';
 
 /**
  * `functools[{"name": …, "arguments": …}, …]`, as FireFunction's template writes a turn's calls
@@ -13,24 +14,12 @@ export function formatFirefunctionToolCall(calls: readonly ToolCallToFormat[]): 
 
 /** One JSON object per result, in the order of the calls (the template's `tool` turns). */
 export function formatFirefunctionToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return results
-    .map((result) =>
-      jsonForPrompt(
-        result.isError
-          ? { name: result.toolName, error: result.output }
-          : { name: result.toolName, content: result.output },
-      ),
-    )
-    .join('\n');
+  return jsonResultLines(results);
 }
 
 /** FireFunction v2's system prompt: when to call, the `functools` rules, the functions as JSON. */
 export function formatFirefunctionTools(tools: readonly ToolDefinition[]): string {
-  const functions = tools.map((tool) => ({
-    name: tool.name,
-    ...(tool.description ? { description: tool.description } : {}),
-    parameters: tool.inputSchema,
-  }));
+  const functions = tools.map((tool) => functionDeclaration(tool));
   const first = tools[0];
   return [
     'In addition to plain text responses, you can choose to call one or more of the provided functions.',

@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { functionDeclaration } from '../common/tool-declarations.ts';
 import { typescriptNamespace } from '../common/typescript-tools.ts';
 
 /** v3.1: Llama 3.1 based, `<function=…>`; v3.2: `>>>` recipients and TypeScript tool types. */
@@ -61,11 +62,7 @@ function formatV31Tools(tools: readonly ToolDefinition[]): string {
   const functions = tools.map((tool) =>
     [
       `Use the function '${tool.name}' to '${tool.description ?? tool.name}'`,
-      jsonForPrompt({
-        name: tool.name,
-        ...(tool.description ? { description: tool.description } : {}),
-        parameters: tool.inputSchema,
-      }),
+      jsonForPrompt(functionDeclaration(tool)),
     ].join('\n'),
   );
   const first = tools[0];

@@ -2,24 +2,14 @@ import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
+import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /**
  * The tools section of GLM-4.5/4.6's chat template: each tool's JSON inside `<tools>`, then the
  * call format.
  */
 export function formatGlmTools(tools: readonly ToolDefinition[]): string {
-  const listed = tools
-    .map((tool) =>
-      jsonForPrompt({
-        type: 'function',
-        function: {
-          name: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-          parameters: tool.inputSchema,
-        },
-      }),
-    )
-    .join('\n');
+  const listed = tools.map((tool) => jsonForPrompt(openAIToolDeclaration(tool))).join('\n');
   const example = tools[0]
     ? `\n\nFor example:\n${formatGlmToolCall([
         { toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) },

@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { functionDeclaration, jsonResultLines } from '../common/tool-declarations.ts';
 
 /** `<|tool_call|>[{"name": …, "arguments": …}, …]`: one list for the whole turn. */
 export function formatGraniteToolCall(calls: readonly ToolCallToFormat[]): string {
@@ -13,15 +14,7 @@ export function formatGraniteToolCall(calls: readonly ToolCallToFormat[]): strin
  * in one message they come one per line, as JSON, in the order of the calls.
  */
 export function formatGraniteToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return results
-    .map((result) =>
-      jsonForPrompt(
-        result.isError
-          ? { name: result.toolName, error: result.output }
-          : { name: result.toolName, content: result.output },
-      ),
-    )
-    .join('\n');
+  return jsonResultLines(results);
 }
 
 /**
@@ -29,18 +22,7 @@ export function formatGraniteToolResponse(results: readonly ToolResponseToFormat
  * object as JSON, one after the other).
  */
 export function formatGraniteTools(tools: readonly ToolDefinition[]): string {
-  const list = tools
-    .map((tool) =>
-      jsonForPrompt(
-        {
-          name: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-          parameters: tool.inputSchema,
-        },
-        4,
-      ),
-    )
-    .join('\n\n');
+  const list = tools.map((tool) => jsonForPrompt(functionDeclaration(tool), 4)).join('\n\n');
   const first = tools[0];
   return [
     "You are a helpful AI assistant with access to the following tools. When a tool is required to answer the user's query, respond with <|tool_call|> followed by a JSON list of tools used. If a tool does not exist in the provided list of tools, notify the user that you do not have the ability to fulfill the request.",

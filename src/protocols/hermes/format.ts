@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: string): string {
   return calls
@@ -31,18 +32,7 @@ export function formatHermesTools(
   callTag: string,
   responseTag: string,
 ): string {
-  const signatures = tools
-    .map((tool) =>
-      jsonForPrompt({
-        type: 'function',
-        function: {
-          name: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-          parameters: tool.inputSchema,
-        },
-      }),
-    )
-    .join('\n');
+  const signatures = tools.map((tool) => jsonForPrompt(openAIToolDeclaration(tool))).join('\n');
   const example = tools[0]
     ? formatHermesToolCall(
         [{ toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) }],

@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Kimi numbers a turn's calls: `functions.get_weather:0`, `functions.get_time:1`. */
 function callId(toolName: string, index: number): string {
@@ -37,14 +38,7 @@ export function formatKimiK2ToolResponse(results: readonly ToolResponseToFormat[
  * call syntax is the model's own and is shown once.
  */
 export function formatKimiK2Tools(tools: readonly ToolDefinition[]): string {
-  const declared = tools.map((tool) => ({
-    type: 'function',
-    function: {
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      parameters: tool.inputSchema,
-    },
-  }));
+  const declared = tools.map((tool) => openAIToolDeclaration(tool));
   const first = tools[0];
   const example = first
     ? formatKimiK2ToolCall([{ toolName: first.name, input: exampleInput(first.inputSchema) }])

@@ -2,6 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { pythonCall } from '../common/python-call-format.ts';
+import { jsonResultLines, openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Llama 3.1's built-in tools, called as `<|python_tag|>NAME.call(query="…")`. */
 const BUILT_IN_SEARCH_TOOLS = new Set(['brave_search', 'wolfram_alpha']);
@@ -30,15 +31,7 @@ export function formatLlama3ToolCall(calls: readonly ToolCallToFormat[], codeToo
 
 /** Results as Llama's `ipython` turn holds them: `{"output": …}`, named, in call order. */
 export function formatLlama3ToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return results
-    .map((result) =>
-      jsonForPrompt(
-        result.isError
-          ? { name: result.toolName, error: result.output }
-          : { name: result.toolName, output: result.output },
-      ),
-    )
-    .join('\n');
+  return jsonResultLines(results, 'output');
 }
 
 /** The tools section as Llama 3.1's template words it (tools passed in the first user turn). */
@@ -52,19 +45,7 @@ export function formatLlama3Tools(tools: readonly ToolDefinition[], codeTool: st
     lines.push('');
   }
   const signatures = tools
-    .map((tool) =>
-      jsonForPrompt(
-        {
-          type: 'function',
-          function: {
-            name: tool.name,
-            ...(tool.description ? { description: tool.description } : {}),
-            parameters: tool.inputSchema,
-          },
-        },
-        4,
-      ),
-    )
+    .map((tool) => jsonForPrompt(openAIToolDeclaration(tool), 4))
     .join('\n\n');
   const example = tools.find(
     (tool) => tool.name !== codeTool && !BUILT_IN_SEARCH_TOOLS.has(tool.name),

@@ -2,6 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
+import { functionDeclaration } from '../common/tool-declarations.ts';
 
 /**
  * The tools section of MiniMax-M2's chat template: each tool's JSON in `<tool>` inside
@@ -9,14 +10,7 @@ import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
  */
 export function formatMinimaxTools(tools: readonly ToolDefinition[]): string {
   const listed = tools
-    .map(
-      (tool) =>
-        `<tool>${jsonForPrompt({
-          name: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-          parameters: tool.inputSchema,
-        })}</tool>`,
-    )
+    .map((tool) => `<tool>${jsonForPrompt(functionDeclaration(tool))}</tool>`)
     .join('\n');
   const example = tools[0]
     ? `\n\nFor example:\n${formatMinimaxToolCall([

@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Which tokenizer generation's conventions prompts are written in. */
 export type MistralStyle = 'v11' | 'pre-v11';
@@ -69,14 +70,7 @@ export function formatMistralToolResponse(
 
 /** `[AVAILABLE_TOOLS][…][/AVAILABLE_TOOLS]`, as mistral-common renders the tools, and how to call them. */
 export function formatMistralTools(tools: readonly ToolDefinition[], style: MistralStyle): string {
-  const list = tools.map((tool) => ({
-    type: 'function',
-    function: {
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      parameters: tool.inputSchema,
-    },
-  }));
+  const list = tools.map((tool) => openAIToolDeclaration(tool));
   const first = tools[0];
   const example = first
     ? formatMistralToolCall(

@@ -2,6 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { pythonCall } from '../common/python-call-format.ts';
+import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /**
  * Whose chat template the prompt follows: Llama 3.2 (the default; a bare list), Llama 4 (its
@@ -11,14 +12,7 @@ import { pythonCall } from '../common/python-call-format.ts';
 export type PythonicPromptStyle = 'llama3.2' | 'llama4' | 'lfm2' | 'olmo3';
 
 function openAiTool(tool: ToolDefinition): unknown {
-  return {
-    type: 'function',
-    function: {
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      parameters: tool.inputSchema,
-    },
-  };
+  return openAIToolDeclaration(tool);
 }
 
 /** The calls of one turn as the model writes them. */

@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { jsonResultLines, openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** `[{"name": …, "arguments": {…}}, …]`: one list for the turn's calls. */
 export function formatXlamToolCall(calls: readonly ToolCallToFormat[]): string {
@@ -11,15 +12,7 @@ export function formatXlamToolCall(calls: readonly ToolCallToFormat[]): string {
 
 /** One JSON object per result, in the order of the calls (the template's `ipython` turns). */
 export function formatXlamToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return results
-    .map((result) =>
-      jsonForPrompt(
-        result.isError
-          ? { name: result.toolName, error: result.output }
-          : { name: result.toolName, content: result.output },
-      ),
-    )
-    .join('\n');
+  return jsonResultLines(results);
 }
 
 /** xLAM's system instructions and its tools, each as indented JSON (its chat template's layout). */
@@ -41,20 +34,6 @@ export function formatXlamTools(tools: readonly ToolDefinition[]): string {
     '',
     'The available tools are:',
     '',
-    tools
-      .map((tool) =>
-        jsonForPrompt(
-          {
-            type: 'function',
-            function: {
-              name: tool.name,
-              ...(tool.description ? { description: tool.description } : {}),
-              parameters: tool.inputSchema,
-            },
-          },
-          4,
-        ),
-      )
-      .join('\n\n'),
+    tools.map((tool) => jsonForPrompt(openAIToolDeclaration(tool), 4)).join('\n\n'),
   ].join('\n');
 }
