@@ -28,12 +28,16 @@ export type ReplyEvent =
  */
 export class ReplyReader {
   private readonly parser: StreamParser;
-  /** What went out of each open call's arguments, to send the rest when the call completes. */
-  private readonly streamed = new Map<string, string>();
+  /**
+   * How much of each open call's arguments went out. The pieces are a prefix of the call's final
+   * JSON (the parsers' growing-prefix invariant), so the rest is what follows that length.
+   */
+  private readonly streamed = new Map<string, number>();
   /** Calls completed so far. */
   calls = 0;
-  /** The text (outside calls) so far: what a retry shows the model it wrote. */
+  /** The text (outside calls) so far, when kept: what a retry shows the model it wrote. */
   text = '';
+  private readonly keepText: boolean;
 
   private readonly protocol: ToolCallProtocol;
   /** Calls the client takes in this reply; later ones go out as the text the model wrote. */
@@ -46,10 +50,11 @@ export class ReplyReader {
   constructor(
     protocol: ToolCallProtocol,
     options: ParseOptions,
-    maxCalls = Number.POSITIVE_INFINITY,
+    reading: { readonly maxCalls?: number; readonly keepText?: boolean } = {},
   ) {
     this.protocol = protocol;
-    this.maxCalls = maxCalls;
+    this.maxCalls = reading.maxCalls ?? Number.POSITIVE_INFINITY;
+    this.keepText = reading.keepText ?? false;
     this.parser = protocol.createStreamParser({ ...options, emitRawTextOnError: true });
   }
 
@@ -69,7 +74,7 @@ export class ReplyReader {
     for (const event of events) {
       switch (event.type) {
         case 'text-delta':
-          this.text += event.delta;
+          if (this.keepText) this.text += event.delta;
           out.push({ type: 'text', delta: event.delta });
           break;
         case 'reasoning-delta':
@@ -81,12 +86,12 @@ export class ReplyReader {
             break;
           }
           this.admitted++;
-          this.streamed.set(event.id, '');
+          this.streamed.set(event.id, 0);
           out.push({ type: 'call-start', id: event.id, name: event.toolName });
           break;
         case 'tool-input-delta':
           if (this.overflow.has(event.id)) break;
-          this.streamed.set(event.id, (this.streamed.get(event.id) ?? '') + event.delta);
+          this.streamed.set(event.id, (this.streamed.get(event.id) ?? 0) + event.delta.length);
           out.push({ type: 'call-delta', id: event.id, delta: event.delta });
           break;
         case 'tool-call':
@@ -111,7 +116,7 @@ export class ReplyReader {
     if (sent === undefined && (this.overflow.delete(id) || this.admitted >= this.maxCalls)) {
       // One call too many for a client that asked for one at a time: shown as written.
       const text = this.protocol.formatToolCall({ toolName: name, input, toolCallId: id });
-      this.text += text;
+      if (this.keepText) this.text += text;
       out.push({ type: 'text', delta: text });
       return;
     }
@@ -121,8 +126,8 @@ export class ReplyReader {
     if (sent === undefined) {
       out.push({ type: 'call-start', id, name });
       out.push({ type: 'call-delta', id, delta: input });
-    } else if (input.length > sent.length && input.startsWith(sent)) {
-      out.push({ type: 'call-delta', id, delta: input.slice(sent.length) });
+    } else if (input.length > sent) {
+      out.push({ type: 'call-delta', id, delta: input.slice(sent) });
     }
     out.push({ type: 'call-end', id, name, input });
   }

@@ -109,18 +109,22 @@ export async function* runReply(
   let usage: UpstreamUsage | undefined;
   const answers: string[] = [];
   for (let attempt = 0; ; attempt++) {
-    const reader = new ReplyReader(
-      settings.protocol,
-      parseOptions,
-      request.parallelToolCalls ? Number.POSITIVE_INFINITY : 1,
-    );
+    const reader = new ReplyReader(settings.protocol, parseOptions, {
+      maxCalls: request.parallelToolCalls ? Number.POSITIVE_INFINITY : 1,
+      // Only a retry shows the model what it wrote.
+      keepText: demand !== undefined,
+    });
     // Held while a demanded call has not started: an attempt without one is never shown.
     let held: ReplyEvent[] | undefined = demand ? [] : undefined;
     let finishReason: string | undefined;
     const release = (events: ReplyEvent[]): ReplyEvent[] | undefined => {
       if (held === undefined) return events.length > 0 ? events : undefined;
-      held.push(...events);
-      if (!events.some((event) => event.type === 'call-start')) return undefined;
+      let started = false;
+      for (const event of events) {
+        held.push(event);
+        if (event.type === 'call-start') started = true;
+      }
+      if (!started) return undefined;
       const out = held;
       held = undefined;
       return out;
