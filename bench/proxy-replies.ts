@@ -7,7 +7,14 @@
  */
 import type { ToolDefinition } from '../src/index.ts';
 import { protocolByName } from '../src/index.ts';
-import { codeText, type FixtureCall, prose, searchTool, seededRandom } from './fixtures.ts';
+import {
+  codeText,
+  type FixtureCall,
+  prose,
+  searchTool,
+  seededRandom,
+  writeFileTool,
+} from './fixtures.ts';
 
 /** The formats the replies are written in, each with a model id `--protocol model` maps to it. */
 export const REPLY_FORMATS = {
@@ -28,17 +35,6 @@ const editFileTool: ToolDefinition = {
       new_text: { type: 'string' },
     },
     required: ['path', 'old_text', 'new_text'],
-    additionalProperties: false,
-  },
-};
-
-const writeFileTool: ToolDefinition = {
-  name: 'write_file',
-  description: 'Write a file to disk, replacing it',
-  inputSchema: {
-    type: 'object',
-    properties: { path: { type: 'string' }, content: { type: 'string' } },
-    required: ['path', 'content'],
     additionalProperties: false,
   },
 };
