@@ -5,13 +5,10 @@ import { defineProtocol } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
 import { MarkupBody } from '../common/markup-body.ts';
 import { type NamedJsonConfig, namedJsonBody } from '../common/named-json-body.ts';
-import {
-  ParameterTagsBody,
-  type ParameterTagsOpener,
-  type ParameterTagsSyntax,
-} from '../common/parameter-tags-body.ts';
+import { ParameterTagsBody, type ParameterTagsOpener } from '../common/parameter-tags-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { dsmlOpeners, dsmlToolNamesIn } from './dsml.ts';
 import {
   type DeepseekVersion,
   formatDeepseekToolCall,
@@ -24,7 +21,7 @@ export interface DeepseekProtocolOptions {
    * The version whose conventions the prompt and the history follow: `v3` (V3 and R1:
    * `function<｜tool▁sep｜>NAME` and fenced JSON), `v3.1` (`NAME<｜tool▁sep｜>{…}`, also V3.2-Exp),
    * `v3.2` (DSML: `<｜DSML｜function_calls>` with parameter tags).
-   * Every version is read either way. Default `v3.1`.
+   * Every version is read either way, and V4's DSML (`<｜DSML｜tool_calls>`) too. Default `v3.1`.
    */
   readonly version?: DeepseekVersion;
 }
@@ -61,22 +58,6 @@ function spelling(bar: string): TokenSpelling {
 
 const SPELLINGS = [spelling('｜'), spelling('|')];
 
-/** V3.2's DSML: `<｜DSML｜invoke name="f">` with `<｜DSML｜parameter name="k" string="true">v`. */
-function dsml(bar: string): { literal: string; data: ParameterTagsOpener } {
-  const prefix = `${bar}DSML${bar}`;
-  const syntax: ParameterTagsSyntax = {
-    callOpen: `<${prefix}invoke`,
-    callClose: `</${prefix}invoke>`,
-    parameterOpen: `<${prefix}parameter`,
-    parameterClose: `</${prefix}parameter>`,
-    layout: 'inline',
-  };
-  return {
-    literal: `<${prefix}function_calls>`,
-    data: { syntax, blockClose: `</${prefix}function_calls>` },
-  };
-}
-
 type DeepseekOpener =
   | { readonly kind: 'markup' }
   | { readonly kind: 'dsml'; readonly opener: ParameterTagsOpener }
@@ -89,11 +70,13 @@ const OPENERS: readonly Opener<DeepseekOpener>[] = SPELLINGS.flatMap((tokens) =>
   { literal: tokens.callBegin, delimited: false, data: { kind: 'call', tokens, section: false } },
   { literal: tokens.callsEnd, delimited: false, data: { kind: 'markup' } },
   { literal: tokens.endOfSentence, delimited: false, data: { kind: 'markup' } },
-  {
-    literal: dsml(tokens.bar).literal,
-    delimited: false,
-    data: { kind: 'dsml', opener: dsml(tokens.bar).data },
-  },
+  ...dsmlOpeners(tokens.bar).map(
+    (dsml): Opener<DeepseekOpener> => ({
+      literal: dsml.literal,
+      delimited: false,
+      data: { kind: 'dsml', opener: dsml.data },
+    }),
+  ),
 ]);
 
 const TOOL_NAME = /^\s*([^\s<>{}]+)\s*$/;
@@ -191,7 +174,7 @@ class DeepseekCallBody implements CallBody {
  * \n```json\n{…}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>` (V3, R1) and
  * `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>` (V3.1), V3.2's DSML
  * (`<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="k" string="true">v…`),
- * reasoning in `<think>`.
+ * V4's DSML (the same in `<｜DSML｜tool_calls>`), reasoning in `<think>`.
  */
 export function deepseekProtocol(options: DeepseekProtocolOptions = {}): ToolCallProtocol {
   const version = options.version ?? 'v3.1';
@@ -216,23 +199,25 @@ export function deepseekProtocol(options: DeepseekProtocolOptions = {}): ToolCal
 export const deepseekFormat: FormatEntry = {
   name: 'deepseek',
   aliases: ['deepseek_v3', 'deepseek_r1', 'deepseek_v3_1', 'deepseek-v3', 'deepseek-r1'],
-  families: 'DeepSeek V3, R1, V3.1, V3.2',
+  families: 'DeepSeek V3, R1, V3.1, V3.2, V4',
   example:
     '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Oslo"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
   create: () => deepseekProtocol(),
   // R1's distills are Qwen and Llama models that write their base model's format.
   models: [
-    /deepseek-(?:v3|r1(?!-distill)|chat|reasoner)/,
-    /deepseek-ai\/deepseek-(?:v3|r1(?!-distill))/,
+    /deepseek-(?:v3|v4|r1(?!-distill)|chat|reasoner)/,
+    /deepseek-ai\/deepseek-(?:v3|v4|r1(?!-distill))/,
   ],
   agent: CALLS_RUN_TOGETHER,
   toolNamesIn: (text) => [
-    ...new Set(
-      [
-        ...text.matchAll(
+    ...new Set([
+      ...Array.from(
+        text.matchAll(
           /<[｜|]tool▁call▁begin[｜|]>(?:function<[｜|]tool▁sep[｜|]>\s*([^\s<>{}]+)|\s*([^\s<>{}]+?)\s*<[｜|]tool▁sep[｜|]>)/g,
         ),
-      ].map((match) => (match[1] ?? match[2])!),
-    ),
+        (match) => (match[1] ?? match[2])!,
+      ),
+      ...dsmlToolNamesIn(text),
+    ]),
   ],
 };
