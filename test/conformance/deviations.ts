@@ -27,7 +27,26 @@ const REASONING_DOES_NOT_NEST =
 const CUT_OFF_VALUE =
   'a call cut inside a parameter value is reported (incomplete-call) and never run, since the value may be cut short (issue 13); Probe completed it';
 
+const CUT_OFF_DIRECT_TEXT =
+  'text written directly in the tool tag ends only at its closing tag, so an output that ends before it may have cut the text short: the call is reported (incomplete-call) and never run (issues 13 and 20); Probe completed it';
+const FIRST_CLOSER_CLOSES =
+  'the first </tool> that closes no <tool> opened in the text written directly in the tool tag ends the call, as in XML (issue 20; seed 000 rule 4 has content escape markup): text after it is text; Probe took the last one';
+
 export const PROBE_DEVIATIONS: Readonly<Record<string, string>> = {
+  'C-xml_tool_call_parsing_unclosed_attempt_completion_tag_handling_should_handle_attempt_completion_with_content_b':
+    CUT_OFF_DIRECT_TEXT,
+  'C-xml_tool_call_parsing_unclosed_attempt_completion_tag_handling_should_handle_attempt_completion_with_text_cont':
+    CUT_OFF_DIRECT_TEXT,
+  'C-xml_tool_call_parsing_unclosed_attempt_completion_tag_handling_should_prioritize_attempt_completion_over_other':
+    CUT_OFF_DIRECT_TEXT,
+  'C-attempt_completion_with_closing_tag_in_content_should_handle_content_with_closing_tag_string_in_plain_text':
+    FIRST_CLOSER_CLOSES,
+  'C-attempt_completion_with_closing_tag_in_content_should_handle_multiple_occurrences_of_closing_tag_string_in_con':
+    FIRST_CLOSER_CLOSES,
+  'C-attempt_completion_with_closing_tag_in_content_should_handle_closing_tag_in_markdown_code_block':
+    FIRST_CLOSER_CLOSES,
+  'C-attempt_completion_with_closing_tag_in_content_should_handle_nested_xml_like_content':
+    FIRST_CLOSER_CLOSES,
   'C-xml_tool_call_parsing_unclosed_attempt_completion_tag_handling_should_handle_empty_attempt_completion_tag_with':
     PREVIOUS_RESPONSE,
   'C-xml_tool_call_parsing_unclosed_thinking_tag_handling_should_remove_unclosed_thinking_tag_and_its_content':

@@ -40,9 +40,10 @@ type AttributeState = (typeof AttributeState)[keyof typeof AttributeState];
 type TagContext = 'between' | 'value' | 'tentative';
 
 /**
- * What a closing tag met in a value may be: the parameter's own (confirmed by the next parameter
- * or the tool's end), or the tool's, met in text written directly in the tool tag or in a
- * parameter the model never closed (confirmed by a line break, another tag, or the end).
+ * What a closing tag met in a parameter value may be: the parameter's own (confirmed by the next
+ * parameter or the tool's end), or the tool's, met in a parameter the model never closed
+ * (confirmed by a line break, another tag, or the end). Text written directly in the tool tag
+ * has no such doubt: the tool's closing tag is its own, and ends it (see handleValueTag).
  */
 type TentativeKind = 'parameter-close' | 'tool-close';
 
@@ -98,8 +99,10 @@ function classifyTag(raw: string): Tag {
  * the next parameter, the tool's closing tag, or the end of the output; any other closing tag of
  * the same name is content. So file content that mentions `</content>` stays whole. The tool's
  * closing tag in a value the model never closed (`<query>foo</search>`) ends the call when a line
- * break, a tag or the end of the output follows it. Each value is passed to XmlCallValue piece
- * by piece as it is scanned.
+ * break, a tag or the end of the output follows it. Text written directly in the tool tag (a tool
+ * of one parameter) is the tag's content, as in XML: it ends at the first `</tool_name>` that
+ * closes no `<tool_name>` opened in it, and an output that ends before then leaves the call
+ * incomplete. Each value is passed to XmlCallValue piece by piece as it is scanned.
  */
 export class XmlCallBody implements CallBody {
   private state: State = State.OpenTag;
@@ -452,7 +455,7 @@ export class XmlCallBody implements CallBody {
         // `<attempt_completion><analysis>…</analysis></attempt_completion>`: markup written as
         // the one parameter's value, not a parameter.
         this.openParameter(this.shape.directParameter, true);
-        this.handleValueTag(raw, tag);
+        this.handleValueTag(raw, tag, after);
       } else if (tag.kind === 'open') this.openTagParameter(tag, raw);
       else if (!this.value.hasParameters && tag.kind === 'text' && this.shape.directParameter) {
         this.openParameter(this.shape.directParameter, true);
@@ -484,14 +487,13 @@ export class XmlCallBody implements CallBody {
       this.tentativeRaw = '';
     }
     this.state = State.Value;
-    this.handleValueTag(raw, tag);
+    this.handleValueTag(raw, tag, after);
   }
 
   /**
-   * After `</tool>` in a value (text written directly in the tool tag, or a parameter whose own
-   * closing tag never came): the call ended there when what follows starts a new line or a new
-   * tag; a closing tag or more text on the same line means the value only mentioned it
-   * (`It searches for </attempt_completion> using indexOf()`).
+   * After `</tool>` in a parameter value whose own closing tag never came: the call ended there
+   * when what follows starts a new line or a new tag; a closing tag or more text on the same line
+   * means the value only mentioned it (`<query>find </search> in the code</query>`).
    */
   private decideToolClose(text: string, index: number, end: number): number {
     const code = text.charCodeAt(index);
@@ -555,7 +557,8 @@ export class XmlCallBody implements CallBody {
     });
   }
 
-  private handleValueTag(raw: string, tag: Tag): void {
+  /** A tag met in a value; `after` is the index just after it. */
+  private handleValueTag(raw: string, tag: Tag, after: number): void {
     const sink = this.sink!;
     if (tag.kind === 'close' && tag.name === this.closeName) {
       if (this.depth > 0) {
@@ -563,7 +566,16 @@ export class XmlCallBody implements CallBody {
         sink.closeTag(tag.name, raw);
         return;
       }
-      this.enterTentative(raw, this.directContent ? 'tool-close' : 'parameter-close');
+      if (this.directContent) {
+        // Text written directly in the tool tag is that element's content, as in XML: the first
+        // `</tool>` that closes no `<tool>` opened in it ends the value and the call, whatever
+        // follows (`<html>hello</html> done`). A value that shows the tool's closing tag writes
+        // it escaped or in CDATA, as seed 000 asks.
+        this.closeValue();
+        this.completeCall(after);
+        return;
+      }
+      this.enterTentative(raw, 'parameter-close');
       return;
     }
     if (tag.kind === 'close' && tag.name === this.tool.name && this.depth === 0) {
@@ -758,19 +770,19 @@ export class XmlCallBody implements CallBody {
    * (`before its value of "path" was closed`); `undefined` when only that markup is missing.
    */
   private openPartAtEnd(): string | 'not-a-call' | 'closed-call' | undefined {
-    // Content written directly in the tool tag is closed by the tool's own closing tag.
+    // Text written directly in the tool tag ends only at the tool's closing tag: without it the
+    // text may be cut short, so the call is as incomplete as one cut inside a parameter value.
     const inValue = () =>
-      this.directContent ? undefined : `before its value of "${this.value.parameter}" was closed`;
+      this.directContent
+        ? `before its closing tag "</${this.tool.name}>"`
+        : `before its value of "${this.value.parameter}" was closed`;
     switch (this.state) {
       case State.OpenTag:
         return 'not-a-call';
       case State.Tag: {
         const held = this.tagHeld;
         this.tagHeld = '';
-        if (this.tagContext === 'value') {
-          if (this.directContent && !`</${this.tool.name}>`.startsWith(held)) this.sink!.text(held);
-          return inValue();
-        }
+        if (this.tagContext === 'value') return inValue();
         // A tag cut after a value: only the tool's closing tag may be missing.
         if (this.tagContext === 'tentative') this.closeValue();
         if (`</${this.tool.name}>`.startsWith(held)) return undefined;
