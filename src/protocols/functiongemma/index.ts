@@ -6,7 +6,7 @@ import { createValuePolicy } from '../../schema/index.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
-import { isNamePart, PythonValueReader } from '../common/python-call-values.ts';
+import { isNamePart } from '../common/python-call-values.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import {
@@ -14,31 +14,56 @@ import {
   formatFunctionGemmaToolResponse,
   formatFunctionGemmaTools,
 } from './format.ts';
+import { GemmaValueReader } from './values.ts';
 
 const CALL_PREFIX = 'call:';
 const CLOSER = '<end_function_call>';
-/** FunctionGemma's string token; servers strip it with the other special tokens unless asked. */
-const ESCAPE = '<escape>';
 const MAX_NAME = 256;
 const LEFT_BRACE = 0x7b;
 
-/** Whether the opener is the call token (explicit) or the bare `call:` left once it is stripped. */
+/**
+ * Whether the opener is the call token (explicit) or a bare `call:` that begins the output (the
+ * server stripped FunctionGemma's special tokens).
+ */
 interface GemmaCall {
   readonly explicit: boolean;
 }
 
+/**
+ * A bare `call:NAME{…}` is read only where it begins the output: a literal that starts with a
+ * line break is matched at the start of the output (and, by the engine's name-line rule, only
+ * before a line that starts with a tag, where no call can follow it). So prose, a result or
+ * another format's markup that mentions a call is never read as one.
+ */
 const OPENERS: readonly Opener<GemmaCall>[] = [
   { literal: '<start_function_call>', delimited: false, data: { explicit: true } },
-  { literal: CALL_PREFIX, delimited: false, data: { explicit: false } },
+  { literal: `\n${CALL_PREFIX}`, delimited: false, data: { explicit: false } },
 ];
 
 const Phase = { Prefix: 0, Name: 1, Value: 2, AfterValue: 3, Done: 4 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
+/** A call of a bare block, read whole and held until the block is known to be all calls. */
+interface HeldCall {
+  readonly tool: ToolDefinition;
+  readonly streamer: JsonValueStreamer;
+  readonly json: string[];
+}
+
 /**
- * One FunctionGemma call, `call:NAME{key:<escape>text<escape>,n:5}`, after its token (or bare,
- * once a server stripped the tokens: then a call only when it names a declared tool). The
- * arguments stream as JSON typed by the tool's schema.
+ * FunctionGemma's calls after their opener.
+ *
+ * Explicit, `<start_function_call>call:NAME{key:<escape>text<escape>,n:5}<end_function_call>`:
+ * the arguments stream as JSON typed by the tool's schema, and the call runs once its closing
+ * token came (or the output ended there, not cut off: a stop sequence may take the token).
+ *
+ * Bare, once a server stripped the tokens: `call:NAME{…}` calls one after another, white space
+ * between, at the start of the output and up to its end. Their strings may be bare text (the
+ * `<escape>` tokens are gone too). Nothing marks where such a block ends but the end of the
+ * output, so its calls are held and run only then; anything else after them fails the block.
+ *
+ * Either way the arguments are FunctionGemma's grammar and nothing else (see GemmaValueReader):
+ * a token or delimiter it does not define fails the call.
  */
 class GemmaCallBody implements CallBody {
   private readonly context: CallContext;
@@ -49,11 +74,11 @@ class GemmaCallBody implements CallBody {
   private tool: ToolDefinition | undefined;
   private assembler: CallAssembler | undefined;
   private streamer: JsonValueStreamer | undefined;
-  private reader: PythonValueReader | undefined;
+  private reader: GemmaValueReader | undefined;
   private closerMatched = 0;
-  private afterValueStart = 0;
   private doneAt = -1;
-  leftover = '';
+  /** The calls of a bare block read so far. */
+  private readonly held: HeldCall[] = [];
 
   constructor(context: CallContext, call: GemmaCall) {
     this.context = context;
@@ -62,7 +87,6 @@ class GemmaCallBody implements CallBody {
   }
 
   write(text: string, start: number, end: number): number {
-    const offsetOf = (index: number) => this.context.callLength - (end - index);
     let index = start;
     while (index < end && this.doneAt === -1) {
       const code = text.charCodeAt(index);
@@ -70,7 +94,9 @@ class GemmaCallBody implements CallBody {
         case Phase.Prefix:
           if (this.prefixMatched === 0 && isWhiteSpace(code)) index++;
           else if (code !== CALL_PREFIX.charCodeAt(this.prefixMatched)) {
-            return this.malformed(index, 'expected call:NAME{…} after <start_function_call>');
+            return this.explicit
+              ? this.malformed(index, 'expected call:NAME{…} after <start_function_call>')
+              : this.blockFails(index, 'text follows');
           } else if (++this.prefixMatched === CALL_PREFIX.length) {
             this.phase = Phase.Name;
             index++;
@@ -86,7 +112,11 @@ class GemmaCallBody implements CallBody {
             return this.notACall(stop, `expected "{" after call:${this.name}`);
           }
           this.tool = this.context.options.toolsByName.get(this.name);
-          if (!this.tool) return this.settleText(stop);
+          if (!this.tool) {
+            return this.held.length > 0
+              ? this.blockFails(stop, `"${this.name}" is not a declared tool`)
+              : this.settleText(stop);
+          }
           this.begin(this.tool);
           index = stop;
           break;
@@ -104,29 +134,30 @@ class GemmaCallBody implements CallBody {
             }
             return -1;
           }
-          if (reader.invalid !== undefined) {
-            return this.fault(
-              stop,
-              'malformed-call',
-              `the call to "${this.name}" has a value JSON cannot hold: ${reader.invalid}`,
-            );
-          }
-          this.complete();
           this.phase = Phase.AfterValue;
-          this.afterValueStart = offsetOf(stop);
           index = stop;
           break;
         }
         default: {
-          // After the arguments: white space and the closing token, which may be missing.
           if (this.closerMatched === 0 && isWhiteSpace(code)) {
             index++;
+          } else if (!this.explicit) {
+            // The next bare call of the block, or text that fails it.
+            this.phase = Phase.Prefix;
+            this.prefixMatched = 0;
+            this.name = '';
           } else if (code === CLOSER.charCodeAt(this.closerMatched)) {
             index++;
-            if (++this.closerMatched === CLOSER.length) return this.done(index);
+            if (++this.closerMatched === CLOSER.length) {
+              this.complete();
+              return this.done(index);
+            }
           } else {
-            this.leftover = this.context.callText(this.afterValueStart, offsetOf(index));
-            return this.done(index);
+            return this.fault(
+              index,
+              'malformed-call',
+              `expected ${CLOSER} after the arguments of "${this.name}"; the call was not run`,
+            );
           }
         }
       }
@@ -135,17 +166,23 @@ class GemmaCallBody implements CallBody {
   }
 
   private begin(tool: ToolDefinition): void {
-    this.assembler = new CallAssembler(this.context, tool);
-    this.streamer = createJsonValueStreamer(
-      createValuePolicy(tool.inputSchema),
-      this.assembler.delta,
-      { maxKeptStringChars: MAX_KEPT_ARGUMENT_CHARS },
-    );
-    this.assembler.start();
-    this.reader = new PythonValueReader(this.streamer, this.context.options.maxDepth, {
-      stringToken: ESCAPE,
-      bareKeys: true,
-      bareValues: true,
+    const policy = createValuePolicy(tool.inputSchema);
+    if (this.explicit) {
+      this.assembler = new CallAssembler(this.context, tool);
+      this.streamer = createJsonValueStreamer(policy, this.assembler.delta, {
+        maxKeptStringChars: MAX_KEPT_ARGUMENT_CHARS,
+      });
+      this.assembler.start();
+    } else {
+      const json: string[] = [];
+      this.streamer = createJsonValueStreamer(policy, (piece) => json.push(piece), {
+        maxKeptStringChars: MAX_KEPT_ARGUMENT_CHARS,
+      });
+      this.held.push({ tool, streamer: this.streamer, json });
+    }
+    this.reader = new GemmaValueReader(this.streamer, {
+      bareText: !this.explicit,
+      maxDepth: this.context.options.maxDepth,
     });
     this.phase = Phase.Value;
   }
@@ -155,6 +192,15 @@ class GemmaCallBody implements CallBody {
     const assembler = this.assembler!;
     const readBack = !streamer.keptStreamedStrings && this.context.options.validate;
     assembler.complete(readBack ? JSON.parse(assembler.inputText()) : streamer.value);
+  }
+
+  /** The output ended after a bare block: each call runs, in order. */
+  private runHeld(): void {
+    for (const call of this.held) {
+      const json = call.json.join('');
+      const value = call.streamer.keptStreamedStrings ? JSON.parse(json) : call.streamer.value;
+      new CallAssembler(this.context, call.tool).completeWhole(json, value);
+    }
   }
 
   private done(index: number): number {
@@ -168,8 +214,10 @@ class GemmaCallBody implements CallBody {
     return this.done(index);
   }
 
+  /** Not `call:NAME{`: text where a bare block would begin, a fault anywhere else. */
   private notACall(index: number, message: string): number {
-    return this.explicit ? this.malformed(index, message) : this.settleText(index);
+    if (this.explicit) return this.malformed(index, message);
+    return this.held.length > 0 ? this.blockFails(index, message) : this.settleText(index);
   }
 
   private malformed(index: number, message: string): number {
@@ -177,22 +225,41 @@ class GemmaCallBody implements CallBody {
     return this.done(index);
   }
 
+  /** Something other than a bare call follows bare calls: none of them runs. */
+  private blockFails(index: number, reason: string): number {
+    return this.malformed(
+      index,
+      `${reason} after call:NAME{…} written without FunctionGemma's tokens, which is read only when the whole output is such calls; none was run`,
+    );
+  }
+
   private fault(
     index: number,
     code: 'malformed-call' | 'too-deep' | 'incomplete-call',
     message: string,
   ): number {
-    this.assembler!.fail(code, message);
+    if (this.assembler) this.assembler.fail(code, message);
+    else this.context.settle({ kind: 'fault', code, message, toolName: this.name });
     return this.done(index);
   }
 
   finish(interrupted: boolean): void {
-    if (this.phase === Phase.AfterValue || this.phase === Phase.Done) {
-      if (this.closerMatched > 0) {
+    if (this.phase === Phase.Done) return;
+    if (this.phase === Phase.AfterValue) {
+      if (interrupted) {
+        this.fault(
+          0,
+          'incomplete-call',
+          `the output was cut off after the arguments of "${this.name}"; the call was not run`,
+        );
+      } else if (this.explicit) {
+        this.complete();
         // A closing token cut short is text, not a lost part of the output.
         const at = this.context.callLength;
-        this.context.emitText(this.context.callText(at - this.closerMatched, at));
-      }
+        if (this.closerMatched > 0) {
+          this.context.emitText(this.context.callText(at - this.closerMatched, at));
+        }
+      } else this.runHeld();
       return;
     }
     if (this.phase === Phase.Value) {
@@ -209,6 +276,8 @@ class GemmaCallBody implements CallBody {
         code: 'incomplete-call',
         message: 'the output ended right after <start_function_call>',
       });
+    } else if (this.held.length > 0) {
+      this.fault(0, 'incomplete-call', `the output ended inside call:${this.name}; none was run`);
     } else this.context.settle({ kind: 'not-a-call' });
   }
 
