@@ -1,9 +1,4 @@
-import {
-  setOwnProperty,
-  type ToolCallToFormat,
-  type ToolDefinition,
-  type ToolResponseToFormat,
-} from '../core/index.ts';
+import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn } from './conversation.ts';
 import {
   arrayAt,
@@ -12,36 +7,13 @@ import {
   type Fields,
   fieldsAt,
   invalid,
+  MESSAGES_FIELDS,
   nameAt,
   optionalStringAt,
+  passedFields,
   stringAt,
   textOf,
 } from './request-fields.ts';
-
-/**
- * Messages fields the proxy reads itself or that mean nothing to a chat completions server
- * (Anthropic's own services). Any other field (e.g. vLLM's `skip_special_tokens`) goes upstream
- * as the client sent it, as it does on chat completions.
- */
-const OWN_FIELDS = new Set([
-  'model',
-  'messages',
-  'system',
-  'max_tokens',
-  'metadata',
-  'stop_sequences',
-  'stream',
-  'temperature',
-  'top_k',
-  'top_p',
-  'tools',
-  'tool_choice',
-  'thinking',
-  'service_tier',
-  'container',
-  'mcp_servers',
-  'context_management',
-]);
 
 /** Anthropic's sampling settings and their chat completions names (`top_k` is a common extension). */
 const SETTINGS: ReadonlyArray<readonly [string, string]> = [
@@ -239,6 +211,7 @@ function messageTurns(
 export function readMessagesRequest(body: unknown): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
   const model = nameAt(fields.model, 'model');
+  const settings = passedFields(fields, MESSAGES_FIELDS);
   const maxTokens = fields.max_tokens;
   if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
     throw invalid(
@@ -253,10 +226,6 @@ export function readMessagesRequest(body: unknown): ChatRequest {
   const calledTools = new Map<string, string>();
   for (const [index, entry] of messages.entries())
     messageTurns(fieldsAt(entry, `messages[${index}]`), `messages[${index}]`, calledTools, turns);
-  const settings: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (!OWN_FIELDS.has(key)) setOwnProperty(settings, key, value);
-  }
   for (const [from, to] of SETTINGS) {
     if (fields[from] !== undefined && fields[from] !== null) settings[to] = fields[from];
   }

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { getHeapStatistics } from 'node:v8';
 import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { createIdGenerator, type ToolCallProtocol } from '../core/index.ts';
@@ -10,11 +11,11 @@ import {
 } from '../protocols/index.ts';
 import { LOOPBACK_HOSTNAMES } from '../server/host-names.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from '../server/request-guard.ts';
-import { readJsonBody } from '../server/requests.ts';
 import { readMessagesRequest } from './anthropic-request.ts';
 import { MessageBuilder, MessageEvents, type MessageIdentity } from './anthropic-response.ts';
 import type { ChatRequest } from './conversation.ts';
 import { type ClientApi, errorResponse, ProxyError } from './errors.ts';
+import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { readChatCompletionsRequest } from './openai-request.ts';
 import {
   ChatCompletionBuilder,
@@ -23,28 +24,80 @@ import {
 } from './openai-response.ts';
 import type { ReplyEvent } from './reply-events.ts';
 import { type ReplyEnd, runReply } from './reply-run.ts';
-import { callUpstream, type UpstreamSettings, upstreamBaseURL } from './upstream.ts';
+import { readRequestJson } from './request-body.ts';
+import {
+  callUpstream,
+  readReplyJson,
+  type UpstreamSettings,
+  type UpstreamTarget,
+  upstreamTarget,
+} from './upstream.ts';
 
 export interface ProxyLimits {
-  /** Largest request body read, in bytes. Default 16 MiB. */
+  /** Largest request body read, in bytes; larger get 413. Default 16 MiB. */
   readonly maxBodyBytes: number;
-  /** Requests answered at once; more get 429. Default 64. */
+  /** Longest a request's body may take to arrive; then 408. Default 30 s. */
+  readonly bodyTimeoutMs: number;
+  /**
+   * Deepest nesting of arrays and objects in a request body (400) or a whole model-server reply
+   * (502). Calls the model writes may nest 8 levels less, so they fit in the next request.
+   * Default 128.
+   */
+  readonly maxJsonDepth: number;
+  /** Most JSON values (keys included) in a request body (413) or a whole reply (502). Default 1,000,000. */
+  readonly maxJsonValues: number;
+  /**
+   * Memory all requests being answered may hold, as estimated from each body's size and count of
+   * values. A request that never fits gets 413, one that does not fit now 503. Default 1 GiB,
+   * or half of the heap limit when that is less.
+   */
+  readonly memoryBudgetBytes: number;
+  /** Requests answered at once (`/v1/models` included); more get 429. Default 64. */
   readonly maxConcurrentRequests: number;
   /** Longest one upstream request may take, its reply stream included. Default 10 minutes. */
   readonly upstreamTimeoutMs: number;
+  /**
+   * Largest whole (not streamed) model-server reply read, in bytes, and most of a streamed reply
+   * held while `tool_choice` waits for a demanded call (its text plus a share per event).
+   * Past it the connection is closed and the client gets 502. Default 8 MiB.
+   */
+  readonly maxUpstreamReplyBytes: number;
+  /** Longest line or event of a streamed reply, in characters; past it as above. Default 1 MiB. */
+  readonly maxUpstreamEventBytes: number;
   /** Largest number of characters one call may span. Default 16 MiB. */
   readonly maxCallChars: number;
 }
 
+/** The default memory budget: 1 GiB, or half of the heap when the heap is smaller than 2 GiB. */
+const DEFAULT_MEMORY_BUDGET = Math.min(
+  2 ** 30,
+  Math.floor(getHeapStatistics().heap_size_limit / 2),
+);
+
 export const DEFAULT_PROXY_LIMITS: ProxyLimits = {
   maxBodyBytes: 16 * 1024 * 1024,
+  bodyTimeoutMs: 30_000,
+  maxJsonDepth: 128,
+  maxJsonValues: 1_000_000,
+  memoryBudgetBytes: DEFAULT_MEMORY_BUDGET,
   maxConcurrentRequests: 64,
   upstreamTimeoutMs: 10 * 60_000,
+  maxUpstreamReplyBytes: 8 * 1024 * 1024,
+  maxUpstreamEventBytes: 1024 * 1024,
   maxCallChars: 16 * 1024 * 1024,
 };
 
+/**
+ * Levels of a request around a call's arguments (body, messages, message, content, block,
+ * input, and a margin): a call nested up to the rest can be sent back in the next request.
+ */
+const REQUEST_ENVELOPE_DEPTH = 8;
+
 export interface ProxyOptions {
-  /** Base URL of the OpenAI-compatible model server, e.g. `http://127.0.0.1:11434/v1`. */
+  /**
+   * Base URL of the OpenAI-compatible model server, e.g. `http://127.0.0.1:11434/v1`. Credentials
+   * in it (`http://user:pass@host/v1`) are sent as basic authentication, never shown.
+   */
   readonly upstream: string;
   /**
    * The format the model is told to write calls in and read in: a format's name or alias,
@@ -53,7 +106,10 @@ export interface ProxyOptions {
   readonly protocol?: ProtocolChoice;
   /** When set, clients must send it (`Authorization: Bearer …` or `x-api-key`). */
   readonly apiKey?: string;
-  /** The key sent to the model server; without one, the client's `Authorization` goes upstream. */
+  /**
+   * The key sent to the model server; without one (and without credentials in `upstream`), the
+   * client's `Authorization` goes upstream.
+   */
   readonly upstreamApiKey?: string;
   /** Extra attempts when `tool_choice` demands a call and the model wrote none. Default 1. */
   readonly toolChoiceRetries?: number;
@@ -75,13 +131,19 @@ export interface ProxyApp {
   close(): void;
 }
 
-/** The upstream's base URL, or a TypeError naming the option. */
-function checkedUpstream(value: string): string {
+/** The upstream's base URL and credentials, or a TypeError naming the option. */
+function checkedUpstream(value: string, apiKey: string | undefined): UpstreamTarget {
+  let target: UpstreamTarget;
   try {
-    return upstreamBaseURL(value);
+    target = upstreamTarget(value);
   } catch (error) {
     throw new TypeError(`createProxyApp: ${(error as Error).message}`);
   }
+  if (target.authorization !== undefined && apiKey !== undefined)
+    throw new TypeError(
+      'createProxyApp: the upstream URL carries credentials and upstreamApiKey is set: the model server takes one Authorization, give one of them',
+    );
+  return target;
 }
 
 /** The largest retry count taken: each is a whole extra model call. */
@@ -266,12 +328,29 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   const choice = options.protocol ?? 'model';
   // Fails now, not at the first request, on a choice no format has.
   protocolNameFor(choice, '');
+  const target = checkedUpstream(options.upstream, options.upstreamApiKey);
   const upstream: UpstreamSettings = {
-    baseURL: checkedUpstream(options.upstream),
-    apiKey: options.upstreamApiKey,
+    baseURL: target.baseURL,
+    authorization:
+      options.upstreamApiKey === undefined
+        ? target.authorization
+        : `Bearer ${options.upstreamApiKey}`,
     timeoutMs: limits.upstreamTimeoutMs,
+    maxReplyBytes: limits.maxUpstreamReplyBytes,
+    maxEventBytes: limits.maxUpstreamEventBytes,
+    json: { maxDepth: limits.maxJsonDepth, maxValues: limits.maxJsonValues },
     fetch: options.fetch ?? globalThis.fetch,
   };
+  const bodyLimits = {
+    maxBodyBytes: limits.maxBodyBytes,
+    bodyTimeoutMs: limits.bodyTimeoutMs,
+    maxDepth: limits.maxJsonDepth,
+    maxValues: limits.maxJsonValues,
+  };
+  const budget = new MemoryBudget(limits.memoryBudgetBytes);
+  /** The client's credentials go upstream only when the proxy has none of its own for it. */
+  const upstreamAuthorization = (c: Context) =>
+    upstream.authorization === undefined ? clientAuthorization(c) : undefined;
   const protocols = new Map<ProtocolName, ToolCallProtocol>();
   const protocolFor = (model: string): ToolCallProtocol => {
     const name = protocolNameFor(choice, model);
@@ -284,6 +363,40 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   };
   const controllers = new Set<AbortController>();
   let active = 0;
+
+  /** A place among the requests answered at once (429 when none is free) and a memory share. */
+  interface Place {
+    readonly controller: AbortController;
+    readonly memory: MemoryReservation;
+    /** Gives the place back; the first call counts. */
+    done(): void;
+  }
+  const admit = (c: Context): Place => {
+    if (active >= limits.maxConcurrentRequests)
+      throw new ProxyError(
+        429,
+        `the proxy is answering ${active} requests, its most at once (limits.maxConcurrentRequests); try again shortly`,
+      );
+    active++;
+    const controller = new AbortController();
+    controllers.add(controller);
+    const memory = budget.open();
+    let released = false;
+    const abort = () => controller.abort();
+    c.req.raw.signal.addEventListener('abort', abort, { once: true });
+    return {
+      controller,
+      memory,
+      done() {
+        if (released) return;
+        released = true;
+        active--;
+        controllers.delete(controller);
+        memory.release();
+        c.req.raw.signal.removeEventListener('abort', abort);
+      },
+    };
+  };
 
   const app = new Hono();
   app.onError((error, c) => {
@@ -326,38 +439,27 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     });
   }
 
+  // The model server's list, as JSON only: an HTML page or a broken answer is its fault (502).
   app.get('/v1/models', async (c) => {
-    const { response } = await callUpstream(upstream, '/models', {
-      method: 'GET',
-      authorization: upstream.apiKey === undefined ? clientAuthorization(c) : undefined,
-      signal: c.req.raw.signal,
-    });
-    return new Response(response.body, {
-      status: response.status,
-      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
-    });
+    const place = admit(c);
+    try {
+      const call = await callUpstream(upstream, '/models', {
+        method: 'GET',
+        authorization: upstreamAuthorization(c),
+        signal: place.controller.signal,
+      });
+      return Response.json(await readReplyJson(call, upstream, 'model list'));
+    } finally {
+      place.done();
+    }
   });
 
   const answer = (api: ClientApi) => async (c: Context) => {
-    if (active >= limits.maxConcurrentRequests)
-      throw new ProxyError(
-        429,
-        `the proxy is answering ${active} requests, its most at once (limits.maxConcurrentRequests); try again shortly`,
-      );
-    active++;
-    const controller = new AbortController();
-    controllers.add(controller);
-    let released = false;
-    const done = () => {
-      if (released) return;
-      released = true;
-      active--;
-      controllers.delete(controller);
-    };
+    const place = admit(c);
+    const { controller, done } = place;
     const abort = () => controller.abort();
-    c.req.raw.signal.addEventListener('abort', abort, { once: true });
     try {
-      const body = await readJsonBody(c.req.raw, limits.maxBodyBytes);
+      const body = await readRequestJson(c.req.raw, bodyLimits, place.memory);
       const request =
         api === 'anthropic' ? readMessagesRequest(body) : readChatCompletionsRequest(body);
       const run = runReply(request, {
@@ -365,10 +467,12 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
         protocol: protocolFor(request.model),
         parseOptions: {
           maxCallChars: limits.maxCallChars,
+          maxDepth: Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH),
           generateId: createIdGenerator(api === 'anthropic' ? 'toolu' : 'call'),
         },
         toolChoiceRetries: retries,
-        authorization: upstream.apiKey === undefined ? clientAuthorization(c) : undefined,
+        maxHeldBytes: limits.maxUpstreamReplyBytes,
+        authorization: upstreamAuthorization(c),
         signal: controller.signal,
       });
       if (!request.stream) {

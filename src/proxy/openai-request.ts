@@ -1,13 +1,9 @@
-import {
-  setOwnProperty,
-  type ToolCallToFormat,
-  type ToolDefinition,
-  type ToolResponseToFormat,
-} from '../core/index.ts';
+import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
 import {
   arrayAt,
   booleanAt,
+  CHAT_COMPLETIONS_FIELDS,
   checkUniqueNames,
   type Fields,
   fieldsAt,
@@ -15,27 +11,11 @@ import {
   isFields,
   nameAt,
   optionalStringAt,
+  passedFields,
   schemaAt,
   stringAt,
   textOf,
 } from './request-fields.ts';
-
-/**
- * Fields of a chat completions request the proxy answers itself; every other field (sampling,
- * limits, `response_format`, …) goes upstream as the client sent it.
- */
-const OWN_FIELDS = new Set([
-  'model',
-  'messages',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'stream',
-  'stream_options',
-  'functions',
-  'function_call',
-  'n',
-]);
 
 function toolsOf(value: unknown): ToolDefinition[] {
   if (value === undefined || value === null) return [];
@@ -211,16 +191,7 @@ function toolResult(
 export function readChatCompletionsRequest(body: unknown): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
   const model = nameAt(fields.model, 'model');
-  if (fields.functions !== undefined || fields.function_call !== undefined)
-    throw invalid(
-      fields.functions !== undefined ? 'functions' : 'function_call',
-      'is the API\'s deprecated form of tools: send "tools" and "tool_choice" instead',
-    );
-  if (fields.n !== undefined && fields.n !== null && fields.n !== 1)
-    throw invalid(
-      'n',
-      `must be 1: the proxy reads one reply per request, not ${JSON.stringify(fields.n)}`,
-    );
+  const settings = passedFields(fields, CHAT_COMPLETIONS_FIELDS);
   const tools = toolsOf(fields.tools);
   const { system, turns } = conversationOf(fields.messages);
   const stream = booleanAt(fields.stream, 'stream', false);
@@ -228,10 +199,6 @@ export function readChatCompletionsRequest(body: unknown): ChatRequest {
     fields.stream_options === undefined || fields.stream_options === null
       ? {}
       : fieldsAt(fields.stream_options, 'stream_options');
-  const settings: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (!OWN_FIELDS.has(key)) setOwnProperty(settings, key, value);
-  }
   return {
     model,
     system,

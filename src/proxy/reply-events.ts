@@ -38,6 +38,8 @@ export class ReplyReader {
   /** The text (outside calls) so far, when kept: what a retry shows the model it wrote. */
   text = '';
   private readonly keepText: boolean;
+  /** Most of the text kept; past it, the rest is not (a reply may be endless). */
+  private readonly maxTextChars: number;
 
   private readonly protocol: ToolCallProtocol;
   /** Calls the client takes in this reply; later ones go out as the text the model wrote. */
@@ -50,11 +52,16 @@ export class ReplyReader {
   constructor(
     protocol: ToolCallProtocol,
     options: ParseOptions,
-    reading: { readonly maxCalls?: number; readonly keepText?: boolean } = {},
+    reading: {
+      readonly maxCalls?: number;
+      readonly keepText?: boolean;
+      readonly maxTextChars?: number;
+    } = {},
   ) {
     this.protocol = protocol;
     this.maxCalls = reading.maxCalls ?? Number.POSITIVE_INFINITY;
     this.keepText = reading.keepText ?? false;
+    this.maxTextChars = reading.maxTextChars ?? Number.POSITIVE_INFINITY;
     this.parser = protocol.createStreamParser({ ...options, emitRawTextOnError: true });
   }
 
@@ -70,11 +77,16 @@ export class ReplyReader {
     this.streamed.clear();
   }
 
+  private keep(text: string): void {
+    if (this.keepText && this.text.length < this.maxTextChars)
+      this.text += text.slice(0, this.maxTextChars - this.text.length);
+  }
+
   private translate(events: readonly ParseEvent[], out: ReplyEvent[]): void {
     for (const event of events) {
       switch (event.type) {
         case 'text-delta':
-          if (this.keepText) this.text += event.delta;
+          this.keep(event.delta);
           out.push({ type: 'text', delta: event.delta });
           break;
         case 'reasoning-delta':
@@ -116,7 +128,7 @@ export class ReplyReader {
     if (sent === undefined && (this.overflow.delete(id) || this.admitted >= this.maxCalls)) {
       // One call too many for a client that asked for one at a time: shown as written.
       const text = this.protocol.formatToolCall({ toolName: name, input, toolCallId: id });
-      if (this.keepText) this.text += text;
+      this.keep(text);
       out.push({ type: 'text', delta: text });
       return;
     }

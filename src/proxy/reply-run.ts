@@ -5,6 +5,7 @@ import { ProxyError } from './errors.ts';
 import { type ReplyEvent, ReplyReader } from './reply-events.ts';
 import {
   callUpstream,
+  checkStreamType,
   readReply,
   readStream,
   type UpstreamPiece,
@@ -33,6 +34,11 @@ export interface ReplyRunSettings {
   readonly parseOptions: Omit<ParseOptions, 'tools'>;
   /** Extra attempts when `tool_choice` demands a call and the model wrote none. */
   readonly toolChoiceRetries: number;
+  /**
+   * Most memory the events held while a demanded call has not started may take (see
+   * `heldCost`); past it the model server is hung up on and the client gets 502.
+   */
+  readonly maxHeldBytes: number;
   /** The client's `Authorization`, sent upstream unless the proxy has a key of its own for it. */
   readonly authorization: string | undefined;
   readonly signal: AbortSignal;
@@ -47,6 +53,15 @@ function toolsToRead(request: ChatRequest): ChatRequest['tools'] {
   if (choice.type === 'none') return [];
   if (choice.type === 'tool') return request.tools.filter((tool) => tool.name === choice.toolName);
   return request.tools;
+}
+
+/** Memory one held event takes besides its text: the event object and its place in the list. */
+const HELD_EVENT_BYTES = 64;
+
+/** What holding an event costs: its text (two bytes a UTF-16 unit, at worst) and the event. */
+function heldCost(event: ReplyEvent): number {
+  const text = 'delta' in event ? event.delta.length : 0;
+  return HELD_EVENT_BYTES + 2 * text;
 }
 
 /** A reply stopped by a limit or an error: a call still open then was cut off and never runs. */
@@ -111,20 +126,32 @@ export async function* runReply(
   for (let attempt = 0; ; attempt++) {
     const reader = new ReplyReader(settings.protocol, parseOptions, {
       maxCalls: request.parallelToolCalls ? Number.POSITIVE_INFINITY : 1,
-      // Only a retry shows the model what it wrote.
+      // Only a retry shows the model what it wrote; no more of it than is ever held.
       keepText: demand !== undefined,
+      maxTextChars: Math.floor(settings.maxHeldBytes / 2),
     });
     // Held while a demanded call has not started: an attempt without one is never shown.
     let held: ReplyEvent[] | undefined = demand ? [] : undefined;
+    let heldBytes = 0;
     let finishReason: string | undefined;
     const release = (events: ReplyEvent[]): ReplyEvent[] | undefined => {
       if (held === undefined) return events.length > 0 ? events : undefined;
       let started = false;
       for (const event of events) {
         held.push(event);
+        heldBytes += heldCost(event);
         if (event.type === 'call-start') started = true;
       }
-      if (!started) return undefined;
+      if (!started) {
+        // A model that never starts the call would otherwise be held in memory to its end.
+        if (heldBytes > settings.maxHeldBytes)
+          throw new ProxyError(
+            502,
+            `tool_choice demanded ${describeDemand(demand!)}, and the model server's reply went past ${settings.maxHeldBytes} bytes (limits.maxUpstreamReplyBytes) without one starting; the proxy closed the connection`,
+            'tool_choice',
+          );
+        return undefined;
+      }
       const out = held;
       held = undefined;
       return out;
@@ -142,20 +169,28 @@ export async function* runReply(
       authorization: settings.authorization,
       signal: settings.signal,
     });
+    // An answer that is no reply at all is an error before anything goes out.
+    if (request.stream) await checkStreamType(call);
     // The server answered: a client not waiting for a demanded call may be told so at once.
     if (attempt === 0 && held === undefined) yield [];
-    if (request.stream) {
-      for await (const pieces of readStream(call, settings.upstream)) {
+    try {
+      if (request.stream) {
+        for await (const pieces of readStream(call, settings.upstream)) {
+          const out: ReplyEvent[] = [];
+          for (const piece of pieces) take(piece, out);
+          const ready = release(out);
+          if (ready) yield ready;
+        }
+      } else {
         const out: ReplyEvent[] = [];
-        for (const piece of pieces) take(piece, out);
+        take(await readReply(call, settings.upstream), out);
         const ready = release(out);
         if (ready) yield ready;
       }
-    } else {
-      const out: ReplyEvent[] = [];
-      take(await readReply(call, settings.upstream), out);
-      const ready = release(out);
-      if (ready) yield ready;
+    } catch (error) {
+      // Whatever stopped the reply, nothing more of it is read.
+      call.hangUp();
+      throw error;
     }
     const interrupted = isInterruption(finishReason);
     const out: ReplyEvent[] = [];

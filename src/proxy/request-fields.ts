@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../core/index.ts';
+import { type JsonSchema, setOwnProperty } from '../core/index.ts';
 import { ProxyError } from './errors.ts';
 
 /** Field readers for request bodies: each says which field was wrong and what it should be. */
@@ -92,4 +92,110 @@ export function textOf(value: unknown, path: string): string {
     texts.push(stringAt(fields.text, `${path}[${index}].text`));
   }
   return texts.join('\n');
+}
+
+/**
+ * What the proxy does with one field of a request: `read` (it reads the field itself and sends
+ * upstream what it means, its own way), `dropped` (it means nothing to a chat completions
+ * server), or a refusal (a check saying why the value is refused, or undefined to read it).
+ * A field no list names goes upstream as the client sent it (`temperature`, vLLM's
+ * `skip_special_tokens`, …).
+ */
+export type FieldRule =
+  | 'read'
+  | 'dropped'
+  | { readonly refuse: (value: unknown) => string | undefined };
+
+/** One reply per request: the proxy reads one, and a retry would multiply the generations. */
+const ONE_REPLY: FieldRule = {
+  refuse: (value) =>
+    value === undefined || value === null || value === 1
+      ? undefined
+      : `must be 1: the proxy reads one reply per request, not ${JSON.stringify(value)}`,
+};
+
+const DEPRECATED_TOOLS: FieldRule = {
+  refuse: (value) =>
+    value === undefined
+      ? undefined
+      : 'is the API\'s deprecated form of tools: send "tools" and "tool_choice" instead',
+};
+
+/**
+ * Chat completions fields that ask the model server for several replies or for its own tool
+ * handling, or that the proxy sets itself: from either API, none reaches the model server as
+ * the client sent it.
+ */
+const CHAT_COMPLETIONS_CONTROLLED: ReadonlyArray<readonly [string, FieldRule]> = [
+  ['model', 'read'],
+  ['messages', 'read'],
+  ['stream', 'read'],
+  ['n', ONE_REPLY],
+  // vLLM's and older OpenAI servers' extra generations, of which one is returned.
+  ['best_of', ONE_REPLY],
+  ['functions', DEPRECATED_TOOLS],
+  ['function_call', DEPRECATED_TOOLS],
+];
+
+/** The fields of a chat completions request the proxy reads, refuses or drops. */
+export const CHAT_COMPLETIONS_FIELDS: ReadonlyMap<string, FieldRule> = new Map([
+  ...CHAT_COMPLETIONS_CONTROLLED,
+  ['tools', 'read'],
+  ['tool_choice', 'read'],
+  ['parallel_tool_calls', 'read'],
+  ['stream_options', 'read'],
+]);
+
+/** A chat completions field sent on Messages, which has its own way of saying it. */
+function messagesHasItsOwn(instead: string): FieldRule {
+  return {
+    refuse: (value) =>
+      value === undefined
+        ? undefined
+        : `is a chat completions field; a Messages request says this with ${instead}`,
+  };
+}
+
+/**
+ * The fields of a Messages request the proxy reads (sampling settings are sent under their chat
+ * completions names), refuses or drops (Anthropic's own services).
+ */
+export const MESSAGES_FIELDS: ReadonlyMap<string, FieldRule> = new Map([
+  ...CHAT_COMPLETIONS_CONTROLLED,
+  ['system', 'read'],
+  ['max_tokens', 'read'],
+  ['temperature', 'read'],
+  ['top_p', 'read'],
+  ['top_k', 'read'],
+  ['stop_sequences', 'read'],
+  ['tools', 'read'],
+  ['tool_choice', 'read'],
+  ['parallel_tool_calls', messagesHasItsOwn('tool_choice.disable_parallel_tool_use')],
+  ['stream_options', messagesHasItsOwn('stream (a stream always ends with the usage)')],
+  ['metadata', 'dropped'],
+  ['thinking', 'dropped'],
+  ['service_tier', 'dropped'],
+  ['container', 'dropped'],
+  ['mcp_servers', 'dropped'],
+  ['context_management', 'dropped'],
+]);
+
+/**
+ * The fields of a request that go upstream as sent: those its API's list does not name. Throws
+ * the 400 of the first field the list refuses.
+ */
+export function passedFields(
+  fields: Fields,
+  rules: ReadonlyMap<string, FieldRule>,
+): Record<string, unknown> {
+  const passed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const rule = rules.get(key);
+    if (rule === undefined) setOwnProperty(passed, key, value);
+    else if (typeof rule === 'object') {
+      const why = rule.refuse(value);
+      if (why !== undefined) throw invalid(key, why);
+    }
+  }
+  return passed;
 }

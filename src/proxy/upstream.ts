@@ -1,15 +1,28 @@
-import { createParser } from 'eventsource-parser';
+import { createParser, type ParseError } from 'eventsource-parser';
 import { ProxyError } from './errors.ts';
+import { type JsonShapeLimits, measureJson } from './json-shape.ts';
 import { isFields } from './request-fields.ts';
 
 /** Where the model server is and how to reach it. */
 export interface UpstreamSettings {
-  /** Base URL of the OpenAI-compatible server, without a trailing slash (`http://host/v1`). */
+  /**
+   * Base URL of the OpenAI-compatible server, without a trailing slash (`http://host/v1`) and
+   * without credentials: it is shown in messages.
+   */
   readonly baseURL: string;
-  /** The key sent upstream; undefined: the client's own `Authorization` goes upstream. */
-  readonly apiKey: string | undefined;
+  /**
+   * The proxy's own `Authorization` for the model server (its key as a bearer token, or the
+   * upstream URL's credentials as basic); undefined: the client's own goes upstream.
+   */
+  readonly authorization: string | undefined;
   /** Longest an upstream request may take, reply stream included. */
   readonly timeoutMs: number;
+  /** Largest whole (not streamed) reply read, in bytes; past it the connection is closed. */
+  readonly maxReplyBytes: number;
+  /** Largest stream line or event read, in characters; past it the connection is closed. */
+  readonly maxEventBytes: number;
+  /** Nesting and values a whole reply may have: it is parsed like a request body. */
+  readonly json: JsonShapeLimits;
   readonly fetch: typeof globalThis.fetch;
 }
 
@@ -29,21 +42,73 @@ export interface UpstreamPiece {
 }
 
 /**
- * A model server's base URL without trailing slashes. Throws a TypeError saying what is wrong
- * (its message begins with `upstream`, so callers name their own option before it).
+ * `text` with the user information of a URL in it (`user:pass@`) replaced by `***@`, so what a
+ * URL carries as credentials is never shown. Works on text that is not a valid URL too.
  */
-export function upstreamBaseURL(value: string): string {
+export function redactCredentials(text: string): string {
+  const scheme = text.indexOf('://');
+  if (scheme < 0) return text;
+  const start = scheme + 3;
+  let end = text.length;
+  for (const stop of ['/', '?', '#']) {
+    const at = text.indexOf(stop, start);
+    if (at >= 0 && at < end) end = at;
+  }
+  const at = text.lastIndexOf('@', end - 1);
+  if (at < start) return text;
+  return `${text.slice(0, start)}***${text.slice(at)}`;
+}
+
+/** A model server's address: its base URL, and the credentials its URL carried, if any. */
+export interface UpstreamTarget {
+  /** Without credentials and trailing slashes: safe to show. */
+  readonly baseURL: string;
+  /** `Basic …` from the URL's `user:password@`, sent as the upstream `Authorization`. */
+  readonly authorization: string | undefined;
+}
+
+/**
+ * Reads a model server's URL. Credentials in it (`http://user:pass@host/v1`, for a server behind
+ * a reverse proxy with basic authentication) are taken out of the URL, which is shown in
+ * messages, and become the `Authorization` sent upstream (fetch refuses URLs that carry them).
+ * Throws a TypeError saying what is wrong (its message begins with `upstream`, so callers name
+ * their own option before it); the value is quoted with its credentials redacted.
+ */
+export function upstreamTarget(value: string): UpstreamTarget {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new TypeError(
-      `upstream ${JSON.stringify(value)} is not a URL (e.g. http://127.0.0.1:11434/v1)`,
+      `upstream ${JSON.stringify(redactCredentials(value))} is not a URL (e.g. http://127.0.0.1:11434/v1)`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new TypeError(`upstream must be an http or https URL, not ${JSON.stringify(value)}`);
-  return url.href.replace(/\/+$/, '');
+    throw new TypeError(
+      `upstream must be an http or https URL, not ${JSON.stringify(redactCredentials(value))}`,
+    );
+  let authorization: string | undefined;
+  if (url.username !== '' || url.password !== '') {
+    let user: string;
+    let password: string;
+    try {
+      user = decodeURIComponent(url.username);
+      password = decodeURIComponent(url.password);
+    } catch {
+      throw new TypeError(
+        `upstream ${JSON.stringify(redactCredentials(value))}: its credentials are not valid percent-encoding`,
+      );
+    }
+    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
+  return { baseURL: url.href.replace(/\/+$/, ''), authorization };
+}
+
+/** A model server's base URL without credentials or trailing slashes (see `upstreamTarget`). */
+export function upstreamBaseURL(value: string): string {
+  return upstreamTarget(value).baseURL;
 }
 
 /** The most of an upstream error body read, to quote its message. */
@@ -66,30 +131,63 @@ function upstreamMessage(text: string): string {
   return text.trim() || '(no message)';
 }
 
-async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return '';
+/**
+ * A body's bytes up to `maxBytes`; `whole` says whether that was all of it. Reading stops at
+ * the cap (the caller hangs up); a read that fails throws.
+ */
+async function readBytesCapped(
+  response: Response,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; whole: boolean }> {
+  if (!response.body) return { bytes: new Uint8Array(0), whole: true };
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  while (size < MAX_ERROR_BODY_BYTES) {
+  let whole = false;
+  while (size <= maxBytes) {
     const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
+    if (done) {
+      whole = true;
+      break;
+    }
     size += value.byteLength;
-    text += decoder.decode(value, { stream: true });
+    chunks.push(value);
   }
-  await reader.cancel().catch(() => {});
-  return text;
+  if (!whole) await reader.cancel().catch(() => {});
+  const bytes = new Uint8Array(Math.min(size, maxBytes));
+  let offset = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, bytes.length - offset);
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return { bytes, whole };
+}
+
+async function readCapped(response: Response): Promise<string> {
+  const { bytes } = await readBytesCapped(response, MAX_ERROR_BODY_BYTES);
+  return new TextDecoder().decode(bytes);
+}
+
+/** Characters of a bad reply quoted in the error: enough to recognise it, JSON-escaped. */
+const EXCERPT_CHARS = 120;
+
+/** The start of a text as a JSON string: control characters and quotes escaped, cut short. */
+export function excerpt(text: string): string {
+  const cut = text.length > EXCERPT_CHARS;
+  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}${cut ? '…' : ''}`;
 }
 
 /**
  * What went wrong reaching the model server, as the error the client gets: the client's own
- * abort is passed on as it is; a timeout is 504; anything else means no server answered (502).
+ * abort is passed on as it is; a timeout is 504; anything else means no server answered (502),
+ * or, once it had begun to answer (`replying`), that its reply broke off.
  */
 export function upstreamFailure(
   error: unknown,
   settings: UpstreamSettings,
   timeout: AbortSignal,
+  replying = false,
 ): unknown {
   if (error instanceof ProxyError) return error;
   if (timeout.aborted)
@@ -100,7 +198,12 @@ export function upstreamFailure(
   if ((error as { name?: string } | null)?.name === 'AbortError') return error;
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const why = cause?.code ?? cause?.message ?? (error as Error | null)?.message ?? String(error);
-  return new ProxyError(502, `no model server answers at ${settings.baseURL} (${why})`);
+  return new ProxyError(
+    502,
+    replying
+      ? `the reply of the model server at ${settings.baseURL} broke off (${why})`
+      : `no model server answers at ${settings.baseURL} (${why})`,
+  );
 }
 
 /** The model server's answer, or the error the client gets instead. */
@@ -108,6 +211,8 @@ export interface UpstreamCall {
   readonly response: Response;
   /** Aborts when the upstream time limit passes, to tell a timeout from other failures. */
   readonly timeout: AbortSignal;
+  /** Closes the connection: the reply went past a limit, so nothing more of it is read. */
+  hangUp(): void;
 }
 
 /**
@@ -120,10 +225,10 @@ export async function callUpstream(
   init: { method: 'GET' | 'POST'; body?: unknown; authorization?: string; signal: AbortSignal },
 ): Promise<UpstreamCall> {
   const timeout = AbortSignal.timeout(settings.timeoutMs);
+  const hangUp = new AbortController();
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const authorization =
-    settings.apiKey !== undefined ? `Bearer ${settings.apiKey}` : init.authorization;
+  const authorization = settings.authorization ?? init.authorization;
   if (authorization !== undefined) headers.authorization = authorization;
   let response: Response;
   try {
@@ -131,7 +236,7 @@ export async function callUpstream(
       method: init.method,
       headers,
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      signal: AbortSignal.any([init.signal, timeout]),
+      signal: AbortSignal.any([init.signal, timeout, hangUp.signal]),
     });
   } catch (error) {
     throw upstreamFailure(error, settings, timeout);
@@ -143,7 +248,7 @@ export async function callUpstream(
       `the model server at ${settings.baseURL} answered ${response.status}: ${upstreamMessage(text)}`,
     );
   }
-  return { response, timeout };
+  return { response, timeout, hangUp: () => hangUp.abort() };
 }
 
 function reasoningOf(fields: Readonly<Record<string, unknown>>): string | undefined {
@@ -177,23 +282,79 @@ function pieceOf(body: unknown, streamed: boolean): UpstreamPiece {
   return { content: content || undefined, reasoning, finishReason, usage };
 }
 
+/**
+ * A whole reply's JSON, read within the limits: its size (the connection is closed past it), its
+ * nesting and its count of values. A reply past one, or not JSON, is the model server's fault:
+ * 502, saying what was wrong with it.
+ */
+export async function readReplyJson(
+  call: UpstreamCall,
+  settings: UpstreamSettings,
+  what = 'reply',
+): Promise<unknown> {
+  let read: Awaited<ReturnType<typeof readBytesCapped>>;
+  try {
+    read = await readBytesCapped(call.response, settings.maxReplyBytes);
+  } catch (error) {
+    throw upstreamFailure(error, settings, call.timeout, true);
+  }
+  if (!read.whole) {
+    call.hangUp();
+    throw new ProxyError(
+      502,
+      `the model server's ${what} is larger than ${settings.maxReplyBytes} bytes, the most the proxy reads (limits.maxUpstreamReplyBytes); the proxy closed the connection`,
+    );
+  }
+  const shape = measureJson(read.bytes, settings.json);
+  if ('exceeds' in shape)
+    throw new ProxyError(
+      502,
+      shape.exceeds === 'maxDepth'
+        ? `the model server's ${what} nests arrays and objects deeper than ${settings.json.maxDepth} levels, the most the proxy reads (limits.maxJsonDepth)`
+        : `the model server's ${what} holds more than ${settings.json.maxValues} JSON values, the most the proxy reads (limits.maxJsonValues)`,
+    );
+  const text = new TextDecoder().decode(read.bytes);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProxyError(
+      502,
+      `the model server's ${what} is not valid JSON; it begins ${excerpt(text)}`,
+    );
+  }
+}
+
 /** A whole (not streamed) reply's piece. */
 export async function readReply(
   call: UpstreamCall,
   settings: UpstreamSettings,
 ): Promise<UpstreamPiece> {
-  let body: unknown;
-  try {
-    body = await call.response.json();
-  } catch (error) {
-    const failure = upstreamFailure(error, settings, call.timeout);
-    if (failure instanceof ProxyError || (error as Error).name === 'AbortError') throw failure;
-    throw new ProxyError(
-      502,
-      `the model server sent a reply that is not JSON: ${(error as Error).message}`,
-    );
-  }
-  return pieceOf(body, false);
+  return pieceOf(await readReplyJson(call, settings), false);
+}
+
+/** The media type of a response, lower case, without parameters (`text/event-stream`). */
+function mediaType(response: Response): string {
+  const type = response.headers.get('content-type') ?? '';
+  const end = type.indexOf(';');
+  return (end < 0 ? type : type.slice(0, end)).trim().toLowerCase();
+}
+
+/**
+ * Throws a 502 (and hangs up) when the answer to a streamed request is neither an event stream
+ * nor JSON: an HTML error page from a reverse proxy, say, which read as events would be an empty
+ * reply. An answer without a content type is read as events.
+ */
+export async function checkStreamType(call: UpstreamCall): Promise<void> {
+  const type = mediaType(call.response);
+  if (type === '' || type === 'text/event-stream' || type === 'application/json') return;
+  const { bytes } = await readBytesCapped(call.response, EXCERPT_CHARS).catch(() => ({
+    bytes: new Uint8Array(0),
+  }));
+  call.hangUp();
+  throw new ProxyError(
+    502,
+    `the model server answered a streamed request with ${JSON.stringify(type.slice(0, 100))}, not an event stream; it begins ${excerpt(new TextDecoder().decode(bytes))}`,
+  );
 }
 
 /**
@@ -204,17 +365,26 @@ export async function* readStream(
   call: UpstreamCall,
   settings: UpstreamSettings,
 ): AsyncGenerator<UpstreamPiece[]> {
-  const type = call.response.headers.get('content-type') ?? '';
-  if (type.startsWith('application/json')) {
+  if (mediaType(call.response) === 'application/json') {
     yield [await readReply(call, settings)];
     return;
   }
+  await checkStreamType(call);
   const body = call.response.body;
   if (!body) return;
   let batch: UpstreamPiece[] = [];
   let done = false;
   let fault: unknown;
   const parser = createParser({
+    // A line or an event that never ends would be buffered for ever.
+    maxBufferSize: settings.maxEventBytes,
+    onError(error: ParseError) {
+      if (error.type === 'max-buffer-size-exceeded' && fault === undefined)
+        fault = new ProxyError(
+          502,
+          `the model server sent a stream line or event longer than ${settings.maxEventBytes} characters, the most the proxy reads (limits.maxUpstreamEventBytes); the proxy closed the connection`,
+        );
+    },
     onEvent(event) {
       if (done || fault !== undefined) return;
       if (event.data === '[DONE]') {
@@ -246,10 +416,11 @@ export async function* readStream(
       try {
         read = await reader.read();
       } catch (error) {
-        throw upstreamFailure(error, settings, call.timeout);
+        throw upstreamFailure(error, settings, call.timeout, true);
       }
       if (read.done) break;
       parser.feed(decoder.decode(read.value, { stream: true }));
+      if (fault !== undefined) call.hangUp();
       if (batch.length > 0) {
         const pieces = batch;
         batch = [];

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** What the scripted model server answers to one chat completions request. */
@@ -24,6 +24,23 @@ export interface ScriptedReply {
    */
   readonly pauseBeforeChunk?: number;
   readonly resume?: Promise<unknown>;
+  /**
+   * A reply that never ends, written as fast as the client reads it until the client hangs up
+   * (or `ENDLESS_LIMIT` bytes, so a test ends even when nothing stops it): `sse-line` one SSE
+   * line, `sse-event` one event of ever more `data:` lines, `sse-text` well-formed events of
+   * prose, `json` one JSON reply whose content string never closes.
+   */
+  readonly endless?: 'sse-line' | 'sse-event' | 'sse-text' | 'json';
+  /** Answer with exactly this (status 200), whatever was asked. */
+  readonly raw?: { readonly contentType: string; readonly body: string };
+}
+
+/** The most an endless reply writes: far past every limit a test sets. */
+export const ENDLESS_LIMIT = 64 * 1024 * 1024;
+
+export interface ScriptedOptions {
+  /** What `GET /v1/models` answers instead of a JSON list of one model. */
+  readonly models?: { readonly contentType: string; readonly body: string };
 }
 
 export interface ScriptedUpstream {
@@ -33,8 +50,10 @@ export interface ScriptedUpstream {
   readonly requests: UpstreamBody[];
   /** Headers of every request received. */
   readonly headers: IncomingMessage['headers'][];
-  /** Resolves when a streamed reply's client went away before its end. */
+  /** Replies (streamed or endless) whose client went away before their end. */
   readonly disconnects: number;
+  /** Bytes written by endless replies. */
+  readonly endlessBytes: number;
   close(): Promise<void>;
 }
 
@@ -70,13 +89,46 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function startScriptedUpstream(
   script: readonly ScriptedReply[] | ((body: UpstreamBody, index: number) => ScriptedReply),
+  options: ScriptedOptions = {},
 ): Promise<ScriptedUpstream> {
   const requests: UpstreamBody[] = [];
   const headers: IncomingMessage['headers'][] = [];
   let disconnects = 0;
+  let endlessBytes = 0;
+  /** Writes `head`, then `piece` again and again with back-pressure, until the client leaves. */
+  const writeEndlessly = async (
+    response: ServerResponse,
+    type: string,
+    head: string,
+    piece: string,
+  ) => {
+    let closed = false;
+    response.on('close', () => {
+      if (!response.writableFinished) {
+        closed = true;
+        disconnects++;
+      }
+    });
+    response.writeHead(200, { 'content-type': type });
+    response.write(head);
+    while (!closed && endlessBytes < ENDLESS_LIMIT) {
+      endlessBytes += piece.length;
+      if (!response.write(piece))
+        await new Promise((resolve) => {
+          response.once('drain', resolve);
+          response.once('close', resolve);
+        });
+    }
+    if (!closed) response.end();
+  };
   const server: Server = createServer(async (request, response) => {
     headers.push(request.headers);
     const body = await readBody(request);
+    if (request.method === 'GET' && request.url === '/v1/models' && options.models) {
+      response.writeHead(200, { 'content-type': options.models.contentType });
+      response.end(options.models.body);
+      return;
+    }
     if (request.method === 'GET' && request.url === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
@@ -99,6 +151,37 @@ export async function startScriptedUpstream(
       typeof script === 'function'
         ? script(parsed, index)
         : (script[index] ?? script[script.length - 1]!);
+    if (reply.raw) {
+      response.writeHead(200, { 'content-type': reply.raw.contentType });
+      response.end(reply.raw.body);
+      return;
+    }
+    const prose = 'and so on, '.repeat(100);
+    switch (reply.endless) {
+      case 'sse-line':
+        return writeEndlessly(
+          response,
+          'text/event-stream',
+          'data: {"choices":[{"index":0,"delta":{"content":"',
+          prose,
+        );
+      case 'sse-event':
+        return writeEndlessly(response, 'text/event-stream', '', `data: ${prose}\n`);
+      case 'sse-text':
+        return writeEndlessly(
+          response,
+          'text/event-stream',
+          '',
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: prose } }] })}\n\n`,
+        );
+      case 'json':
+        return writeEndlessly(
+          response,
+          'application/json',
+          '{"choices":[{"index":0,"message":{"role":"assistant","content":"',
+          prose,
+        );
+    }
     if (reply.status !== undefined) {
       response.writeHead(reply.status, { 'content-type': 'application/json' });
       response.end(
@@ -176,6 +259,9 @@ export async function startScriptedUpstream(
     headers,
     get disconnects() {
       return disconnects;
+    },
+    get endlessBytes() {
+      return endlessBytes;
     },
     close: () =>
       new Promise<void>((resolve) => {

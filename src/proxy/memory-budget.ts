@@ -1,0 +1,81 @@
+import { formatBytes } from '../server/memory-estimate.ts';
+import { ProxyError } from './errors.ts';
+
+/**
+ * Memory shared by every request being answered: each reserves what it is estimated to cost
+ * (its body as it arrives, then what parsing and answering it take) and gives it back when its
+ * reply ends. A request that can never fit is refused with 413, one that does not fit now with
+ * 503: the limit on concurrent requests alone lets a few large ones exhaust the heap.
+ */
+export class MemoryBudget {
+  readonly total: number;
+  private used = 0;
+
+  constructor(total: number) {
+    this.total = total;
+  }
+
+  /** Bytes reserved now, by every request. */
+  get reserved(): number {
+    return this.used;
+  }
+
+  /** A reservation of nothing yet, for one request. */
+  open(): MemoryReservation {
+    return new MemoryReservation(this);
+  }
+
+  /** @internal */
+  take(bytes: number, held: number): void {
+    if (held + bytes > this.total)
+      throw new ProxyError(
+        413,
+        `the request would take about ${formatBytes(held + bytes)} of memory to answer, more than the ${formatBytes(this.total)} the proxy has for all requests (limits.memoryBudgetBytes); send a smaller request`,
+      );
+    if (this.used + bytes > this.total)
+      throw new ProxyError(
+        503,
+        `the proxy is short of memory: requests being answered hold ${formatBytes(this.used)} of its ${formatBytes(this.total)} (limits.memoryBudgetBytes) and this one needs about ${formatBytes(held + bytes)}; try again shortly`,
+      );
+    this.used += bytes;
+  }
+
+  /** @internal */
+  give(bytes: number): void {
+    this.used -= bytes;
+  }
+}
+
+/** One request's share of the budget; grows as more is known and is released once. */
+export class MemoryReservation {
+  private readonly budget: MemoryBudget;
+  private held = 0;
+  private released = false;
+
+  constructor(budget: MemoryBudget) {
+    this.budget = budget;
+  }
+
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** Reserves `bytes` more, or throws the 413 or 503 the request gets. */
+  grow(bytes: number): void {
+    if (this.released || bytes <= 0) return;
+    this.budget.take(bytes, this.held);
+    this.held += bytes;
+  }
+
+  /** Reserves up to `bytes` in all (more than held already). */
+  growTo(bytes: number): void {
+    this.grow(bytes - this.held);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.budget.give(this.held);
+    this.held = 0;
+  }
+}
