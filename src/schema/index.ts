@@ -1,4 +1,6 @@
+export { checkSchemaPatterns } from './check-patterns.ts';
 export { coerceBySchema } from './coerce.ts';
+export { compileSchemaPattern, type SchemaPattern, UnsupportedPatternError } from './pattern.ts';
 export {
   itemSchema,
   type JsonType,

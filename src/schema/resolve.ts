@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../core/index.ts';
+import { trySchemaPattern } from './pattern.ts';
 
 /** The JSON types a schema can admit. `integer` is a `number` that is integral. */
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'object' | 'array';
@@ -306,22 +307,6 @@ function child(value: unknown, explicit: boolean): Child {
   return { schema: isSchemaLike(value) ? value : true, explicit };
 }
 
-const patternCache = new Map<string, RegExp | null>();
-const MAX_CACHED_PATTERNS = 1024;
-
-function compilePattern(pattern: string): RegExp | null {
-  let compiled = patternCache.get(pattern);
-  if (compiled !== undefined) return compiled;
-  try {
-    compiled = new RegExp(pattern, 'u');
-  } catch {
-    compiled = null;
-  }
-  if (patternCache.size >= MAX_CACHED_PATTERNS) patternCache.clear();
-  patternCache.set(pattern, compiled);
-  return compiled;
-}
-
 function ownPropertyChild(schema: SchemaObject, key: string): Child {
   const properties = own(schema, 'properties');
   if (isSchemaObject(properties) && Object.hasOwn(properties, key)) {
@@ -331,7 +316,9 @@ function ownPropertyChild(schema: SchemaObject, key: string): Child {
   if (isSchemaObject(patterns)) {
     for (const pattern in patterns) {
       if (!Object.hasOwn(patterns, pattern)) continue;
-      if (compilePattern(pattern)?.test(key)) return child(patterns[pattern], true);
+      // Matched in linear time: the key comes from a model, the pattern from whoever declared
+      // the tool. A pattern the linear engine refuses names no key here (validation reports it).
+      if (trySchemaPattern(pattern)?.test(key)) return child(patterns[pattern], true);
     }
   }
   const additional = own(schema, 'additionalProperties');

@@ -4,6 +4,8 @@ import Ajv2019Module from 'ajv/dist/2019.js';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema, ValidationProblem } from '../core/index.ts';
+import { linearFormats } from './formats.ts';
+import { compileSchemaPattern } from './pattern.ts';
 import { isSchemaObject, type SchemaObject, typeMask, typeNames } from './resolve.ts';
 import { matchesShallowly } from './shallow-match.ts';
 
@@ -17,9 +19,10 @@ export interface Validator {
 interface AjvEngine {
   compile(schema: JsonSchema): ValidateFunction;
   removeSchema(schema: object): unknown;
+  addFormat(name: string, format: (text: string) => boolean): unknown;
 }
 type AjvConstructor = new (options: Options) => AjvEngine;
-type FormatsPlugin = (engine: AjvEngine) => unknown;
+type FormatsPlugin = ((engine: AjvEngine) => unknown) & { get(name: string): unknown };
 
 /**
  * Ajv and ajv-formats are CommonJS: depending on the loader (Node, a bundler, vitest) a default
@@ -34,11 +37,24 @@ const Ajv07 = interopDefault<AjvConstructor>(AjvModule);
 const Ajv2019 = interopDefault<AjvConstructor>(Ajv2019Module);
 const Ajv2020 = interopDefault<AjvConstructor>(Ajv2020Module);
 const addFormats = interopDefault<FormatsPlugin>(addFormatsModule);
+const linearChecks = linearFormats((name) => addFormats.get(name));
 
 type Draft = '07' | '2019' | '2020';
 
+/**
+ * Ajv's hook for compiling `pattern`, `patternProperties` and `propertyNames` patterns: the
+ * linear-time engine instead of RegExp, so no schema pattern backtracks on model text. A pattern
+ * it cannot express throws UnsupportedPatternError, and the schema does not compile. (`code`
+ * names the hook in generated code; only standalone code, not used here, would load it.)
+ */
+const linearRegExp = Object.assign(
+  (pattern: string, flags: string) => compileSchemaPattern(pattern, flags),
+  { code: 'toolwire/schema/pattern.compileSchemaPattern' },
+);
+
 const AJV_OPTIONS: Options = {
   allErrors: true,
+  code: { regExp: linearRegExp },
   strict: false,
   // Errors carry the offending data and the failing schema, for messages and anyOf summaries.
   verbose: true,
@@ -50,6 +66,8 @@ function createEngine(draft: Draft): AjvEngine {
   const AjvClass = draft === '2020' ? Ajv2020 : draft === '2019' ? Ajv2019 : Ajv07;
   const engine = new AjvClass(AJV_OPTIONS);
   addFormats(engine);
+  // ajv-formats' regular expressions run on model text too: replaced by linear-time checks.
+  for (const [name, check] of linearChecks) engine.addFormat(name, check);
   return engine;
 }
 
