@@ -583,7 +583,7 @@ export class ParameterTagsBody implements CallBody {
     const after = index + literal.length;
     if (literal === syntax.parameterOpen) {
       // The next parameter at the start of a line: this value's closer is missing.
-      this.closeValue();
+      this.closeValue(false);
       this.state = State.Parameters;
       return index;
     }
@@ -596,7 +596,7 @@ export class ParameterTagsBody implements CallBody {
       this.feed(input, index, resume);
       return resume;
     }
-    this.closeValue();
+    this.closeValue(isParameterClose);
     if (isParameterClose) {
       this.state = State.Parameters;
       return after;
@@ -708,9 +708,10 @@ export class ParameterTagsBody implements CallBody {
     } else this.valueText += piece;
   }
 
-  private closeValue(): void {
+  /** The value ends, by its own closer (`ownCloser`) or by a tag that implies it. */
+  private closeValue(ownCloser = true): void {
     this.decoder?.end();
-    this.layout!.end();
+    this.layout!.end(ownCloser);
     const name = this.parameter;
     switch (this.kind) {
       case 'discard':

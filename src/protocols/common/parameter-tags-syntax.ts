@@ -56,11 +56,15 @@ export interface ParameterTagsSyntax {
    *   indentation) are layout. When the closing tag is indented, or either break is missing, a
    *   value on one line is also trimmed (`<parameter=k>\n    1\n  </parameter>` is `1`); with the
    *   exact layout it is kept as written, so every string can be written and read back.
-   * - `inline` (GLM, MiniMax, Seed-OSS, DSML): a value is written between its tags as it is. A
+   * - `inline` (MiniMax, Seed-OSS, DSML): a value is written between its tags as it is. A
    *   line break right after the opening tag, and one right before the closing tag (with that
    *   line's indentation), are still layout, as models sometimes put them there.
+   * - `exact` (GLM's `<arg_value>`): every character between the tags is the value's, line breaks
+   *   and indentation included (GLM's template writes values as they are, and exact-match edit
+   *   tools need them back byte for byte: vLLM #42026, SGLang #20543). Only when the value's
+   *   closer is missing is the line break before the tag that ended it layout.
    */
-  readonly layout: 'block' | 'inline';
+  readonly layout: 'block' | 'inline' | 'exact';
   /**
    * Decode XML references (`&amp;`, `&#10;`) in values. Default false: the chat templates of
    * these families write values raw, so `&lt;` in a value is text the model meant (HTML source).
@@ -240,10 +244,11 @@ export function writeName(name: string): string {
  * A value as a formatter writes it between its tags, so that the reader gives it back exactly:
  * a string as it is, anything else as JSON; then laid out as `layout` says (a `block` value on
  * its own lines; an `inline` value on its own lines only when its first or last line break would
- * otherwise be read as layout).
+ * otherwise be read as layout; an `exact` value as it is).
  */
-export function writeValueText(value: unknown, layout: 'block' | 'inline'): string {
+export function writeValueText(value: unknown, layout: 'block' | 'inline' | 'exact'): string {
   const text = typeof value === 'string' ? value : jsonForPrompt(value);
+  if (layout === 'exact') return text;
   if (layout === 'block' || /^\r?\n|\n[ \t]*$/.test(text)) return `\n${text}\n`;
   return text;
 }

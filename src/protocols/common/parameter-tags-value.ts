@@ -12,6 +12,8 @@ import type { ValueTextSink } from '../xml/value-text.ts';
 export class ValueLayout implements ValueTextSink {
   private readonly emit: (text: string) => void;
   private readonly block: boolean;
+  /** `exact` layout: nothing is layout but a line break before a tag that ends an unclosed value. */
+  private readonly exact: boolean;
   /** What the value began with, until its leading line break is decided ('' once decided). */
   private start = '';
   private started = false;
@@ -26,8 +28,9 @@ export class ValueLayout implements ValueTextSink {
   private tail = '';
   private sawContent = false;
 
-  constructor(layout: 'block' | 'inline', emit: (text: string) => void) {
+  constructor(layout: ValueLayoutKind, emit: (text: string) => void) {
     this.block = layout === 'block';
+    this.exact = layout === 'exact';
     this.emit = emit;
   }
 
@@ -44,6 +47,8 @@ export class ValueLayout implements ValueTextSink {
 
   literal(text: string): void {
     if (text.length === 0) return;
+    // Exact values have no leading layout: the first character is the value's.
+    if (!this.started && this.exact) this.started = true;
     if (!this.started) {
       text = this.decideStart(text);
       if (text.length === 0) return;
@@ -66,6 +71,7 @@ export class ValueLayout implements ValueTextSink {
   /** Text that is content whatever it holds (a decoded reference). */
   content(text: string): void {
     if (text.length === 0) return;
+    if (!this.started && this.exact) this.started = true;
     if (!this.started) this.literal(this.decideStart('', true));
     this.addContent(text);
   }
@@ -125,7 +131,15 @@ export class ValueLayout implements ValueTextSink {
     this.emit(text);
   }
 
-  end(): void {
+  /**
+   * The value ended: `ownCloser` tells whether by its own closing tag (`</arg_value>`) or by a tag
+   * that ends it because its closer is missing (the next parameter, the call's closer).
+   */
+  end(ownCloser = true): void {
+    if (this.exact) {
+      this.endExact(ownCloser);
+      return;
+    }
     if (!this.started) this.literal(this.decideStart('', true));
     let tail = this.tail;
     let trailingBreak = false;
@@ -153,13 +167,38 @@ export class ValueLayout implements ValueTextSink {
     }
     this.reset();
   }
+
+  /**
+   * An exact value is all of its text; only when its closer is missing is the line break before
+   * the tag that ended it (with that line's indentation) layout, as that tag starts its own line.
+   */
+  private endExact(ownCloser: boolean): void {
+    let tail = this.tail;
+    if (!ownCloser) {
+      const lastBreak = tail.lastIndexOf('\n');
+      if (lastBreak !== -1 && isIndentation(tail, lastBreak + 1)) {
+        const cut =
+          lastBreak > 0 && tail.charCodeAt(lastBreak - 1) === 13 ? lastBreak - 1 : lastBreak;
+        tail = tail.slice(0, cut);
+      }
+    }
+    if (tail !== '') this.emit(tail);
+    this.reset();
+  }
 }
+
+/**
+ * How white space at a value's ends is read (`ParameterTagsSyntax.layout`): `block` and
+ * `inline` drop layout line breaks, `exact` keeps every character between the tags.
+ */
+export type ValueLayoutKind = 'block' | 'inline' | 'exact';
 
 /**
  * The value `raw` (all of its text between its tags) comes to after layout: what `ValueLayout`
  * gives when it is written the whole text at once, computed in one pass for a value read whole.
  */
-export function layoutValueText(raw: string, layout: 'block' | 'inline'): string {
+export function layoutValueText(raw: string, layout: ValueLayoutKind): string {
+  if (layout === 'exact') return raw;
   const leadingBreak = raw.startsWith('\r\n') ? 2 : raw.charCodeAt(0) === 0x0a ? 1 : 0;
   const length = raw.length;
   // raw[leadingBreak, first) is indentation, raw[first, last) content, raw[last, length) the tail.

@@ -308,7 +308,7 @@ function typedValue(
   raw: string,
   string: boolean | undefined,
   valuePolicy: ValuePolicy,
-  layout: 'block' | 'inline',
+  layout: ParameterTagsSyntax['layout'],
   maxDepth: number,
 ): unknown {
   const text = layoutValueText(raw, layout);

@@ -19,7 +19,8 @@ const GLM_SYNTAX: ParameterTagsSyntax = {
   keyClose: '</arg_key>',
   valueOpen: '<arg_value>',
   parameterClose: '</arg_value>',
-  layout: 'inline',
+  // `<arg_value>` is data: its white space is the value's (see ParameterTagsSyntax.layout).
+  layout: 'exact',
 };
 
 const OPENERS: readonly Opener<ParameterTagsOpener>[] = [

@@ -51,6 +51,42 @@ describe('glm', () => {
     expect(result.text).toBe('\nthen\n');
   });
 
+  it('keeps an <arg_value> byte-exact: its white space is data (exact-match edit tools)', () => {
+    // vLLM #42026 and SGLang #20542/#20543 stopped stripping GLM values: `old_string` of an edit
+    // must match the file byte for byte, trailing line break and indentation included.
+    const values = [
+      'line one\n',
+      '\n  indented\n',
+      '    indented code    ',
+      '\r\n',
+      ' ',
+      'a\n\n',
+      'def f():\n    return 1\n',
+    ];
+    for (const content of values) {
+      const text = `<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.py</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${content}</arg_value>\n</tool_call>`;
+      expect(read(text).calls, JSON.stringify(content)).toEqual([
+        ['write_file', { path: 'a.py', content }],
+      ]);
+    }
+  });
+
+  it('still tolerates white space around names, tags and non-string values', () => {
+    const result = read(
+      '<tool_call> get_weather \n  <arg_key> city </arg_key>  \n  <arg_value>Oslo</arg_value>\n  <arg_key>days</arg_key><arg_value>\n 3 \n</arg_value>  \n</tool_call>',
+    );
+    expect(result.calls).toEqual([['get_weather', { city: 'Oslo', days: 3 }]]);
+    expect(result.errors).toEqual([]);
+  });
+
+  it('drops only the layout line break before a tag that ends a value whose closer is missing', () => {
+    expect(
+      read(
+        '<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.txt\n<arg_key>content</arg_key>\n<arg_value>x \n</arg_value>\n</tool_call>',
+      ).calls,
+    ).toEqual([['write_file', { path: 'a.txt', content: 'x \n' }]]);
+  });
+
   it('reports an unclosed key with its raw text and runs nothing', () => {
     const text =
       '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>S</arg_value>\n<arg_key>oops\n<arg_value>v</arg_value>\n</tool_call>';
