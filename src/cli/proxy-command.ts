@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
-import { createProxyApp, DEFAULT_PROXY_LIMITS, upstreamBaseURL } from '../proxy/index.ts';
+import {
+  createProxyApp,
+  DEFAULT_PROXY_LIMITS,
+  type ProxyLimits,
+  type UpstreamTarget,
+  upstreamTarget,
+} from '../proxy/index.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
@@ -26,16 +32,33 @@ function secretFrom(variable: string | undefined, flag: string): string | undefi
   return value;
 }
 
-function upstreamSetting(value: string | undefined): string {
+/** The upstream URL; its credentials, if any, are kept out of everything printed. */
+function upstreamSetting(value: string | undefined): UpstreamTarget {
   if (value === undefined)
     throw new UsageError(
       'proxy needs --upstream <URL>, the base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:11434/v1)',
     );
   try {
-    return upstreamBaseURL(value);
+    return upstreamTarget(value);
   } catch (error) {
     throw new UsageError(`--${(error as Error).message}`);
   }
+}
+
+const MiB = 1024 * 1024;
+
+/** A size flag in `unit` bytes, as a limit in bytes (undefined: the default). */
+function bytesSetting(value: string | undefined, flag: string, unit: number): number | undefined {
+  const number = wholeNumber(value, flag, 1);
+  if (number === undefined) return undefined;
+  if (!Number.isSafeInteger(number * unit)) throw new UsageError(`${flag} is too large: ${value}`);
+  return number * unit;
+}
+
+/** A time flag in seconds, as milliseconds a timer can take (undefined: the default). */
+function secondsSetting(value: string | undefined, flag: string): number | undefined {
+  const seconds = wholeNumber(value, flag, 1);
+  return seconds === undefined ? undefined : Math.min(seconds * 1000, 2 ** 31 - 1);
 }
 
 /**
@@ -60,7 +83,11 @@ export async function proxyCommand(
       'upstream-api-key-env': { type: 'string' },
       'max-requests': { type: 'string' },
       'max-body-mb': { type: 'string' },
+      'body-timeout': { type: 'string' },
+      'memory-budget-mb': { type: 'string' },
       'upstream-timeout': { type: 'string' },
+      'max-upstream-reply-mb': { type: 'string' },
+      'max-upstream-event-kb': { type: 'string' },
       'tool-choice-retries': { type: 'string' },
     },
     allowPositionals: true,
@@ -80,36 +107,50 @@ export async function proxyCommand(
   const choice = protocolSetting(values.protocol ?? process.env.TOOLWIRE_PROTOCOL ?? 'model');
   const apiKey = secretFrom(values['api-key-env'], '--api-key-env');
   const upstreamApiKey = secretFrom(values['upstream-api-key-env'], '--upstream-api-key-env');
-  const maxRequests = wholeNumber(values['max-requests'], '--max-requests', 1);
-  const maxBodyMb = wholeNumber(values['max-body-mb'], '--max-body-mb', 1);
-  const timeoutSeconds = wholeNumber(values['upstream-timeout'], '--upstream-timeout', 1);
+  if (upstream.authorization !== undefined && upstreamApiKey !== undefined)
+    throw new UsageError(
+      '--upstream carries credentials (user:password@) and --upstream-api-key-env is set: the model server takes one Authorization, give one of them',
+    );
+  const given: Partial<Record<keyof ProxyLimits, number | undefined>> = {
+    maxConcurrentRequests: wholeNumber(values['max-requests'], '--max-requests', 1),
+    maxBodyBytes: bytesSetting(values['max-body-mb'], '--max-body-mb', MiB),
+    bodyTimeoutMs: secondsSetting(values['body-timeout'], '--body-timeout'),
+    memoryBudgetBytes: bytesSetting(values['memory-budget-mb'], '--memory-budget-mb', MiB),
+    upstreamTimeoutMs: secondsSetting(values['upstream-timeout'], '--upstream-timeout'),
+    maxUpstreamReplyBytes: bytesSetting(
+      values['max-upstream-reply-mb'],
+      '--max-upstream-reply-mb',
+      MiB,
+    ),
+    maxUpstreamEventBytes: bytesSetting(
+      values['max-upstream-event-kb'],
+      '--max-upstream-event-kb',
+      1024,
+    ),
+  };
+  const limits: Partial<ProxyLimits> = Object.fromEntries(
+    Object.entries(given).filter(([, value]) => value !== undefined),
+  );
   const retries = wholeNumber(values['tool-choice-retries'], '--tool-choice-retries', 0);
   if (retries !== undefined && retries > 5)
     throw new UsageError(`--tool-choice-retries must be at most 5, not ${retries}`);
 
   const proxy = createProxyApp({
-    upstream,
+    // The URL as given: createProxyApp takes its credentials out for the Authorization header.
+    upstream: values.upstream as string,
     protocol: choice,
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(upstreamApiKey === undefined ? {} : { upstreamApiKey }),
     ...(retries === undefined ? {} : { toolChoiceRetries: retries }),
     allowedHostnames: hosts.allowedHostnames,
     allowIpAddressHosts: hosts.allowIpAddressHosts,
-    limits: {
-      maxConcurrentRequests: maxRequests ?? DEFAULT_PROXY_LIMITS.maxConcurrentRequests,
-      maxBodyBytes:
-        maxBodyMb === undefined ? DEFAULT_PROXY_LIMITS.maxBodyBytes : maxBodyMb * 1024 * 1024,
-      upstreamTimeoutMs:
-        timeoutSeconds === undefined
-          ? DEFAULT_PROXY_LIMITS.upstreamTimeoutMs
-          : Math.min(timeoutSeconds * 1000, 2 ** 31 - 1),
-    },
+    limits: { ...DEFAULT_PROXY_LIMITS, ...limits },
   });
   const running = await listenOrSay(proxy, { port, host }, err);
   if (!running) return 1;
   // The first line ends with the base URL: scripts read it from there.
   out.write(
-    `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream}, protocol ${choice}${choice.toLowerCase() === 'model' ? " (each request's model's format)" : ''}${apiKey === undefined ? '' : ', API key required'}\n`,
+    `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream.baseURL}${upstream.authorization === undefined ? '' : ' (with the credentials of its URL)'}, protocol ${choice}${choice.toLowerCase() === 'model' ? " (each request's model's format)" : ''}${apiKey === undefined ? '' : ', API key required'}\n`,
   );
   if (!hosts.loopback && apiKey === undefined)
     err.write(

@@ -11,4 +11,9 @@ export {
   type ProxyOptions,
 } from './app.ts';
 export { type ClientApi, ProxyError } from './errors.ts';
-export { upstreamBaseURL } from './upstream.ts';
+export {
+  redactCredentials,
+  type UpstreamTarget,
+  upstreamBaseURL,
+  upstreamTarget,
+} from './upstream.ts';

@@ -17,6 +17,8 @@ function run(args: string[], env: Record<string, string> = {}) {
 
 let child: ChildProcess | undefined;
 let upstream: ScriptedUpstream | undefined;
+/** Everything the running proxy printed, on stdout and stderr. */
+let printed = '';
 afterEach(async () => {
   child?.kill('SIGTERM');
   child = undefined;
@@ -31,16 +33,19 @@ function startProxy(args: string[], env: Record<string, string> = {}): Promise<s
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = started;
+  printed = '';
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
     started.stdout!.on('data', (data) => {
       out += data;
+      printed += data;
       const line = out.indexOf('\n');
       if (line >= 0) resolve(out.slice(0, line));
     });
     started.stderr!.on('data', (data) => {
       err += data;
+      printed += data;
     });
     started.on('exit', (code) => reject(new Error(`proxy exited ${code}: ${err}`)));
   });
@@ -116,5 +121,80 @@ describe('toolwire proxy', () => {
     });
     expect(answered.status).toBe(200);
     expect(upstream.headers.at(-1)!.authorization).toBe('Bearer server-secret');
+  });
+
+  it('credentials in --upstream go upstream as basic authentication and are never printed', async () => {
+    upstream = await startScriptedUpstream([{ text: 'hi' }]);
+    const line = await startProxy([
+      '--upstream',
+      upstream.url.replace('http://', 'http://ada:s3cret@'),
+      '--port',
+      '0',
+    ]);
+    const url = /(http:\/\/\S+\/v1)$/.exec(line)![1]!;
+    const request = () =>
+      fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+      });
+    expect((await request()).status).toBe(200);
+    expect(upstream.headers.at(-1)!.authorization).toBe(
+      `Basic ${Buffer.from('ada:s3cret').toString('base64')}`,
+    );
+    await upstream.close();
+    const failed = await request();
+    expect(failed.status).toBe(502);
+    const message = await failed.text();
+    expect(message).toContain(`no model server answers at ${upstream.url}`);
+    expect(`${printed}\n${message}`).not.toMatch(/s3cret|ada/);
+    expect(printed).toContain(`upstream ${upstream.url} (with the credentials of its URL)`);
+    const both = run(
+      ['proxy', '--upstream', 'http://ada:s3cret@127.0.0.1:9/v1', '--upstream-api-key-env', 'K'],
+      { K: 'key' },
+    );
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain('--upstream carries credentials');
+    expect(both.stderr).not.toContain('s3cret');
+  });
+
+  it('the memory, body-time and model-server caps are flags', async () => {
+    upstream = await startScriptedUpstream([{ endless: 'sse-line' }]);
+    const line = await startProxy([
+      '--upstream',
+      upstream.url,
+      '--port',
+      '0',
+      '--memory-budget-mb',
+      '1',
+      '--max-upstream-event-kb',
+      '1',
+      '--max-upstream-reply-mb',
+      '1',
+      '--body-timeout',
+      '1',
+    ]);
+    const url = /(http:\/\/\S+\/v1)$/.exec(line)![1]!;
+    const post = (content: string, stream: boolean) =>
+      fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content }] }),
+      });
+    // Six copies of 300 KB do not fit in 1 MiB.
+    const big = await post('x'.repeat(300_000), false);
+    expect(big.status).toBe(413);
+    expect(await big.text()).toContain('more than the 1 MiB the proxy has for all requests');
+    const endless = await post('x', true);
+    expect(await endless.text()).toContain('longer than 1024 characters');
+    for (const [flag, value] of [
+      ['--body-timeout', '0'],
+      ['--memory-budget-mb', 'lots'],
+      ['--max-upstream-event-kb', '0.5'],
+    ]) {
+      const bad = run(['proxy', '--upstream', 'http://127.0.0.1:9/v1', flag!, value!]);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain(`${flag} must be a whole number of at least 1`);
+    }
   });
 });
