@@ -6,6 +6,7 @@ import type {
 } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { envelopeJson, resultEnvelope, resultOutputJson } from '../common/result-text.ts';
 
 /** `<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|>`: one list for the turn's calls. */
 export function formatApertusToolCall(calls: readonly ToolCallToFormat[]): string {
@@ -15,11 +16,15 @@ export function formatApertusToolCall(calls: readonly ToolCallToFormat[]): strin
 
 /**
  * The results as Apertus' template writes them after the calls: one JSON list, a value per
- * call, in the order of the calls.
+ * call, in the order of the calls, each prompt-safe (see result-text.ts).
  */
 export function formatApertusToolResponse(results: readonly ToolResponseToFormat[]): string {
-  const list = results.map((result) => (result.isError ? { error: result.output } : result.output));
-  return jsonForPrompt(list);
+  const values = results.map((result) =>
+    result.isError
+      ? envelopeJson(resultEnvelope({ error: result.output }))
+      : resultOutputJson(result.output),
+  );
+  return `[${values.join(',')}]`;
 }
 
 /** A parameter's type as the template's TypeScript-like signatures write it. */

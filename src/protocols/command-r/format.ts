@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { envelopeJson, resultEnvelope } from '../common/result-text.ts';
 
 /**
  * The call's id as Command R's template writes it: the template numbers a conversation's calls
@@ -24,16 +25,16 @@ export function formatCommandRToolCall(calls: readonly ToolCallToFormat[]): stri
 
 /**
  * `<|START_TOOL_RESULT|>[…]<|END_TOOL_RESULT|>`: each result linked to its call by
- * `tool_call_id`, its output as result `"0"`.
+ * `tool_call_id`, its output as result `"0"`, prompt-safe (see result-text.ts).
  */
 export function formatCommandRToolResponse(results: readonly ToolResponseToFormat[]): string {
   const entries = results.map((result, index) =>
-    jsonForPrompt(
-      {
+    envelopeJson(
+      resultEnvelope({
         tool_call_id: callIdOf(result.toolCallId, index),
-        results: { '0': result.output },
+        results: resultEnvelope({ '0': result.output }),
         is_error: result.isError ? true : null,
-      },
+      }),
       4,
     ),
   );

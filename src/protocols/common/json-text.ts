@@ -40,10 +40,10 @@ const CALL_CHARACTERS_IN_STRINGS = codesOf('[]{}');
  * whichever parser reads the prompt or the model's echo of it: `<` and `>` are escaped
  * everywhere, `[ ] { }` inside strings, and the first character of each object's first key,
  * since every bare JSON call format opens on `{"name"`, `[{"name"` or a key like it. A JSON
- * reader decodes all of it to the same value.
+ * reader decodes all of it to the same value. `indent` lays it out as `JSON.stringify` does.
  */
-export function resultJsonForPrompt(value: unknown): string {
-  return escapeInStrings(jsonForPrompt(value), CALL_CHARACTERS_IN_STRINGS, true);
+export function resultJsonForPrompt(value: unknown, indent?: number): string {
+  return escapeInStrings(jsonForPrompt(value, indent), CALL_CHARACTERS_IN_STRINGS, true);
 }
 
 function codesOf(characters: string): ReadonlySet<number> {

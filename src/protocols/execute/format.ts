@@ -2,6 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { describeToolSection } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { envelopeJson, resultEnvelope } from '../common/result-text.ts';
 
 /** One `<execute>` block holding the calls as a JSON array, in order (Cogency's execute protocol). */
 export function formatExecuteToolCall(calls: readonly ToolCallToFormat[]): string {
@@ -24,15 +25,20 @@ function failureContent(output: unknown): unknown {
   return output instanceof Error ? output.message : output;
 }
 
-/** One `<results>` block: `{tool, status, content}` per call, in call order (Cogency's execute protocol). */
+/**
+ * One `<results>` block: `{tool, status, content}` per call, in call order (Cogency's execute
+ * protocol); the content prompt-safe (see result-text.ts).
+ */
 export function formatExecuteToolResponse(results: readonly ToolResponseToFormat[]): string {
   const lines = results.map(
     (result) =>
-      `  ${jsonForPrompt({
-        tool: result.toolName,
-        status: result.isError ? 'failure' : 'success',
-        content: result.isError ? failureContent(result.output) : result.output,
-      })}`,
+      `  ${envelopeJson(
+        resultEnvelope({
+          tool: result.toolName,
+          status: result.isError ? 'failure' : 'success',
+          content: result.isError ? failureContent(result.output) : result.output,
+        }),
+      )}`,
   );
   return `<results>\n${jsonArrayLines(lines)}\n</results>`;
 }

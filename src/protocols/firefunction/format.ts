@@ -1,7 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { functionDeclaration, jsonResultLines } from '../common/tool-declarations.ts';
+import { namedResultLines } from '../common/result-text.ts';
+import { functionDeclaration } from '../common/tool-declarations.ts';
 
 /**
  * `functools[{"name": …, "arguments": …}, …]`, as FireFunction's template writes a turn's calls
@@ -14,7 +15,7 @@ export function formatFirefunctionToolCall(calls: readonly ToolCallToFormat[]): 
 
 /** One JSON object per result, in the order of the calls (the template's `tool` turns). */
 export function formatFirefunctionToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return jsonResultLines(results);
+  return namedResultLines(results);
 }
 
 /** FireFunction v2's system prompt: when to call, the `functools` rules, the functions as JSON. */

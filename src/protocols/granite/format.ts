@@ -1,7 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { functionDeclaration, jsonResultLines } from '../common/tool-declarations.ts';
+import { namedResultLines } from '../common/result-text.ts';
+import { functionDeclaration } from '../common/tool-declarations.ts';
 
 /** `<|tool_call|>[{"name": …, "arguments": …}, …]`: one list for the whole turn. */
 export function formatGraniteToolCall(calls: readonly ToolCallToFormat[]): string {
@@ -14,7 +15,7 @@ export function formatGraniteToolCall(calls: readonly ToolCallToFormat[]): strin
  * in one message they come one per line, as JSON, in the order of the calls.
  */
 export function formatGraniteToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return jsonResultLines(results);
+  return namedResultLines(results);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { namedResultJson } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: string): string {
@@ -12,19 +13,15 @@ export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: st
     .join('\n');
 }
 
-/** `<tool_response>{"name": …, "content": …}</tool_response>`, one per result, in call order. */
+/**
+ * `<tool_response>{"name": …, "content": …}</tool_response>`, one per result, in call order; the
+ * content prompt-safe (see result-text.ts).
+ */
 export function formatHermesToolResponse(
   results: readonly ToolResponseToFormat[],
   tag: string,
 ): string {
-  return results
-    .map((result) => {
-      const body = result.isError
-        ? { name: result.toolName, error: result.output }
-        : { name: result.toolName, content: result.output };
-      return `<${tag}>\n${jsonForPrompt(body)}\n</${tag}>`;
-    })
-    .join('\n');
+  return results.map((result) => `<${tag}>\n${namedResultJson(result)}\n</${tag}>`).join('\n');
 }
 
 export function formatHermesTools(

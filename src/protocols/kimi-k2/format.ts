@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
+import { resultBodyText } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Kimi numbers a turn's calls: `functions.get_weather:0`, `functions.get_time:1`. */
@@ -20,15 +21,14 @@ export function formatKimiK2ToolCall(calls: readonly ToolCallToFormat[]): string
 
 /**
  * Kimi's template opens each result with `## Return of <call id>`; the id is the one the call
- * was written with (`functions.NAME:INDEX`, in call order).
+ * was written with (`functions.NAME:INDEX`, in call order). The template writes the content as it
+ * is; here it is prompt-safe JSON, text too, so that a result holding Kimi's special tokens (or
+ * any format's call) cannot forge a call or a turn.
  */
 export function formatKimiK2ToolResponse(results: readonly ToolResponseToFormat[]): string {
   return results
     .map((result, index) => {
-      const output =
-        typeof result.output === 'string' ? result.output : jsonForPrompt(result.output);
-      const body = result.isError ? `Error: ${output}` : output;
-      return `## Return of ${callId(result.toolName, index)}\n${body}`;
+      return `## Return of ${callId(result.toolName, index)}\n${resultBodyText(result)}`;
     })
     .join('\n\n');
 }

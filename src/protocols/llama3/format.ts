@@ -2,7 +2,8 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { pythonCall } from '../common/python-call-format.ts';
-import { jsonResultLines, openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { namedResultLines } from '../common/result-text.ts';
+import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Llama 3.1's built-in tools, called as `<|python_tag|>NAME.call(query="…")`. */
 const BUILT_IN_SEARCH_TOOLS = new Set(['brave_search', 'wolfram_alpha']);
@@ -31,7 +32,7 @@ export function formatLlama3ToolCall(calls: readonly ToolCallToFormat[], codeToo
 
 /** Results as Llama's `ipython` turn holds them: `{"output": …}`, named, in call order. */
 export function formatLlama3ToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return jsonResultLines(results, 'output');
+  return namedResultLines(results, 'output');
 }
 
 /** The tools section as Llama 3.1's template words it (tools passed in the first user turn). */

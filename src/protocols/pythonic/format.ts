@@ -2,6 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { pythonCall } from '../common/python-call-format.ts';
+import { namedResultJson, resultOutputJson } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /**
@@ -34,7 +35,8 @@ export function formatPythonicToolCall(
 /**
  * Results in call order. Llama's templates give them the `ipython` role as `{"output": …}`;
  * LFM2 wraps each in `<|tool_response_start|>…<|tool_response_end|>`; Olmo 3 writes
- * `Function NAME returned:`. The name is kept in each so parallel results stay apart.
+ * `Function NAME returned:`. The name is kept in each so parallel results stay apart; outputs
+ * are prompt-safe JSON, text too (see result-text.ts).
  */
 export function formatPythonicToolResponse(
   results: readonly ToolResponseToFormat[],
@@ -42,17 +44,12 @@ export function formatPythonicToolResponse(
 ): string {
   return results
     .map((result) => {
-      const body = result.isError
-        ? { name: result.toolName, error: result.output }
-        : { name: result.toolName, output: result.output };
-      if (style === 'lfm2')
-        return `<|tool_response_start|>${jsonForPrompt(body)}<|tool_response_end|>`;
       if (style === 'olmo3') {
-        const output =
-          typeof result.output === 'string' ? result.output : jsonForPrompt(result.output);
-        return `Function ${result.toolName} ${result.isError ? 'failed' : 'returned'}:\n${output}`;
+        const verb = result.isError ? 'failed' : 'returned';
+        return `Function ${result.toolName} ${verb}:\n${resultOutputJson(result.output)}`;
       }
-      return jsonForPrompt(body);
+      const body = namedResultJson(result, 'output');
+      return style === 'lfm2' ? `<|tool_response_start|>${body}<|tool_response_end|>` : body;
     })
     .join('\n');
 }

@@ -1,7 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { jsonResultLines, openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { namedResultLines } from '../common/result-text.ts';
+import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** `[{"name": …, "arguments": {…}}, …]`: one list for the turn's calls. */
 export function formatXlamToolCall(calls: readonly ToolCallToFormat[]): string {
@@ -12,7 +13,7 @@ export function formatXlamToolCall(calls: readonly ToolCallToFormat[]): string {
 
 /** One JSON object per result, in the order of the calls (the template's `ipython` turns). */
 export function formatXlamToolResponse(results: readonly ToolResponseToFormat[]): string {
-  return jsonResultLines(results);
+  return namedResultLines(results);
 }
 
 /** xLAM's system instructions and its tools, each as indented JSON (its chat template's layout). */

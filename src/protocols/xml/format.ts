@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { describeToolSection } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { resultBodyText } from '../common/result-text.ts';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
 
@@ -65,22 +66,18 @@ export function formatXmlToolCall(calls: readonly ToolCallToFormat[]): string {
     .join('\n');
 }
 
-function renderOutput(output: unknown): string {
-  if (typeof output === 'string') return output;
-  return JSON.stringify(output, null, 2) ?? String(output);
-}
-
 /**
- * `<tool_result tool_name="…">…</tool_result>` as Probe's XML protocol prints it; failures start with
- * `Error:`. The content is escaped, so nothing a tool returns can be read back as a call.
+ * `<tool_result tool_name="…">…</tool_result>` as Probe's XML protocol prints it; failures start
+ * with `Error:`. The content is prompt-safe JSON, objects indented as Probe prints them, text as
+ * a JSON string (see result-text.ts): nothing a tool returns can be read back as a call, by this
+ * format or any other.
  */
 export function formatXmlToolResponse(results: readonly ToolResponseToFormat[]): string {
   return results
-    .map((result) => {
-      const text = renderOutput(result.output);
-      const body = result.isError && !text.startsWith('Error:') ? `Error: ${text}` : text;
-      return `<tool_result tool_name="${escapeXmlAttribute(result.toolName)}">\n${escapeXmlText(body)}\n</tool_result>`;
-    })
+    .map(
+      (result) =>
+        `<tool_result tool_name="${escapeXmlAttribute(result.toolName)}">\n${escapeXmlText(resultBodyText(result, 2))}\n</tool_result>`,
+    )
     .join('\n');
 }
 

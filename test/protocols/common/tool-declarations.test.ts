@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { namedResultLines } from '../../../src/protocols/common/result-text.ts';
 import {
   functionDeclaration,
-  jsonResultLines,
   openAIToolDeclaration,
 } from '../../../src/protocols/common/tool-declarations.ts';
 
@@ -22,9 +22,15 @@ describe('tool declarations', () => {
       { toolName: 'a', output: { t: 1 } },
       { toolName: 'b', output: 'no', isError: true },
     ];
-    expect(jsonResultLines(results)).toBe(
-      '{"name":"a","content":{"t":1}}\n{"name":"b","error":"no"}',
+    // The envelope's keys as they are; the output prompt-safe (its first key escaped).
+    expect(namedResultLines(results)).toBe(
+      '{"name":"a","content":{"\\u0074":1}}\n{"name":"b","error":"no"}',
     );
-    expect(jsonResultLines(results, 'output').split('\n')[0]).toBe('{"name":"a","output":{"t":1}}');
+    expect(namedResultLines(results, 'output').split('\n')[0]).toBe(
+      '{"name":"a","output":{"\\u0074":1}}',
+    );
+    for (const line of namedResultLines(results).split('\n')) {
+      expect(Object.keys(JSON.parse(line))).toHaveLength(2);
+    }
   });
 });
