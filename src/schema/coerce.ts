@@ -1,6 +1,7 @@
 import { type JsonSchema, setOwnProperty } from '../core/index.ts';
 import { parseJson, parseLenientJson } from '../scan/lenient-json.ts';
 import {
+  ALL_TYPES,
   ARRAY,
   BOOLEAN,
   conjuncts,
@@ -48,6 +49,54 @@ export function coerceBySchema(value: unknown, schema?: JsonSchema, root?: JsonS
     // Totality: a value with throwing getters or a proxy is returned as it came.
     return value;
   }
+}
+
+/**
+ * Types a value a model wrote as text (an XML or parameter-tag value: formats with no syntax
+ * for types) by its schema. The one rule for every such format, for unions above all:
+ *
+ * - Where the schema admits no string, the text converts as coerceBySchema converts a string
+ *   (numbers, booleans, null, objects and arrays written as JSON, loosely written enum values).
+ * - Where it admits strings only, the text is the string (or the enum value it loosely names).
+ * - Where it admits strings and other types (`["string","integer"]`, `["string","null"]`,
+ *   `nullable`, `anyOf`/`oneOf` with a string branch, no schema at all), text that is a JSON
+ *   document (RFC 8259: white space around it allowed, nothing repaired) whose value is of a
+ *   type the schema admits besides string is that value: `null`; `true`/`false`; a number
+ *   (integral where only integers are admitted, and only if it prints back as written); an
+ *   object or an array the schema admits at that level (what is inside is validation's to
+ *   judge, so a wrong object is reported, not passed on as a string). Any other text, a JSON
+ *   string literal included, is the string exactly as written: white space kept, no case
+ *   folding, nothing guessed. (llama.cpp and vLLM type union values the same way.)
+ *
+ * Pure and total, like coerceBySchema.
+ */
+export function coerceText(text: string, schema?: JsonSchema, root?: JsonSchema): unknown {
+  const base = root ?? schema ?? true;
+  try {
+    const resolved = resolveSchema(schema ?? true, base);
+    const mask =
+      typeof resolved === 'boolean' ? (resolved ? ALL_TYPES : 0) : typeMask(resolved, base);
+    if ((mask & STRING) === 0 || (mask & ~STRING) === 0) return coerceAt(text, resolved, base, 0);
+    const typed = jsonTextValue(text, mask);
+    if (typed !== NO_CONVERSION && matchesShallowly(typed, resolved, base)) {
+      return coerceAt(typed, resolved, base, 0);
+    }
+    return coerceAt(text, resolved, base, 0);
+  } catch {
+    return text;
+  }
+}
+
+/** The value of `text` as strict JSON when it is of a type in `mask` other than string. */
+function jsonTextValue(text: string, mask: number): Conversion {
+  const value = parseJson(text);
+  if (value === undefined || typeof value === 'string') return NO_CONVERSION;
+  if ((valueTypeBit(value) & mask & ~STRING) === 0) return NO_CONVERSION;
+  if (typeof value === 'number') {
+    const trimmed = text.trim();
+    if (INTEGER_LITERAL.test(trimmed) && !printsAsWritten(trimmed, value)) return NO_CONVERSION;
+  }
+  return value;
 }
 
 function coerceAt(

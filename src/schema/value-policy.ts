@@ -4,7 +4,7 @@ import {
   UNCONSTRAINED_POLICY,
   type ValuePolicy,
 } from '../core/index.ts';
-import { coerceBySchema } from './coerce.ts';
+import { coerceBySchema, coerceText } from './coerce.ts';
 import {
   ARRAY,
   createWalk,
@@ -17,6 +17,7 @@ import {
   typeMask,
 } from './resolve.ts';
 import { hasValueConstraints } from './shallow-match.ts';
+import { createTextReading, registerTextReading } from './text-value.ts';
 
 /** Child policies kept per parent; keys come from model output, so the cache is bounded. */
 const MAX_CACHED_CHILDREN = 256;
@@ -63,7 +64,7 @@ function buildPolicy(schema: JsonSchema | undefined, root: JsonSchema): ValuePol
 
   const properties = new Map<string, ValuePolicy>();
   const items = new Map<number, ValuePolicy>();
-  return {
+  const policy: ValuePolicy = {
     streams: (kind) => streamable[kind] === true,
     property(key) {
       let policy = properties.get(key);
@@ -85,4 +86,14 @@ function buildPolicy(schema: JsonSchema | undefined, root: JsonSchema): ValuePol
     },
     coerce: (value) => coerceBySchema(value, resolved, root),
   };
+  // Formats that read values as text ask textReading(policy): the text is the string itself
+  // only where strings are all the schema admits here, else coerceText types it.
+  const asString = streamable.string && (mask & ~STRING) === 0;
+  registerTextReading(
+    policy,
+    createTextReading(mask, asString, rewritable || !known, (text) =>
+      coerceText(text, resolved, root),
+    ),
+  );
+  return policy;
 }

@@ -2,6 +2,7 @@ import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { JsonSchema } from '../../src/core/index.ts';
 import { linearFormats, REGEX_FORMATS } from '../../src/schema/formats.ts';
 import {
   checkSchemaPatterns,
@@ -213,7 +214,7 @@ describe('patterns the linear engine cannot express are refused by name', () => 
   it('checkSchemaPatterns names the schema path of the first refused pattern', () => {
     const refusal = (schema: object) => {
       try {
-        checkSchemaPatterns(schema);
+        checkSchemaPatterns(schema as JsonSchema);
       } catch (error) {
         return error;
       }
