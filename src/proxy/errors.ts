@@ -59,5 +59,7 @@ export function errorBody(api: ClientApi, status: number, message: string, param
 export function errorResponse(api: ClientApi, error: ProxyError): Response {
   return Response.json(errorBody(api, error.status, error.message, error.param), {
     status: error.status,
+    // A body that did not arrive in time is not read further: the connection ends with the answer.
+    ...(error.status === 408 ? { headers: { connection: 'close' } } : {}),
   });
 }

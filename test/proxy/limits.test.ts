@@ -201,30 +201,48 @@ describe('proxy: a slowly sent body', () => {
     });
     running = await startServer(proxy, { port: 0, host: '127.0.0.1' });
     const { port } = new URL(running.url);
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = httpRequest(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'POST',
-          path: '/v1/chat/completions',
-          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-        },
-        (response) => {
-          let body = '';
-          response.on('data', (data) => {
-            body += data;
-          });
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-        },
-      );
-      request.on('error', reject);
-      // One byte, then nothing: the body never ends.
-      request.write('{');
-      // Closed on every path: the answer ends the test.
-      setTimeout(() => request.destroy(), 5_000);
-    });
+    let socketClosed = false;
+    const answer = await new Promise<{ status: number; body: string; connection?: string }>(
+      (resolve, reject) => {
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/v1/chat/completions',
+            headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          },
+          (response) => {
+            let body = '';
+            response.on('data', (data) => {
+              body += data;
+            });
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                body,
+                connection: response.headers.connection,
+              }),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.on('socket', (socket) =>
+          socket.on('close', () => {
+            socketClosed = true;
+          }),
+        );
+        // One byte, then nothing: the body never ends.
+        request.write('{');
+        // Closed on every path: the answer ends the test.
+        setTimeout(() => request.destroy(), 5_000);
+      },
+    );
     expect(answer.status).toBe(408);
+    // The proxy reads no more of it: the connection ends with the answer.
+    expect(answer.connection).toBe('close');
+    for (let i = 0; i < 50 && !socketClosed; i++) await sleep(20);
+    expect(socketClosed).toBe(true);
     expect(JSON.parse(answer.body).error.message).toContain('did not arrive within 0.3 s');
     expect(proxy.active()).toBe(0);
     const next = await fetch(`${running.url}/v1/chat/completions`, {
