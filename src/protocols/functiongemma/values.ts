@@ -47,16 +47,19 @@ const LESS_THAN = 0x3c;
 const PLUS = 0x2b;
 
 // Where the reader is.
+/** Where a value begins (`]` may come instead only right after `[`: see `valueMayClose`). */
 const VALUE = 0;
-/** After `,` in an array: a value (no closing bracket: a trailing comma is not the grammar's). */
+/** Where a key begins (`}` may come instead only right after `{`: see `keyMayClose`). */
 const KEY = 1;
 const COLON_NEXT = 2;
+/** After an item of an object or array: `,` or its closing bracket. */
 const AFTER_ITEM = 3;
 /** Inside the `<escape>` that opens a string: how much of it has been read is `tokenMatched`. */
 const TOKEN_OPEN = 4;
 const STRING = 5;
 /** A number or literal word (or, with `bareText`, bare text), up to what ends it. */
 const BARE = 6;
+/** A key written as a name. */
 const BARE_KEY = 7;
 const DONE = 8;
 const FAILED = 9;
@@ -117,15 +120,21 @@ const QUOTE_LIKE = new Set<number>([
   0x300d, // 」
 ]);
 
-/** What a bare token stands for, or undefined when it is neither a number nor a literal. */
-function tokenValue(token: string): number | boolean | null | undefined {
+/**
+ * What a bare token stands for: a number or literal, or why it is neither (a number JSON cannot
+ * hold is not one).
+ */
+function tokenValue(token: string): number | boolean | null | { readonly notAValue: string } {
   const literal = LITERAL_WORDS.get(token);
   if (literal !== undefined) return literal;
   if (DECIMAL.test(token)) {
     const value = Number(token);
     if (Number.isFinite(value)) return value;
+    return { notAValue: `${JSON.stringify(token)} is too large a number for JSON` };
   }
-  return undefined;
+  return {
+    notAValue: `${JSON.stringify(token)} is not a value: strings are written between <escape> tokens`,
+  };
 }
 
 /**
@@ -139,6 +148,10 @@ export class GemmaValueReader {
   private state = VALUE;
   /** Closing bracket codes of the open containers, innermost last. */
   private readonly containers: number[] = [];
+  /** Whether `}` may come where a key may: right after `{`; a trailing comma is not the grammar's. */
+  private keyMayClose = true;
+  /** Whether `]` may come where a value may: right after `[`. */
+  private valueMayClose = false;
   private isKey = false;
   private keyText = '';
   private token = '';
@@ -244,11 +257,6 @@ export class GemmaValueReader {
       }
     }
   }
-
-  /** Whether `}` may come where a key may: right after `{`, not after a comma. */
-  private keyMayClose = true;
-  /** Whether `]` may come where a value may: right after `[`. */
-  private valueMayClose = false;
 
   private innermost(): number {
     return this.containers[this.containers.length - 1] ?? -1;
@@ -430,39 +438,27 @@ export class GemmaValueReader {
   }
 
   private endBare(index: number): number {
-    const token = bareTextOf(this.token, this.options.bareText);
+    const token = this.options.bareText ? this.token.trim() : this.token;
     this.token = '';
     const value = tokenValue(token);
-    if (value !== undefined) {
+    if (value === null || typeof value !== 'object') {
       this.handler.primitive(value);
-    } else if (this.options.bareText && token.length > 0) {
-      if (
-        QUOTE_LIKE.has(token.charCodeAt(0)) ||
-        QUOTE_LIKE.has(token.charCodeAt(token.length - 1))
-      ) {
-        return this.fail(
-          index,
-          `${JSON.stringify(token)} is not a value: a quotation mark around it is not FunctionGemma's string delimiter`,
-        );
-      }
-      this.handler.startString();
-      this.content(token);
-      this.endString();
+      this.valueEnded();
       return index;
-    } else {
+    }
+    if (!this.options.bareText) return this.fail(index, value.notAValue);
+    // Text whose `<escape>` tokens a server stripped (its white space around is the layout's).
+    if (QUOTE_LIKE.has(token.charCodeAt(0)) || QUOTE_LIKE.has(token.charCodeAt(token.length - 1))) {
       return this.fail(
         index,
-        `${JSON.stringify(token)} is not a value: strings are written between <escape> tokens`,
+        `${JSON.stringify(token)} is not a value: a quotation mark around it is not FunctionGemma's string delimiter`,
       );
     }
-    this.valueEnded();
+    this.handler.startString();
+    this.content(token);
+    this.endString();
     return index;
   }
-}
-
-/** Bare text is trimmed (the white space around it is the layout's); a token is as written. */
-function bareTextOf(token: string, bareText: boolean): string {
-  return bareText ? token.trim() : token;
 }
 
 /** The characters a number or literal is made of: anything else (`<`, a quote) is not one. */

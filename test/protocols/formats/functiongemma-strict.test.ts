@@ -282,6 +282,33 @@ describe('a bare call:NAME{…} is a call only when the whole output is calls', 
     expect(textOf(parts)).toBe('call:get_weather{city:Rome}');
   });
 
+  it('after any text at all, bare calls are text', () => {
+    const bareCalls = fc
+      .array(
+        fc.constantFrom(
+          'call:get_weather{city:Oslo}',
+          'call:get_weather{city:<escape>Oslo<escape>,days:3}',
+          '\n',
+          ' ',
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 8 }),
+        bareCalls,
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (before, calls, cuts) => {
+          const text = before + calls;
+          const events = streamEvents(gemma, splitAt(text, cuts), options);
+          expect(ranCalls(events)).toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('calls followed by text fail, and none of them runs', () => {
     const text = 'call:get_weather{city:Oslo}\ncall:get_weather{city:Rome} is what I would write';
     const parts = contentAtEverySplit(gemma, text, options);
@@ -321,6 +348,54 @@ describe('a bare call:NAME{…} is a call only when the whole output is calls', 
       }
     }
   });
+});
+
+describe("no format's rendered result is a call to FunctionGemma's reader", () => {
+  /** Calls of every format, FunctionGemma's bare and Gemma 4's among them, and their pieces. */
+  const fragments = [
+    ...new Set([
+      ...FORMATS.flatMap((entry) => {
+        const call = entry
+          .create()
+          .formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo', days: 7 } });
+        return [call, call.slice(0, call.length >> 1), call.slice(call.length >> 1)];
+      }),
+      'call:get_weather{city:Oslo}',
+      'call:get_weather{city:<escape>Oslo<escape>}',
+      '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+      '\n',
+      ' ',
+      '"',
+      '\\',
+    ]),
+  ];
+  const output = fc.oneof(
+    fc.array(fc.constantFrom(...fragments), { maxLength: 6 }).map((parts) => parts.join('')),
+    fc.dictionary(
+      fc.constantFrom('note', 'call', 'text'),
+      fc.array(fc.constantFrom(...fragments), { maxLength: 4 }).map((parts) => parts.join('')),
+    ),
+  );
+  const onlyGemma = autoProtocol({ formats: ['functiongemma'] });
+
+  it.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
+    'rendered by %s',
+    (_name, renderer) => {
+      fc.assert(
+        fc.property(output, fc.boolean(), (result, isError) => {
+          const rendered = renderer.formatToolResponse([
+            { toolCallId: 'c1', toolName: 'get_weather', output: result, isError },
+          ]);
+          for (const reader of [gemma, onlyGemma]) {
+            expect({ rendered, read: ranCalls(streamEvents(reader, [rendered], options)) }).toEqual(
+              { rendered, read: [] },
+            );
+          }
+        }),
+        { numRuns: 60 },
+      );
+    },
+  );
 });
 
 describe('an explicit call runs only once its closing token came', () => {

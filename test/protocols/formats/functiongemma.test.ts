@@ -159,6 +159,14 @@ describe('invariants', () => {
     'true',
     '<think>',
     '</think>',
+    // Gemma 4's tokens and other delimiters the reader gives up on, and bare calls' line starts.
+    '<|"|>',
+    '<|tool_call>',
+    '<tool_call|>',
+    "'",
+    '«',
+    '\ncall:',
+    'New York',
   ];
 
   itIsChunkInvariantOnItsMarkup(gemma, fragments, options.tools);
