@@ -247,6 +247,28 @@ describe('the values the grammar accepts', () => {
   });
 });
 
+describe('values are data', () => {
+  const tool = { name: 'f', inputSchema: {} };
+
+  it('a __proto__ key is an own key and reaches no prototype', () => {
+    const parts = contentAtEverySplit(
+      gemma,
+      '<start_function_call>call:f{__proto__:{polluted:1},<escape>constructor<escape>:{prototype:{x:1}}}<end_function_call>',
+      { tools: [tool] },
+    );
+    const [call] = callsOfParts(parts);
+    expect(Object.keys(call!.input as object)).toEqual(['__proto__', 'constructor']);
+    expect(({} as { polluted?: number }).polluted).toBeUndefined();
+  });
+
+  it('nesting past maxDepth fails the call', () => {
+    const text = `<start_function_call>call:f{a:${'['.repeat(40)}${']'.repeat(40)}}<end_function_call>`;
+    const parts = gemma.parseGeneratedText(text, { tools: [tool], maxDepth: 16 });
+    expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
+    expect(errorsOf(parts)).toMatchObject([{ code: 'too-deep' }]);
+  });
+});
+
 describe('a bare call:NAME{…} is a call only when the whole output is calls', () => {
   it.each([
     ['one call', 'call:get_weather{city:<escape>Oslo<escape>}', 1],
