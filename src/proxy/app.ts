@@ -448,7 +448,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
         authorization: upstreamAuthorization(c),
         signal: place.controller.signal,
       });
-      return Response.json(await readReplyJson(call, upstream, 'model list'));
+      return Response.json(await readReplyJson(call, upstream, place.memory, 'model list'));
     } finally {
       place.done();
     }
@@ -472,6 +472,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
         },
         toolChoiceRetries: retries,
         maxHeldBytes: limits.maxUpstreamReplyBytes,
+        memory: place.memory,
         authorization: upstreamAuthorization(c),
         signal: controller.signal,
       });

@@ -1,11 +1,16 @@
 import { formatBytes } from '../server/memory-estimate.ts';
 import { ProxyError } from './errors.ts';
 
+/** Who needs the memory: the client's request, or the model server's reply to it. */
+export type MemoryUse = 'request' | 'reply';
+
 /**
  * Memory shared by every request being answered: each reserves what it is estimated to cost
- * (its body as it arrives, then what parsing and answering it take) and gives it back when its
- * reply ends. A request that can never fit is refused with 413, one that does not fit now with
- * 503: the limit on concurrent requests alone lets a few large ones exhaust the heap.
+ * (its body as it arrives, then what parsing and answering it take, then a whole reply or the
+ * events held for a demanded call) and gives it back when its reply ends. A request that can
+ * never fit is refused with 413 (a reply that never fits is the model server's fault, 502), one
+ * that does not fit now with 503: the limit on concurrent requests alone lets a few large ones
+ * exhaust the heap.
  */
 export class MemoryBudget {
   readonly total: number;
@@ -26,7 +31,12 @@ export class MemoryBudget {
   }
 
   /** @internal */
-  take(bytes: number, held: number): void {
+  take(bytes: number, held: number, use: MemoryUse): void {
+    if (held + bytes > this.total && use === 'reply')
+      throw new ProxyError(
+        502,
+        `the model server's reply would take about ${formatBytes(held + bytes)} of memory to hold with its request, more than the ${formatBytes(this.total)} the proxy has for all requests (limits.memoryBudgetBytes); the proxy closed the connection`,
+      );
     if (held + bytes > this.total)
       throw new ProxyError(
         413,
@@ -60,16 +70,16 @@ export class MemoryReservation {
     return this.held;
   }
 
-  /** Reserves `bytes` more, or throws the 413 or 503 the request gets. */
-  grow(bytes: number): void {
+  /** Reserves `bytes` more, or throws the 413, 502 or 503 the request gets. */
+  grow(bytes: number, use: MemoryUse = 'request'): void {
     if (this.released || bytes <= 0) return;
-    this.budget.take(bytes, this.held);
+    this.budget.take(bytes, this.held, use);
     this.held += bytes;
   }
 
   /** Reserves up to `bytes` in all (more than held already). */
-  growTo(bytes: number): void {
-    this.grow(bytes - this.held);
+  growTo(bytes: number, use: MemoryUse = 'request'): void {
+    this.grow(bytes - this.held, use);
   }
 
   release(): void {

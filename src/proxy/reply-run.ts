@@ -2,6 +2,7 @@ import type { ParseOptions, ToolCallProtocol } from '../core/index.ts';
 import { describeDemand } from '../core/index.ts';
 import type { ChatRequest } from './conversation.ts';
 import { ProxyError } from './errors.ts';
+import type { MemoryReservation } from './memory-budget.ts';
 import { type ReplyEvent, ReplyReader } from './reply-events.ts';
 import {
   callUpstream,
@@ -39,6 +40,8 @@ export interface ReplyRunSettings {
    * `heldCost`); past it the model server is hung up on and the client gets 502.
    */
   readonly maxHeldBytes: number;
+  /** The request's share of the proxy's memory: whole replies and held events are added to it. */
+  readonly memory?: MemoryReservation;
   /** The client's `Authorization`, sent upstream unless the proxy has a key of its own for it. */
   readonly authorization: string | undefined;
   readonly signal: AbortSignal;
@@ -139,7 +142,9 @@ export async function* runReply(
       let started = false;
       for (const event of events) {
         held.push(event);
-        heldBytes += heldCost(event);
+        const cost = heldCost(event);
+        heldBytes += cost;
+        settings.memory?.grow(cost, 'reply');
         if (event.type === 'call-start') started = true;
       }
       if (!started) {
@@ -175,7 +180,7 @@ export async function* runReply(
     if (attempt === 0 && held === undefined) yield [];
     try {
       if (request.stream) {
-        for await (const pieces of readStream(call, settings.upstream)) {
+        for await (const pieces of readStream(call, settings.upstream, settings.memory)) {
           const out: ReplyEvent[] = [];
           for (const piece of pieces) take(piece, out);
           const ready = release(out);
@@ -183,7 +188,7 @@ export async function* runReply(
         }
       } else {
         const out: ReplyEvent[] = [];
-        take(await readReply(call, settings.upstream), out);
+        take(await readReply(call, settings.upstream, settings.memory), out);
         const ready = release(out);
         if (ready) yield ready;
       }

@@ -1,6 +1,7 @@
 import { createParser, type ParseError } from 'eventsource-parser';
 import { ProxyError } from './errors.ts';
-import { type JsonShapeLimits, measureJson } from './json-shape.ts';
+import { estimateJsonCost, type JsonShapeLimits, measureJson } from './json-shape.ts';
+import type { MemoryReservation } from './memory-budget.ts';
 import { isFields } from './request-fields.ts';
 
 /** Where the model server is and how to reach it. */
@@ -138,6 +139,7 @@ function upstreamMessage(text: string): string {
 async function readBytesCapped(
   response: Response,
   maxBytes: number,
+  onChunk?: (bytes: number) => void,
 ): Promise<{ bytes: Uint8Array; whole: boolean }> {
   if (!response.body) return { bytes: new Uint8Array(0), whole: true };
   const reader = response.body.getReader();
@@ -152,6 +154,12 @@ async function readBytesCapped(
     }
     size += value.byteLength;
     chunks.push(value);
+    try {
+      onChunk?.(value.byteLength);
+    } catch (error) {
+      await reader.cancel().catch(() => {});
+      throw error;
+    }
   }
   if (!whole) await reader.cancel().catch(() => {});
   const bytes = new Uint8Array(Math.min(size, maxBytes));
@@ -290,12 +298,17 @@ function pieceOf(body: unknown, streamed: boolean): UpstreamPiece {
 export async function readReplyJson(
   call: UpstreamCall,
   settings: UpstreamSettings,
+  memory: MemoryReservation | undefined,
   what = 'reply',
 ): Promise<unknown> {
   let read: Awaited<ReturnType<typeof readBytesCapped>>;
+  const reserved = memory?.bytes ?? 0;
   try {
-    read = await readBytesCapped(call.response, settings.maxReplyBytes);
+    read = await readBytesCapped(call.response, settings.maxReplyBytes, (bytes) =>
+      memory?.grow(bytes, 'reply'),
+    );
   } catch (error) {
+    if (error instanceof ProxyError) call.hangUp();
     throw upstreamFailure(error, settings, call.timeout, true);
   }
   if (!read.whole) {
@@ -313,6 +326,7 @@ export async function readReplyJson(
         ? `the model server's ${what} nests arrays and objects deeper than ${settings.json.maxDepth} levels, the most the proxy reads (limits.maxJsonDepth)`
         : `the model server's ${what} holds more than ${settings.json.maxValues} JSON values, the most the proxy reads (limits.maxJsonValues)`,
     );
+  memory?.growTo(reserved + estimateJsonCost(read.bytes.byteLength, shape), 'reply');
   const text = new TextDecoder().decode(read.bytes);
   try {
     return JSON.parse(text);
@@ -328,8 +342,9 @@ export async function readReplyJson(
 export async function readReply(
   call: UpstreamCall,
   settings: UpstreamSettings,
+  memory?: MemoryReservation,
 ): Promise<UpstreamPiece> {
-  return pieceOf(await readReplyJson(call, settings), false);
+  return pieceOf(await readReplyJson(call, settings, memory), false);
 }
 
 /** The media type of a response, lower case, without parameters (`text/event-stream`). */
@@ -364,9 +379,10 @@ export async function checkStreamType(call: UpstreamCall): Promise<void> {
 export async function* readStream(
   call: UpstreamCall,
   settings: UpstreamSettings,
+  memory?: MemoryReservation,
 ): AsyncGenerator<UpstreamPiece[]> {
   if (mediaType(call.response) === 'application/json') {
-    yield [await readReply(call, settings)];
+    yield [await readReply(call, settings, memory)];
     return;
   }
   await checkStreamType(call);

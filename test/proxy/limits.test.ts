@@ -340,6 +340,27 @@ describe('proxy: the model server is untrusted', () => {
     expect(await response.text()).toContain('"name":"get_weather"');
   });
 
+  it('a reply is held within the memory budget too: past it 502, and the connection is closed', async () => {
+    const budget = { memoryBudgetBytes: 200_000 };
+    const { url, upstream: scripted } = await start(
+      [{ text: 'x'.repeat(100_000) }, { endless: 'sse-text' }],
+      { limits: budget },
+    );
+    for (const body of [chat(), chat({ stream: true, tool_choice: 'required' })]) {
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(502);
+      expect((await json(response)).error.message).toContain(
+        "the model server's reply would take about",
+      );
+    }
+    expect(await hungUp(scripted)).toBe(1);
+    expect(scripted.endlessBytes).toBeLessThan(ENDLESS_LIMIT / 4);
+  });
+
   it('a whole reply that is not JSON is a 502 quoting its start, not "no model server answers"', async () => {
     const page = '<!DOCTYPE html>\n<html><body>502 Bad Gateway\u001b[31m</body></html>';
     const proxy = await proxyFor([{ raw: { contentType: 'text/html', body: page } }]);
