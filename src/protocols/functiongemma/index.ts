@@ -293,7 +293,9 @@ function isToolNamePart(code: number): boolean {
 /**
  * FunctionGemma's calls: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`,
  * one block per call. Keys are bare, strings sit between `<escape>` tokens, numbers and booleans
- * are bare, objects and arrays nest.
+ * are bare, objects and arrays nest; anything else (Gemma 4's `<|"|>`, quotes, other tokens)
+ * fails the call. Without the tokens (a server stripped them), `call:NAME{…}` calls are read
+ * only when they make up the whole output, from its first character to its end.
  */
 export function functionGemmaProtocol(): ToolCallProtocol {
   return defineProtocol<GemmaCall>({
