@@ -4,6 +4,13 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
+import {
+  descriptionOf,
+  propertiesOf,
+  requiredOf,
+  schemaObjectOf,
+  textOf,
+} from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { envelopeJson, resultEnvelope, resultOutputJson } from '../common/result-text.ts';
@@ -29,13 +36,14 @@ export function formatApertusToolResponse(results: readonly ToolResponseToFormat
 
 /** A parameter's type as the template's TypeScript-like signatures write it. */
 function typeScriptType(schema: JsonSchema, depth = 0): string {
-  if (typeof schema !== 'object' || schema === null || depth > 4) return 'any';
-  if (Array.isArray(schema.enum))
-    return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
-  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  const fields = schemaObjectOf(schema);
+  if (fields === undefined || depth > 4) return 'any';
+  if (Array.isArray(fields.enum))
+    return fields.enum.map((value) => JSON.stringify(value) ?? 'null').join(' | ');
+  const variants = fields.anyOf ?? fields.oneOf;
   if (Array.isArray(variants))
     return variants.map((variant) => typeScriptType(variant, depth + 1)).join(' | ');
-  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : schema.type;
+  const type = Array.isArray(fields.type) ? fields.type.map(String).join(' | ') : fields.type;
   switch (type) {
     case 'string':
     case 'boolean':
@@ -44,7 +52,7 @@ function typeScriptType(schema: JsonSchema, depth = 0): string {
     case 'integer':
       return 'number';
     case 'array':
-      return `${typeScriptType((schema.items as JsonSchema) ?? {}, depth + 1)}[]`;
+      return `${typeScriptType((fields.items ?? {}) as JsonSchema, depth + 1)}[]`;
     case 'object':
       return 'object';
     default:
@@ -54,31 +62,20 @@ function typeScriptType(schema: JsonSchema, depth = 0): string {
 
 /** One tool as `// description` and `type NAME = (_: {…}) => any;`, as the chat template renders it. */
 function signature(tool: ToolDefinition): string {
-  const schema = tool.inputSchema;
-  const properties =
-    typeof schema === 'object' && schema !== null && typeof schema.properties === 'object'
-      ? (schema.properties as Record<string, JsonSchema>)
-      : {};
-  const required = new Set(
-    typeof schema === 'object' && schema !== null && Array.isArray(schema.required)
-      ? (schema.required as string[])
-      : [],
-  );
-  const lines = [`// ${tool.description ?? tool.name}`];
-  const names = Object.keys(properties);
-  if (names.length === 0) {
+  const properties = propertiesOf(tool.inputSchema);
+  const required = requiredOf(tool.inputSchema);
+  const lines = [`// ${textOf(tool.description) ?? tool.name}`];
+  if (properties.length === 0) {
     lines.push(`type ${tool.name} = () => any;`);
     return lines.join('\n');
   }
   lines.push(`type ${tool.name} = (_: {`);
-  names.forEach((name, index) => {
-    const property = properties[name]!;
-    if (typeof property === 'object' && typeof property.description === 'string') {
-      lines.push(`// ${property.description}`);
-    }
+  properties.forEach(([name, property], index) => {
+    const description = descriptionOf(property);
+    if (description) lines.push(`// ${description}`);
     const optional = required.has(name) ? '' : '?';
     lines.push(
-      `${name}${optional}: ${typeScriptType(property)}${index < names.length - 1 ? ',' : ''}`,
+      `${name}${optional}: ${typeScriptType(property)}${index < properties.length - 1 ? ',' : ''}`,
     );
   });
   lines.push('}) => any;');

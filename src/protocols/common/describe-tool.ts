@@ -1,31 +1,70 @@
 import type { JsonSchema, ToolDefinition } from '../../core/index.ts';
 
+/**
+ * The parts of a tool's JSON Schema that tools sections describe, read defensively: schemas come
+ * from clients as any JSON (`properties: {a: null}`, `required: "x"`, a description that is a
+ * number), and a describer must describe what is there and pass over what is not, never throw.
+ */
+
+/** A schema object (not null, not a list, not `true`), or undefined. */
+export function schemaObjectOf(schema: unknown): Record<string, unknown> | undefined {
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema)
+    ? (schema as Record<string, unknown>)
+    : undefined;
+}
+
+/** The declared properties, name and schema, in order; none unless `properties` is an object. */
+export function propertiesOf(schema: unknown): [string, JsonSchema][] {
+  const properties = schemaObjectOf(schemaObjectOf(schema)?.properties);
+  return properties ? (Object.entries(properties) as [string, JsonSchema][]) : [];
+}
+
+/** The names `required` lists (its strings; nothing unless it is a list). */
+export function requiredOf(schema: unknown): ReadonlySet<string> {
+  const required = schemaObjectOf(schema)?.required;
+  if (!Array.isArray(required)) return new Set();
+  return new Set(required.filter((name): name is string => typeof name === 'string'));
+}
+
+/** A description worth showing: text that is not empty, else undefined. */
+export function descriptionOf(schema: unknown): string | undefined {
+  return textOf(schemaObjectOf(schema)?.description);
+}
+
+/** `value` when it is text that is not empty (a tool's description may be any JSON). */
+export function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * How deep describers follow a schema's nesting before they describe the rest generically
+ * (`any`, `object`): deeper than any real tool, and shallow enough for the stack.
+ */
+export const MAX_DESCRIBED_DEPTH = 32;
+
 /** A short type label for a schema, as a prompt shows it (`string`, `integer[]`, `"a" | "b"`). */
-export function schemaTypeLabel(schema: JsonSchema): string {
-  if (typeof schema !== 'object' || schema === null) return 'any';
-  if (Array.isArray(schema.enum))
-    return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
-  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
-  if (Array.isArray(variants)) return variants.map(schemaTypeLabel).join(' | ');
-  if (Array.isArray(schema.type)) return schema.type.join(' | ');
-  if (schema.type === 'array') return `${schemaTypeLabel((schema.items as JsonSchema) ?? {})}[]`;
-  return typeof schema.type === 'string' ? schema.type : 'object';
+export function schemaTypeLabel(schema: JsonSchema, depth = 0): string {
+  const fields = schemaObjectOf(schema);
+  if (fields === undefined || depth > MAX_DESCRIBED_DEPTH) return 'any';
+  if (Array.isArray(fields.enum))
+    return fields.enum.map((value) => JSON.stringify(value) ?? 'null').join(' | ');
+  if (fields.const !== undefined) return JSON.stringify(fields.const) ?? 'null';
+  const variants = fields.anyOf ?? fields.oneOf;
+  if (Array.isArray(variants))
+    return variants.map((variant) => schemaTypeLabel(variant, depth + 1)).join(' | ');
+  if (Array.isArray(fields.type)) return fields.type.map(String).join(' | ');
+  if (fields.type === 'array')
+    return `${schemaTypeLabel((fields.items ?? {}) as JsonSchema, depth + 1)}[]`;
+  return typeof fields.type === 'string' ? fields.type : 'object';
 }
 
 /** One line per parameter: name, type, required or optional, description. */
 export function describeParameters(tool: ToolDefinition): string[] {
-  const schema = tool.inputSchema;
-  if (typeof schema !== 'object' || schema === null) return [];
-  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  return Object.entries(properties).map(([name, property]) => {
-    const description =
-      typeof property === 'object' && typeof property.description === 'string'
-        ? `: ${property.description}`
-        : '';
+  const required = requiredOf(tool.inputSchema);
+  return propertiesOf(tool.inputSchema).map(([name, property]) => {
+    const description = descriptionOf(property);
     const presence = required.has(name) ? 'required' : 'optional';
-    return `- ${name} (${schemaTypeLabel(property)}, ${presence})${description}`;
+    return `- ${name} (${schemaTypeLabel(property)}, ${presence})${description ? `: ${description}` : ''}`;
   });
 }
 
@@ -36,7 +75,8 @@ export function describeToolSection(
   renderSchema: (schema: JsonSchema) => string,
 ): string {
   const lines = [`### ${tool.name}`];
-  if (tool.description) lines.push(tool.description);
+  const description = textOf(tool.description);
+  if (description) lines.push(description);
   const parameters = describeParameters(tool);
   lines.push(
     parameters.length > 0

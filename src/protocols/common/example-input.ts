@@ -1,4 +1,5 @@
 import { type JsonSchema, setOwnProperty } from '../../core/index.ts';
+import { propertiesOf, requiredOf } from './describe-tool.ts';
 
 /** A plausible input for a schema, for the one example call each tool prompt shows. */
 export function exampleInput(schema: JsonSchema, depth = 0): unknown {
@@ -24,13 +25,12 @@ export function exampleInput(schema: JsonSchema, depth = 0): unknown {
     case 'array':
       return [exampleInput((schema.items as JsonSchema) ?? {}, depth + 1)];
     default: {
-      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-      const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-      const names = Object.keys(properties);
-      const chosen = names.filter((name) => required.has(name));
+      const properties = propertiesOf(schema);
+      const required = requiredOf(schema);
+      const chosen = properties.filter(([name]) => required.has(name));
       const result: Record<string, unknown> = {};
-      for (const name of chosen.length > 0 ? chosen : names.slice(0, 2)) {
-        setOwnProperty(result, name, exampleInput(properties[name]!, depth + 1));
+      for (const [name, property] of chosen.length > 0 ? chosen : properties.slice(0, 2)) {
+        setOwnProperty(result, name, exampleInput(property, depth + 1));
       }
       return result;
     }

@@ -4,6 +4,7 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
+import { propertiesOf, textOf } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
@@ -30,11 +31,11 @@ function extraKeys(fields: Record<string, unknown>, handled: ReadonlySet<string>
 function describeFunction(tool: ToolDefinition): string {
   const schema = schemaObject(tool.inputSchema);
   let text = `<function>\n<name>${tool.name}</name>`;
-  if (tool.description) text += `\n<description>${tool.description.trim()}</description>`;
+  const description = textOf(tool.description);
+  if (description) text += `\n<description>${description.trim()}</description>`;
   text += '\n<parameters>';
-  const properties = schemaObject(schema.properties as JsonSchema);
-  for (const [name, property] of Object.entries(properties)) {
-    const fields = schemaObject(property as JsonSchema);
+  for (const [name, property] of propertiesOf(tool.inputSchema)) {
+    const fields = schemaObject(property);
     text += `\n<parameter>\n<name>${name}</name>`;
     if (fields.type !== undefined) text += `\n<type>${String(fields.type)}</type>`;
     if (typeof fields.description === 'string') {

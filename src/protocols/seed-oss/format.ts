@@ -1,4 +1,11 @@
 import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
+import {
+  descriptionOf,
+  propertiesOf,
+  requiredOf,
+  schemaObjectOf,
+  textOf,
+} from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
 
@@ -12,26 +19,18 @@ function pythonType(type: unknown): string {
 }
 
 function describeFunction(tool: ToolDefinition): string {
-  const schema =
-    typeof tool.inputSchema === 'object' && tool.inputSchema !== null ? tool.inputSchema : {};
-  const properties = (schema.properties ?? {}) as Record<
-    string,
-    { type?: unknown; description?: unknown }
-  >;
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const names = Object.keys(properties);
-  const signature = names
-    .map((name) => `${name}: ${pythonType(properties[name]?.type)}`)
-    .join(', ');
-  const args = names.map((name) => {
-    const property = properties[name] ?? {};
-    const description = typeof property.description === 'string' ? property.description : '';
-    return `\n    - ${name} (${pythonType(property.type)}) [${required.has(name) ? 'required' : 'optional'}]: ${description}`;
+  const properties = propertiesOf(tool.inputSchema);
+  const required = requiredOf(tool.inputSchema);
+  const typeOf = (property: unknown) => pythonType(schemaObjectOf(property)?.type);
+  const signature = properties.map(([name, property]) => `${name}: ${typeOf(property)}`).join(', ');
+  const args = properties.map(([name, property]) => {
+    const description = descriptionOf(property) ?? '';
+    return `\n    - ${name} (${typeOf(property)}) [${required.has(name) ? 'required' : 'optional'}]: ${description}`;
   });
   return [
     `Function:\ndef ${tool.name}(${signature}):`,
     '    """',
-    `    ${(tool.description ?? '').trim()}`,
+    `    ${(textOf(tool.description) ?? '').trim()}`,
     args.length > 0 ? `\n    Args:${args.join('\n')}` : '',
     '    """',
   ].join('\n');
