@@ -247,6 +247,84 @@ describe('the values the grammar accepts', () => {
   });
 });
 
+/**
+ * What real FunctionGemma output looks like, from Ollama's parser tests
+ * (ollama/ollama model/parsers/functiongemma_test.go): the strict grammar still reads all of it.
+ */
+describe("Ollama's FunctionGemma test vectors", () => {
+  const anyTools = [
+    'write_file',
+    'get_weather',
+    'add',
+    'set_flag',
+    'process',
+    'create',
+    'set_temp',
+    'greet',
+    'first',
+    'second',
+  ].map((name) => ({ name, inputSchema: {} }));
+  const call = (body: string) => `<start_function_call>call:${body}<end_function_call>`;
+
+  it.each([
+    ['plain content', 'Hello, world!', [], 'Hello, world!'],
+    [
+      'a multi-line string',
+      call('write_file{content:<escape>first line\r\nsecond line<escape>}'),
+      [{ name: 'write_file', input: { content: 'first line\r\nsecond line' } }],
+      '',
+    ],
+    [
+      'content before a call',
+      `Let me check.${call('get_weather{city:<escape>Paris<escape>}')}`,
+      [{ name: 'get_weather', input: { city: 'Paris' } }],
+      'Let me check.',
+    ],
+    ['numbers', call('add{a:1,b:2}'), [{ name: 'add', input: { a: 1, b: 2 } }], ''],
+    [
+      'booleans',
+      call('set_flag{enabled:true,verbose:false}'),
+      [{ name: 'set_flag', input: { enabled: true, verbose: false } }],
+      '',
+    ],
+    [
+      'an array of strings',
+      call('process{items:[<escape>a<escape>,<escape>b<escape>,<escape>c<escape>]}'),
+      [{ name: 'process', input: { items: ['a', 'b', 'c'] } }],
+      '',
+    ],
+    [
+      'nested objects',
+      call('create{config:{settings:{enabled:true,name:<escape>test<escape>}}}'),
+      [{ name: 'create', input: { config: { settings: { enabled: true, name: 'test' } } } }],
+      '',
+    ],
+    ['a float', call('set_temp{value:3.14}'), [{ name: 'set_temp', input: { value: 3.14 } }], ''],
+    [
+      'unicode',
+      `こんにちは ${call('greet{name:<escape>日本語<escape>}')}`,
+      [{ name: 'greet', input: { name: '日本語' } }],
+      'こんにちは ',
+    ],
+    ['angle brackets in content', 'The result is a <value> tag', [], 'The result is a <value> tag'],
+    ['a partial start tag in content', 'Hello <start world', [], 'Hello <start world'],
+    [
+      'content between calls',
+      `${call('first{}')}Some text here${call('second{}')}`,
+      [
+        { name: 'first', input: {} },
+        { name: 'second', input: {} },
+      ],
+      'Some text here',
+    ],
+  ])('%s', (_label, text, calls, content) => {
+    const parts = contentAtEverySplit(gemma, text, { tools: anyTools });
+    expect(callsOfParts(parts)).toEqual(calls);
+    expect(textOf(parts)).toBe(content);
+    expect(errorsOf(parts)).toEqual([]);
+  });
+});
+
 describe('values are data', () => {
   const tool = { name: 'f', inputSchema: {} };
 
