@@ -10,6 +10,7 @@ import { EntityDecoder } from '../xml/value-text.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from './call-assembler.ts';
 import { describeProblems } from './describe-problems.ts';
 import {
+  bareWordName,
   MAX_HEADER_CHARS,
   type ParameterTagsLiterals,
   type ParameterTagsOpener,
@@ -138,6 +139,8 @@ export class ParameterTagsBody implements CallBody {
   /** The value's text (held kinds), or the kept text of a streamed string. */
   private valueText = '';
   private stringStarted = false;
+  /** GLM: the key's closer was already met twice (only one repeat is dropped). */
+  private keyCloseRepeated = false;
   /** The raw value text read so far ends a line (only spaces or tabs since a line break). */
   private atLineStart = true;
   /** Value assembly, made with the first value streamed (calls read whole need none). */
@@ -271,12 +274,22 @@ export class ParameterTagsBody implements CallBody {
     const match =
       input.charCodeAt(at) === 60 /* < */
         ? this.matchAt(input, at, limit, this.blockLiterals)
-        : undefined;
+        : this.syntax.nearMisses
+          ? this.matchAt(input, at, limit, this.literals.bracketLost)
+          : undefined;
     if (match === 'partial') return HOLD;
     if (match === undefined) {
       if (this.afterCall) return this.endBlockAfterCall(index);
       this.settleRaw({ kind: 'not-a-call' });
       return this.finishAt(at);
+    }
+    if (match.literal === this.literals.bracketLost[0]) {
+      // `<tool_call>function=NAME>`: the call's opener lost its `<`; its header is read as usual
+      // (an undeclared name leaves the block as text).
+      this.afterCall = false;
+      this.callStart = this.offsetOf(at, limit);
+      this.state = State.CallHeader;
+      return at + match.literal.length - 1;
     }
     if (match.literal === this.blockClose) {
       if (this.emitted === 0) this.settleRaw({ kind: 'not-a-call' });
@@ -313,9 +326,17 @@ export class ParameterTagsBody implements CallBody {
     const close = this.headerEnd(input, index, limit);
     if (close === HOLD) return HOLD;
     if (close < 0) return this.malformedHeader(input, index, limit, -close - 1);
-    const header = readTagHeader(this.headerPrefix + input.slice(index, close));
+    const raw = this.headerPrefix + input.slice(index, close);
     this.headerPrefix = '';
-    if (header === undefined) return this.malformedHeader(input, index, limit, close);
+    const header = readTagHeader(raw);
+    if (header === undefined) {
+      // `<function bash>` (Step 3.5): a space for `=`, read only when it names a declared tool.
+      const name = this.syntax.nearMisses ? bareWordName(raw) : undefined;
+      if (name !== undefined && this.context.options.toolsByName.has(name)) {
+        return this.openCall(name, close + 1, limit);
+      }
+      return this.malformedHeader(input, index, limit, close);
+    }
     return this.openCall(header.name, close + 1, limit);
   }
 
@@ -420,6 +441,11 @@ export class ParameterTagsBody implements CallBody {
     while (at < limit && isSpace(input.charCodeAt(at))) at++;
     if (at === limit) return limit;
     if (input.charCodeAt(at) !== 60 /* < */) {
+      // A call's own tag alone, then prose (`Use <function=bash> to run it`): a mention.
+      if (this.isBareMention()) {
+        this.settleRaw({ kind: 'not-a-call' });
+        return this.finishAt(at);
+      }
       // Stray text between parameters is markup of the call, not a value: skip it.
       const next = input.indexOf('<', at);
       return next === -1 || next >= limit ? limit : next;
@@ -428,6 +454,13 @@ export class ParameterTagsBody implements CallBody {
     const match = this.matchAt(input, at, limit, this.callLiterals);
     if (match === 'partial') return HOLD;
     if (match === undefined) {
+      const closer = this.matchAt(input, at, limit, [syntax.parameterClose]);
+      if (closer === 'partial') return HOLD;
+      if (closer !== undefined) {
+        // A value's closer with no value open (written twice): dropped and reported.
+        this.dropRepeatedCloser(closer.literal);
+        return at + closer.literal.length;
+      }
       const next = input.indexOf('<', at + 1);
       return next === -1 || next >= limit ? limit : next;
     }
@@ -451,6 +484,14 @@ export class ParameterTagsBody implements CallBody {
     this.state = State.Block;
     this.afterCall = true;
     return at;
+  }
+
+  /**
+   * A call's opening tag written without its block, with no parameter or closer after it yet:
+   * until one comes it may be a mention in prose, and it is nothing announced.
+   */
+  private isBareMention(): boolean {
+    return this.bare && this.emitted === 0 && (this.given === undefined || this.given.size === 0);
   }
 
   /** After a call's own closer: the next call or the block's end (or, bare, a stray closer). */
@@ -498,6 +539,7 @@ export class ParameterTagsBody implements CallBody {
     }
     this.parameter = readName(input.slice(index, next));
     this.state = State.AfterKey;
+    this.keyCloseRepeated = false;
     return next + match.literal.length;
   }
 
@@ -505,8 +547,20 @@ export class ParameterTagsBody implements CallBody {
     let at = index;
     while (at < limit && isSpace(input.charCodeAt(at))) at++;
     if (at === limit) return limit;
-    const match = this.matchAt(input, at, limit, [this.syntax.valueOpen!]);
+    const syntax = this.syntax;
+    const match = this.matchAt(
+      input,
+      at,
+      limit,
+      this.keyCloseRepeated ? [syntax.valueOpen!] : [syntax.valueOpen!, syntax.keyClose!],
+    );
     if (match === 'partial') return HOLD;
+    if (match !== undefined && match.literal === syntax.keyClose) {
+      // `<arg_key>path</arg_key></arg_key>` (vLLM #54971): the key's closer written twice.
+      this.keyCloseRepeated = true;
+      this.dropRepeatedCloser(match.literal);
+      return at + match.literal.length;
+    }
     if (match === undefined) {
       return this.failCall(
         'malformed-call',
@@ -639,7 +693,35 @@ export class ParameterTagsBody implements CallBody {
     if (input.charCodeAt(at) !== 60 /* < */) return -1;
     const match = this.matchAt(input, at, limit, this.callLiterals);
     if (match === 'partial') return HOLD;
-    return match === undefined ? -1 : 1;
+    if (match !== undefined) return 1;
+    if (!isParameterClose) return -1;
+    // The closer written twice (`</arg_value></arg_value>`, a near miss of real outputs): the
+    // first closes the value when a tag of the call follows the second, which is dropped.
+    const repeated = this.matchAt(input, at, limit, [this.syntax.parameterClose]);
+    if (repeated === 'partial') return HOLD;
+    if (repeated === undefined) return -1;
+    const next = this.skipSpace(input, at + repeated.literal.length, limit);
+    if (next === limit) return this.final || next - after > MAX_LOOKAHEAD_SPACE ? 1 : HOLD;
+    if (input.charCodeAt(next) !== 60 /* < */) return -1;
+    const follows = this.matchAt(input, next, limit, this.callLiterals);
+    if (follows === 'partial') return HOLD;
+    return follows === undefined ? -1 : 1;
+  }
+
+  /**
+   * A closing tag written again right after the tag it closes (`</arg_key></arg_key>`,
+   * `</parameter></parameter>`): dropped from the call, which goes on, and reported.
+   */
+  private dropRepeatedCloser(literal: string): void {
+    const assembler = this.assembler!;
+    this.context.reportFault({
+      code: 'stray-markup',
+      message: `"${literal}" in the call to "${assembler.tool.name}" closes nothing; it was dropped`,
+      raw: literal,
+      toolName: assembler.tool.name,
+      ...(assembler.hasStarted ? { toolCallId: assembler.toolCallId } : {}),
+      dropped: true,
+    });
   }
 
   /** Passes raw value text on (through the entity decoder when the format has one). */
@@ -832,7 +914,8 @@ export class ParameterTagsBody implements CallBody {
         );
         return;
       case State.Parameters:
-        this.finishOpenCall(interrupted, end);
+        if (this.isBareMention()) this.settleRaw({ kind: 'not-a-call' });
+        else this.finishOpenCall(interrupted, end);
         return;
       case State.ParameterHeader:
       case State.KeyName:

@@ -66,6 +66,12 @@ export interface ParameterTagsSyntax {
    */
   readonly layout: 'block' | 'inline' | 'exact';
   /**
+   * Near misses of Qwen3-Coder's family read as calls, each only for a declared tool: a call's
+   * opening tag that lost its `<` inside a block (`<tool_call>function=NAME>`), and a header with
+   * a space instead of `=` (`<function NAME>`, Step 3.5). Anything else stays malformed.
+   */
+  readonly nearMisses?: boolean;
+  /**
    * Decode XML references (`&amp;`, `&#10;`) in values. Default false: the chat templates of
    * these families write values raw, so `&lt;` in a value is text the model meant (HTML source).
    */
@@ -88,6 +94,22 @@ export interface ParameterTagsOpener {
   readonly bare?: { readonly consumed: string; readonly strayClose?: string };
 }
 
+/**
+ * The tool's name in a header written with a space instead of `=` (` NAME`, of `<function NAME>`):
+ * one word after white space, or undefined.
+ */
+export function bareWordName(header: string): string | undefined {
+  if (header.length === 0 || !isMarkupSpace(header.charCodeAt(0))) return undefined;
+  const name = header.trim();
+  if (name === '') return undefined;
+  for (let index = 0; index < name.length; index++) {
+    const code = name.charCodeAt(index);
+    // White space, `=` or a quote: attributes (read by readTagHeader), not one bare word.
+    if (isMarkupSpace(code) || code === 61 || code === 34 || code === 39) return undefined;
+  }
+  return name;
+}
+
 /** Longest tag header or name read (a longer one is not markup). */
 export const MAX_HEADER_CHARS = 512;
 
@@ -99,6 +121,8 @@ export interface ParameterTagsLiterals {
   readonly callLiterals: readonly string[];
   /** Tags met in a block between calls: a call's opener, the block's closer. */
   readonly blockLiterals: readonly string[];
+  /** A call's opener without its `<`, then `=` (`function=`), when the syntax reads near misses. */
+  readonly bracketLost: readonly string[];
 }
 
 /** Per opener (formats hand the same opener data to every call): its literals. */
@@ -126,6 +150,10 @@ export function tagLiteralsOf(opener: ParameterTagsOpener): ParameterTagsLiteral
         syntax.callOpen,
       ].filter((literal) => literal !== ''),
       blockLiterals: [syntax.callOpen, blockClose],
+      bracketLost:
+        syntax.nearMisses && syntax.callOpen.startsWith('<')
+          ? [`${syntax.callOpen.slice(1)}=`]
+          : [],
     };
     literalsByOpener.set(opener, literals);
   }

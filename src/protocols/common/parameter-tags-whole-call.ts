@@ -288,6 +288,9 @@ function valueEnd(
       const follows = literalAt(text, next, limit, literals.callLiterals);
       if (follows === PARTIAL) return DECLINED;
       if (follows !== NONE) return isParameterClose ? at : DECLINED;
+      // The closer written twice may close the value (dropped and reported): left to the
+      // streaming reader.
+      if (isParameterClose && literalAt(text, next, limit, [literal]) !== NONE) return DECLINED;
     }
     // Nothing of the call follows: the tag is content, and reading goes on after it.
     index = next;

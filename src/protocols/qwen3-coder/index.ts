@@ -17,6 +17,7 @@ export const QWEN3_CODER_SYNTAX: ParameterTagsSyntax = {
   parameterOpen: '<parameter',
   parameterClose: '</parameter>',
   layout: 'block',
+  nearMisses: true,
 };
 
 const OPENERS: readonly Opener<ParameterTagsOpener>[] = [
@@ -30,6 +31,13 @@ const OPENERS: readonly Opener<ParameterTagsOpener>[] = [
     literal: '<function=',
     delimited: false,
     data: { syntax: QWEN3_CODER_SYNTAX, bare: { consumed: '=', strayClose: '</tool_call>' } },
+  },
+  // Step 3.5 writes `<function bash>` (a space for `=`), with or without `<tool_call>`: read
+  // only when the word names a declared tool.
+  {
+    literal: '<function ',
+    delimited: false,
+    data: { syntax: QWEN3_CODER_SYNTAX, bare: { consumed: ' ', strayClose: '</tool_call>' } },
   },
 ];
 
