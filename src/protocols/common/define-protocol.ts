@@ -6,7 +6,12 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
-import { createStreamEngine, type ProtocolGrammar } from '../engine/stream-engine.ts';
+import {
+  checkLiterals,
+  createStreamEngine,
+  type ProtocolGrammar,
+  resolveParseOptions,
+} from '../engine/stream-engine.ts';
 import { collectContent } from './collect-content.ts';
 import { cacheToolsSection } from './tools-section-cache.ts';
 
@@ -37,13 +42,21 @@ function asList<T>(value: T | readonly T[]): readonly T[] {
 export function defineProtocol<CallData>(
   definition: ProtocolDefinition<CallData>,
 ): ToolCallProtocol {
-  const { grammar } = definition;
+  const { grammar, name } = definition;
+  // An empty opener would match everywhere and hang the parser: refused now, not at the first
+  // push. Openers built from the tools are checked again when a parser compiles them.
+  checkLiterals(
+    name,
+    grammar.callOpeners(resolveParseOptions({ tools: [] })),
+    grammar.reasoningTags,
+  );
   const formatTools = cacheToolsSection((tools) => definition.formatTools(tools));
   const runOnce = (text: string, options: ParseOptions, spans?: [number, number][]) => {
     const parser = createStreamEngine(
       grammar,
       options,
       spans ? (start, end) => spans.push([start, end]) : undefined,
+      name,
     );
     const events: ParseEvent[] = parser.push(text);
     for (const event of parser.end()) events.push(event);
@@ -55,7 +68,7 @@ export function defineProtocol<CallData>(
     formatToolCall: (call) => definition.formatToolCall(asList(call)),
     formatToolResponse: (result) => definition.formatToolResponse(asList(result)),
     parseGeneratedText: (text, options) => collectContent(runOnce(text, options)),
-    createStreamParser: (options) => createStreamEngine(grammar, options),
+    createStreamParser: (options) => createStreamEngine(grammar, options, undefined, name),
     extractToolCallSegments(text, options) {
       const spans: [number, number][] = [];
       runOnce(text, options, spans);

@@ -15,6 +15,18 @@ import { RawText } from '../../scan/raw-text.ts';
 import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from './call-body.ts';
 import { InlineCodeTracker, MAX_CODE_SPAN_HOLD, SpanCloseFinder } from './inline-code.ts';
 import { LineOpenerFinder } from './line-openers.ts';
+import { TriggerSearch } from './trigger-search.ts';
+import { workMeter } from './work-meter.ts';
+
+/** An opener of calls, as a grammar declares it. */
+export interface CallOpener<CallData> extends Opener<CallData> {
+  /**
+   * The opener is a special token (`<|tool_calls_section_begin|>`), which a model writes only to
+   * call, never to mention a call: it is read inside reasoning blocks too. Plain-text markup
+   * (`<tool_call>`) inside reasoning is the model thinking about a call, and is not read there.
+   */
+  readonly inReasoning?: boolean;
+}
 
 /** What a protocol tells the engine: which openers start a call, and how to parse its body. */
 export interface ProtocolGrammar<CallData> {
@@ -22,7 +34,7 @@ export interface ProtocolGrammar<CallData> {
    * Openers of calls, built from the declared tools (several may share a body kind). The engine
    * compiles each array once, so return the same array for the same openers and never change it.
    */
-  callOpeners(options: ResolvedParseOptions): readonly Opener<CallData>[];
+  callOpeners(options: ResolvedParseOptions): readonly CallOpener<CallData>[];
   /** A fresh body for a call whose opener just matched. */
   openCall(data: CallData, context: CallContext): CallBody;
   /**
@@ -87,6 +99,65 @@ interface TopLevel<CallData> {
    * as a line start.
    */
   readonly longestLineOpener: number;
+  /** Every reasoning tag's closer (for output that starts inside reasoning). */
+  readonly allClosers: readonly string[];
+  /** The openers read inside reasoning blocks (special tokens); none for most formats. */
+  readonly reasoningOpeners: readonly CallOpener<CallData>[];
+  /** What is searched for inside a reasoning block, per list of its closers (compiled when met). */
+  readonly reasoningScans: Map<readonly string[], ReasoningScan<CallData>>;
+}
+
+type ReasoningData<CallData> =
+  | { readonly kind: 'close' }
+  | { readonly kind: 'call'; readonly call: CallData };
+
+/** A reasoning block's closers and the openers read inside it, compiled together. */
+interface ReasoningScan<CallData> {
+  readonly trie: OpenerTrie<ReasoningData<CallData>>;
+  readonly triggers: readonly string[];
+}
+
+const CLOSE: ReasoningData<never> = { kind: 'close' };
+
+function compileReasoningScan<CallData>(
+  closers: readonly string[],
+  openers: readonly CallOpener<CallData>[],
+): ReasoningScan<CallData> {
+  const all: Opener<ReasoningData<CallData>>[] = closers.map((literal) => ({
+    literal,
+    delimited: false,
+    data: CLOSE,
+  }));
+  for (const opener of openers) {
+    all.push({ ...opener, data: { kind: 'call', call: opener.data } });
+  }
+  const trie = compileOpeners(all);
+  return { trie, triggers: trie.firstCharacters.map((code) => String.fromCharCode(code)) };
+}
+
+/**
+ * Refuses openers and reasoning tags that would match nothing at all: the engine would find an
+ * empty literal at every position and never move on.
+ */
+export function checkLiterals(
+  formatName: string,
+  callOpeners: readonly Opener<unknown>[],
+  reasoningTags: readonly ReasoningTag[],
+): void {
+  for (const opener of callOpeners) {
+    if (opener.literal.length === 0) {
+      throw new TypeError(
+        `${formatName}: a call opener's literal is empty; it would match everywhere`,
+      );
+    }
+  }
+  for (const tag of reasoningTags) {
+    if (tag.open.length === 0 || tag.close.length === 0) {
+      throw new TypeError(
+        `${formatName}: a reasoning tag has an empty ${tag.open.length === 0 ? 'opening' : 'closing'} literal; it would match everywhere`,
+      );
+    }
+  }
 }
 
 /**
@@ -101,7 +172,8 @@ const compiledTopLevels = new WeakMap<
 const NO_REASONING: readonly ReasoningTag[] = [];
 
 function compileTopLevel<CallData>(
-  callOpeners: readonly Opener<CallData>[],
+  formatName: string,
+  callOpeners: readonly CallOpener<CallData>[],
   reasoningTags: readonly ReasoningTag[],
 ): TopLevel<CallData> {
   let byTags = compiledTopLevels.get(callOpeners);
@@ -111,6 +183,7 @@ function compileTopLevel<CallData>(
   }
   const cached = byTags.get(reasoningTags);
   if (cached) return cached as TopLevel<CallData>;
+  checkLiterals(formatName, callOpeners, reasoningTags);
   const openers: Opener<TopLevelData<CallData>>[] = reasoningTags.map((tag) => ({
     literal: tag.open,
     delimited: false,
@@ -133,6 +206,9 @@ function compileTopLevel<CallData>(
     trie,
     triggers,
     longestLineOpener,
+    allClosers: reasoningTags.map((tag) => tag.close),
+    reasoningOpeners: callOpeners.filter((opener) => opener.inReasoning === true),
+    reasoningScans: new Map(),
   };
   byTags.set(reasoningTags, compiled as TopLevel<unknown>);
   return compiled;
@@ -145,35 +221,70 @@ export type CallSpanObserver = (start: number, end: number) => void;
  * The top level shared by every protocol: text, reasoning blocks, and handing calls to the
  * protocol's body parser. A plain state machine; each character is looked at a bounded number of
  * times, and the only text held back is a possible opener or closer cut by the chunk's end.
+ * `formatName` names the format in the errors a faulty grammar or body raises.
  */
 export function createStreamEngine<CallData>(
   grammar: ProtocolGrammar<CallData>,
   parseOptions: ParseOptions,
   onCallSpan?: CallSpanObserver,
+  formatName = 'a format',
+): StreamParser {
+  return createEngine(grammar, parseOptions, onCallSpan, formatName, false);
+}
+
+/** A piece of a reasoning block that was never closed, between calls read inside it. */
+interface ReasoningSegment {
+  /** Its stream offset. */
+  readonly start: number;
+  readonly text: string;
+}
+
+function createEngine<CallData>(
+  grammar: ProtocolGrammar<CallData>,
+  parseOptions: ParseOptions,
+  onCallSpan: CallSpanObserver | undefined,
+  formatName: string,
   /**
    * Reads the text of a reasoning block that was never closed: blocks do not nest, so reasoning
    * tags in it are text.
    */
-  insideReasoning = false,
+  insideReasoning: boolean,
 ): StreamParser {
   const options = resolveParseOptions(parseOptions);
-  const { trie, triggers, longestLineOpener } = compileTopLevel(
+  const topLevel = compileTopLevel(
+    formatName,
     grammar.callOpeners(options),
     insideReasoning ? NO_REASONING : grammar.reasoningTags,
   );
+  const { trie, triggers, longestLineOpener } = topLevel;
   const lineOpeners = new LineOpenerFinder(trie, longestLineOpener);
   /** Nothing has been read yet: an opener that begins with a line break may match without it. */
   let atStreamStart = longestLineOpener > 0 && !options.startInReasoning;
 
   let out: ParseEvent[] = [];
   let mode: Mode = options.startInReasoning ? Mode.Reasoning : Mode.Text;
-  let reasoningClosers: readonly string[] = grammar.reasoningTags.map((tag) => tag.close);
+  let reasoningClosers: readonly string[] = topLevel.allClosers;
   /**
    * The text of the reasoning block being read, and its stream offset: if the output ends before
    * the block closes, the calls written in it are read from it (models forget `</think>`).
    */
   const reasoningText = new RawText();
   let reasoningStart = 0;
+  /** The block's text before the calls read inside it (special tokens), each piece apart. */
+  let reasoningSegments: ReasoningSegment[] = [];
+  /**
+   * Closers and special-token openers searched for in the block being read, when the format has
+   * such openers (see CallOpener.inReasoning); otherwise its closers alone are searched for.
+   */
+  let reasoningScan: ReasoningScan<CallData> | undefined;
+  let reasoningSearch: TriggerSearch | undefined;
+  /**
+   * Reasoning goes on after a call read inside it: its text opens a new block only if there is
+   * any (an empty block is not started for the closer alone).
+   */
+  let reasoningResumed = false;
+  /** The call being read stands inside a reasoning block, where reading goes on after it. */
+  let callInReasoning = false;
   const inlineCode = new InlineCodeTracker();
   /** The text from an opener held inside a code span (Mode.CodeSpan), and what decides it. */
   const codeSpanText = new RawText();
@@ -192,7 +303,12 @@ export function createStreamEngine<CallData>(
   /** The current call's raw text, from its opener on (its length is the call's size so far). */
   const callRaw = new RawText();
   let callStart = 0;
-  /** Characters handed back by a call body that read past its call's end. */
+  /**
+   * Characters handed back to be read again: a call body's leftover (what it read past its
+   * call's end) or the text of an opener held in a code span. Read from where they stand in the
+   * text when they are its last characters read, which they are unless they came in an earlier
+   * chunk; the text is never copied per hand-back.
+   */
   let handBack = '';
   /**
    * The text a call body is writing (`writeText[writeStart, writeEnd)`): part of the call's raw
@@ -223,14 +339,14 @@ export function createStreamEngine<CallData>(
   const context: CallContext = {
     options,
     emit: (event) => {
-      closeText();
+      closeBlockBeforeCall();
       if (event.type === 'tool-input-start') openInputId = event.id;
       else if (event.type === 'tool-call' && event.toolCallId === openInputId)
         openInputId = undefined;
       out.push(event);
     },
     inputDelta: (id, delta) => {
-      closeText();
+      closeBlockBeforeCall();
       const last = out.length > 0 ? out[out.length - 1]! : undefined;
       if (last !== undefined && last.type === 'tool-input-delta' && last.id === id) {
         out[out.length - 1] = { type: 'tool-input-delta', id, delta: last.delta + delta };
@@ -238,9 +354,9 @@ export function createStreamEngine<CallData>(
         out.push({ type: 'tool-input-delta', id, delta });
       }
     },
-    emitText: (text) => emitText(text),
+    emitText: (text) => emitCallText(text),
     reportFault: ({ code, message, raw, dropped, ...extra }) => {
-      closeText();
+      closeBlockBeforeCall();
       if (dropped) {
         out.push({
           type: 'error',
@@ -273,8 +389,21 @@ export function createStreamEngine<CallData>(
     textId = undefined;
   }
 
+  /** A call's first event ends the text (or reasoning) block it was written in. */
+  function closeBlockBeforeCall(): void {
+    closeText();
+    if (callInReasoning) closeReasoning();
+  }
+
+  /** Text that comes out of a call: part of the reasoning when the call stands in it. */
+  function emitCallText(delta: string): void {
+    if (callInReasoning) emitReasoning(delta);
+    else emitText(delta);
+  }
+
   function emitReasoning(delta: string): void {
     if (reasoningId === undefined) {
+      if (delta.length === 0 && reasoningResumed) return;
       reasoningId = options.generateId();
       out.push({ type: 'reasoning-start', id: reasoningId });
     }
@@ -285,6 +414,12 @@ export function createStreamEngine<CallData>(
     if (reasoningId === undefined) return;
     out.push({ type: 'reasoning-end', id: reasoningId });
     reasoningId = undefined;
+  }
+
+  /** Reasoning text of the open block: emitted, and kept in case the block never closes. */
+  function readReasoning(delta: string): void {
+    reasoningText.append(delta);
+    emitReasoning(delta);
   }
 
   /** A fault's details with the open call's id when the body did not name it; the call is over. */
@@ -299,9 +434,17 @@ export function createStreamEngine<CallData>(
   function reportFault(code: ProtocolFaultCode, message: string, raw: string, extra: object) {
     out.push({
       type: 'error',
-      error: { code, message, raw, offset: callStart, ...extra },
+      error: {
+        code,
+        message,
+        raw,
+        offset: callStart,
+        ...extra,
+        // Shown as reasoning, where it was written: not text.
+        ...(callInReasoning ? { inReasoning: true } : {}),
+      },
     });
-    if (options.emitRawTextOnError) emitText(raw);
+    if (options.emitRawTextOnError) emitCallText(raw);
   }
 
   /** The body has returned with its outcome settled: report and leave call mode. */
@@ -311,7 +454,9 @@ export function createStreamEngine<CallData>(
     if (result.kind === 'call') {
       onCallSpan?.(callStart, endOffset);
     } else if (result.kind === 'not-a-call') {
-      emitText(callRaw.toString());
+      const raw = callRaw.toString();
+      if (callInReasoning) readReasoning(raw);
+      else emitText(raw);
     } else if (result.kind === 'markup') {
       // Framing around calls: dropped, like the tags of a call.
     } else {
@@ -322,35 +467,26 @@ export function createStreamEngine<CallData>(
     body = undefined;
     outcome = undefined;
     callRaw.clear();
-    mode = Mode.Text;
-  }
-
-  /**
-   * Next position of each trigger character in the current text. Kept across calls so text with
-   * many of one trigger and none of another is not searched to its end again and again.
-   * -2 means "not searched yet". Positions belong to one text: `push` counts each new text, and
-   * they are reset when first needed for it (text inside a call never needs them).
-   */
-  const nextTrigger: number[] = triggers.map(() => -2);
-  let textNumber = 0;
-  let triggersTextNumber = 0;
-
-  function findTrigger(text: string, from: number): number {
-    if (triggersTextNumber !== textNumber) {
-      triggersTextNumber = textNumber;
-      for (let index = 0; index < nextTrigger.length; index++) nextTrigger[index] = -2;
-    }
-    let next = -1;
-    for (let index = 0; index < triggers.length; index++) {
-      let found = nextTrigger[index]!;
-      if (found === -2 || (found !== -1 && found < from)) {
-        found = text.indexOf(triggers[index]!, from);
-        nextTrigger[index] = found;
+    if (callInReasoning) {
+      callInReasoning = false;
+      mode = Mode.Reasoning;
+      if (result.kind !== 'not-a-call') {
+        // The block's text before the call is one piece, and what follows it another: a block
+        // that never closes has the calls written in either read from them, not this one again.
+        if (reasoningText.length > 0) {
+          reasoningSegments.push({ start: reasoningStart, text: reasoningText.toString() });
+          reasoningText.clear();
+        }
+        reasoningStart = endOffset;
+        reasoningResumed = true;
       }
-      if (found !== -1 && (next === -1 || found < next)) next = found;
-    }
-    return next;
+    } else mode = Mode.Text;
   }
+
+  /** Next position of each trigger character in the current text (see TriggerSearch). */
+  const textSearch = new TriggerSearch(triggers);
+  /** Counts the texts read: `push` reads one, and so does each copy made to read text again. */
+  let textNumber = 0;
 
   /** Scans text mode from `start`; returns where it stopped (end of text, or a mode change). */
   function scanText(text: string, start: number): number {
@@ -360,7 +496,7 @@ export function createStreamEngine<CallData>(
     }
     let from = start;
     while (from < text.length) {
-      const next = findTrigger(text, from);
+      const next = textSearch.find(text, from, textNumber);
       if (next === -1) break;
       const match = trie.match(text, next, finalText);
       if (match.kind !== 'match' && longestLineOpener > 0) {
@@ -407,19 +543,38 @@ export function createStreamEngine<CallData>(
     if (data.kind === 'reasoning') {
       closeText();
       mode = Mode.Reasoning;
-      reasoningClosers = data.closers;
+      openReasoning(data.closers);
       reasoningStart = offset + at + length;
       emitReasoning('');
-    } else {
-      // The text block stays open: an opener that is not a call goes on as its text, and a
-      // call's first event closes it.
-      mode = Mode.Call;
-      callStart = offset + at;
-      callRaw.clear();
-      callRaw.append(text.slice(at, at + length));
-      outcome = undefined;
-      body = grammar.openCall(data.call, context);
+      return at + length;
     }
+    return enterCall(data.call, text, at, length);
+  }
+
+  /** A reasoning block opens whose closers are `closers`. */
+  function openReasoning(closers: readonly string[]): void {
+    reasoningClosers = closers;
+    reasoningResumed = false;
+    if (topLevel.reasoningOpeners.length === 0) return;
+    let scan = topLevel.reasoningScans.get(closers);
+    if (scan === undefined) {
+      scan = compileReasoningScan(closers, topLevel.reasoningOpeners);
+      topLevel.reasoningScans.set(closers, scan);
+    }
+    reasoningScan = scan;
+    reasoningSearch = new TriggerSearch(scan.triggers);
+  }
+
+  /** A call's opener matched at `text[at]`: its body reads what follows. */
+  function enterCall(call: CallData, text: string, at: number, length: number): number {
+    // The text block stays open: an opener that is not a call goes on as its text, and a
+    // call's first event closes it.
+    mode = Mode.Call;
+    callStart = offset + at;
+    callRaw.clear();
+    callRaw.append(text.slice(at, at + length));
+    outcome = undefined;
+    body = grammar.openCall(call, context);
     return at + length;
   }
 
@@ -440,16 +595,28 @@ export function createStreamEngine<CallData>(
     return enter(match.opener.data, text, 0, match.length - 1);
   }
 
+  /** The reasoning block ends (its closer was read). */
+  function endReasoning(): void {
+    closeReasoning();
+    reasoningText.clear();
+    reasoningSegments = [];
+    reasoningScan = undefined;
+    reasoningSearch = undefined;
+    mode = Mode.Text;
+  }
+
   /**
    * Reasoning runs to the first of its closers. Blocks do not nest: an agent that wrote
    * `<thinking>`, never closed it, and later wrote `<thinking>…</thinking>` ended its reasoning
    * at that first `</thinking>`, and what follows is read as usual.
    */
   function scanReasoning(text: string, start: number): number {
+    if (reasoningScan !== undefined) return scanReasoningForCalls(text, start);
     let closeAt = -1;
     let closer = '';
     for (const candidate of reasoningClosers) {
       const found = text.indexOf(candidate, start);
+      workMeter.characters += (found === -1 ? text.length : found) - start;
       if (found !== -1 && (closeAt === -1 || found < closeAt)) {
         closeAt = found;
         closer = candidate;
@@ -457,9 +624,7 @@ export function createStreamEngine<CallData>(
     }
     if (closeAt !== -1) {
       emitReasoning(text.slice(start, closeAt));
-      closeReasoning();
-      reasoningText.clear();
-      mode = Mode.Text;
+      endReasoning();
       return closeAt + closer.length;
     }
     // Hold back the longest tail that could still grow into a closer.
@@ -473,10 +638,40 @@ export function createStreamEngine<CallData>(
         }
       }
     }
-    const delta = text.slice(start, text.length - hold);
-    reasoningText.append(delta);
-    emitReasoning(delta);
+    readReasoning(text.slice(start, text.length - hold));
     pending = text.slice(text.length - hold);
+    return text.length;
+  }
+
+  /**
+   * Reasoning of a format whose special-token openers are read inside it: runs to its closer or
+   * to such an opener, whose call is read, and then the reasoning goes on.
+   */
+  function scanReasoningForCalls(text: string, start: number): number {
+    const { trie: reasoningTrie } = reasoningScan!;
+    let from = start;
+    while (from < text.length) {
+      const next = reasoningSearch!.find(text, from, textNumber);
+      if (next === -1) break;
+      const match = reasoningTrie.match(text, next, finalText);
+      if (match.kind === 'none') {
+        from = next + 1;
+        continue;
+      }
+      readReasoning(text.slice(start, next));
+      if (match.kind === 'partial') {
+        pending = text.slice(next);
+        return text.length;
+      }
+      const data = match.opener.data;
+      if (data.kind === 'close') {
+        endReasoning();
+        return next + match.length;
+      }
+      callInReasoning = true;
+      return enterCall(data.call, text, next, match.length);
+    }
+    readReasoning(text.slice(start));
     return text.length;
   }
 
@@ -526,15 +721,22 @@ export function createStreamEngine<CallData>(
     // the same text again forever: a bug in the body, reported at once.
     if (stop !== -1 && (stop < start || stop > end)) {
       throw new Error(
-        `a call body ended its call at ${stop}, outside the text it was given (${start}–${end})`,
+        `${formatName}: a call body ended its call at ${stop}, outside the text it was given (${start}–${end})`,
       );
     }
+    workMeter.characters += (stop === -1 ? end : stop) - start;
     writeText = '';
     writeStart = writeEnd = 0;
     if (stop !== -1) {
       const leftover = body!.leftover ?? '';
       // What follows the call's end, and the characters the body read past it, are not the call's.
       const callEnd = before + stop - start - leftover.length;
+      if (callEnd <= 0) {
+        // Its opener would be found again where it was, and handed back again, forever.
+        throw new Error(
+          `${formatName}: a call body handed back ${leftover.length} characters, all of its call (${before + stop - start}) and its opener with them: a call must consume at least its opener's first character`,
+        );
+      }
       if (outcome?.kind !== 'call') {
         if (callEnd > before) callRaw.append(text.slice(start, start + callEnd - before));
         else callRaw.truncate(callEnd);
@@ -577,12 +779,20 @@ export function createStreamEngine<CallData>(
       else if (mode === Mode.Call) position = scanCall(text, position);
       else position = scanCodeSpan(text, position);
       if (handBack.length > 0) {
-        // Re-read the few characters a call body read past its end, then the rest.
-        offset += position - handBack.length;
-        text = handBack + text.slice(position);
+        const again = handBack;
         handBack = '';
-        position = 0;
-        textNumber++;
+        if (again.length <= position && text.startsWith(again, position - again.length)) {
+          // The characters to read again are the text's last read: read on from them.
+          position -= again.length;
+        } else {
+          // They came in an earlier chunk (a call that began there): read them, then the rest.
+          // A call begins in an earlier chunk at most once per chunk, so this copy is too.
+          offset += position - again.length;
+          text = again + text.slice(position);
+          workMeter.characters += text.length;
+          position = 0;
+          textNumber++;
+        }
       }
     }
     offset += text.length - pending.length;
@@ -611,7 +821,9 @@ export function createStreamEngine<CallData>(
         }
         continue;
       }
-      if (mode === Mode.Text && pending.length > 0 && !heldFinal) {
+      const holdsOpener =
+        mode === Mode.Text || (mode === Mode.Reasoning && reasoningScan !== undefined);
+      if (holdsOpener && pending.length > 0 && !heldFinal) {
         heldFinal = true;
         const again = pending;
         pending = '';
@@ -626,9 +838,9 @@ export function createStreamEngine<CallData>(
     if (mode === Mode.Call && body) {
       body.finish(interrupted);
       closeCall(offset);
-    } else if (mode === Mode.Reasoning) {
-      reasoningText.append(held);
-      emitReasoning(held);
+    }
+    if (mode === Mode.Reasoning) {
+      readReasoning(held);
       closeReasoning();
       callsInOpenReasoning(interrupted);
     } else {
@@ -647,19 +859,30 @@ export function createStreamEngine<CallData>(
    * are reported instead (their text is in the reasoning already), and none runs.
    */
   function callsInOpenReasoning(interrupted: boolean): void {
-    const text = reasoningText.toString();
-    reasoningText.clear();
-    if (text.length === 0) return;
+    const segments = reasoningSegments;
+    reasoningSegments = [];
+    if (reasoningText.length > 0) {
+      segments.push({ start: reasoningStart, text: reasoningText.toString() });
+      reasoningText.clear();
+    }
+    for (const segment of segments) callsInReasoningText(segment, interrupted);
+  }
+
+  function callsInReasoningText(
+    { start: textStart, text }: ReasoningSegment,
+    interrupted: boolean,
+  ) {
     const spans: [number, number][] = [];
-    const inner = createStreamEngine(
+    const inner = createEngine(
       grammar,
       { ...parseOptions, startInReasoning: false, generateId: options.generateId },
       (start, end) => spans.push([start, end]),
+      formatName,
       true,
     );
     const events = inner.push(text);
     for (const event of inner.end()) events.push(event);
-    for (const [start, end] of spans) onCallSpan?.(reasoningStart + start, reasoningStart + end);
+    for (const [start, end] of spans) onCallSpan?.(textStart + start, textStart + end);
     if (interrupted) {
       for (const [start, end] of spans) {
         out.push({
@@ -669,7 +892,7 @@ export function createStreamEngine<CallData>(
             message:
               'the output was cut off inside a reasoning block that was never closed; the call written in it was not run',
             raw: text.slice(start, end),
-            offset: reasoningStart + start,
+            offset: textStart + start,
             inReasoning: true,
           },
         });
@@ -687,5 +910,6 @@ export function createStreamEngine<CallData>(
     }
   }
 
+  if (mode === Mode.Reasoning) openReasoning(topLevel.allClosers);
   return { push, end };
 }

@@ -1,4 +1,5 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { isWhiteSpace } from '../../scan/characters.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
@@ -112,16 +113,27 @@ class RecipientBody implements CallBody {
     return this.delegate?.leftover ?? this.given;
   }
 
-  /** Whether the line so far can still name a recipient: `all` or a declared tool. */
-  private mayBeRecipient(line: string): boolean {
-    const name = line.trimStart();
-    const trimmed = name.trimEnd();
-    const known = (candidate: string) =>
-      candidate === 'all' || this.context.options.toolsByName.has(candidate);
-    if (trimmed.length < name.length) return known(trimmed);
-    if ('all'.startsWith(name)) return true;
-    for (const tool of this.context.options.tools) if (tool.name.startsWith(name)) return true;
-    return false;
+  /**
+   * How much of `line` can still begin a recipient: white space, a prefix of `all` or of a
+   * declared tool's name, or the whole name and white space. The line is not one past that.
+   */
+  private recipientPrefix(line: string): number {
+    let nameStart = 0;
+    while (nameStart < line.length && isWhiteSpace(line.charCodeAt(nameStart))) nameStart++;
+    let longest = nameStart;
+    const reach = (name: string) => {
+      let end = nameStart;
+      while (end < line.length && end - nameStart < name.length) {
+        if (line.charCodeAt(end) !== name.charCodeAt(end - nameStart)) return end;
+        end++;
+      }
+      if (end - nameStart < name.length) return end;
+      while (end < line.length && isWhiteSpace(line.charCodeAt(end))) end++;
+      return end;
+    };
+    longest = Math.max(longest, reach('all'));
+    for (const tool of this.context.options.tools) longest = Math.max(longest, reach(tool.name));
+    return longest;
   }
 
   write(text: string, start: number, end: number): number {
@@ -131,15 +143,20 @@ class RecipientBody implements CallBody {
       // Only the output's first line may name a recipient without `>>>`.
       if (this.context.callText(0, 1) === '\n') return this.notACall(start);
     }
-    const lineEnd = text.indexOf('\n', start);
-    const stop = lineEnd === -1 || lineEnd >= end ? end : lineEnd;
-    this.recipient += text.slice(start, stop);
-    if (this.recipient.length > MAX_RECIPIENT || !this.mayBeRecipient(this.recipient)) {
+    // Read no further than a recipient can go: what was read is handed back when the line is
+    // not one, and a line read to its end per `>>>` would make `>>>>>>…` quadratic.
+    const limit = Math.min(end, start + MAX_RECIPIENT + 1 - this.recipient.length);
+    let stop = start;
+    while (stop < limit && text.charCodeAt(stop) !== 10 /* \n */) stop++;
+    const line = this.recipient + text.slice(start, stop);
+    const possible = Math.min(this.recipientPrefix(line), MAX_RECIPIENT);
+    if (possible < line.length) {
       // Not a recipient: what followed the opener is read again, and after `>>>` the opener's
       // last two characters too (`>>>>get_weather` is `>` then a recipient).
-      this.given = (this.atOutputStart ? '' : '>>') + this.recipient.slice(this.openerName.length);
-      return this.notACall(stop);
+      this.given = (this.atOutputStart ? '' : '>>') + line.slice(this.openerName.length, possible);
+      return this.notACall(start + possible - this.recipient.length);
     }
+    this.recipient = line;
     if (stop === end) return -1;
     const recipient = this.recipient.trim();
     if (recipient === 'all') {
