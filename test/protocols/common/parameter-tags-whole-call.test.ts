@@ -461,7 +461,7 @@ describe('layoutValueText', () => {
     fc.assert(
       fc.property(
         fc.array(PIECE, { maxLength: 12 }),
-        fc.constantFrom('block' as const, 'inline' as const),
+        fc.constantFrom('block' as const, 'inline' as const, 'exact' as const),
         (pieces, layout) => {
           let streamed = '';
           const sink = new ValueLayout(layout, (text) => {
@@ -473,6 +473,21 @@ describe('layoutValueText', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  it('keeps an exact value as written, split anywhere, when its own closer ends it', () => {
+    fc.assert(
+      fc.property(fc.array(PIECE, { maxLength: 12 }), (pieces) => {
+        let streamed = '';
+        const sink = new ValueLayout('exact', (text) => {
+          streamed += text;
+        });
+        for (const piece of pieces) sink.literal(piece);
+        sink.end(true);
+        expect(streamed).toBe(pieces.join(''));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -82,6 +82,19 @@ describe('deepseek V4 DSML (<｜DSML｜tool_calls>)', () => {
     }
   });
 
+  it('drops and reports a parameter closer written twice, never merging it into the value', () => {
+    const text = `<${DSML}tool_calls>\n<${DSML}invoke name="write_file">\n<${DSML}parameter name="path" string="true">a.txt</${DSML}parameter></${DSML}parameter>\n<${DSML}parameter name="content" string="true">hi</${DSML}parameter>\n</${DSML}invoke>\n</${DSML}tool_calls>`;
+    for (const [, reader] of READERS) {
+      const parts = partsOf(reader, text);
+      expect(callsIn(parts)).toEqual([
+        { name: 'write_file', input: { path: 'a.txt', content: 'hi' } },
+      ]);
+      expect(errorsIn(parts).map((error) => [error.code, error.raw])).toEqual([
+        ['stray-markup', `</${DSML}parameter>`],
+      ]);
+    }
+  });
+
   it('keeps an undeclared tool and a block with no invoke as text', () => {
     for (const [, reader] of READERS) {
       const unknown = `<${DSML}tool_calls>\n<${DSML}invoke name="launch">\n</${DSML}invoke>\n</${DSML}tool_calls>`;
