@@ -15,6 +15,7 @@ import { readMessagesRequest } from './anthropic-request.ts';
 import { MessageBuilder, MessageEvents, type MessageIdentity } from './anthropic-response.ts';
 import type { ChatRequest } from './conversation.ts';
 import { type ClientApi, errorResponse, ProxyError } from './errors.ts';
+import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from './json-shape.ts';
 import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { readChatCompletionsRequest } from './openai-request.ts';
 import {
@@ -77,8 +78,8 @@ const DEFAULT_MEMORY_BUDGET = Math.min(
 export const DEFAULT_PROXY_LIMITS: ProxyLimits = {
   maxBodyBytes: 16 * 1024 * 1024,
   bodyTimeoutMs: 30_000,
-  maxJsonDepth: 128,
-  maxJsonValues: 1_000_000,
+  maxJsonDepth: DEFAULT_JSON_SHAPE_LIMITS.maxDepth,
+  maxJsonValues: DEFAULT_JSON_SHAPE_LIMITS.maxValues,
   memoryBudgetBytes: DEFAULT_MEMORY_BUDGET,
   maxConcurrentRequests: 64,
   upstreamTimeoutMs: 10 * 60_000,
@@ -459,9 +460,15 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     const { controller, done } = place;
     const abort = () => controller.abort();
     try {
-      const body = await readRequestJson(c.req.raw, bodyLimits, place.memory);
+      const { body, values } = await readRequestJson(c.req.raw, bodyLimits, place.memory);
+      // Arguments sent as JSON text are held to what the body's limits leave.
+      const texts = new JsonTextReader({
+        maxDepth: Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH),
+        maxValues: limits.maxJsonValues - values,
+      });
       const request =
-        api === 'anthropic' ? readMessagesRequest(body) : readChatCompletionsRequest(body);
+        api === 'anthropic' ? readMessagesRequest(body) : readChatCompletionsRequest(body, texts);
+      place.memory.grow(texts.cost);
       const run = runReply(request, {
         upstream,
         protocol: protocolFor(request.model),

@@ -18,6 +18,9 @@ const TAB = 0x09;
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
+/** The limits a request body is read within unless the proxy is told others. */
+export const DEFAULT_JSON_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: 128, maxValues: 1_000_000 };
+
 export interface JsonShapeLimits {
   /** Deepest nesting of arrays and objects read. */
   readonly maxDepth: number;
@@ -38,23 +41,26 @@ export interface JsonShapeExcess {
 
 /**
  * Counts the values (strings, numbers, literals, arrays and objects; keys are strings too) and
- * the nesting of a JSON text, stopping at the first one past a limit. It does not check the
- * grammar: `JSON.parse` does that afterwards, on a text now known to be affordable. Escapes in
- * strings are skipped, so a quotation mark inside a string never ends it.
+ * the nesting of a JSON text, as bytes or as a string, stopping at the first one past a limit.
+ * It does not check the grammar: `JSON.parse` does that afterwards, on a text now known to be
+ * affordable. Escapes in strings are skipped, so a quotation mark inside a string never ends it.
  */
 export function measureJson(
-  bytes: Uint8Array,
+  input: Uint8Array | string,
   limits: JsonShapeLimits,
 ): JsonShape | JsonShapeExcess {
+  // Every structural character is ASCII, so UTF-16 units and UTF-8 bytes read alike.
+  const text = typeof input === 'string' ? input : undefined;
+  const bytes = typeof input === 'string' ? undefined : input;
   let values = 0;
   let depth = 0;
   let deepest = 0;
   let inString = false;
   /** Inside a number or a literal (`true`, `null`, …): its next bytes are the same value. */
   let inBareValue = false;
-  const length = bytes.length;
+  const length = input.length;
   for (let i = 0; i < length; i++) {
-    const byte = bytes[i]!;
+    const byte = text === undefined ? bytes![i]! : text.charCodeAt(i);
     if (inString) {
       if (byte === BACKSLASH) i++;
       else if (byte === QUOTATION_MARK) inString = false;
@@ -113,4 +119,44 @@ const COPIES_OF_TEXT = 6;
  */
 export function estimateJsonCost(bytes: number, shape: JsonShape): number {
   return COPIES_OF_TEXT * bytes + BYTES_PER_VALUE * shape.values;
+}
+
+/**
+ * Parses the JSON texts a request carries inside its strings (chat completions sends a call's
+ * arguments as JSON text): each is measured first, against what the request's limits leave, so
+ * such a string cannot be what a body may not be. `cost` sums what they will take, for the
+ * memory budget.
+ */
+export class JsonTextReader {
+  private readonly limits: JsonShapeLimits;
+  private values = 0;
+  /** Estimated memory of what was parsed, in bytes. */
+  cost = 0;
+
+  constructor(limits: JsonShapeLimits) {
+    this.limits = limits;
+  }
+
+  /** The value, or a problem: the text is nested too deep, holds too many values, or is not JSON. */
+  parse(
+    text: string,
+  ):
+    | { value: unknown }
+    | { problem: 'maxDepth' | 'maxValues' }
+    | { problem: 'syntax'; message: string } {
+    const shape = measureJson(text, {
+      maxDepth: this.limits.maxDepth,
+      maxValues: this.limits.maxValues - this.values,
+    });
+    if ('exceeds' in shape) return { problem: shape.exceeds };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { problem: 'syntax', message: (error as Error).message };
+    }
+    this.values += shape.values;
+    this.cost += estimateJsonCost(2 * text.length, shape);
+    return { value };
+  }
 }

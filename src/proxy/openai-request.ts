@@ -1,5 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
+import { ProxyError } from './errors.ts';
+import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from './json-shape.ts';
 import {
   arrayAt,
   booleanAt,
@@ -67,15 +69,26 @@ function toolChoiceOf(value: unknown, tools: readonly ToolDefinition[]): ToolCho
   return { type: 'tool', toolName: name };
 }
 
-/** A call's arguments from history: JSON text (as the API sends them) or already an object. */
-function argumentsOf(value: unknown, path: string): unknown {
+/**
+ * A call's arguments from history: JSON text (as the API sends them), read within what the
+ * request's limits leave, or already an object.
+ */
+function argumentsOf(value: unknown, path: string, texts: JsonTextReader): unknown {
   if (value === undefined || value === null || value === '') return {};
   if (typeof value !== 'string') return fieldsAt(value, path);
-  try {
-    return JSON.parse(value);
-  } catch (error) {
-    throw invalid(path, `is not JSON text: ${(error as Error).message}`);
-  }
+  const read = texts.parse(value);
+  if ('value' in read) return read.value;
+  if (read.problem === 'syntax') throw invalid(path, `is not JSON text: ${read.message}`);
+  if (read.problem === 'maxDepth')
+    throw invalid(
+      path,
+      'nests arrays and objects deeper than the proxy reads (limits.maxJsonDepth)',
+    );
+  throw new ProxyError(
+    413,
+    `${path} holds more JSON values than the proxy reads in one request (limits.maxJsonValues)`,
+    path,
+  );
 }
 
 function userContentOf(value: unknown, path: string): UserContent {
@@ -84,7 +97,7 @@ function userContentOf(value: unknown, path: string): UserContent {
 }
 
 /** Reads `messages` into turns; the leading system (and developer) messages become the system text. */
-function conversationOf(value: unknown): { system: string; turns: Turn[] } {
+function conversationOf(value: unknown, texts: JsonTextReader): { system: string; turns: Turn[] } {
   const messages = arrayAt(value, 'messages');
   if (messages.length === 0) throw invalid('messages', 'must hold at least one message');
   const system: string[] = [];
@@ -106,7 +119,7 @@ function conversationOf(value: unknown): { system: string; turns: Turn[] } {
         turns.push({ role: 'user', content: userContentOf(message.content, `${path}.content`) });
         break;
       case 'assistant':
-        turns.push(assistantTurn(message, path, calledTools));
+        turns.push(assistantTurn(message, path, calledTools, texts));
         break;
       case 'tool': {
         const result = toolResult(message, path, calledTools);
@@ -133,7 +146,12 @@ function conversationOf(value: unknown): { system: string; turns: Turn[] } {
   return { system: system.join('\n\n'), turns };
 }
 
-function assistantTurn(message: Fields, path: string, calledTools: Map<string, string>): Turn {
+function assistantTurn(
+  message: Fields,
+  path: string,
+  calledTools: Map<string, string>,
+  texts: JsonTextReader,
+): Turn {
   // A refusal is what the assistant said, as far as the next turn is concerned.
   const text = textOrRefusal(message, path);
   const calls: ToolCallToFormat[] = [];
@@ -148,7 +166,7 @@ function assistantTurn(message: Fields, path: string, calledTools: Map<string, s
       calls.push({
         toolName,
         toolCallId: id,
-        input: argumentsOf(fn.arguments, `${callPath}.function.arguments`),
+        input: argumentsOf(fn.arguments, `${callPath}.function.arguments`, texts),
       });
     }
   }
@@ -187,13 +205,19 @@ function toolResult(
   return { toolName, toolCallId: id, output: textOf(message.content, `${path}.content`) };
 }
 
-/** Reads and checks a chat completions request body; throws a 400 `ProxyError` naming the field. */
-export function readChatCompletionsRequest(body: unknown): ChatRequest {
+/**
+ * Reads and checks a chat completions request body; throws a 400 `ProxyError` naming the field.
+ * `texts` reads the JSON texts inside it (calls' arguments) within the request's limits.
+ */
+export function readChatCompletionsRequest(
+  body: unknown,
+  texts: JsonTextReader = new JsonTextReader(DEFAULT_JSON_SHAPE_LIMITS),
+): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
   const model = nameAt(fields.model, 'model');
   const settings = passedFields(fields, CHAT_COMPLETIONS_FIELDS);
   const tools = toolsOf(fields.tools);
-  const { system, turns } = conversationOf(fields.messages);
+  const { system, turns } = conversationOf(fields.messages, texts);
   const stream = booleanAt(fields.stream, 'stream', false);
   const streamOptions =
     fields.stream_options === undefined || fields.stream_options === null

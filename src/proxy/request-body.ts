@@ -73,7 +73,7 @@ export async function readRequestJson(
   request: Request,
   limits: BodyLimits,
   reservation: MemoryReservation,
-): Promise<unknown> {
+): Promise<{ body: unknown; values: number }> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type))
     throw new ProxyError(
@@ -103,7 +103,7 @@ export async function readRequestJson(
     throw new ProxyError(400, 'the body is not valid UTF-8');
   }
   try {
-    return JSON.parse(text);
+    return { body: JSON.parse(text), values: shape.values };
   } catch (error) {
     throw new ProxyError(400, `the body is not valid JSON: ${(error as Error).message}`);
   }

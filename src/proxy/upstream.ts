@@ -265,6 +265,28 @@ function reasoningOf(fields: Readonly<Record<string, unknown>>): string | undefi
   return typeof reasoning === 'string' && reasoning.length > 0 ? reasoning : undefined;
 }
 
+/** A token count: a whole number, not negative; anything else is left out. */
+function countAt(fields: Readonly<Record<string, unknown>>, name: string): number | undefined {
+  const value = fields[name];
+  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
+}
+
+/**
+ * The token counts of a reply, and nothing else of what the model server put there: the usage
+ * is written into the client's reply, so a server's odd (or deeply nested) value must not be.
+ */
+function usageOf(value: unknown): UpstreamUsage | undefined {
+  if (!isFields(value)) return undefined;
+  const prompt = countAt(value, 'prompt_tokens');
+  const completion = countAt(value, 'completion_tokens');
+  const total = countAt(value, 'total_tokens');
+  return {
+    ...(prompt === undefined ? {} : { prompt_tokens: prompt }),
+    ...(completion === undefined ? {} : { completion_tokens: completion }),
+    ...(total === undefined ? {} : { total_tokens: total }),
+  };
+}
+
 /** The piece one chat completions object (a reply or a stream chunk) carries. */
 function pieceOf(body: unknown, streamed: boolean): UpstreamPiece {
   if (!isFields(body))
@@ -275,7 +297,7 @@ function pieceOf(body: unknown, streamed: boolean): UpstreamPiece {
       `the model server reported an error: ${upstreamMessage(JSON.stringify(body))}`,
     );
   const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
-  const usage = isFields(body.usage) ? (body.usage as UpstreamUsage) : undefined;
+  const usage = usageOf(body.usage);
   if (!isFields(choice)) {
     if (!usage && !streamed)
       throw new ProxyError(502, 'the model server sent a reply without choices');
@@ -405,6 +427,15 @@ export async function* readStream(
       if (done || fault !== undefined) return;
       if (event.data === '[DONE]') {
         done = true;
+        return;
+      }
+      // An event is read like a whole reply, within its nesting and values.
+      const shape = measureJson(event.data, settings.json);
+      if ('exceeds' in shape) {
+        fault = new ProxyError(
+          502,
+          `the model server sent a stream event with more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
+        );
         return;
       }
       let data: unknown;

@@ -161,6 +161,49 @@ describe('proxy: a request costs memory by its shape, within a budget all reques
     },
   );
 
+  it('arguments sent as JSON text are held to the same limits as the body', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const parse = vi.spyOn(JSON, 'parse');
+    const withArguments = (text: string) =>
+      chat({
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          {
+            role: 'assistant',
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: text } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: 'rain' },
+        ],
+      });
+    const many = await proxy.app.request(
+      '/v1/chat/completions',
+      post(withArguments(`[${'{},'.repeat(1_100_000)}{}]`)),
+    );
+    expect(many.status).toBe(413);
+    const manyError = (await json(many)).error;
+    expect(manyError.param).toBe('messages[1].tool_calls[0].function.arguments');
+    expect(manyError.message).toContain('more JSON values than the proxy reads');
+    // The million objects were counted on the text, never built.
+    expect(
+      parse.mock.calls.some(
+        ([text]) => String(text).length > 3_000_000 && String(text).startsWith('[{}'),
+      ),
+    ).toBe(false);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const deep = await proxy.app.request(
+      '/v1/chat/completions',
+      post(withArguments(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)),
+    );
+    expect(deep.status).toBe(400);
+    expect((await json(deep)).error.message).toContain(
+      'messages[1].tool_calls[0].function.arguments nests arrays and objects deeper than the proxy reads',
+    );
+    expect(logged).not.toHaveBeenCalled();
+    expect(upstream!.requests).toHaveLength(0);
+  });
+
   it('a request that does not fit in the memory left gets 503; one that never fits 413', async () => {
     let release: () => void = () => {};
     const resume = new Promise<void>((resolve) => {
@@ -385,6 +428,40 @@ describe('proxy: the model server is untrusted', () => {
     expect((await json(response)).error.message).toContain(
       'answered a streamed request with "text/html", not an event stream; it begins "<html>proxy error</html>"',
     );
+  });
+
+  it('a stream event nested past limits.maxJsonDepth ends the stream with an error, never a crash', async () => {
+    const deepUsage = `{"choices":[],"usage":{"prompt_tokens":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
+    const events = `data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: ${deepUsage}\n\n`;
+    const proxy = await proxyFor([{ raw: { contentType: 'text/event-stream', body: events } }]);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const response = await proxy.app.request('/v1/chat/completions', post(chat({ stream: true })));
+    const text = await response.text();
+    expect(text).toContain('a stream event with more nesting or JSON values than the proxy reads');
+    expect(logged).not.toHaveBeenCalled();
+  });
+
+  it('only token counts of the usage reach the client', async () => {
+    const usage = {
+      prompt_tokens: 3,
+      completion_tokens: '4',
+      total_tokens: { x: [1] },
+      secret: 'x',
+    };
+    const reply = {
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+      usage,
+    };
+    const proxy = await proxyFor([
+      { raw: { contentType: 'application/json', body: JSON.stringify(reply) } },
+    ]);
+    const response = await proxy.app.request('/v1/chat/completions', post(chat()));
+    expect(response.status).toBe(200);
+    expect((await json(response)).usage).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 0,
+      total_tokens: 3,
+    });
   });
 
   it('a whole reply nested past limits.maxJsonDepth is a 502 saying so', async () => {
