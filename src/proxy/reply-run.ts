@@ -2,6 +2,7 @@ import type { ParseOptions, ToolCallProtocol } from '../core/index.ts';
 import { describeDemand } from '../core/index.ts';
 import type { ChatRequest } from './conversation.ts';
 import { ProxyError } from './errors.ts';
+import { estimateJsonCost, measureJson } from './json-shape.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { type ReplyEvent, ReplyReader } from './reply-events.ts';
 import {
@@ -65,6 +66,28 @@ const HELD_EVENT_BYTES = 64;
 function heldCost(event: ReplyEvent): number {
   const text = 'delta' in event ? event.delta.length : 0;
   return HELD_EVENT_BYTES + 2 * text;
+}
+
+/**
+ * Holds each call read in `events[from…]` to the limits of a whole reply (its arguments are
+ * parsed again to answer a Messages client) and adds what it takes to the request's memory.
+ */
+function chargeCalls(
+  events: readonly ReplyEvent[],
+  from: number,
+  settings: ReplyRunSettings,
+): void {
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]!;
+    if (event.type !== 'call-end') continue;
+    const shape = measureJson(event.input, settings.upstream.json);
+    if ('exceeds' in shape)
+      throw new ProxyError(
+        502,
+        `the model wrote a call of ${event.name} whose arguments hold more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
+      );
+    settings.memory?.grow(estimateJsonCost(2 * event.input.length, shape), 'reply');
+  }
 }
 
 /** A reply stopped by a limit or an error: a call still open then was cut off and never runs. */
@@ -163,7 +186,11 @@ export async function* runReply(
     };
     const take = (piece: UpstreamPiece, out: ReplyEvent[]) => {
       if (piece.reasoning !== undefined) out.push({ type: 'reasoning', delta: piece.reasoning });
-      if (piece.content !== undefined) reader.push(piece.content, out);
+      if (piece.content !== undefined) {
+        const from = out.length;
+        reader.push(piece.content, out);
+        chargeCalls(out, from, settings);
+      }
       if (piece.finishReason !== undefined) finishReason = piece.finishReason;
       if (piece.usage !== undefined) usage = addUsage(usage, piece.usage);
     };
@@ -200,6 +227,7 @@ export async function* runReply(
     const interrupted = isInterruption(finishReason);
     const out: ReplyEvent[] = [];
     reader.end(interrupted, out);
+    chargeCalls(out, 0, settings);
     const ready = release(out);
     if (ready) yield ready;
 

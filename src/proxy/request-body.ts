@@ -35,7 +35,17 @@ async function readBytes(
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        // The client went away or broke the body off: no answer reaches it, and nothing failed here.
+        throw new ProxyError(
+          400,
+          `the body could not be read: ${(error as Error)?.message ?? String(error)}`,
+        );
+      }
+      const { done, value } = read;
       if (timedOut)
         throw new ProxyError(
           408,

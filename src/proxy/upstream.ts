@@ -114,9 +114,22 @@ export function upstreamBaseURL(value: string): string {
 
 /** The most of an upstream error body read, to quote its message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** The most of the model server's own error message quoted to the client. */
+const MAX_QUOTED_MESSAGE_CHARS = 2000;
+
+/** A message from the model server, cut short when it is long. */
+function quoted(message: string): string {
+  return message.length > MAX_QUOTED_MESSAGE_CHARS
+    ? `${message.slice(0, MAX_QUOTED_MESSAGE_CHARS)}…`
+    : message;
+}
 
 /** The message in an error body: OpenAI's `{error: {message}}`, `{error: "…"}`, `{message}`, or the text. */
 function upstreamMessage(text: string): string {
+  return quoted(messageIn(text));
+}
+
+function messageIn(text: string): string {
   try {
     const body: unknown = JSON.parse(text);
     if (isFields(body)) {

@@ -297,6 +297,29 @@ describe('proxy: a slowly sent body', () => {
   });
 });
 
+describe('proxy: a body that breaks off', () => {
+  it('is a 400, not a logged 500, and gives its place back', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }]);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"model":'));
+        controller.error(new Error('the client went away'));
+      },
+    });
+    const response = await proxy.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', host: '127.0.0.1' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(400);
+    expect((await json(response)).error.message).toContain('the body could not be read');
+    expect(logged).not.toHaveBeenCalled();
+    expect(proxy.active()).toBe(0);
+  });
+});
+
 describe('proxy: the model server is untrusted', () => {
   const start = proxyHarness();
   const limits = { maxUpstreamReplyBytes: 64 * 1024, maxUpstreamEventBytes: 16 * 1024 };
@@ -402,6 +425,60 @@ describe('proxy: the model server is untrusted', () => {
     }
     expect(await hungUp(scripted)).toBe(1);
     expect(scripted.endlessBytes).toBeLessThan(ENDLESS_LIMIT / 4);
+  });
+
+  it('a call the model writes is held to the limits of a whole reply', async () => {
+    const call = callText({
+      toolName: 'get_weather',
+      toolCallId: 'c',
+      input: { a: Array.from({ length: 100_000 }, () => ({})) },
+    });
+    const { url } = await start([{ text: call }], { limits: { maxJsonValues: 50_000 } });
+    const post = (path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const many = await post(
+      '/v1/messages',
+      messages({ tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] }),
+    );
+    expect(many.status).toBe(502);
+    expect((await json(many)).error.message).toContain(
+      'a call of get_weather whose arguments hold more nesting or JSON values than the proxy reads (limits.maxJsonValues)',
+    );
+  });
+
+  it('what a call the model writes takes counts in the memory budget', async () => {
+    const call = callText({
+      toolName: 'get_weather',
+      toolCallId: 'c',
+      input: { a: Array.from({ length: 100_000 }, () => ({})) },
+    });
+    const { url: small } = await start([{ text: call }], {
+      limits: { memoryBudgetBytes: 4_000_000 },
+    });
+    const costly = await fetch(`${small}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chat()),
+    });
+    expect(costly.status).toBe(502);
+    expect((await json(costly)).error.message).toContain(
+      "the model server's reply would take about",
+    );
+  });
+
+  it("a model server's long error message is quoted cut short", async () => {
+    const proxy = await proxyFor([
+      { status: 500, errorMessage: 'CUDA out of memory '.repeat(2000) },
+    ]);
+    const response = await proxy.app.request('/v1/chat/completions', post(chat()));
+    expect(response.status).toBe(500);
+    const message: string = (await json(response)).error.message;
+    expect(message).toContain('answered 500: CUDA out of memory');
+    expect(message.length).toBeLessThan(2200);
   });
 
   it('a whole reply that is not JSON is a 502 quoting its start, not "no model server answers"', async () => {
