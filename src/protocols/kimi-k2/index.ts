@@ -1,10 +1,10 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
 import { MarkupBody } from '../common/markup-body.ts';
 import { type NamedJsonConfig, namedJsonBody } from '../common/named-json-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { CallOpener } from '../engine/stream-engine.ts';
 import { formatKimiK2ToolCall, formatKimiK2ToolResponse, formatKimiK2Tools } from './format.ts';
 
 /**
@@ -36,13 +36,18 @@ const CALL_CONFIG: NamedJsonConfig = {
   json: { closer: '<|tool_call_end|>', speculative: false },
 };
 
-const OPENERS: readonly Opener<KimiOpener>[] = [
+/**
+ * Every opener is a special token: Kimi-K2-Thinking writes its section before it closes its
+ * reasoning, and a section there is a call, never a mention of one (`inReasoning`).
+ */
+const OPENERS: readonly CallOpener<KimiOpener>[] = [
   ...SECTION_TOKENS.map((literal) => ({
     literal,
     delimited: false,
+    inReasoning: true,
     data: { kind: 'section' } as const,
   })),
-  { literal: '<|tool_call_begin|>', delimited: false, data: { kind: 'call' } },
+  { literal: '<|tool_call_begin|>', delimited: false, inReasoning: true, data: { kind: 'call' } },
 ];
 
 /**

@@ -85,6 +85,42 @@ describe('kimi-k2', () => {
     expect(errorsIn(parts)[0]?.raw).toContain('nonsense');
   });
 
+  describe('a section written before the reasoning closes (Kimi-K2-Thinking)', () => {
+    const weather = section(call('functions.get_weather:0', '{"city": "Oslo"}'));
+
+    it('runs its calls: special tokens are never a mention', () => {
+      const parts = partsOf(kimi, `<think>I need the weather.${weather}</think>It is mild.`);
+      expect(parts.map((part) => part.type)).toEqual(['reasoning', 'tool-call', 'text']);
+      expect(reasoningIn(parts)).toBe('I need the weather.');
+      expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
+      expect(textIn(parts)).toBe('It is mild.');
+    });
+
+    it('goes on reasoning after the section, and runs each call once when it never closes', () => {
+      const parts = partsOf(kimi, `<think>First.${weather}Then more.</think>Done.`);
+      expect(parts.map((part) => part.type)).toEqual([
+        'reasoning',
+        'tool-call',
+        'reasoning',
+        'text',
+      ]);
+      expect(reasoningIn(parts)).toBe('First.Then more.');
+      const open = partsOf(kimi, `<think>First.${weather}Then more.`);
+      expect(callsIn(open)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
+      expect(reasoningIn(open)).toBe('First.Then more.');
+    });
+
+    it('reports a broken call in reasoning, shown as reasoning, and never runs it', () => {
+      const broken = section(call('functions.get_weather:0', '{"city": "Oslo", nonsense'));
+      const parts = partsOf(kimi, `<think>Try.${broken}</think>`);
+      expect(callsIn(parts)).toEqual([]);
+      const [error] = errorsIn(parts);
+      expect(error).toMatchObject({ code: 'malformed-call', inReasoning: true });
+      expect(reasoningIn(parts)).toContain('nonsense');
+      expect(textIn(parts)).toBe('');
+    });
+  });
+
   it('renders its own format for the prompt and history', () => {
     const tools = kimi.formatTools([
       { name: 'get_weather', description: 'Weather', inputSchema: { type: 'object' } },
@@ -108,6 +144,8 @@ describe('kimi-k2', () => {
     'functions.get_weather:0',
     'functions.',
     ':0',
+    '<think>',
+    '</think>',
   ]);
 
   itStaysLinear(
