@@ -5,8 +5,8 @@ import type {
   ToolResponseToFormat,
 } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { resultJsonForPrompt } from '../common/json-text.ts';
 import { isNamePart, isNameStart } from '../common/python-call-values.ts';
+import { resultNameText, resultOutputJson } from '../common/result-text.ts';
 
 const ESCAPE = '<escape>';
 
@@ -54,15 +54,16 @@ export function formatFunctionGemmaToolCall(calls: readonly ToolCallToFormat[]):
 /**
  * `<start_function_response>response:NAME{value:<escape>…<escape>}<end_function_response>` per
  * result (`error:` for an error). FunctionGemma's strings have no escapes, so a string could
- * hold `<escape>` or a bare `call:NAME{…}`: the output is written as JSON text inside it, which
- * escapes both, for objects and strings alike.
+ * hold `<escape>` or a bare `call:NAME{…}`: the output is written as prompt-safe JSON text inside
+ * it, which escapes both, for objects and strings alike. The name is what the model called: a
+ * name that is not a plain one (markup, a special token) is written as a prompt-safe JSON string.
  */
 export function formatFunctionGemmaToolResponse(results: readonly ToolResponseToFormat[]): string {
   return results
     .map((result) => {
       const key = result.isError ? 'error' : 'value';
-      const body = `{${key}:${ESCAPE}${resultJsonForPrompt(result.output)}${ESCAPE}}`;
-      return `<start_function_response>response:${result.toolName}${body}<end_function_response>`;
+      const body = `{${key}:${ESCAPE}${resultOutputJson(result.output)}${ESCAPE}}`;
+      return `<start_function_response>response:${resultNameText(result.toolName)}${body}<end_function_response>`;
     })
     .join('');
 }

@@ -9,6 +9,7 @@ import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts'
 import { isNamePart } from '../common/python-call-values.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { ForeignCallBody, type ForeignCallMarkup } from './foreign-call.ts';
 import {
   formatFunctionGemmaToolCall,
   formatFunctionGemmaToolResponse,
@@ -27,17 +28,27 @@ const LEFT_BRACE = 0x7b;
  */
 interface GemmaCall {
   readonly explicit: boolean;
+  /** Another model's tokens around a `call:NAME{…}`: reported, never read (ForeignCallBody). */
+  readonly foreign?: ForeignCallMarkup;
 }
+
+const GEMMA4: ForeignCallMarkup = {
+  family: 'Gemma 4',
+  closer: '<tool_call|>',
+  stringDelimiter: '<|"|> tokens',
+};
 
 /**
  * A bare `call:NAME{…}` is read only where it begins the output: a literal that starts with a
  * line break is matched at the start of the output (and, by the engine's name-line rule, only
  * before a line that starts with a tag, where no call can follow it). So prose, a result or
- * another format's markup that mentions a call is never read as one.
+ * another format's markup that mentions a call is never read as one. Gemma 4's `<|tool_call>`
+ * around a `call:NAME{…}` is another grammar: its block is reported, never run.
  */
 const OPENERS: readonly Opener<GemmaCall>[] = [
   { literal: '<start_function_call>', delimited: false, data: { explicit: true } },
   { literal: `\n${CALL_PREFIX}`, delimited: false, data: { explicit: false } },
+  { literal: '<|tool_call>', delimited: false, data: { explicit: true, foreign: GEMMA4 } },
 ];
 
 const Phase = { Prefix: 0, Name: 1, Value: 2, AfterValue: 3, Done: 4 } as const;
@@ -303,7 +314,10 @@ export function functionGemmaProtocol(): ToolCallProtocol {
     grammar: {
       reasoningTags: THINK_TAGS,
       callOpeners: () => OPENERS,
-      openCall: (call, context) => new GemmaCallBody(context, call),
+      openCall: (call, context) =>
+        call.foreign
+          ? new ForeignCallBody(context, call.foreign)
+          : new GemmaCallBody(context, call),
     },
     formatTools: formatFunctionGemmaTools,
     formatToolCall: formatFunctionGemmaToolCall,
