@@ -20,6 +20,19 @@ export function resultOutputJson(output: unknown, indent?: number): string {
   return resultJsonForPrompt(output, indent);
 }
 
+/** Tool names written as they are: what OpenAI's API and the chat templates allow, and `.` `:`. */
+const PLAIN_NAME = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * A tool's name where a format writes it into a result's framing (`## Return of
+ * functions.NAME:0`, `<|start|>functions.NAME`): as it is when it is a plain name, else as a
+ * prompt-safe JSON string. A result's name is whatever the model called, so a name holding
+ * special tokens or a call must not write them.
+ */
+export function resultNameText(name: string): string {
+  return PLAIN_NAME.test(name) ? name : resultJsonForPrompt(name);
+}
+
 /** The output as prompt-safe JSON, after `Error: ` for a failure (most templates' wording). */
 export function resultBodyText(result: ToolResponseToFormat, indent?: number): string {
   const output = resultOutputJson(result.output, indent);

@@ -1,7 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
+import { resultBodyText } from '../common/result-text.ts';
 import { functionDeclaration, openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Whose conventions a prompt follows: V3 and R1, V3.1 (also V3.2-Exp), or V3.2's DSML. */
@@ -48,26 +49,21 @@ export function formatDeepseekToolCall(
   return `${CALLS_BEGIN}${calls.map((call) => formatOneCall(call, version)).join('')}${CALLS_END}`;
 }
 
-/** The output as JSON text, strings too, so no result can hold a call of any format. */
-function outputText(result: ToolResponseToFormat): string {
-  const output = resultJsonForPrompt(result.output);
-  return result.isError ? `Error: ${output}` : output;
-}
-
 /**
  * V3 and R1 wrap a turn's results in `<｜tool▁outputs▁begin｜>`; V3.1 writes each result in its
- * own `<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`, in call order.
+ * own `<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`, in call order. The output is prompt-safe
+ * JSON, text too (see result-text.ts).
  */
 export function formatDeepseekToolResponse(
   results: readonly ToolResponseToFormat[],
   version: DeepseekVersion,
 ): string {
   if (version === 'v3.2') {
-    const each = results.map((result) => `<result>${outputText(result)}</result>`);
+    const each = results.map((result) => `<result>${resultBodyText(result)}</result>`);
     return `<function_results>\n${each.join('\n')}\n</function_results>`;
   }
   const each = results.map(
-    (result) => `<｜tool▁output▁begin｜>${outputText(result)}<｜tool▁output▁end｜>`,
+    (result) => `<｜tool▁output▁begin｜>${resultBodyText(result)}<｜tool▁output▁end｜>`,
   );
   return version === 'v3'
     ? `<｜tool▁outputs▁begin｜>${each.join('\n')}<｜tool▁outputs▁end｜>`

@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
+import { resultBodyText } from '../common/result-text.ts';
 import { functionDeclaration } from '../common/tool-declarations.ts';
 import { typescriptNamespace } from '../common/typescript-tools.ts';
 
@@ -32,11 +33,10 @@ export function formatFunctionaryToolResponse(
 ): string {
   const role = version === 'v3.1' ? 'ipython' : 'tool';
   return results
-    .map((result) => {
-      const output = resultJsonForPrompt(result.output);
-      const body = result.isError ? `Error: ${output}` : output;
-      return `<|start_header_id|>${role}<|end_header_id|>\n\n${body}<|eot_id|>`;
-    })
+    .map(
+      (result) =>
+        `<|start_header_id|>${role}<|end_header_id|>\n\n${resultBodyText(result)}<|eot_id|>`,
+    )
     .join('');
 }
 

@@ -1,6 +1,12 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
+import {
+  envelopeJson,
+  resultEnvelope,
+  resultNameText,
+  resultOutputJson,
+} from '../common/result-text.ts';
 import { typescriptNamespace } from '../common/typescript-tools.ts';
 
 /**
@@ -24,9 +30,10 @@ export function formatGptOssToolCall(calls: readonly ToolCallToFormat[]): string
 export function formatGptOssToolResponse(results: readonly ToolResponseToFormat[]): string {
   return results
     .map((result) => {
-      const text = resultJsonForPrompt(result.output);
-      const output = result.isError ? `{"error":${text}}` : text;
-      return `<|start|>functions.${result.toolName} to=assistant<|channel|>commentary<|message|>${output}<|end|>`;
+      const output = result.isError
+        ? envelopeJson(resultEnvelope({ error: result.output }))
+        : resultOutputJson(result.output);
+      return `<|start|>functions.${resultNameText(result.toolName)} to=assistant<|channel|>commentary<|message|>${output}<|end|>`;
     })
     .join('\n');
 }

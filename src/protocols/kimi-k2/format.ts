@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { resultBodyText } from '../common/result-text.ts';
+import { resultBodyText, resultNameText } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Kimi numbers a turn's calls: `functions.get_weather:0`, `functions.get_time:1`. */
@@ -28,7 +28,8 @@ export function formatKimiK2ToolCall(calls: readonly ToolCallToFormat[]): string
 export function formatKimiK2ToolResponse(results: readonly ToolResponseToFormat[]): string {
   return results
     .map((result, index) => {
-      return `## Return of ${callId(result.toolName, index)}\n${resultBodyText(result)}`;
+      const id = callId(resultNameText(result.toolName), index);
+      return `## Return of ${id}\n${resultBodyText(result)}`;
     })
     .join('\n\n');
 }

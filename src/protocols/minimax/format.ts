@@ -1,7 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
+import { envelopeJson, resultEnvelope, resultOutputJson } from '../common/result-text.ts';
 import { functionDeclaration } from '../common/tool-declarations.ts';
 
 /**
@@ -63,9 +64,10 @@ export function formatMinimaxToolCall(calls: readonly ToolCallToFormat[]): strin
 export function formatMinimaxToolResponse(results: readonly ToolResponseToFormat[]): string {
   return results
     .map((result) => {
-      const text = resultJsonForPrompt(result.output);
       const output =
-        typeof result.output === 'object' && result.output !== null ? `{"result":${text}}` : text;
+        typeof result.output === 'object' && result.output !== null
+          ? envelopeJson(resultEnvelope({ result: result.output }))
+          : resultOutputJson(result.output);
       return `<response>${result.isError ? `Error: ${output}` : output}</response>`;
     })
     .join('\n');

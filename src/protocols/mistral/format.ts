@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
+import { envelopeJson, resultEnvelope, resultOutputJson } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Which tokenizer generation's conventions prompts are written in. */
@@ -56,13 +57,13 @@ export function formatMistralToolResponse(
   return results
     .map((result) => {
       const id = mistralCallId(result.toolCallId);
-      // The result as prompt-safe JSON (see resultJsonForPrompt): no result can hold
+      // The result as prompt-safe JSON (see result-text.ts): no result can hold
       // `[TOOL_CALLS]`, or a call any other format reads, as markup.
-      const text = resultJsonForPrompt(resultContent(result));
       if (style === 'pre-v11') {
-        const callId = id ? `,"call_id":${JSON.stringify(id)}` : '';
-        return `[TOOL_RESULTS]{"content":${text}${callId}}[/TOOL_RESULTS]`;
+        const envelope = resultEnvelope({ content: resultContent(result), call_id: id });
+        return `[TOOL_RESULTS]${envelopeJson(envelope)}[/TOOL_RESULTS]`;
       }
+      const text = resultOutputJson(resultContent(result));
       return `[TOOL_RESULTS]${id ? `${id}[TOOL_CONTENT]` : ''}${text}[/TOOL_RESULTS]`;
     })
     .join('');

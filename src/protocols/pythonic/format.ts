@@ -2,7 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { pythonCall } from '../common/python-call-format.ts';
-import { namedResultJson, resultOutputJson } from '../common/result-text.ts';
+import { namedResultJson, resultNameText, resultOutputJson } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /**
@@ -46,7 +46,8 @@ export function formatPythonicToolResponse(
     .map((result) => {
       if (style === 'olmo3') {
         const verb = result.isError ? 'failed' : 'returned';
-        return `Function ${result.toolName} ${verb}:\n${resultOutputJson(result.output)}`;
+        const name = resultNameText(result.toolName);
+        return `Function ${name} ${verb}:\n${resultOutputJson(result.output)}`;
       }
       const body = namedResultJson(result, 'output');
       return style === 'lfm2' ? `<|tool_response_start|>${body}<|tool_response_end|>` : body;

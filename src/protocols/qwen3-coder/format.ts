@@ -6,8 +6,9 @@ import type {
 } from '../../core/index.ts';
 import { propertiesOf, textOf } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt, resultJsonForPrompt } from '../common/json-text.ts';
+import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
+import { resultBodyText } from '../common/result-text.ts';
 
 /** The keys of a schema the template writes as their own tags; the others follow as JSON. */
 const PARAMETER_KEYS = new Set(['name', 'type', 'description']);
@@ -112,13 +113,11 @@ export function formatQwen3CoderToolCall(calls: readonly ToolCallToFormat[]): st
 
 /**
  * Results as the template renders tool messages in a user turn: `<tool_response>` each. The
- * output is written as JSON text, strings too, so no result can hold a call of any format.
+ * output is written as prompt-safe JSON, strings too (see result-text.ts), so no result can hold
+ * a call of any format.
  */
 export function formatToolResponses(results: readonly ToolResponseToFormat[]): string {
   return results
-    .map((result) => {
-      const output = resultJsonForPrompt(result.output);
-      return `<tool_response>\n${result.isError ? `Error: ${output}` : output}\n</tool_response>`;
-    })
+    .map((result) => `<tool_response>\n${resultBodyText(result)}\n</tool_response>`)
     .join('\n');
 }

@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { describeToolSection } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { resultBodyText } from '../common/result-text.ts';
+import { resultBodyText, resultNameText } from '../common/result-text.ts';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
 
@@ -76,7 +76,7 @@ export function formatXmlToolResponse(results: readonly ToolResponseToFormat[]):
   return results
     .map(
       (result) =>
-        `<tool_result tool_name="${escapeXmlAttribute(result.toolName)}">\n${escapeXmlText(resultBodyText(result, 2))}\n</tool_result>`,
+        `<tool_result tool_name="${escapeXmlAttribute(resultNameText(result.toolName))}">\n${escapeXmlText(resultBodyText(result, 2))}\n</tool_result>`,
     )
     .join('\n');
 }
