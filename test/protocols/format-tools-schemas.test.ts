@@ -167,3 +167,29 @@ describe.each(formats)('%s: formatTools describes any client schema', (_name, pr
     expect(protocol.formatTools([toolWith(schema)])).toContain('get_weather');
   });
 });
+
+describe('what a schema cannot say is described generically', () => {
+  const schema = { type: 'object', properties: { a: null, b: { type: 'string', description: 5 } } };
+  const byName = new Map(formats);
+
+  it.each([
+    ['xml', '- a (any, optional)'],
+    ['execute', '- a (any, optional)'],
+    ['apertus', 'a?: any,'],
+    ['gpt-oss', 'a?: any,'],
+    ['seed-oss', 'a: Any'],
+  ])('%s shows a parameter without a schema as any type', (name, line) => {
+    const text = byName.get(name)!.formatTools([toolWith(schema)]);
+    expect(text).toContain(line);
+    // The other parameter keeps its type; a description that is not text is left out.
+    expect(text).toMatch(/\bb\b[^\n]*\b(string|str)\b/);
+    expect(text).not.toMatch(/(\/\/ |: )5\b/);
+  });
+
+  it.each(formats)('%s: a tool name with markup or quotes', (_name, protocol) => {
+    const text = protocol.formatTools([
+      { name: 'a]]>b"c', description: 'x', inputSchema: { type: 'object' } },
+    ]);
+    expect(typeof text).toBe('string');
+  });
+});
