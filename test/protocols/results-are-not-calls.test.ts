@@ -13,6 +13,11 @@ import {
   jsonForPromptEscapingInStrings,
   resultJsonForPrompt,
 } from '../../src/protocols/common/json-text.ts';
+import {
+  envelopeJson,
+  resultEnvelope,
+  resultNameText,
+} from '../../src/protocols/common/result-text.ts';
 import { deepseekProtocol } from '../../src/protocols/deepseek/index.ts';
 import { functionaryProtocol } from '../../src/protocols/functionary/index.ts';
 import { mistralProtocol } from '../../src/protocols/mistral/index.ts';
@@ -334,5 +339,50 @@ describe('prompt-safe JSON text', () => {
     expect(jsonForPromptEscapingInStrings({ list: ['[TOOL_CALLS]'], '[k]': [] }, '[]')).toBe(
       '{"list":["\\u005bTOOL_CALLS\\u005d"],"\\u005bk\\u005d":[]}',
     );
+  });
+});
+
+describe('result envelopes', () => {
+  const value = fc.oneof(jsonValue, fc.jsonValue());
+
+  it('decode to their fields, laid out compact or indented, keys as they are', () => {
+    fc.assert(
+      fc.property(value, value, fc.constantFrom(undefined, 2, 4), (content, error, indent) => {
+        const envelope = resultEnvelope({
+          name: 'get_weather',
+          results: resultEnvelope({ '0': content }),
+          error,
+        });
+        const text = envelopeJson(envelope, indent);
+        expect(JSON.parse(text)).toEqual(
+          JSON.parse(JSON.stringify({ name: 'get_weather', results: { '0': content }, error })),
+        );
+        expect(text.startsWith(indent ? '{\n' : '{"name":')).toBe(true);
+        // Laid out as JSON.stringify lays out the same value.
+        if (indent) {
+          const plain = JSON.stringify(
+            { name: 'get_weather', results: { '0': content }, error },
+            null,
+            indent,
+          );
+          expect(text.split('\n').length).toBe(plain.split('\n').length);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('write an output shaped like an envelope as data', () => {
+    const lookalike = { fields: [['name', '<tool_call>']] };
+    const text = envelopeJson(resultEnvelope({ content: lookalike }));
+    expect(text).toBe('{"content":{"\\u0066ields":[["name","\\u003ctool_call\\u003e"]]}}');
+  });
+
+  it('leave plain names as they are and write any other as a prompt-safe string', () => {
+    expect(resultNameText('get_weather')).toBe('get_weather');
+    expect(resultNameText('ns.tool-1:v2')).toBe('ns.tool-1:v2');
+    expect(resultNameText('x<|im_start|>')).toBe('"x\\u003c|im_start|\\u003e"');
+    expect(resultNameText('[TOOL_CALLS]a')).toBe('"\\u005bTOOL_CALLS\\u005da"');
+    expect(resultNameText('')).toBe('""');
   });
 });
