@@ -5,6 +5,7 @@ import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts'
 import {
   bareArrayLiterals,
   bareArrayOpeners,
+  isMarkupOpening,
   type JsonOpening,
   markupOpeners,
   openJsonCall,
@@ -13,6 +14,7 @@ import { MISTRAL_THINK_TAGS } from '../common/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { argumentsBody, argumentsBodyAfterBrace } from './arguments-body.ts';
 import { MISTRAL_SHAPE, MistralCallsBody } from './calls-body.ts';
+import { ClosedBlockBody } from './closed-block-body.ts';
 import {
   formatMistralToolCall,
   formatMistralToolResponse,
@@ -86,7 +88,10 @@ function strippedCallOpeners(tools: readonly ToolDefinition[]): readonly Opener<
 }
 
 function openMistralCall(opening: MistralOpening, context: CallContext): CallBody {
-  if ('toolCalls' in opening) return new MistralCallsBody(context);
+  // An array of calls runs nothing before its `]`.
+  if ('toolCalls' in opening) {
+    return new ClosedBlockBody(context, (holding) => new MistralCallsBody(holding));
+  }
   if ('strippedCall' in opening) {
     const tool = context.options.toolsByName.get(opening.strippedCall)!;
     // Without `[ARGS]` the name and brace may be ordinary text: only a well-formed call counts.
@@ -94,7 +99,8 @@ function openMistralCall(opening: MistralOpening, context: CallContext): CallBod
       ? argumentsBodyAfterBrace(context, tool, true)
       : argumentsBody(context, tool, false);
   }
-  return openJsonCall(opening, context);
+  if (isMarkupOpening(opening)) return openJsonCall(opening, context);
+  return new ClosedBlockBody(context, (holding) => openJsonCall(opening, holding));
 }
 
 /**

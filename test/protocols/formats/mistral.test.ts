@@ -56,6 +56,33 @@ describe('mistral: tokenizers before v11', () => {
     expect(textIn(parts)).toBe('  junk  trail');
   });
 
+  it('runs none of the calls of an array cut before its ], and reports the whole array', () => {
+    const closed =
+      '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "search", "arguments": {"query": "x"}}';
+    for (const [text, interrupted] of [
+      [`${closed}, {"name": "get_weather", "argu`, false],
+      [`${closed}, {"name": "get_weather", "arguments": {"city": "Ro`, false],
+      [closed, true],
+      [closed.slice('[TOOL_CALLS]'.length), true],
+      [`${closed.slice('[TOOL_CALLS]'.length)}, {"name`, false],
+    ] as const) {
+      const parts = partsOf(mistral, text, { interrupted });
+      expect(callsIn(parts)).toEqual([]);
+      const errors = errorsIn(parts);
+      expect(errors.map((error) => error.code)).toEqual(['incomplete-call']);
+      expect(errors[0]!.raw).toBe(text);
+      expect(textIn(parts)).toBe(text);
+    }
+  });
+
+  it('runs the calls of an array whose ] came, or whose output ended with only ] missing', () => {
+    const array =
+      '[{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "search", "arguments": {"query": "x"}}';
+    for (const text of [`[TOOL_CALLS]${array}] Done.`, `[TOOL_CALLS]${array}`]) {
+      expect(callsIn(partsOf(mistral, text))).toHaveLength(2);
+    }
+  });
+
   it('repairs loose JSON and types values by the schema', () => {
     const parts = partsOf(
       mistral,
