@@ -199,6 +199,9 @@ describe('patterns the linear engine cannot express are refused by name', () => 
     ['^a{1001}$', /linear-time engine.*repeat count/],
     ['(', /not a valid regular expression/],
     ['\\p{Script_Extensions=Greek}', /Unicode property/],
+    // Linear, but with 20 000 steps per character: 50 000 characters took 20 s.
+    ['(?:a|b|c|d){1000}'.repeat(20), /expands to about 80000 steps .* at most 5000/],
+    ['((ab){10}c){30}d{1000}w{1000}x{1000}y{1000}z{1000}', /expands to about 5630 steps/],
   ];
 
   it.each(refused)('%s', (pattern, reason) => {
@@ -209,6 +212,22 @@ describe('patterns the linear engine cannot express are refused by name', () => 
     expect(problems[0]!.keyword).toBe('schema');
     expect(problems[0]!.message).toContain(JSON.stringify(pattern));
     expect(problems[0]!.message).toMatch(reason);
+  });
+
+  it('refuses a pattern too large before compiling it, and keeps large real ones', () => {
+    const compile = vi.spyOn(RE2JS, 'compile');
+    expect(() =>
+      compileSchemaPattern(`${'[a-z]{1000}'.repeat(6)}|unique-${Math.random()}`),
+    ).toThrow(/expands to about 6\d{3} steps/);
+    expect(compile).not.toHaveBeenCalled();
+    for (const pattern of [
+      '^.{0,1000}$',
+      '^(?:[a-z]{1,63}\\.){1,10}[a-z]{2,63}$',
+      '^[\\s\\S]{1,1000}[\\s\\S]{0,1000}$',
+    ]) {
+      const linear = compileSchemaPattern(pattern);
+      expect(linear.test('abc.de')).toBe(new RegExp(pattern, 'u').test('abc.de'));
+    }
   });
 
   it('checkSchemaPatterns names the schema path of the first refused pattern', () => {
