@@ -308,7 +308,7 @@ describe('formats defined by regular expressions run in linear time', () => {
 
   it('checks a 350 KB url attack at once (39 s with ajv-formats)', () => {
     const seen = watchRegExps();
-    const text = `http://${'a._.'.repeat(88_000)}`;
+    const text = 'http://a._.'.repeat(32_000);
     const problems = createValidator().validate(text, { type: 'string', format: 'url' });
     expect(problems.map((problem) => problem.keyword)).toEqual(['format']);
     expect(seen.some((input) => typeof input === 'string' && input.includes(text))).toBe(false);
