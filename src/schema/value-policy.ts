@@ -64,7 +64,7 @@ function buildPolicy(schema: JsonSchema | undefined, root: JsonSchema): ValuePol
 
   const properties = new Map<string, ValuePolicy>();
   const items = new Map<number, ValuePolicy>();
-  const policy: ValuePolicy = {
+  const built: ValuePolicy = {
     streams: (kind) => streamable[kind] === true,
     property(key) {
       let policy = properties.get(key);
@@ -90,10 +90,10 @@ function buildPolicy(schema: JsonSchema | undefined, root: JsonSchema): ValuePol
   // only where strings are all the schema admits here, else coerceText types it.
   const asString = streamable.string && (mask & ~STRING) === 0;
   registerTextReading(
-    policy,
+    built,
     createTextReading(mask, asString, rewritable || !known, (text) =>
       coerceText(text, resolved, root),
     ),
   );
-  return policy;
+  return built;
 }
