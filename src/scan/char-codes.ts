@@ -17,6 +17,7 @@ export const SLASH = 0x2f;
 export const DIGIT_ZERO = 0x30;
 export const DIGIT_NINE = 0x39;
 export const COLON = 0x3a;
+export const LESS_THAN = 0x3c;
 export const AT_SIGN = 0x40;
 export const UPPER_A = 0x41;
 export const UPPER_E = 0x45;

@@ -17,10 +17,12 @@ import {
   DIGIT_ZERO,
   DOLLAR,
   DOT,
+  GRAVE_ACCENT,
   HIGH_SURROGATE_FIRST,
   HIGH_SURROGATE_LAST,
   LEFT_BRACE,
   LEFT_BRACKET,
+  LESS_THAN,
   LINE_FEED,
   LOWER_A,
   LOWER_B,
@@ -83,8 +85,23 @@ export interface JsonTokenizerOptions {
    * Accept JSON as written and nothing looser: no single quotes, unquoted keys, Python
    * literals, comments, trailing or missing commas, `\'` or raw control characters in strings. Default
    * `false`.
+   *
+   * Loose JSON also reads three slips models make, each decided by the next character, never by
+   * reading anything again: an escape JSON does not define (`\$`, `\d`, `\.`, `C:\users`) keeps
+   * its backslash, as Python's string literals do, so code and patterns reach the tool as the model
+   * meant them; a quote inside a string that is not followed by what may follow a string there (a
+   * `,`, the container's closing bracket, a key's `:`) is a literal quote (`"He said "hi" to me"`);
+   * and a value whose first object opens with `{{` has every brace doubled (a template's escape,
+   * `{{"name": …, "arguments": {{…}}}}`), each pair read as one brace: a single brace then fails.
    */
   readonly strict?: boolean;
+  /**
+   * Whether a value string at this container depth (1: in the root container) may hold an
+   * unescaped inner quote (see `strict`). Elsewhere a quote closes its string at once, so the
+   * string's end is reported without waiting for the next character (a call's name, read by a
+   * caller that streams the call as soon as its name is whole). Default: at every depth.
+   */
+  readonly innerQuotesAt?: (depth: number) => boolean;
 }
 
 export interface JsonTokenizer {
@@ -135,6 +152,20 @@ const IN_BLOCK_COMMENT_STAR = 14;
 // Final:
 const COMPLETE = 15;
 const FAILED = 16;
+// Loose JSON's repairs, decided by the character that follows:
+/** A quote that closes the string only if what follows it can come after a string there. */
+const IN_QUOTE_CANDIDATE = 17;
+/** The value's first `{`: a second one right after it means every brace is doubled. */
+const IN_FIRST_BRACE = 18;
+/** Doubled braces: the second `{` of a pair. */
+const IN_SECOND_OPENING_BRACE = 19;
+/** Doubled braces: the second `}` of a pair. */
+const IN_SECOND_CLOSING_BRACE = 20;
+
+// How the value writes its objects' braces (`{{…}}`: escaped for a template, see IN_FIRST_BRACE).
+const BRACES_UNKNOWN = 0;
+const BRACES_SINGLE = 1;
+const BRACES_DOUBLED = 2;
 
 // Where a number is in the JSON number grammar.
 const NUMBER_AFTER_MINUS = 0;
@@ -302,6 +333,7 @@ export function createJsonTokenizer(
     handler,
     options.maxDepth ?? DEFAULT_MAX_DEPTH,
     options.strict ?? false,
+    options.innerQuotesAt,
   );
 }
 
@@ -359,10 +391,24 @@ class StreamingJsonTokenizer implements JsonTokenizer {
 
   private stateBeforeComment = EXPECT_VALUE;
 
-  constructor(handler: JsonTokenHandler, maxDepth: number, strict: boolean) {
+  /** IN_QUOTE_CANDIDATE: the quote and the white space read after it. */
+  private heldQuote = '';
+  /** IN_UNICODE_ESCAPE: the hex digits as written, kept if the escape turns out not to be one. */
+  private unicodeDigits = '';
+  private braces = BRACES_UNKNOWN;
+
+  private readonly innerQuotesAt: ((depth: number) => boolean) | undefined;
+
+  constructor(
+    handler: JsonTokenHandler,
+    maxDepth: number,
+    strict: boolean,
+    innerQuotesAt: ((depth: number) => boolean) | undefined,
+  ) {
     this.handler = handler;
     this.maxDepth = maxDepth;
     this.strict = strict;
+    this.innerQuotesAt = innerQuotesAt;
   }
 
   /** The next raw control character in `text` from `from` (remembered for the write). */
@@ -397,8 +443,9 @@ class StreamingJsonTokenizer implements JsonTokenizer {
 
   closingBrackets(): string {
     let brackets = '';
+    const closeObject = this.braces === BRACES_DOUBLED ? '}}' : '}';
     for (let index = this.containers.length - 1; index >= 0; index--) {
-      brackets += this.containers[index] === OBJECT ? '}' : ']';
+      brackets += this.containers[index] === OBJECT ? closeObject : ']';
     }
     return brackets;
   }
@@ -446,6 +493,14 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         case IN_BLOCK_COMMENT_STAR:
           index = this.readComment(text, index, end);
           break;
+        case IN_QUOTE_CANDIDATE:
+          index = this.readQuoteCandidate(text, index, end);
+          break;
+        case IN_FIRST_BRACE:
+        case IN_SECOND_OPENING_BRACE:
+        case IN_SECOND_CLOSING_BRACE:
+          index = this.readBrace(text, index);
+          break;
         default:
           index = this.readBetweenTokens(text, index);
       }
@@ -461,6 +516,11 @@ class StreamingJsonTokenizer implements JsonTokenizer {
   }
 
   finish(): boolean {
+    if (this.state === IN_QUOTE_CANDIDATE) {
+      // Nothing follows the quote: it closed the string.
+      this.heldQuote = '';
+      this.closeString();
+    }
     if (this.state === COMPLETE) return true;
     if (this.state === FAILED) return false;
     if (
@@ -561,7 +621,8 @@ class StreamingJsonTokenizer implements JsonTokenizer {
     this.eventOffset = this.offsetBase + index;
     switch (code) {
       case LEFT_BRACE:
-        this.openContainer(OBJECT, index);
+        if (this.braces === BRACES_SINGLE || this.strict) this.openContainer(OBJECT, index);
+        else this.state = this.braces === BRACES_DOUBLED ? IN_SECOND_OPENING_BRACE : IN_FIRST_BRACE;
         return index + 1;
       case LEFT_BRACKET:
         this.openContainer(ARRAY, index);
@@ -638,8 +699,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         // A "}" here also accepts a trailing comma.
         if (code === RIGHT_BRACE) {
           if (afterComma && this.refusesLoose(index, 'a trailing comma')) return index;
-          this.closeContainer(index);
-          return index + 1;
+          return this.closeObject(index);
         }
         if (code === QUOTATION_MARK || code === APOSTROPHE) {
           if (code === APOSTROPHE && this.refusesLoose(index, 'a single-quoted key')) {
@@ -671,10 +731,8 @@ class StreamingJsonTokenizer implements JsonTokenizer {
           this.afterComma = this.strict;
           return index + 1;
         }
-        if (
-          (code === RIGHT_BRACE && innermost === OBJECT) ||
-          (code === RIGHT_BRACKET && innermost === ARRAY)
-        ) {
+        if (code === RIGHT_BRACE && innermost === OBJECT) return this.closeObject(index);
+        if (code === RIGHT_BRACKET && innermost === ARRAY) {
           this.closeContainer(index);
           return index + 1;
         }
@@ -723,7 +781,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         const decoded = decodeJsonStringContent(text, index, decodeEnd);
         if (decoded !== undefined) {
           this.stringText += decoded;
-          return close === -1 ? decodeEnd : this.endString(close);
+          return close === -1 ? decodeEnd : this.quoteFound(text, close, end);
         }
         // Not strict JSON (a raw control character, `\'`…): read it one escape at a time.
         this.nativeDecodeFailed = true;
@@ -743,7 +801,83 @@ class StreamingJsonTokenizer implements JsonTokenizer {
       this.state = IN_ESCAPE;
       return stop + 1;
     }
-    return this.endString(stop);
+    return this.quoteFound(text, stop, end);
+  }
+
+  /**
+   * The string's quote at `text[quote]`. In loose JSON it closes the string only when what
+   * follows it (after white space) may follow a string there; otherwise the model left an inner
+   * quote unescaped, and it is content. When the write ends first, the quote waits.
+   */
+  private quoteFound(text: string, quote: number, end: number): number {
+    // A key's quote always closes it: keys are short, and a slip there is not worth a guess.
+    const depth = this.containers.length;
+    if (
+      this.strict ||
+      this.stringIsKey ||
+      depth === 0 ||
+      (this.innerQuotesAt !== undefined && !this.innerQuotesAt(depth))
+    ) {
+      return this.endString(quote);
+    }
+    let index = quote + 1;
+    while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
+    if (index === end) {
+      this.heldQuote = text.slice(quote, end);
+      this.state = IN_QUOTE_CANDIDATE;
+      return end;
+    }
+    if (this.followsString(text.charCodeAt(index), index > quote + 1)) return this.endString(quote);
+    this.stringText += text.slice(quote, index);
+    return index;
+  }
+
+  /** After a held quote: white space waits, anything else decides (see `quoteFound`). */
+  private readQuoteCandidate(text: string, start: number, end: number): number {
+    let index = start;
+    while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
+    if (index === end) {
+      this.heldQuote += text.slice(start, end);
+      return end;
+    }
+    const held = this.heldQuote + text.slice(start, index);
+    this.heldQuote = '';
+    if (this.followsString(text.charCodeAt(index), held.length > 1)) {
+      this.closeString();
+      return index;
+    }
+    this.stringText += held;
+    this.state = IN_STRING;
+    return index;
+  }
+
+  /**
+   * Whether `code`, after a value string's closing quote (and white space when `spaced`), may
+   * follow the string: a `,` or its container's closing bracket; markup (`<`, a backtick: a
+   * block's closer after JSON the model cut short, `{"a": "x"<|tool_call_end|>`); after white
+   * space, a comment, the next member's quote or an array's next container (a comma left out),
+   * or `+` (the model joined strings as in code: refused where it stands rather than read as
+   * content); anything after a string that is the whole value.
+   */
+  private followsString(code: number, spaced: boolean): boolean {
+    const innermost = this.containers[this.containers.length - 1];
+    if (innermost === undefined) return true;
+    if (
+      code === COMMA ||
+      code === (innermost === OBJECT ? RIGHT_BRACE : RIGHT_BRACKET) ||
+      code === LESS_THAN ||
+      code === GRAVE_ACCENT
+    ) {
+      return true;
+    }
+    if (!spaced) return false;
+    return (
+      code === QUOTATION_MARK ||
+      code === APOSTROPHE ||
+      code === SLASH ||
+      code === PLUS ||
+      (innermost === ARRAY && (code === LEFT_BRACE || code === LEFT_BRACKET))
+    );
   }
 
   /**
@@ -773,6 +907,11 @@ class StreamingJsonTokenizer implements JsonTokenizer {
 
   /** The string closes at `text[quote]`: report it. Returns the next index. */
   private endString(quote: number): number {
+    this.closeString();
+    return quote + 1;
+  }
+
+  private closeString(): void {
     const decoded = this.stringText;
     this.stringText = '';
     if (this.stringIsKey) {
@@ -783,7 +922,39 @@ class StreamingJsonTokenizer implements JsonTokenizer {
       this.handler.endString();
       this.valueEnded();
     }
-    return quote + 1;
+  }
+
+  /** A `}` closes the innermost object; with doubled braces, once its second `}` comes. */
+  private closeObject(index: number): number {
+    if (this.braces === BRACES_DOUBLED) this.state = IN_SECOND_CLOSING_BRACE;
+    else this.closeContainer(index);
+    return index + 1;
+  }
+
+  /** The character after a `{` (or a doubled `}`): see IN_FIRST_BRACE and the two after it. */
+  private readBrace(text: string, index: number): number {
+    const code = text.charCodeAt(index);
+    switch (this.state) {
+      case IN_FIRST_BRACE:
+        // `{{` never begins JSON: the braces are doubled, and this one is the first's pair.
+        this.braces = code === LEFT_BRACE ? BRACES_DOUBLED : BRACES_SINGLE;
+        this.openContainer(OBJECT, index);
+        return code === LEFT_BRACE ? index + 1 : index;
+      case IN_SECOND_OPENING_BRACE:
+        if (code !== LEFT_BRACE) {
+          this.failUnexpected(text, index, 'a second "{" (every brace is doubled)');
+          return index;
+        }
+        this.openContainer(OBJECT, index);
+        return index + 1;
+      default:
+        if (code !== RIGHT_BRACE) {
+          this.failUnexpected(text, index, 'a second "}" (every brace is doubled)');
+          return index;
+        }
+        this.closeContainer(index);
+        return index + 1;
+    }
   }
 
   private readEscape(text: string, index: number): number {
@@ -791,11 +962,18 @@ class StreamingJsonTokenizer implements JsonTokenizer {
     if (code === LOWER_U) {
       this.unicodeDigitCount = 0;
       this.unicodeValue = 0;
+      this.unicodeDigits = '';
       this.state = IN_UNICODE_ESCAPE;
       return index + 1;
     }
     const decoded = SIMPLE_ESCAPES[code];
     if (code === APOSTROPHE && this.refusesLoose(index - 1, "the escape \\'")) return index;
+    if (decoded === undefined && !this.strict) {
+      // Not a JSON escape: the backslash stands, as written (see JsonTokenizerOptions.strict).
+      this.stringText += `\\${text.charAt(index)}`;
+      this.state = IN_STRING;
+      return index + 1;
+    }
     if (decoded === undefined) {
       const offset = this.offsetBase + index - 1;
       this.fail(
@@ -812,10 +990,17 @@ class StreamingJsonTokenizer implements JsonTokenizer {
   private readUnicodeEscape(text: string, index: number, end: number): number {
     while (index < end) {
       const digit = hexDigitValue(text.charCodeAt(index));
+      if (digit < 0 && !this.strict) {
+        // `\u` without four hex digits (`C:\users`) is not an escape: it stands as written.
+        this.stringText += `\\u${this.unicodeDigits}`;
+        this.state = IN_STRING;
+        return index;
+      }
       if (digit < 0) {
         this.failUnexpected(text, index, 'a hex digit in a \\u escape');
         return index;
       }
+      this.unicodeDigits += text.charAt(index);
       this.unicodeValue = this.unicodeValue * 16 + digit;
       index++;
       if (++this.unicodeDigitCount === 4) {
@@ -974,7 +1159,10 @@ class StreamingJsonTokenizer implements JsonTokenizer {
     } else if (
       !this.stringIsKey &&
       this.stringText !== '' &&
-      (state === IN_STRING || state === IN_ESCAPE || state === IN_UNICODE_ESCAPE)
+      (state === IN_STRING ||
+        state === IN_ESCAPE ||
+        state === IN_UNICODE_ESCAPE ||
+        state === IN_QUOTE_CANDIDATE)
     ) {
       const stringText = this.stringText;
       const last = stringText.charCodeAt(stringText.length - 1);
@@ -1001,6 +1189,12 @@ class StreamingJsonTokenizer implements JsonTokenizer {
           : 'inside a number';
       case IN_LITERAL:
         return `expected "${this.literalWord}"`;
+      case IN_FIRST_BRACE:
+        return 'expected a key or "}"';
+      case IN_SECOND_OPENING_BRACE:
+        return 'expected a second "{" (every brace is doubled)';
+      case IN_SECOND_CLOSING_BRACE:
+        return 'expected a second "}" (every brace is doubled)';
       case IN_IDENTIFIER_KEY:
         return 'expected ":"';
       case IN_COMMENT_START:

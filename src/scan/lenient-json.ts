@@ -4,7 +4,9 @@
  * can overflow its stack. Nothing here throws on any text, and the work is linear in the text.
  *
  * Loose JSON is what the streaming tokenizer accepts (single quotes, unquoted keys, Python's
- * `True`/`False`/`None`, comments, trailing and missing commas), read by that same tokenizer, so the streaming
+ * `True`/`False`/`None`, comments, trailing and missing commas, escapes JSON does not define kept
+ * as written, unescaped inner quotes, doubled braces: see `JsonTokenizerOptions.strict`), read by
+ * that same tokenizer, so the streaming
  * and whole-text paths share one definition of it; the one repair added here is closing the
  * brackets a writer forgot, when the caller's own markup showed that the block had ended.
  * Everything else is refused with what was wrong and where: a missing value or key

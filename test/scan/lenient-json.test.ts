@@ -127,16 +127,31 @@ function writeLoosely(value: unknown, choose: (ways: number) => number): string 
     return choose(2) === 0 ? strict : `'${strict.slice(1, -1).replaceAll("'", "\\'")}'`;
   }
   const trailing = choose(2) === 0 ? ',' : '';
+  // A comma left out after a string is read before a quote or a bracket only: before a word or
+  // a number the quote is taken as the string's own (an unescaped inner quote).
+  const join = (parts: readonly string[], values: readonly unknown[]) =>
+    parts
+      .map((part, index) => {
+        if (index === 0) return part;
+        const chosen = separator();
+        const keepsComma = typeof values[index - 1] !== 'string' || chosen.includes(',');
+        return (keepsComma ? chosen : ',') + part;
+      })
+      .join('');
   if (Array.isArray(value)) {
     const elements = value.map((element) => space() + writeLoosely(element, choose) + space());
-    return `[${elements.join(separator())}${elements.length > 0 ? trailing : ''}]`;
+    return `[${join(elements, value)}${elements.length > 0 ? trailing : ''}]`;
   }
-  const members = Object.entries(value as object).map(([key, member]) => {
+  const entries = Object.entries(value as object);
+  const members = entries.map(([key, member]) => {
     const written =
       /^[A-Za-z_$][\w$]*$/.test(key) && choose(2) === 0 ? key : writeLoosely(key, choose);
     return `${space()}${written}${space()}:${space()}${writeLoosely(member, choose)}${space()}`;
   });
-  return `{${members.join(separator())}${members.length > 0 ? trailing : ''}}`;
+  return `{${join(
+    members,
+    entries.map(([, member]) => member),
+  )}${members.length > 0 ? trailing : ''}}`;
 }
 
 describe('readLenientJson', () => {

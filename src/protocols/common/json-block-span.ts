@@ -28,10 +28,13 @@ export class JsonBlockSpan {
     );
   }
 
-  /** Everything since the JSON began, up to the closer when it was found. */
-  rawJsonText(): string {
+  /**
+   * Everything since the JSON began (or from the tokenizer offset `from`), up to the closer when
+   * it was found.
+   */
+  rawJsonText(from = 0): string {
     return this.context.callText(
-      this.jsonStart,
+      this.jsonStart + from,
       this.rawEnd === -1 ? this.context.callLength : this.rawEnd,
     );
   }

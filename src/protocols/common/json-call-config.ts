@@ -39,6 +39,17 @@ export interface JsonCallsBodyConfig {
    * execute protocol's rule). Default: loose JSON is repaired when no data has to be invented.
    */
   readonly strictJson?: boolean;
+  /**
+   * What models write between calls set one after another (Llama 3's `;` in `{…}; {…}`): when a
+   * call object follows it, it is dropped like the white space around it; otherwise it is text.
+   */
+  readonly separator?: string;
+  /**
+   * A closer a model leaves after bare JSON whose opening tag it left out (`{…}</tool_call>`,
+   * often the second of two calls it put in one tag): consumed when only white space comes
+   * between the call and it.
+   */
+  readonly strayCloser?: string;
 }
 
 /** What comes between a call's opener and its JSON arguments, naming the tool. */

@@ -1,3 +1,4 @@
+import { LEFT_BRACE } from '../../scan/char-codes.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -22,6 +23,8 @@ const Phase = {
   /** The JSON could not be tokenized: read raw text up to the closer, then repair. */
   Raw: 4,
   Done: 5,
+  /** After bare JSON that made calls: white space, a separator or a stray closer may follow. */
+  BetweenBareCalls: 6,
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
@@ -114,6 +117,9 @@ export class JsonCallsBody implements CallBody {
           break;
         case Phase.AfterJson:
           index = this.scanAfterJson(text, index, end);
+          break;
+        case Phase.BetweenBareCalls:
+          index = this.scanBetweenBareCalls(text, index, end);
           break;
         case Phase.Raw:
           index = this.scanRaw(text, index, end);
@@ -223,6 +229,7 @@ export class JsonCallsBody implements CallBody {
       const before = this.callOffset(start, end) - this.span.jsonStart;
       const offset = tokenizer.failure?.offset ?? before;
       const failedAt = Math.min(end, Math.max(start, start + (offset - before)));
+      if (this.continuationStart !== -1) return this.giveBackContinuation(failedAt, end);
       if (this.config.speculative && this.router.callsEmitted === 0)
         return this.settleNotACall(failedAt);
       // Read on as raw text up to the closer, then repair the whole block (which goes on
@@ -231,11 +238,104 @@ export class JsonCallsBody implements CallBody {
       return failedAt;
     }
     if (stop === -1) return end;
-    // With no closer to wait for, the block ends with its JSON: its calls go out now, not when
-    // the next character comes.
-    if (!this.config.closer) return this.finishBlock(stop, false);
+    if (!this.config.closer) {
+      if (this.continuationStart !== -1 && this.router.callsEmitted === this.callsBeforeValue) {
+        return this.giveBackContinuation(stop, end);
+      }
+      this.continuationStart = -1;
+      // With no closer to wait for, the block ends with its JSON: its calls go out now, not when
+      // the next character comes (what may follow them is looked at after).
+      if (
+        (this.config.separator !== undefined || this.config.strayCloser !== undefined) &&
+        this.router.callsEmitted > 0
+      ) {
+        this.phase = Phase.BetweenBareCalls;
+        this.afterJsonStart = this.callOffset(stop, end);
+        return stop;
+      }
+      return this.finishBlock(stop, false);
+    }
     this.phase = Phase.AfterJson;
     return stop;
+  }
+
+  /** Another value of the block begins at `text[index]` (see `JsonEnvelopeRouter.startNextValue`). */
+  private beginNextValue(index: number, end: number): number {
+    this.afterJson = '';
+    this.router.startNextValue();
+    this.span.jsonStart = this.callOffset(index, end);
+    this.phase = Phase.Json;
+    return index;
+  }
+
+  // ── bare calls one after another ──────────────────────────────────────────────────────────
+
+  /** Where the text after the last bare call began, in the call's raw text. */
+  private afterJsonStart = 0;
+  /** Reading the value after a separator: where the separator's text began (-1: not). */
+  private continuationStart = -1;
+  /** Calls emitted before that value: it is a call only if it adds one. */
+  private callsBeforeValue = 0;
+  private separatorSeen = false;
+  /** How many characters of the stray closer have matched. */
+  private strayMatched = 0;
+
+  /**
+   * After bare JSON that made calls: white space waits; a separator followed by `{` goes on to
+   * the next call; a stray closer is consumed; anything else ends the block, and what was read
+   * since the JSON is text again.
+   */
+  private scanBetweenBareCalls(text: string, start: number, end: number): number {
+    const { separator, strayCloser } = this.config;
+    let index = start;
+    while (index < end) {
+      const code = text.charCodeAt(index);
+      if (this.strayMatched > 0) {
+        if (code !== strayCloser!.charCodeAt(this.strayMatched)) break;
+        index++;
+        if (++this.strayMatched === strayCloser!.length) {
+          this.afterJson = '';
+          return this.finishBlock(index, false);
+        }
+        continue;
+      }
+      if (isWhiteSpace(code)) index++;
+      else if (separator !== undefined && !this.separatorSeen && code === separator.charCodeAt(0)) {
+        this.separatorSeen = true;
+        index++;
+      } else if (this.separatorSeen && code === LEFT_BRACE) {
+        this.continuationStart = this.afterJsonStart;
+        this.callsBeforeValue = this.router.callsEmitted;
+        this.separatorSeen = false;
+        return this.beginNextValue(index, end);
+      } else if (
+        strayCloser !== undefined &&
+        !this.separatorSeen &&
+        code === strayCloser.charCodeAt(0)
+      ) {
+        this.strayMatched = 1;
+        index++;
+      } else break;
+    }
+    if (index === end) {
+      this.afterJson += text.slice(start, end);
+      return end;
+    }
+    this.leftover = this.afterJson + text.slice(start, index);
+    this.afterJson = '';
+    return this.finishBlock(index, false);
+  }
+
+  /**
+   * The value after a separator made no call (data, an undeclared tool, JSON that breaks): the
+   * block ends before the separator, and the separator and that value are read again as text.
+   */
+  private giveBackContinuation(at: number, end: number): number {
+    this.router.envelope?.assembler?.end();
+    this.router.envelope = undefined;
+    this.leftover = this.context.callText(this.continuationStart, this.callOffset(at, end));
+    this.continuationStart = -1;
+    return this.finishBlock(at, false);
   }
 
   /** How many characters of the closer have matched right after the JSON. */
@@ -252,10 +352,18 @@ export class JsonCallsBody implements CallBody {
     if (this.closerMatched === 0) {
       // A fenced JSON's closing fence sits between the JSON and the closer.
       const fenced = this.config.fencedJson === true;
+      const separator = this.config.separator;
       while (index < end) {
         const code = text.charCodeAt(index);
-        if (!isWhiteSpace(code) && !(fenced && code === 96) /* ` */) break;
+        if (separator !== undefined && !this.separatorSeen && code === separator.charCodeAt(0)) {
+          this.separatorSeen = true;
+        } else if (!isWhiteSpace(code) && !(fenced && code === 96) /* ` */) break;
         index++;
+      }
+      // Several call objects in one tag (`<tool_call>{…}\n{…}</tool_call>`): each is a call.
+      if (index < end && !this.config.header && text.charCodeAt(index) === LEFT_BRACE) {
+        this.separatorSeen = false;
+        return this.beginNextValue(index, end);
       }
     }
     while (index < end && this.closerMatched < closer.length) {
@@ -315,14 +423,40 @@ export class JsonCallsBody implements CallBody {
         this.settlement.endedBeforeJson();
         return;
       case Phase.Json:
-        this.settlement.endedInJson(interrupted);
+        if (this.continuationStart !== -1) this.endedInContinuation();
+        else this.settlement.endedInJson(interrupted);
         return;
       case Phase.Raw:
         this.settlement.endedInRaw(interrupted);
         return;
+      case Phase.BetweenBareCalls:
+        // What came after the last call (white space, a separator, part of a closer) is text.
+        if (this.afterJson !== '') this.context.emitText(this.afterJson);
+        this.afterJson = '';
+        this.settlement.endedAfterJson(interrupted);
+        return;
       default:
         this.settlement.endedAfterJson(interrupted);
     }
+  }
+
+  /**
+   * The output ended inside the value after a separator: the calls before it stand, and it is
+   * reported with its text (never run, never completed).
+   */
+  private endedInContinuation(): void {
+    const envelope = this.router.envelope;
+    envelope?.assembler?.end();
+    this.router.envelope = undefined;
+    this.context.reportFault({
+      code: 'incomplete-call',
+      message: 'the output ended inside the JSON after a separator; it was not run',
+      raw: this.context.callText(this.continuationStart),
+      ...(envelope?.tool ? { toolName: envelope.tool.name } : {}),
+      ...(envelope?.assembler?.hasStarted ? { toolCallId: envelope.assembler.toolCallId } : {}),
+    });
+    this.continuationStart = -1;
+    this.settlement.blockEnded(false);
   }
 
   abandon(): void {
@@ -345,6 +479,9 @@ export class JsonCallsBody implements CallBody {
       mine.header === theirs.header &&
       (mine.fencedJson ?? false) === (theirs.fencedJson ?? false) &&
       (mine.strictJson ?? false) === (theirs.strictJson ?? false) &&
+      mine.separator === theirs.separator &&
+      // Consuming a stray closer the other leaves as text changes nothing of its calls.
+      (theirs.strayCloser === undefined || mine.strayCloser === theirs.strayCloser) &&
       (mine.shape.nameAsKey ?? false) === (theirs.shape.nameAsKey ?? false) &&
       theirs.shape.nameKeys.every((key) => mine.shape.nameKeys.includes(key)) &&
       theirs.shape.argumentKeys.every((key) => mine.shape.argumentKeys.includes(key))

@@ -193,6 +193,21 @@ export class JsonCallsSettlement {
     const value = read.ok ? read.value : undefined;
     const inProgress = this.router.envelope;
     this.router.envelope = undefined;
+    if (!read.ok && this.router.callsEmitted > 0) {
+      // The calls before the break ran; what broke is reported with its text, never dropped.
+      inProgress?.assembler?.end();
+      const toolName = inProgress?.tool?.name;
+      this.context.reportFault({
+        code: 'malformed-call',
+        message: `the block goes on after its calls with JSON that cannot be read: ${read.message}; it was not run`,
+        raw: this.source.rawJsonText(inProgress?.startOffset ?? 0),
+        ...(toolName ? { toolName } : {}),
+        ...(inProgress?.assembler?.hasStarted
+          ? { toolCallId: inProgress.assembler.toolCallId }
+          : {}),
+      });
+      return;
+    }
     if (this.config.header) {
       // The header named the tool: the repaired value is its arguments.
       if (
@@ -210,7 +225,8 @@ export class JsonCallsSettlement {
     }
     const candidates = Array.isArray(value) ? value : value === undefined ? [] : [value];
     let emitted = false;
-    for (const candidate of candidates.slice(this.router.envelopesClosed)) {
+    const closedInValue = this.router.envelopesClosed - this.router.envelopesBeforeValue;
+    for (const candidate of candidates.slice(closedInValue)) {
       if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate)) continue;
       const record = candidate as Record<string, unknown>;
       const nameKey = this.config.shape.nameAsKey

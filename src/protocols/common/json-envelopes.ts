@@ -154,9 +154,17 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
     this.madeTokenizer ??= createJsonTokenizer(this, {
       maxDepth: this.context.options.maxDepth,
       strict: this.config.strictJson ?? false,
+      innerQuotesAt: this.innerQuotesAt,
     });
     return this.madeTokenizer;
   }
+
+  /**
+   * Inner quotes are read only inside arguments (below the envelope): a quote closes the name
+   * (and anything else of the envelope) at once, so the call starts as soon as its name is whole.
+   */
+  private readonly innerQuotesAt = (depth: number): boolean =>
+    this.config.header !== undefined || depth > this.envelopeDepth;
 
   /** Why the JSON would not tokenize, without making a tokenizer when none was needed. */
   get failure(): JsonTokenizer['failure'] {
@@ -175,6 +183,13 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
   private route: 'name' | 'arguments' | 'skip' | undefined;
 
   envelopesClosed = 0;
+  /**
+   * Envelopes closed by the values before this one, when a block holds several values one after
+   * another (`{…}\n{…}` in one tag): a repair of the value being read skips only its own.
+   */
+  envelopesBeforeValue = 0;
+  /** How many values came before this one in the block. */
+  private valuesBefore = 0;
   /** An envelope's own fault (unclosed, invalid at the end) was already settled. */
   faultSettled = false;
   callsEmitted = 0;
@@ -191,6 +206,29 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
     this.context = context;
     this.config = config;
     this.source = source;
+  }
+
+  /**
+   * Another value follows the one that ended, in the same block: a fresh tokenizer reads it, its
+   * offsets counted from its own start (the framing moves the span's start there).
+   */
+  startNextValue(): void {
+    this.madeTokenizer = undefined;
+    this.depth = 0;
+    this.rootIsArray = false;
+    this.envelopeDepth = 1;
+    this.envelope = undefined;
+    this.envelopesBeforeValue = this.envelopesClosed;
+    this.valuesBefore++;
+  }
+
+  /**
+   * Whether each envelope speaks for itself, so the elements that are not calls are reported or
+   * kept as text one by one: the elements of a batch, and the values of a tagged block that
+   * holds several.
+   */
+  private get elementsSpeakForThemselves(): boolean {
+    return this.rootIsArray || (this.valuesBefore > 0 && this.config.closer !== undefined);
   }
 
   /** A header named the tool before its JSON: that JSON is this one call's arguments. */
@@ -444,7 +482,11 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
     if (!envelope.tool || !envelope.assembler || !envelope.streamer || lacksArguments) {
       envelope.assembler?.end();
       const raw = this.source.jsonText(envelope.startOffset, this.tokenizer.offset + 1);
-      if (envelope.name === undefined && this.rootIsArray && !this.config.speculative) {
+      if (
+        envelope.name === undefined &&
+        this.elementsSpeakForThemselves &&
+        !this.config.speculative
+      ) {
         this.context.reportFault({
           code: 'malformed-call',
           message: `batch element ${this.envelopesClosed} names no tool: expected {"${this.config.shape.nameKeys[0]}": "<tool name>", "${this.config.shape.argumentKeys[0]}": {…}}`,
@@ -455,7 +497,7 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
       this.unknownTool = envelope.name !== undefined;
       // In a batch, an element naming an undeclared tool stays text; a lone one is handled when
       // the block ends (the whole block is then text).
-      if (this.rootIsArray) this.context.emitText(raw);
+      if (this.elementsSpeakForThemselves) this.context.emitText(raw);
       return;
     }
     if (this.config.closer !== undefined) {

@@ -39,6 +39,14 @@ export interface PythonCallsConfig {
    * (a call offset), e.g. Llama 3's code after `<|python_tag|>`. Undefined: read on as usual.
    */
   readonly otherwise?: (context: CallContext, from: number) => CallBody | undefined;
+  /**
+   * Calls written one per line with nothing around them (Granite writing
+   * `get_weather(city="Oslo")\nget_time(zone="UTC")`): a call runs only once its line ends (or
+   * the output does) with nothing else on it; text after a call on its line makes it a fault.
+   */
+  readonly lines?: boolean;
+  /** The opener consumed the first call's name and its `(` (a line opener, `get_weather(`). */
+  readonly openedCall?: string;
 }
 
 const Phase = {
@@ -72,6 +80,8 @@ const MINUS = 0x2d;
 const DOT = 0x2e;
 const SPACE = 0x20;
 const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 
 /** A tool name longer than this is not one. */
 const MAX_NAME = 256;
@@ -147,6 +157,11 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     this.config = config;
     this.inList = config.listOpened === true;
     this.phase = config.listOpened ? Phase.ListStart : Phase.Start;
+    if (config.openedCall !== undefined) {
+      this.name = config.openedCall;
+      this.elementStart = 0;
+      this.openArguments(0);
+    }
   }
 
   get leftover(): string | undefined {
@@ -311,6 +326,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   }
 
   private readAfterCall(index: number, code: number): number {
+    if (this.config.lines) return this.readAfterLineCall(index, code);
     if (this.inList) {
       if (isWhiteSpace(code)) return index + 1;
       if (code === COMMA) {
@@ -328,6 +344,27 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
       return index;
     }
     if (!this.config.single && isNameStart(code)) return this.beginElement(index);
+    return this.endBlock(index, true);
+  }
+
+  /** `lines`: after a call, the rest of its line, then the next line's call or the end. */
+  private readAfterLineCall(index: number, code: number): number {
+    if (this.awaitingLineEnd) {
+      if (code === SPACE || code === TAB) return index + 1;
+      if (code !== LINE_FEED && code !== CARRIAGE_RETURN) {
+        return this.fault(
+          index,
+          'malformed-call',
+          `text follows the call to "${this.tool!.name}" on its line; a call written alone on a line must end it, so it was not run`,
+        );
+      }
+      this.awaitingLineEnd = false;
+      this.completeElement(this.callEnd);
+      this.separatorStart = this.callEnd;
+      return index + 1;
+    }
+    if (isWhiteSpace(code)) return index + 1;
+    if (isNameStart(code)) return this.beginElement(index);
     return this.endBlock(index, true);
   }
 
@@ -495,11 +532,33 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   private closeArguments(index: number): number {
     if (this.tool && !this.assembler) this.commit();
     const stop = index + 1;
+    if (this.config.lines && this.assembler) {
+      // The call runs once its line ends with nothing else on it (see `lines`).
+      this.awaitingLineEnd = true;
+      this.phase = Phase.AfterCall;
+      this.separatorStart = this.offsetOf(stop);
+      this.callEnd = this.offsetOf(stop);
+      return stop;
+    }
+    this.completeElement(this.offsetOf(stop));
+    this.phase = Phase.AfterCall;
+    this.separatorStart = this.offsetOf(stop);
+    if (this.config.single) this.inList = false;
+    return stop;
+  }
+
+  /** `lines`: a call's `)` was read, its line has not ended yet. */
+  private awaitingLineEnd = false;
+  /** Where that call's text ends (after its `)`). */
+  private callEnd = 0;
+
+  /** The element read up to `end` (a call offset) is complete: run it, or keep its text. */
+  private completeElement(end: number): void {
     const assembler = this.assembler;
     const streamer = this.streamer;
     if (assembler && streamer) {
       streamer.endObject();
-      const raw = () => this.context.callText(this.elementStart, this.offsetOf(stop));
+      const raw = () => this.context.callText(this.elementStart, end);
       if (this.invalid !== undefined) {
         assembler.end();
         this.context.reportFault({
@@ -516,17 +575,13 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
       }
       this.assembler = undefined;
       this.streamer = undefined;
-      this.unclaimedStart = this.offsetOf(stop);
+      this.unclaimedStart = end;
     } else if (this.givenOut) {
-      this.context.emitText(this.context.callText(this.elementStart, this.offsetOf(stop)));
-      this.unclaimedStart = this.offsetOf(stop);
+      this.context.emitText(this.context.callText(this.elementStart, end));
+      this.unclaimedStart = end;
     } else {
-      this.pendingText.push([this.elementStart, this.offsetOf(stop)]);
+      this.pendingText.push([this.elementStart, end]);
     }
-    this.phase = Phase.AfterCall;
-    this.separatorStart = this.offsetOf(stop);
-    if (this.config.single) this.inList = false;
-    return stop;
   }
 
   // ── endings ─────────────────────────────────────────────────────────────────────────────────
@@ -619,11 +674,13 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
    * again (the block ended before them). `broken`: the element in progress never became a call.
    */
   private endBlock(index: number, handBack: boolean, broken = false): number {
+    // Asked before the phase changes: an element that never became a call is text.
+    const inElement = this.inElement;
     this.phase = Phase.Done;
     this.doneAt = index;
     const at = this.offsetOf(index);
     let end = at;
-    if (handBack && !this.inElement) {
+    if (handBack && !inElement) {
       end = Math.min(at, this.separatorStart);
       this.ownLeftover = this.context.callText(end, at);
     }
@@ -635,11 +692,13 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
       );
       return index;
     }
-    // The call in progress never began: its text, and the undeclared calls', stay text.
-    if (this.inElement && at > this.unclaimedStart) {
-      this.context.emitText(
-        this.context.callText(Math.max(this.elementStart, this.unclaimedStart), at),
-      );
+    // The call in progress never began: its text, and the undeclared calls', stay text (with
+    // the line break before it, when calls are lines: it is the text's, not a separator).
+    if (inElement && at > this.unclaimedStart) {
+      const from = this.config.lines
+        ? this.unclaimedStart
+        : Math.max(this.elementStart, this.unclaimedStart);
+      this.context.emitText(this.context.callText(from, at));
     }
     this.context.settle({ kind: 'call' });
     return index;
@@ -690,6 +749,19 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
         });
       }
       return;
+    }
+    if (this.awaitingLineEnd) {
+      this.awaitingLineEnd = false;
+      if (interrupted) {
+        this.fault(
+          0,
+          'incomplete-call',
+          `the output was cut off after the call to "${this.tool!.name}" before its line ended; it was not run`,
+        );
+        return;
+      }
+      // The output ended the call's line.
+      this.completeElement(this.callEnd);
     }
     if (this.phase === Phase.Closer && this.givenOut) {
       // A closer cut short is text, not a lost part of the output.

@@ -8,6 +8,11 @@ import { type NamedJsonConfig, namedJsonBody } from '../common/named-json-body.t
 import { HARMONY_THINK_TAGS } from '../common/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { formatGptOssToolCall, formatGptOssToolResponse, formatGptOssTools } from './format.ts';
+import {
+  ChannelMessageBody,
+  SpacedHeaderBody,
+  type SpacedHeaderRoutes,
+} from './spaced-header-body.ts';
 import { StrippedAnalysisBody } from './stripped-analysis-body.ts';
 
 /** The recipient of a message header: `to=functions.NAME` (or a built-in tool, `to=python`). */
@@ -28,7 +33,9 @@ type HarmonyOpener =
   | { readonly kind: 'call'; readonly config: NamedJsonConfig }
   /** `<|start|>assistant`: framing, or the role header of a call when a recipient follows. */
   | { readonly kind: 'start' }
-  | { readonly kind: 'stripped-analysis' };
+  | { readonly kind: 'stripped-analysis' }
+  /** A special token, then horizontal white space before its word (see spaced-header-body.ts). */
+  | { readonly kind: 'spaced'; readonly routes: SpacedHeaderRoutes };
 
 /** A message addressed to a tool: its header runs to `<|message|>`, its JSON to `<|call|>`. */
 function headerCall(consumed: string): NamedJsonConfig {
@@ -41,6 +48,39 @@ function headerCall(consumed: string): NamedJsonConfig {
 }
 
 const ROLE_HEADER_CALL = headerCall('');
+
+const LESS_THAN = 0x3c;
+
+/**
+ * `<|channel|> NAME`: with white space and a recipient after it, a call's header (read as the
+ * unspaced openers read theirs); with `<|message|>` after it, a message's header.
+ */
+const SPACED_CHANNEL: SpacedHeaderRoutes = {
+  words: new Set(['commentary', 'analysis', 'final']),
+  next: (context, openerLength, channel, spaced, code) => {
+    if (code === LESS_THAN) return new ChannelMessageBody(context, openerLength, channel);
+    return spaced ? namedJsonBody(context, ROLE_HEADER_CALL) : undefined;
+  },
+};
+
+/** `<|start|> assistant`: as `<|start|>assistant` (see StartBody). */
+const SPACED_START: SpacedHeaderRoutes = {
+  words: new Set(['assistant']),
+  next: (context, _openerLength, _role, spaced) =>
+    spaced ? namedJsonBody(context, ROLE_HEADER_CALL) : new MarkupBody(context),
+};
+
+/** The special tokens a space or a tab may follow, each with its routes. */
+const SPACED_OPENERS: readonly Opener<HarmonyOpener>[] = [
+  ['<|channel|>', SPACED_CHANNEL] as const,
+  ['<|start|>', SPACED_START] as const,
+].flatMap(([token, routes]) =>
+  [' ', '\t'].map((space) => ({
+    literal: token + space,
+    delimited: false,
+    data: { kind: 'spaced', routes } as const,
+  })),
+);
 
 const OPENERS: readonly Opener<HarmonyOpener>[] = [
   // Channels with a recipient: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>`
@@ -80,6 +120,7 @@ const OPENERS: readonly Opener<HarmonyOpener>[] = [
     },
   },
   { literal: '\nanalysis', delimited: false, data: { kind: 'stripped-analysis' } },
+  ...SPACED_OPENERS,
 ];
 
 /**
@@ -140,6 +181,8 @@ export function gptOssProtocol(): ToolCallProtocol {
             return new StrippedAnalysisBody(context);
           case 'call':
             return namedJsonBody(context, opener.config);
+          case 'spaced':
+            return new SpacedHeaderBody(context, context.callLength, opener.routes);
         }
       },
     },

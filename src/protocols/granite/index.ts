@@ -1,4 +1,4 @@
-import type { ToolCallProtocol } from '../../core/index.ts';
+import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
@@ -10,7 +10,9 @@ import {
   openJsonCall,
 } from '../common/json-call-formats-openers.ts';
 import type { JsonCallShape } from '../common/json-calls-body.ts';
+import { PythonCallsBody, type PythonCallsConfig } from '../common/python-call-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { CallContext } from '../engine/call-body.ts';
 import type { ReasoningTag } from '../engine/stream-engine.ts';
 import { formatGraniteToolCall, formatGraniteToolResponse, formatGraniteTools } from './format.ts';
 
@@ -64,15 +66,58 @@ const WITH_BARE_ARRAYS: readonly Opener<JsonOpening>[] = [
   ...bareArrayOpeners(GRANITE_SHAPE, bareArrayLiterals(['name', 'arguments'])),
 ];
 
+/** What a Granite opener begins: a JSON block, or Python calls one per line. */
+type GraniteOpening = JsonOpening | { readonly pythonLines: PythonCallsConfig };
+
+/**
+ * Granite sometimes answers with bare Python calls, one per line and nothing else
+ * (`get_weather(city="Paris")\nget_time(zone="UTC")`). A declared tool's name and `(` at the
+ * start of the output opens them (a line opener: its line break is the output's start); each
+ * line must then be one whole call, or the call is not run. Prose that mentions a call
+ * (`use print(x) to debug`, `call get_weather(city="x") first`) is never read as one.
+ */
+function pythonLineOpeners(tools: readonly ToolDefinition[]): Opener<GraniteOpening>[] {
+  return tools.map((tool) => ({
+    literal: `\n${tool.name}(`,
+    delimited: false,
+    data: { pythonLines: { speculative: true, lines: true, openedCall: tool.name } },
+  }));
+}
+
+/** Openers per list of tool names (a parser's tools rarely change; the list is small). */
+const openersByNames = new Map<string, readonly Opener<GraniteOpening>[]>();
+const MAX_CACHED_TOOL_LISTS = 64;
+
+function openersFor(
+  base: readonly Opener<JsonOpening>[],
+  tools: readonly ToolDefinition[],
+): readonly Opener<GraniteOpening>[] {
+  if (tools.length === 0) return base;
+  const key = `${base === WITH_BARE_ARRAYS ? 1 : 0}${tools.map((tool) => tool.name).join('\u0000')}`;
+  let openers = openersByNames.get(key);
+  if (openers === undefined) {
+    openers = [...base, ...pythonLineOpeners(tools)];
+    if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
+    openersByNames.set(key, openers);
+  }
+  return openers;
+}
+
+function openGraniteCall(opening: GraniteOpening, context: CallContext) {
+  return 'pythonLines' in opening
+    ? new PythonCallsBody(context, opening.pythonLines)
+    : openJsonCall(opening, context);
+}
+
 /** IBM Granite 3.x: `<|tool_call|>[{"name": …, "arguments": …}, …]`. */
 export function graniteProtocol(options: GraniteProtocolOptions = {}): ToolCallProtocol {
   const openers = (options.bareArrays ?? true) ? WITH_BARE_ARRAYS : TOKEN_OPENERS;
-  return defineProtocol<JsonOpening>({
+  return defineProtocol<GraniteOpening>({
     name: 'granite',
     grammar: {
       reasoningTags: GRANITE_THINK_TAGS,
-      callOpeners: () => openers,
-      openCall: openJsonCall,
+      callOpeners: (parseOptions) => openersFor(openers, parseOptions.tools),
+      openCall: openGraniteCall,
     },
     formatTools: formatGraniteTools,
     formatToolCall: formatGraniteToolCall,

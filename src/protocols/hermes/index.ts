@@ -53,7 +53,7 @@ const DEFAULT_TOKEN_WRAPPERS: readonly (readonly [string, string])[] = [
 ];
 
 /** How a bare call object starts, with the white space models put after the brace. */
-const BARE_OBJECT_OPENERS = [
+const SINGLE_BRACE_OPENERS = [
   '{"name"',
   '{ "name"',
   '{\n"name"',
@@ -61,6 +61,12 @@ const BARE_OBJECT_OPENERS = [
   '{\n  "name"',
   '{\n    "name"',
   '{\n\t"name"',
+];
+
+/** The same with every brace doubled, as a template's escaped example shows it (`{{"name": …}}`). */
+const BARE_OBJECT_OPENERS = [
+  ...SINGLE_BRACE_OPENERS,
+  ...SINGLE_BRACE_OPENERS.map((opener) => `{${opener}`),
 ];
 
 /** A bare array of call objects (Ollama's JSON-list fallback): `[{"name": …}, …]`. */
@@ -131,7 +137,15 @@ export function hermesProtocol(options: HermesProtocolOptions = {}): ToolCallPro
       openers.push({
         literal,
         delimited: false,
-        data: { shape: HERMES_SHAPE, speculative: true, jsonPrefix: literal },
+        // `</tool_call>` right after a bare call is the closer of a tag the model left out;
+        // Llama models in this format join bare calls with `;` as their own format does.
+        data: {
+          shape: HERMES_SHAPE,
+          speculative: true,
+          jsonPrefix: literal,
+          separator: ';',
+          strayCloser: `</${callTag}>`,
+        },
       });
     }
   }

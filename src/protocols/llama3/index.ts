@@ -32,7 +32,7 @@ const SHAPE: JsonCallShape = {
 };
 
 /** How a bare call object starts: `{"name"`, or `{"type": "function", "name"` (Llama 3.2). */
-const BARE_OPENERS = [
+const SINGLE_BRACE_OPENERS = [
   '{"name"',
   '{ "name"',
   '{\n"name"',
@@ -41,6 +41,15 @@ const BARE_OPENERS = [
   '{"type"',
   '{ "type"',
 ];
+
+/** The same with every brace doubled, as a template's escaped example shows it (`{{"name": …}}`). */
+const BARE_OPENERS = [
+  ...SINGLE_BRACE_OPENERS,
+  ...SINGLE_BRACE_OPENERS.map((opener) => `{${opener}`),
+];
+
+/** Several calls are separated by `;` (`{…}; {…}`), as the model card's prompt asks. */
+const SEPARATOR = ';';
 
 /** The name in `<function=NAME>`, Llama 3.1's format for tools defined in the prompt. */
 function nameInFunctionTag(header: string): string | undefined {
@@ -73,7 +82,7 @@ export function llama3Protocol(options: Llama3ProtocolOptions = {}): ToolCallPro
     single: true,
     nameSuffix: '.call',
     closer: END_TOKENS[0],
-    json: { shape: SHAPE, speculative: false, closer: END_TOKENS[0] },
+    json: { shape: SHAPE, speculative: false, closer: END_TOKENS[0], separator: SEPARATOR },
     otherwise: (context, from) => {
       const tool = context.options.toolsByName.get(codeTool);
       return tool ? new CodeBody(context, tool, from) : undefined;
@@ -99,7 +108,7 @@ export function llama3Protocol(options: Llama3ProtocolOptions = {}): ToolCallPro
       delimited: false,
       data: {
         kind: 'json' as const,
-        config: { shape: SHAPE, speculative: true, jsonPrefix: literal },
+        config: { shape: SHAPE, speculative: true, jsonPrefix: literal, separator: SEPARATOR },
       },
     })),
   ];
