@@ -46,7 +46,8 @@ ${MODEL_ENVIRONMENT}`;
 export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--host 127.0.0.1] [--allow-host NAME]...
                 [--protocol model|NAME|auto] [--api-key-env VAR] [--upstream-api-key-env VAR]
                 [--max-requests N] [--max-body-mb N] [--upstream-timeout SECONDS]
-                [--tool-choice-retries N]
+                [--tool-choice-retries N] [--body-timeout SECONDS] [--memory-budget-mb N]
+                [--max-upstream-reply-mb N] [--max-upstream-event-kb N]
 
 Serves POST /v1/chat/completions (OpenAI), POST /v1/messages (Anthropic) and GET /v1/models
 with tools, in front of an OpenAI-compatible model server that has none (--upstream, e.g.
@@ -55,4 +56,8 @@ model, the default, chooses it from each request's model name) and its calls com
 client's API writes them. --port 0 picks a free port; the first line printed is the base URL.
 --api-key-env VAR: clients must send the key in VAR; the client's Authorization goes upstream
 unless --upstream-api-key-env VAR names the key to send there. A demanded tool_choice is asked
-again --tool-choice-retries times (default 1) when the model answers without a call.`;
+again --tool-choice-retries times (default 1) when the model answers without a call.
+Limits (docs/proxy.md): a body must arrive within --body-timeout (default 30 s); requests share
+--memory-budget-mb (default 1024, at most half the heap); a model server's whole reply is read up
+to --max-upstream-reply-mb (default 8) and each streamed event up to --max-upstream-event-kb
+(default 1024), then the upstream connection is closed and the client told.`;

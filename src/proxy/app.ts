@@ -10,12 +10,12 @@ import {
   protocolNameFor,
 } from '../protocols/index.ts';
 import { LOOPBACK_HOSTNAMES } from '../server/host-names.ts';
+import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../server/json-shape.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from '../server/request-guard.ts';
 import { readMessagesRequest } from './anthropic-request.ts';
 import { MessageBuilder, MessageEvents, type MessageIdentity } from './anthropic-response.ts';
 import type { ChatRequest } from './conversation.ts';
 import { type ClientApi, errorResponse, ProxyError } from './errors.ts';
-import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from './json-shape.ts';
 import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { readChatCompletionsRequest } from './openai-request.ts';
 import {

@@ -1,8 +1,8 @@
 import type { ParseOptions, ToolCallProtocol } from '../core/index.ts';
 import { describeDemand } from '../core/index.ts';
+import { estimateJsonCost, measureJson } from '../server/json-shape.ts';
 import type { ChatRequest } from './conversation.ts';
 import { ProxyError } from './errors.ts';
-import { estimateJsonCost, measureJson } from './json-shape.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { type ReplyEvent, ReplyReader } from './reply-events.ts';
 import {

@@ -1,5 +1,5 @@
+import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../server/json-shape.ts';
 import { ProxyError } from './errors.ts';
-import { estimateJsonCost, type JsonShapeLimits, measureJson } from './json-shape.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 
 export interface BodyLimits extends JsonShapeLimits {

@@ -1,6 +1,6 @@
 import { createParser, type ParseError } from 'eventsource-parser';
+import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../server/json-shape.ts';
 import { ProxyError } from './errors.ts';
-import { estimateJsonCost, type JsonShapeLimits, measureJson } from './json-shape.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { isFields } from './request-fields.ts';
 

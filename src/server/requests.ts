@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
 import { isProtocolChoice, type ProtocolChoice, protocolChoices } from '../protocols/index.ts';
+import { type JsonShapeLimits, measureJson } from './json-shape.ts';
 
 /** The statuses the API refuses a request with. */
 export type RequestErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
@@ -27,10 +28,22 @@ export class RequestError extends HTTPException {
 }
 
 /**
- * The JSON body of a request, read with a size cap: bytes are counted as they arrive, so a body
- * without a Content-Length cannot grow past the cap either.
+ * What a page's request body may hold once parsed: a run request is a prompt, settings and a
+ * conversation of at most a few thousand entries, far below these.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+export const BODY_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: 64, maxValues: 200_000 };
+
+/**
+ * The JSON body of a request, read with a size cap: bytes are counted as they arrive, so a body
+ * without a Content-Length cannot grow past the cap either. Its values and nesting are counted
+ * before it is parsed (`shape`), so a small body of `{},` or `[[[[…` is refused (413, 400)
+ * instead of costing a hundred times its size or overflowing the stack of what walks it.
+ */
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+  shape: JsonShapeLimits = BODY_SHAPE_LIMITS,
+): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type))
     throw new RequestError(
@@ -65,6 +78,12 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new RequestError(400, 'the body is not valid UTF-8');
+  }
+  const measured = measureJson(bytes, shape);
+  if ('exceeds' in measured) {
+    throw measured.exceeds === 'maxDepth'
+      ? new RequestError(400, `the body nests deeper than ${shape.maxDepth} levels`)
+      : new RequestError(413, `the body holds more than ${shape.maxValues} JSON values`);
   }
   try {
     return JSON.parse(text);

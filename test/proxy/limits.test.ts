@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readMessagesRequest } from '../../src/proxy/anthropic-request.ts';
 import { ProxyError } from '../../src/proxy/errors.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
-import { measureJson } from '../../src/proxy/json-shape.ts';
 import { readChatCompletionsRequest } from '../../src/proxy/openai-request.ts';
 import { CHAT_COMPLETIONS_FIELDS, MESSAGES_FIELDS } from '../../src/proxy/request-fields.ts';
+import { measureJson } from '../../src/server/json-shape.ts';
 import { type RunningServer, startServer } from '../../src/server/node-server.ts';
 import { callText, proxyHarness, sleep } from './harness.ts';
 import {
