@@ -442,9 +442,15 @@ class StreamingJsonTokenizer implements JsonTokenizer {
   }
 
   closingBrackets(): string {
-    let brackets = '';
+    // A first `{` waits for the next character to open its object; half a doubled `}` is closing.
+    let brackets = this.state === IN_FIRST_BRACE ? '}' : '';
     const closeObject = this.braces === BRACES_DOUBLED ? '}}' : '}';
-    for (let index = this.containers.length - 1; index >= 0; index--) {
+    let index = this.containers.length - 1;
+    if (this.state === IN_SECOND_CLOSING_BRACE) {
+      brackets += '}';
+      index--;
+    }
+    for (; index >= 0; index--) {
       brackets += this.containers[index] === OBJECT ? closeObject : ']';
     }
     return brackets;

@@ -142,5 +142,9 @@ describe('doubled braces', () => {
       ok: true,
       value: { a: { b: 1 } },
     });
+    expect(readLenientJson('{{"a": {{"b": 1}')).toMatchObject({ ok: true, value: { a: { b: 1 } } });
+    // The first brace waits for the next character; a repair still closes it.
+    expect(readLenientJson('{')).toMatchObject({ ok: true, value: {} });
+    expect(readLenientJson('[{')).toMatchObject({ ok: true, value: [{}] });
   });
 });
