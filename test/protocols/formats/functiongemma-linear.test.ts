@@ -53,6 +53,12 @@ describe('linear time', () => {
       (n: number) => 'call:get_weather{city:Oslo,days:1}\n'.repeat(n),
     ],
     ['bare calls after text', 50_000, (n: number) => `x${'call:get_weather{city:Oslo}'.repeat(n)}`],
+    ['Gemma 4 tokens', 25_000, (n: number) => '<|tool_call>'.repeat(n)],
+    [
+      'Gemma 4 blocks',
+      25_000,
+      (n: number) => '<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>'.repeat(n),
+    ],
     ['name lines before tags', 200_000, (n: number) => 'call:\n<'.repeat(n)],
     ['line starts', 200_000, (n: number) => '\ncall'.repeat(n)],
     [
