@@ -348,6 +348,66 @@ describe("Ollama's FunctionGemma test vectors", () => {
   });
 });
 
+/**
+ * vLLM's FunctionGemma chat template (examples/tool_chat_template_functiongemma.jinja), rendered:
+ * chat-template-cases.json of the shared conformance data, functiongemma.vllm/s1–s3. It writes
+ * every value between `<escape>` tokens; the schema types them.
+ */
+describe("vLLM's FunctionGemma template, rendered", () => {
+  /** The cases' tools (chat-template-tools.json), as far as these calls need them. */
+  const templateTools = [
+    {
+      name: 'get_weather',
+      inputSchema: {
+        type: 'object',
+        properties: { city: { type: 'string' }, days: { type: 'integer' } },
+        required: ['city'],
+      },
+    },
+    {
+      name: 'search',
+      inputSchema: {
+        type: 'object',
+        properties: { query: { type: 'string' }, limit: { type: 'integer' } },
+        required: ['query'],
+      },
+    },
+    {
+      name: 'write_file',
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string' }, content: { type: 'string' } },
+        required: ['path', 'content'],
+      },
+    },
+  ];
+
+  it.each([
+    [
+      's1',
+      '<start_function_call>call:get_weather{city:<escape>Oslo<escape>,days:<escape>3<escape>}<end_function_call>',
+      [{ name: 'get_weather', input: { city: 'Oslo', days: 3 } }],
+    ],
+    [
+      's2',
+      '<start_function_call>call:get_weather{city:<escape>Oslo<escape>,days:<escape>3<escape>}<end_function_call><start_function_call>call:search{query:<escape>tide tables<escape>,limit:<escape>5<escape>}<end_function_call>',
+      [
+        { name: 'get_weather', input: { city: 'Oslo', days: 3 } },
+        { name: 'search', input: { query: 'tide tables', limit: 5 } },
+      ],
+    ],
+    [
+      's3',
+      '<start_function_call>call:write_file{path:<escape>a.txt<escape>,content:<escape><p class="x">A & B</p>\nÆØÅ<escape>}<end_function_call>',
+      [{ name: 'write_file', input: { path: 'a.txt', content: '<p class="x">A & B</p>\nÆØÅ' } }],
+    ],
+  ])('%s', (_id, text, calls) => {
+    const parts = contentAtEverySplit(gemma, text, { tools: templateTools });
+    expect(callsOfParts(parts)).toEqual(calls);
+    expect(textOf(parts)).toBe('');
+  });
+});
+
 describe('values are data', () => {
   const tool = { name: 'f', inputSchema: {} };
 
