@@ -85,6 +85,31 @@ describe('kimi-k2', () => {
     expect(errorsIn(parts)[0]?.raw).toContain('nonsense');
   });
 
+  it('decodes arguments written double-encoded, a JSON string holding the object, once', () => {
+    const encoded = JSON.stringify(JSON.stringify({ city: 'Oslo "Norway"', days: 2 }));
+    const parts = partsOf(kimi, `Look.${section(call('functions.get_weather:0', ` ${encoded} `))}`);
+    expect(callsIn(parts)).toEqual([
+      { name: 'get_weather', input: { city: 'Oslo "Norway"', days: 2 } },
+    ]);
+    expect(textIn(parts)).toBe('Look.');
+    expect(errorsIn(parts)).toEqual([]);
+  });
+
+  it('fails a call whose arguments are a string holding no object, as any malformed arguments', () => {
+    for (const json of [
+      '"Oslo"',
+      '"[1, 2]"',
+      JSON.stringify(JSON.stringify('Oslo')),
+      '"{\\"city\\": "',
+    ]) {
+      const raw = call('functions.get_weather:0', json);
+      const parts = partsOf(kimi, section(raw));
+      expect(callsIn(parts)).toEqual([]);
+      expect(errorsIn(parts)).toHaveLength(1);
+      expect(errorsIn(parts)[0]!.raw).toBe(raw);
+    }
+  });
+
   describe('a section written before the reasoning closes (Kimi-K2-Thinking)', () => {
     const weather = section(call('functions.get_weather:0', '{"city": "Oslo"}'));
 
