@@ -5,6 +5,7 @@ import {
   type ValuePolicy,
 } from '../../core/index.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
+import { type TextProbe, textReading } from '../../schema/index.ts';
 import type { CallBody, CallContext, CallOutcome } from '../engine/call-body.ts';
 import { EntityDecoder } from '../xml/value-text.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from './call-assembler.ts';
@@ -136,6 +137,11 @@ export class ParameterTagsBody implements CallBody {
   private parameter = '';
   private kind: ValueKind = 'raw';
   private valuePolicy: ValuePolicy = UNCONSTRAINED_POLICY;
+  /**
+   * A held value whose schema admits strings and other types: says when its text can no longer
+   * be anything but the string, so the rest streams (the union rule of `coerceText`).
+   */
+  private textProbe: TextProbe | undefined;
   /** The value's text (held kinds), or the kept text of a streamed string. */
   private valueText = '';
   private stringStarted = false;
@@ -602,7 +608,11 @@ export class ParameterTagsBody implements CallBody {
     this.valuePolicy = policy;
     if (header.string === false) this.kind = 'json';
     else if (policy === UNCONSTRAINED_POLICY) this.kind = header.string ? 'raw' : 'probe';
-    else this.kind = policy.streams('string') ? 'raw' : 'held';
+    else {
+      const reading = textReading(policy);
+      this.kind = reading.asString ? 'raw' : 'held';
+      this.textProbe = reading.asString ? undefined : reading.probe();
+    }
   }
 
   private scanValue(input: string, index: number, limit: number): number {
@@ -770,6 +780,14 @@ export class ParameterTagsBody implements CallBody {
         return;
       default:
         this.valueText += piece;
+        if (this.textProbe !== undefined && !this.textProbe.push(piece)) {
+          // The text can only be the string now: what was held goes out, the rest streams.
+          const text = this.valueText;
+          this.kind = 'raw';
+          this.valueText = '';
+          this.textProbe = undefined;
+          this.streamString(text);
+        }
     }
   }
 
@@ -816,9 +834,10 @@ export class ParameterTagsBody implements CallBody {
         break;
       }
       default:
-        this.writeValue(name, this.valuePolicy.coerce(this.valueText));
+        this.writeValue(name, textReading(this.valuePolicy).type(this.valueText));
     }
     this.valueText = '';
+    this.textProbe = undefined;
   }
 
   private writeValue(name: string, value: unknown): void {

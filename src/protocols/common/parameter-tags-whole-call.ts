@@ -6,6 +6,7 @@ import {
 } from '../../core/index.ts';
 import { isMarkupSpace } from '../../scan/characters.ts';
 import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
+import { textReading } from '../../schema/index.ts';
 import type { CallContext } from '../engine/call-body.ts';
 import { CallAssembler } from './call-assembler.ts';
 import {
@@ -324,5 +325,5 @@ function typedValue(
     const value = jsonValueOf(text, maxDepth);
     return value === NOT_JSON ? text : value;
   }
-  return valuePolicy.streams('string') ? text : valuePolicy.coerce(text);
+  return textReading(valuePolicy).type(text);
 }

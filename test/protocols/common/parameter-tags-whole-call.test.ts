@@ -349,7 +349,8 @@ describe('readWholeParameterCall', () => {
         { name: 'a', raw: '\n["p", "q"]\n' },
         { name: 'sn', raw: '\n12\n' },
       ]),
-    ).toEqual({ s: '  indented', n: 42, x: 2.5, b: true, o: { k: 7 }, a: ['p', 'q'], sn: '12' });
+      // `sn` admits strings and numbers: text that is a JSON number is the number (coerceText).
+    ).toEqual({ s: '  indented', n: 42, x: 2.5, b: true, o: { k: 7 }, a: ['p', 'q'], sn: 12 });
     expect(
       inputOf(qwen, 'open', [
         { name: 'n', raw: '\n42\n' },
