@@ -11,6 +11,7 @@ import {
   nameAt,
   optionalStringAt,
   passedFields,
+  schemaAt,
   stringAt,
   textOf,
 } from './request-fields.ts';
@@ -38,7 +39,10 @@ function toolsOf(value: unknown): ToolDefinition[] {
     return {
       name: nameAt(tool.name, `${path}.name`),
       ...(description === undefined ? {} : { description }),
-      inputSchema: fieldsAt(tool.input_schema, `${path}.input_schema`),
+      inputSchema: schemaAt(
+        fieldsAt(tool.input_schema, `${path}.input_schema`),
+        `${path}.input_schema`,
+      ),
     };
   });
   checkUniqueNames(

@@ -1,4 +1,5 @@
 import { type JsonSchema, setOwnProperty } from '../core/index.ts';
+import { checkSchemaPatterns, UnsupportedPatternError } from '../schema/index.ts';
 import { ProxyError } from './errors.ts';
 
 /** Field readers for request bodies: each says which field was wrong and what it should be. */
@@ -60,10 +61,38 @@ export function nameAt(value: unknown, path: string): string {
   return name;
 }
 
-/** A JSON Schema given for a tool's input: an object (absent means any object). */
+/**
+ * A JSON Schema given for a tool's input: an object (absent means any object). Its patterns are
+ * checked now, so one that cannot be matched in linear time (a backreference, lookaround) is a
+ * 400 naming it, not a schema that fails every call later.
+ */
 export function schemaAt(value: unknown, path: string): JsonSchema {
   if (value === undefined || value === null) return { type: 'object' };
-  return fieldsAt(value, path) as JsonSchema;
+  const schema = fieldsAt(value, path) as JsonSchema;
+  try {
+    checkSchemaPatterns(schema);
+  } catch (error) {
+    if (!(error instanceof UnsupportedPatternError)) throw error;
+    throw invalid(
+      `${path}${fieldPathOf(error.schemaPath)}`,
+      `${JSON.stringify(error.pattern)} ${error.reason}`,
+    );
+  }
+  return schema;
+}
+
+/** A JSON Pointer (`/properties/id/pattern`) as the field path a 400 names (`.properties.id.pattern`). */
+function fieldPathOf(pointer: string): string {
+  let path = '';
+  for (const token of pointer.split('/').slice(1)) {
+    const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
+    path += /^\d+$/.test(key)
+      ? `[${key}]`
+      : /^[A-Za-z_$][\w$]*$/.test(key)
+        ? `.${key}`
+        : `[${JSON.stringify(key)}]`;
+  }
+  return path;
 }
 
 /** Tool names must be unique: a call names its tool, so two of one name could not be told apart. */
