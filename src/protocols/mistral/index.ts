@@ -12,6 +12,7 @@ import {
 } from '../common/json-call-formats-openers.ts';
 import { MISTRAL_THINK_TAGS } from '../common/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import type { CallOpener } from '../engine/stream-engine.ts';
 import { argumentsBody, argumentsBodyAfterBrace } from './arguments-body.ts';
 import { MISTRAL_SHAPE, MistralCallsBody } from './calls-body.ts';
 import { ClosedBlockBody } from './closed-block-body.ts';
@@ -48,8 +49,10 @@ type MistralOpening =
 
 const TOOL_CALLS: MistralOpening = { toolCalls: true };
 
-const FIXED_OPENERS: readonly Opener<MistralOpening>[] = [
-  { literal: '[TOOL_CALLS]', delimited: false, data: TOOL_CALLS },
+const FIXED_OPENERS: readonly CallOpener<MistralOpening>[] = [
+  // A special token, written only to call: read inside [THINK] too (Magistral may call before
+  // it closes its reasoning). Bare arrays and Ollama's closer are plain text, and are not.
+  { literal: '[TOOL_CALLS]', delimited: false, inReasoning: true, data: TOOL_CALLS },
   // Ollama's Mistral template closes the array with it.
   ...markupOpeners(['[/TOOL_CALLS]']),
 ];

@@ -105,6 +105,17 @@ describe('mistral: tokenizers v11 and later', () => {
     ]);
   });
 
+  it('runs a [TOOL_CALLS] call written before [/THINK]: a special token is never a mention', () => {
+    const call = '[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}';
+    const parts = partsOf(mistral, `[THINK]I need the weather.${call}[/THINK]It is mild.`);
+    expect(parts.map((part) => part.type)).toEqual(['reasoning', 'tool-call', 'text']);
+    expect(reasoningIn(parts)).toBe('I need the weather.');
+    expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
+    // A bare array in reasoning is the model's thinking, as before.
+    const bare = '[{"name": "get_weather", "arguments": {"city": "Oslo"}}]';
+    expect(callsIn(partsOf(mistral, `[THINK]Maybe ${bare}.[/THINK]No.`))).toEqual([]);
+  });
+
   it('reads [CALL_ID] and the form without [ARGS] that vLLM decodes (Mistral Small 3.2)', () => {
     const parts = partsOf(
       mistral,
