@@ -44,7 +44,7 @@ export function formatGlmToolCall(calls: readonly ToolCallToFormat[]): string {
       let text = `<tool_call>${writeName(call.toolName)}\n`;
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         for (const [key, member] of Object.entries(value)) {
-          text += `<arg_key>${writeName(key)}</arg_key>\n<arg_value>${writeValueText(member, 'inline')}</arg_value>\n`;
+          text += `<arg_key>${writeName(key)}</arg_key>\n<arg_value>${writeValueText(member, 'exact')}</arg_value>\n`;
         }
       }
       return `${text}</tool_call>`;
