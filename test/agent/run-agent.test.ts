@@ -64,8 +64,9 @@ describe('runAgent: multi-step runs per protocol', () => {
     // The tools' prompt is in the system message; the result comes back in xml's own format.
     expect(systemText(prompts[0]!)).toContain('get_weather');
     expect(systemText(prompts[0]!)).toContain('attempt_completion');
+    // A text result is written as a JSON string, so no markup in it can read as a call.
     expect(lastUserText(prompts[1]!)).toBe(
-      '<tool_result tool_name="get_weather">\nSeoul: 21°C, sunny\n</tool_result>',
+      '<tool_result tool_name="get_weather">\n"Seoul: 21°C, sunny"\n</tool_result>',
     );
     expect(events[0]?.type).toBe('run-start');
     expect(events.at(-1)).toMatchObject({ type: 'finish', stopReason: 'completed', steps: 2 });
@@ -352,8 +353,12 @@ describe('runAgent: limits', () => {
       { text: 'Thinking about it slowly, word by word, for a long time.', chunkDelayMs: 10 },
     ]);
     const run = runAgent({ model, tools: weather, prompt: 'x', signal: controller.signal });
-    setTimeout(() => controller.abort(), 40);
-    const events = await collect(run);
+    // Abort once some text has come (not after a fixed time, which a loaded machine outruns).
+    const events: AgentEvent[] = [];
+    for await (const event of run) {
+      events.push(event);
+      if (event.type === 'text-delta') controller.abort();
+    }
     const result = await run.result;
     expect(result.stopReason).toBe('aborted');
     expect(cancelled[0]).toBe(true);
@@ -423,7 +428,10 @@ describe('runAgent: limits', () => {
       maxResultChars: 100,
       completion: 'no-call',
     }).result;
-    expect(lastUserText(prompts[1]!)).toContain('[output cut: 200 more characters not shown]');
+    // The marker's brackets are \u escapes in the result's prompt-safe JSON string.
+    expect(JSON.parse(lastUserText(prompts[1]!).split('\n')[1]!)).toContain(
+      '[output cut: 200 more characters not shown]',
+    );
   });
 });
 

@@ -148,7 +148,9 @@ describe('execute protocol', () => {
       { toolName: 'write', output: 'Permission denied', isError: true },
     ]);
     expect(results).toBe(
-      '<results>\n[\n  {"tool":"read","status":"success","content":{"api":"old.com"}},\n  {"tool":"write","status":"failure","content":"Permission denied"}\n]\n</results>',
+      // A result's JSON is prompt-safe: each object's first key starts with an escape, so no
+      // result reads as a bare `{"name"…` call of any format (the model decodes it the same).
+      '<results>\n[\n  {"tool":"read","status":"success","content":{"\\u0061pi":"old.com"}},\n  {"tool":"write","status":"failure","content":"Permission denied"}\n]\n</results>',
     );
   });
 
@@ -160,7 +162,7 @@ describe('execute protocol', () => {
     ]);
     expect(results).toBe(
       '<results>\n[\n  {"tool":"read","status":"failure","content":"no such file"},\n' +
-        '  {"tool":"write","status":"failure","content":{"code":"EACCES","toString":"odd"}},\n' +
+        '  {"tool":"write","status":"failure","content":{"\\u0063ode":"EACCES","toString":"odd"}},\n' +
         '  {"tool":"list","status":"failure","content":["a"]}\n]\n</results>',
     );
     expect(execute.formatToolResponse([])).toBe('<results>\n[]\n</results>');
