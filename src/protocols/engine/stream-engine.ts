@@ -380,7 +380,12 @@ function createEngine<CallData>(
       textId = options.generateId();
       out.push({ type: 'text-start', id: textId });
     }
-    out.push({ type: 'text-delta', id: textId, delta });
+    // Text that follows text within one push is one delta: a text of many openers that are not
+    // calls (`>>>>…`) would otherwise be a delta per character.
+    const last = out.length > 0 ? out[out.length - 1]! : undefined;
+    if (last !== undefined && last.type === 'text-delta' && last.id === textId) {
+      out[out.length - 1] = { type: 'text-delta', id: textId, delta: last.delta + delta };
+    } else out.push({ type: 'text-delta', id: textId, delta });
   }
 
   function closeText(): void {

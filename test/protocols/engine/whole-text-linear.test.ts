@@ -131,3 +131,22 @@ describe('whole texts of the repros of issue 20 section 3', () => {
     expect(large / small).toBeLessThan(MAX_GROWTH);
   });
 });
+
+describe('text of openers that are not calls', () => {
+  it.each([
+    ['functionary', '>'],
+    ['deepseek', '<｜tool▁call▁begin｜>'],
+    ['auto', '>'],
+  ])('%s on %j repeated comes out as one text delta per push, not one per opener', (name, unit) => {
+    const protocol =
+      name === 'auto' ? autoProtocol() : FORMATS.find((entry) => entry.name === name)!.create();
+    const text = repeated(unit, 50_000);
+    const parser = protocol.createStreamParser({ tools: TOOLS });
+    const deltas = parser.push(text).filter((event) => event.type === 'text-delta');
+    const all = [...deltas, ...parser.end().filter((event) => event.type === 'text-delta')];
+    expect(all.length).toBeLessThanOrEqual(2);
+    expect(all.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('')).toBe(
+      text,
+    );
+  });
+});
