@@ -53,6 +53,11 @@ const State = {
   Value: 7,
   /** After a call written without its block: a stray block closer models add is dropped. */
   AfterBareCall: 8,
+  /**
+   * A call of an undeclared tool inside a block: text through its closer. Nothing in it is read
+   * again, so markup in its values (another format's call, an `<html>` page) is never a call.
+   */
+  ForeignCall: 9,
 } as const;
 type State = (typeof State)[keyof typeof State];
 
@@ -118,6 +123,10 @@ export class ParameterTagsBody implements CallBody {
   private rawPassedOn = false;
   /** In `Block`, whether a call was just completed (white space after it is not the block's). */
   private afterCall = false;
+  /** In `ForeignCall`, the closer that ends the undeclared call. */
+  private foreignCloser = '';
+  /** The call's header was a near miss (`function=NAME>`): too unsure to hold its text as one. */
+  private nearMissHeader = false;
 
   // ── the call being read ──
   private tool: ToolDefinition | undefined;
@@ -226,6 +235,8 @@ export class ParameterTagsBody implements CallBody {
         return this.scanCallName(input, index, limit);
       case State.AfterBareCall:
         return this.scanAfterBareCall(input, index, limit);
+      case State.ForeignCall:
+        return this.scanForeignCall(input, index, limit);
     }
   }
 
@@ -291,8 +302,9 @@ export class ParameterTagsBody implements CallBody {
     }
     if (match.literal === this.literals.bracketLost[0]) {
       // `<tool_call>function=NAME>`: the call's opener lost its `<`; its header is read as usual
-      // (an undeclared name leaves the block as text).
+      // (an undeclared name leaves the block as text, read on at the name).
       this.afterCall = false;
+      this.nearMissHeader = true;
       this.callStart = this.offsetOf(at, limit);
       this.state = State.CallHeader;
       return at + match.literal.length - 1;
@@ -404,6 +416,15 @@ export class ParameterTagsBody implements CallBody {
   private openCall(name: string, after: number, limit: number, nameStart = after): number {
     const tool = this.context.options.toolsByName.get(name);
     if (tool === undefined) {
+      // Inside a block the call is plainly one, of a tool the request did not declare: its text
+      // runs to its closer. A bare opener may be a mention in prose, so it ends at the name.
+      const closer =
+        this.bare || this.nearMissHeader ? '' : this.syntax.callClose || this.blockClose;
+      if (closer !== '') {
+        this.foreignCloser = closer;
+        this.state = State.ForeignCall;
+        return after;
+      }
       if (this.emitted === 0) {
         this.settleRaw({ kind: 'not-a-call' });
         return this.finishAt(this.syntax.callOpen === '' ? nameStart : after);
@@ -438,6 +459,33 @@ export class ParameterTagsBody implements CallBody {
     if (match === 'partial') return HOLD;
     if (match === undefined) return this.finishAt(index);
     return this.finishAt(at + match.literal.length);
+  }
+
+  /** An undeclared tool's call, up to its closer (a tail that may begin it is held). */
+  private scanForeignCall(input: string, index: number, limit: number): number {
+    const closer = this.foreignCloser;
+    const found = input.indexOf(closer, index);
+    if (found !== -1 && found + closer.length <= limit) {
+      return this.endForeignCall(found + closer.length, limit);
+    }
+    let keep = Math.min(closer.length - 1, limit - index);
+    while (keep > 0 && !closer.startsWith(input.slice(limit - keep, limit))) keep--;
+    if (keep === 0) return limit;
+    return limit - keep > index ? limit - keep : HOLD;
+  }
+
+  /** The undeclared call ended at `end`: its text is text, and the block goes on after it. */
+  private endForeignCall(end: number, limit: number): number {
+    if (this.emitted === 0) {
+      // Nothing of the block was a call: the engine passes it on as text, and reads on after it.
+      this.settleRaw({ kind: 'not-a-call' });
+      return this.finishAt(end);
+    }
+    this.context.emitText(this.context.callText(this.callStart, this.offsetOf(end, limit)));
+    if (this.foreignCloser === this.blockClose) return this.finishAt(end);
+    this.state = State.Block;
+    this.afterCall = true;
+    return end;
   }
 
   // ── parameters ────────────────────────────────────────────────────────────────────────────
@@ -957,6 +1005,11 @@ export class ParameterTagsBody implements CallBody {
         if (this.emitted === 0) this.settleRaw({ kind: 'not-a-call' });
         return;
       case State.AfterBareCall:
+        return;
+      case State.ForeignCall:
+        // The output ended inside an undeclared tool's call: it is text, all of it.
+        if (this.emitted === 0) this.settleRaw({ kind: 'not-a-call' });
+        else this.context.emitText(this.context.callText(this.callStart, end));
         return;
     }
   }

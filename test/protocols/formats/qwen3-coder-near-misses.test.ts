@@ -15,6 +15,8 @@ interface Row {
   readonly text: string;
   readonly calls: readonly { name: string; input: unknown }[];
   readonly errors: readonly string[];
+  /** The faults through `auto` where they differ (another format reads the same opener). */
+  readonly autoErrors?: readonly string[];
   readonly textOut: string;
 }
 
@@ -34,7 +36,8 @@ describe('qwen3-coder: near misses of real outputs', () => {
         const parts = partsOf(reader, row.text, { tools: row.tools });
         expect(callsIn(parts)).toEqual(row.calls);
         const errors = errorsIn(parts);
-        expect(errors.map((error) => error.code)).toEqual(row.errors);
+        const expected = readerName === 'auto' ? (row.autoErrors ?? row.errors) : row.errors;
+        expect(errors.map((error) => error.code)).toEqual(expected);
         // A reported call keeps its raw text, which also stays text (nothing is lost).
         for (const error of errors) expect(row.text).toContain(error.raw);
         expect(textIn(parts)).toBe(row.textOut);

@@ -1,0 +1,94 @@
+/**
+ * A call of a tool the request did not declare, written inside a parameter-tag block, is text,
+ * all of it through its closer: nothing in its values is read again, by its own format or by
+ * `auto`. Its values may hold another format's call or a page of HTML (issue 20 section 1: xml
+ * read an `<html>` inside a MiniMax parameter value as a call to `html`).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  autoProtocol,
+  type ParseEvent,
+  protocolByName,
+  type ToolCallProtocol,
+  type ToolDefinition,
+} from '../../src/index.ts';
+import { deepseekProtocol } from '../../src/protocols/deepseek/index.ts';
+import { splitAt, streamEvents, TOOLS } from './helpers.ts';
+
+const htmlTool: ToolDefinition = {
+  name: 'html',
+  inputSchema: { type: 'object', properties: { markup: { type: 'string' } }, required: ['markup'] },
+};
+const tools = [htmlTool, ...TOOLS];
+
+/** Calls of declared tools, in several formats, that an undeclared call's value may hold. */
+const INNER = [
+  '<html>hello</html>',
+  protocolByName('hermes').formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } }),
+  protocolByName('xml').formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } }),
+  protocolByName('minimax').formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } }),
+];
+
+const FORMATS: [string, ToolCallProtocol][] = [
+  ['minimax', protocolByName('minimax')],
+  ['qwen3-coder', protocolByName('qwen3-coder')],
+  ['seed-oss', protocolByName('seed-oss')],
+  ['glm', protocolByName('glm')],
+  ['deepseek v3.2', deepseekProtocol({ version: 'v3.2' })],
+];
+
+function readings(protocol: ToolCallProtocol, chunks: readonly string[]) {
+  const events = streamEvents(protocol, chunks, { tools });
+  return {
+    calls: events.filter((event) => event.type === 'tool-call').map((event) => event.toolName),
+    started: events.some((event) => event.type === 'tool-input-start'),
+    text: events
+      .filter((event): event is Extract<ParseEvent, { type: 'text-delta' }> => {
+        return event.type === 'text-delta';
+      })
+      .map((event) => event.delta)
+      .join(''),
+  };
+}
+
+describe.each(FORMATS)(
+  '%s: an undeclared tool’s call is text through its closer',
+  (_name, format) => {
+    for (const reader of [
+      ['alone', format],
+      ['through auto', autoProtocol()],
+    ] as const) {
+      it(`${reader[0]}: nothing in its values is read, at any split`, () => {
+        for (const inner of INNER) {
+          const call = format.formatToolCall({
+            toolName: 'publish_page',
+            input: { body: `Page: ${inner} end` },
+          });
+          const output = `Publishing.\n${call}\nDone.`;
+          fc.assert(
+            fc.property(fc.array(fc.nat({ max: output.length }), { maxLength: 4 }), (points) => {
+              const read = readings(reader[1], splitAt(output, points));
+              expect(read).toEqual({ calls: [], started: false, text: output });
+            }),
+            { numRuns: 40 },
+          );
+        }
+      });
+    }
+
+    it('a declared call after it in the same output still runs', () => {
+      const undeclared = format.formatToolCall({
+        toolName: 'publish_page',
+        input: { body: INNER[0]! },
+      });
+      const declared = format.formatToolCall({ toolName: 'get_weather', input: { city: 'Rome' } });
+      const output = `${undeclared}\n${declared}`;
+      for (const protocol of [format, autoProtocol()]) {
+        const read = readings(protocol, [output]);
+        expect(read.calls).toEqual(['get_weather']);
+        expect(read.text).toContain(undeclared);
+      }
+    });
+  },
+);
