@@ -570,7 +570,7 @@ export class XmlCallBody implements CallBody {
         // Text written directly in the tool tag is that element's content, as in XML: the first
         // `</tool>` that closes no `<tool>` opened in it ends the value and the call, whatever
         // follows (`<html>hello</html> done`). A value that shows the tool's closing tag writes
-        // it escaped or in CDATA, as seed 000 asks.
+        // it escaped or in CDATA, as Probe's XML protocol asks.
         this.closeValue();
         this.completeCall(after);
         return;

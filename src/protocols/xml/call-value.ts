@@ -1,9 +1,11 @@
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import { readLenientJson } from '../../scan/lenient-json.ts';
+import { textReading } from '../../schema/index.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
 import { describeProblems } from '../common/describe-problems.ts';
 import type { CallContext } from '../engine/call-body.ts';
+import { readsAsString } from './tool-shape.ts';
 import { FragmentValueSink, StringValueSink, type ValueSink } from './value-sink.ts';
 
 /**
@@ -75,7 +77,7 @@ export class XmlCallValue {
     this.openName = name;
     const firstTime = !this.given.has(name);
     this.given.add(name);
-    if (firstTime && policy.streams('string')) {
+    if (firstTime && readsAsString(policy)) {
       this.startObject();
       this.writer.key(name);
       this.writer.startString();
@@ -112,7 +114,11 @@ export class XmlCallValue {
         this.held.set(name, [value]);
       } else if (!Object.hasOwn(this.input, name)) {
         // (A repeat of a value already written is dropped; its duplicate problem is recorded.)
-        this.writeHeldValue(name, policy.coerce(value));
+        // Text is typed by the one rule for values written as text (unions included).
+        this.writeHeldValue(
+          name,
+          typeof value === 'string' ? textReading(policy).type(value) : policy.coerce(value),
+        );
       }
     } else {
       this.writer.endString();

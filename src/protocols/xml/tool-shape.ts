@@ -1,5 +1,10 @@
-import type { JsonSchema, ToolDefinition, ValuePolicy } from '../../core/index.ts';
-import { createValuePolicy } from '../../schema/index.ts';
+import {
+  type JsonSchema,
+  type ToolDefinition,
+  UNCONSTRAINED_POLICY,
+  type ValuePolicy,
+} from '../../core/index.ts';
+import { createValuePolicy, textReading } from '../../schema/index.ts';
 
 /** What the whole-call reader needs to know about one declared parameter. */
 export interface XmlParameter {
@@ -38,6 +43,14 @@ function declaredProperties(schema: JsonSchema): string[] {
  */
 const shapes = new WeakMap<object, XmlToolShape>();
 
+/**
+ * A value's text is the string itself: where the schema admits nothing else (coerceText's rule
+ * for unions), and where there is no schema, as in the XML protocol values are strings.
+ */
+export function readsAsString(policy: ValuePolicy): boolean {
+  return policy === UNCONSTRAINED_POLICY || textReading(policy).asString;
+}
+
 export function xmlToolShape(tool: ToolDefinition): XmlToolShape {
   const schema = tool.inputSchema;
   const cacheable = typeof schema === 'object' && schema !== null;
@@ -53,7 +66,7 @@ export function xmlToolShape(tool: ToolDefinition): XmlToolShape {
     isParameterName: known.size === 0 ? () => true : (name) => known.has(name),
     parameters: names.map((name) => {
       const parameterPolicy = policy.property(name);
-      const isString = parameterPolicy.streams('string');
+      const isString = readsAsString(parameterPolicy);
       return {
         name,
         policy: parameterPolicy,

@@ -1,6 +1,7 @@
 import { setOwnProperty, type ToolDefinition } from '../../core/index.ts';
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
+import { textReading } from '../../schema/index.ts';
 import { isNameCharacter, isNameStart, MAX_TAG_LENGTH } from './tag-names.ts';
 import type { XmlToolShape } from './tool-shape.ts';
 import { decodeHeldPieces, type HeldPiece } from './value-sink.ts';
@@ -80,7 +81,7 @@ export function readWholeCall(
     tag = tagAt(text, skipMarkupSpace(text, closeEnd, end), end, toolName, shape);
     if (tag === NOT_A_TAG) return undefined;
     const decoded = decodeValue(text, valueStart, valueClose);
-    const value = parameter.isString ? decoded : parameter.policy.coerce(decoded);
+    const value = parameter.isString ? decoded : textReading(parameter.policy).type(decoded);
     setOwnProperty(input, name, value);
     const valueJson = jsonValueText(value);
     json += `${json.length > 1 ? ',' : ''}${keyOpening(name)}${valueJson}`;
