@@ -2,7 +2,7 @@ import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol, grammarOf } from '../common/define-protocol.ts';
 import type { ResolvedParseOptions } from '../engine/call-body.ts';
-import type { ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
+import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import { FORMATS, formatEntry } from '../registry.ts';
 import { type Candidate, type CandidateGroup, ChoiceBody } from './choice-body.ts';
 
@@ -104,6 +104,10 @@ function combineGrammars(
   };
 }
 
+function isReadInReasoning(opener: Opener<unknown>): boolean {
+  return (opener as CallOpener<unknown>).inReasoning === true;
+}
+
 /** Distinct tool lists an application uses are few; this only bounds odd callers. */
 const MAX_CACHED_COMBINATIONS = 64;
 
@@ -122,7 +126,7 @@ interface Sourced {
 function combineOpeners(
   grammars: readonly ProtocolGrammar<unknown>[],
   parts: readonly (readonly Opener<unknown>[])[],
-): Opener<CandidateGroup>[] {
+): CallOpener<CandidateGroup>[] {
   const all: Sourced[] = [];
   parts.forEach((openers, index) => {
     for (const opener of openers)
@@ -134,7 +138,7 @@ function combineOpeners(
     if (group) group.push(sourced);
     else literals.set(sourced.opener.literal, [sourced]);
   }
-  const result: Opener<CandidateGroup>[] = [];
+  const result: CallOpener<CandidateGroup>[] = [];
   for (const [literal, group] of literals) {
     const delimited = group.every((sourced) => sourced.opener.delimited);
     // A delimited literal matches only before a delimiter, so longer literals stay reachable.
@@ -160,7 +164,15 @@ function combineOpeners(
       } else if (candidate.delimited) waiting.push(candidate);
       else ready.push(candidate);
     }
-    result.push({ literal, delimited, data: { ready, byNextCode, delimited: waiting } });
+    // A literal some format declares a special token (`[TOOL_CALLS]`, Kimi's section) is read
+    // inside reasoning through auto too; a shorter plain-text literal that begins it (`[`) is not.
+    const inReasoning = group.some((sourced) => isReadInReasoning(sourced.opener));
+    result.push({
+      literal,
+      delimited,
+      ...(inReasoning ? { inReasoning } : {}),
+      data: { ready, byNextCode, delimited: waiting },
+    });
   }
   return result;
 }
