@@ -10,6 +10,9 @@ import { itStaysLinear } from './json-format-checks.ts';
 
 const gemma = functionGemmaProtocol();
 
+/** Shortest run of the smaller text that a ratio is taken of. */
+const MIN_TIMED_MS = 25;
+
 /** The best of a few runs after a warm-up: the machine is shared, so one run is noise. */
 function timeOf(run: () => void): number {
   run();
@@ -67,7 +70,15 @@ describe('linear time', () => {
       (n: number) => `<start_function_call>call:write_file{content:<escape>${'<escap'.repeat(n)}`,
     ],
   ])('%s, pushed whole', (_label, size, shape) => {
-    const ratio = timeOf(parseWhole(shape(4 * size))) / timeOf(parseWhole(shape(size)));
+    // Grow the smaller text until it takes long enough to time: a run of a few milliseconds is
+    // mostly a collection or a scheduling pause on a busy machine.
+    let count = size;
+    let small = timeOf(parseWhole(shape(count)));
+    while (small < MIN_TIMED_MS && count < size * 16) {
+      count *= 2;
+      small = timeOf(parseWhole(shape(count)));
+    }
+    const ratio = timeOf(parseWhole(shape(4 * count))) / small;
     expect(ratio).toBeLessThan(10);
   });
 });
