@@ -24,7 +24,13 @@ import {
 } from './model-server-probe.ts';
 import { type Recording, replayStream } from './replay.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from './request-guard.ts';
-import { parseStartRun, parseToolResults, RequestError, readJsonBody } from './requests.ts';
+import {
+  BODY_SHAPE_LIMITS,
+  parseStartRun,
+  parseToolResults,
+  RequestError,
+  readJsonBody,
+} from './requests.ts';
 import { RunLimitError, type RunRecord, RunRegistry } from './run-registry.ts';
 import { runToSse } from './run-stream.ts';
 import { defaultWebRoot, pageNotBuilt, readPageFile } from './static-page.ts';
@@ -198,6 +204,12 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   if (!options.model && !options.replay)
     throw new TypeError('createServerApp: give a model, or a recording to replay');
   const limits = checkedLimits({ ...DEFAULT_LIMITS, ...options.limits });
+  // A body is read within these before it is parsed; a conversation's values sit a few levels
+  // below the body's top, so its own depth limit decides where they may go.
+  const bodyShape = {
+    maxDepth: Math.max(BODY_SHAPE_LIMITS.maxDepth, limits.maxConversationDepth + 16),
+    maxValues: BODY_SHAPE_LIMITS.maxValues,
+  };
   const replayDelayMs = checkedDelay(options.replay, 'replay');
   // What a run that asks for a recording plays: the replay server's, else the one offered.
   const playable = options.replay ?? options.recording;
@@ -340,7 +352,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   };
 
   app.post('/api/runs', async (c) => {
-    const request = parseStartRun(await readJsonBody(c.req.raw, limits.maxBodyBytes));
+    const request = parseStartRun(await readJsonBody(c.req.raw, limits.maxBodyBytes, bodyShape));
     const conversation =
       request.conversation === undefined
         ? undefined
@@ -394,7 +406,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   app.post('/api/runs/:id/tool-results', async (c) => {
     const record = findRun(c.req.param('id'));
-    const results = parseToolResults(await readJsonBody(c.req.raw, limits.maxBodyBytes));
+    const results = parseToolResults(await readJsonBody(c.req.raw, limits.maxBodyBytes, bodyShape));
     if (record.status !== 'paused' || !record.state) {
       const why =
         record.status === 'running'

@@ -28,10 +28,10 @@ export class RequestError extends HTTPException {
 }
 
 /**
- * What a page's request body may hold once parsed: a run request is a prompt, settings and a
- * conversation of at most a few thousand entries, far below these.
+ * What a page's request body may hold once parsed, unless the server says otherwise: a run
+ * request is a prompt, settings and a conversation of a few thousand entries, far below these.
  */
-export const BODY_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: 64, maxValues: 200_000 };
+export const BODY_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: 80, maxValues: 500_000 };
 
 /**
  * The JSON body of a request, read with a size cap: bytes are counted as they arrive, so a body

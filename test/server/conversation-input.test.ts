@@ -167,6 +167,17 @@ describe('POST /api/runs with a conversation', () => {
     const body = `{"prompt":"next","conversation":[{"type":"results","results":[{"toolCallId":"c","toolName":"t","output":${output}}]}]}`;
     const refused = await refusal(await postRun(app, body));
     expect(refused.status).toBe(400);
+    // Refused when the body is read, before it is parsed.
+    expect(refused.error).toMatch(/^the body nests deeper than \d+ levels$/);
+  });
+
+  it('names the place of a value nested past maxConversationDepth', async () => {
+    const app = appWith({ model: scriptedModel([]).model });
+    const depth = DEFAULT_LIMITS.maxConversationDepth + 1;
+    const output = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const body = `{"prompt":"next","conversation":[{"type":"results","results":[{"toolCallId":"c","toolName":"t","output":${output}}]}]}`;
+    const refused = await refusal(await postRun(app, body));
+    expect(refused.status).toBe(400);
     expect(refused.error).toContain(
       `results[0].output nests deeper than ${DEFAULT_LIMITS.maxConversationDepth} levels`,
     );

@@ -71,11 +71,17 @@ describe('readJsonBody', () => {
   });
 
   it('refuses a small body of many values with a 413 (it would cost a hundred times its bytes)', async () => {
-    const many = `[${'{},'.repeat(BODY_SHAPE_LIMITS.maxValues)}{}]`;
-    expect(many.length).toBeLessThan(1024 * 1024);
-    expect(await refusal(many)).toEqual({
-      status: 413,
-      message: `the body holds more than ${BODY_SHAPE_LIMITS.maxValues} JSON values`,
-    });
+    const limits = { maxDepth: 8, maxValues: 1000 };
+    const many = `[${'{},'.repeat(limits.maxValues)}{}]`;
+    await expect(
+      readJsonBody(jsonRequest(many), 1024 * 1024, limits).catch((error: RequestError) => [
+        error.status,
+        error.message,
+      ]),
+    ).resolves.toEqual([413, 'the body holds more than 1000 JSON values']);
+    const within = `[${'{},'.repeat(limits.maxValues - 2)}{}]`;
+    await expect(readJsonBody(jsonRequest(within), 1024 * 1024, limits)).resolves.toHaveLength(
+      limits.maxValues - 1,
+    );
   });
 });
