@@ -1,12 +1,15 @@
 /**
- * hermes outputs from real runs and parser reports (test/fixtures/real-outputs/hermes.json, each row
- * with its provenance), read by `hermes` and by `auto`, whole and at every split.
+ * Outputs from real runs and parser reports (test/fixtures/real-outputs/<family>.json, each row
+ * with its provenance), read by their family's format and by `auto`, whole and at every split:
+ * the calls, no fault, the text and the reasoning each row expects.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
 import { autoProtocol } from '../../../src/protocols/auto/index.ts';
+import { gptOssProtocol } from '../../../src/protocols/gpt-oss/index.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
+import { llama3Protocol } from '../../../src/protocols/llama3/index.ts';
 import { callsIn, errorsIn, partsOf, reasoningIn, textIn } from './json-format-checks.ts';
 
 interface Row {
@@ -18,17 +21,23 @@ interface Row {
   readonly reasoning?: string;
 }
 
-const { rows } = JSON.parse(
-  readFileSync(new URL('../../fixtures/real-outputs/hermes.json', import.meta.url), 'utf8'),
-) as { rows: Row[] };
+function rowsOf(family: string): Row[] {
+  const url = new URL(`../../fixtures/real-outputs/${family}.json`, import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { rows: Row[] }).rows;
+}
 
-const READERS: readonly [string, ToolCallProtocol][] = [
+const FAMILIES: readonly [string, ToolCallProtocol][] = [
   ['hermes', hermesProtocol()],
-  ['auto', autoProtocol()],
+  ['llama3', llama3Protocol()],
+  ['gpt-oss', gptOssProtocol()],
 ];
 
-describe('hermes: real outputs', () => {
-  for (const [readerName, reader] of READERS) {
+describe.each(FAMILIES)('%s: real outputs', (family, format) => {
+  const rows = rowsOf(family);
+  for (const [readerName, reader] of [
+    [family, format],
+    ['auto', autoProtocol()],
+  ] as const) {
     for (const row of rows) {
       it(`${readerName} reads ${row.id}`, () => {
         const parts = partsOf(reader, row.text, { tools: row.tools });
