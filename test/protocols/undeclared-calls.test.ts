@@ -92,3 +92,47 @@ describe.each(FORMATS)(
     });
   },
 );
+
+/** Formats whose calls may be written without their block, with the block's markup to strip. */
+const BARE: [string, ToolCallProtocol, readonly string[]][] = [
+  ['minimax', protocolByName('minimax'), ['<minimax:tool_call>', '</minimax:tool_call>']],
+  ['qwen3-coder', protocolByName('qwen3-coder'), ['<tool_call>', '</tool_call>']],
+  ['seed-oss', protocolByName('seed-oss'), ['<seed:tool_call>', '</seed:tool_call>']],
+];
+
+describe.each(BARE)(
+  '%s: an undeclared tool’s call written without its block',
+  (_n, format, block) => {
+    const bareCall = (toolName: string, input: Record<string, unknown>) => {
+      let text = format.formatToolCall({ toolName, input });
+      for (const markup of block) text = text.replace(markup, '');
+      return text.trim();
+    };
+
+    it('is text through its closer when a parameter follows its header, alone and through auto', () => {
+      for (const inner of INNER) {
+        const output = `Publishing.\n${bareCall('publish_page', { body: `Page: ${inner} end` })}\nDone.`;
+        for (const protocol of [format, autoProtocol()]) {
+          fc.assert(
+            fc.property(fc.array(fc.nat({ max: output.length }), { maxLength: 4 }), (points) => {
+              expect(readings(protocol, splitAt(output, points))).toEqual({
+                calls: [],
+                started: false,
+                text: output,
+              });
+            }),
+            { numRuns: 25 },
+          );
+        }
+      }
+    });
+
+    it('is a mention when prose follows its header, and a declared bare call still runs', () => {
+      const header = bareCall('publish_page', { body: 'x' }).split('\n')[0]!.replace(/>.*$/, '>');
+      const mention = `Use ${header} to publish, then ${bareCall('get_weather', { city: 'Rome' })}`;
+      const read = readings(format, [mention]);
+      expect(read.calls).toEqual(['get_weather']);
+      expect(read.text).toContain(`Use ${header} to publish, then `);
+    });
+  },
+);

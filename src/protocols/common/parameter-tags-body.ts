@@ -58,6 +58,11 @@ const State = {
    * again, so markup in its values (another format's call, an `<html>` page) is never a call.
    */
   ForeignCall: 9,
+  /**
+   * A call written without its block names an undeclared tool: a parameter tag right after the
+   * header makes it a call (text through its closer, as in a block); anything else a mention.
+   */
+  UndeclaredBare: 10,
 } as const;
 type State = (typeof State)[keyof typeof State];
 
@@ -237,6 +242,8 @@ export class ParameterTagsBody implements CallBody {
         return this.scanAfterBareCall(input, index, limit);
       case State.ForeignCall:
         return this.scanForeignCall(input, index, limit);
+      case State.UndeclaredBare:
+        return this.scanUndeclaredBare(input, index, limit);
     }
   }
 
@@ -418,6 +425,10 @@ export class ParameterTagsBody implements CallBody {
     if (tool === undefined) {
       // Inside a block the call is plainly one, of a tool the request did not declare: its text
       // runs to its closer. A bare opener may be a mention in prose, so it ends at the name.
+      if (this.bare && this.emitted === 0 && this.syntax.callClose !== '') {
+        this.state = State.UndeclaredBare;
+        return after;
+      }
       const closer =
         this.bare || this.nearMissHeader ? '' : this.syntax.callClose || this.blockClose;
       if (closer !== '') {
@@ -459,6 +470,26 @@ export class ParameterTagsBody implements CallBody {
     if (match === 'partial') return HOLD;
     if (match === undefined) return this.finishAt(index);
     return this.finishAt(at + match.literal.length);
+  }
+
+  /** After an undeclared tool's bare header: its first parameter tag, or a mention in prose. */
+  private scanUndeclaredBare(input: string, index: number, limit: number): number {
+    let at = index;
+    while (at < limit && isSpace(input.charCodeAt(at))) at++;
+    if (at - index > MAX_LOOKAHEAD_SPACE) return this.mentionAt(index);
+    if (at === limit) return this.final ? this.mentionAt(index) : HOLD;
+    const match = this.matchAt(input, at, limit, [this.syntax.parameterOpen]);
+    if (match === 'partial') return HOLD;
+    if (match === undefined) return this.mentionAt(index);
+    this.foreignCloser = this.syntax.callClose;
+    this.state = State.ForeignCall;
+    return at;
+  }
+
+  /** The bare header was a mention: it is text, and what follows it is read as usual. */
+  private mentionAt(index: number): number {
+    this.settleRaw({ kind: 'not-a-call' });
+    return this.finishAt(index);
   }
 
   /** An undeclared tool's call, up to its closer (a tail that may begin it is held). */
@@ -1005,6 +1036,9 @@ export class ParameterTagsBody implements CallBody {
         if (this.emitted === 0) this.settleRaw({ kind: 'not-a-call' });
         return;
       case State.AfterBareCall:
+        return;
+      case State.UndeclaredBare:
+        this.settleRaw({ kind: 'not-a-call' });
         return;
       case State.ForeignCall:
         // The output ended inside an undeclared tool's call: it is text, all of it.
