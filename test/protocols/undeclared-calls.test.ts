@@ -136,3 +136,40 @@ describe.each(BARE)(
     });
   },
 );
+
+/** Formats whose calls name their tool in a header before JSON arguments. */
+const NAMED_JSON: [string, ToolCallProtocol][] = [
+  ['kimi-k2', protocolByName('kimi-k2')],
+  ['deepseek', protocolByName('deepseek')],
+  ['gpt-oss', protocolByName('gpt-oss')],
+];
+
+/** Calls other formats read inside text: a Python list, Mistral's array, a hermes call. */
+const INNER_JSON_SAFE = [
+  "[get_weather(city='Oslo')]",
+  '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Oslo"}}]',
+  ...INNER,
+];
+
+describe.each(NAMED_JSON)('%s: an undeclared tool’s JSON arguments are text', (_n, format) => {
+  it('nothing in them is read, alone or through auto, at any split', () => {
+    for (const inner of INNER_JSON_SAFE) {
+      const call = format.formatToolCall({
+        toolName: 'publish_page',
+        input: { body: `Page: ${inner} end` },
+      });
+      for (const protocol of [format, autoProtocol()]) {
+        fc.assert(
+          fc.property(fc.array(fc.nat({ max: call.length }), { maxLength: 4 }), (points) => {
+            const read = readings(protocol, splitAt(call, points));
+            expect({ calls: read.calls, started: read.started }).toEqual({
+              calls: [],
+              started: false,
+            });
+          }),
+          { numRuns: 25 },
+        );
+      }
+    }
+  });
+});

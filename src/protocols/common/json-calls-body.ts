@@ -1,5 +1,6 @@
 import { LEFT_BRACE } from '../../scan/char-codes.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
+import { JsonExtent } from '../../scan/json-extent.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { JsonBlockSpan } from './json-block-span.ts';
@@ -25,6 +26,13 @@ const Phase = {
   Done: 5,
   /** After bare JSON that made calls: white space, a separator or a stray closer may follow. */
   BetweenBareCalls: 6,
+  /** A header named an undeclared tool: is JSON arguments next (its call) or anything else? */
+  AfterForeignHeader: 9,
+  /**
+   * The JSON arguments of an undeclared tool's call: text, through their end. Nothing in them is
+   * read again, so a value holding another format's call (`[f(x=1)]`, `<tool_call>…`) stays data.
+   */
+  ForeignJson: 10,
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
@@ -124,6 +132,12 @@ export class JsonCallsBody implements CallBody {
         case Phase.Raw:
           index = this.scanRaw(text, index, end);
           break;
+        case Phase.AfterForeignHeader:
+          index = this.scanAfterForeignHeader(text, index);
+          break;
+        case Phase.ForeignJson:
+          index = this.scanForeignJson(text, index, end);
+          break;
         case Phase.Done:
           return this.doneAt;
       }
@@ -155,7 +169,12 @@ export class JsonCallsBody implements CallBody {
     this.header += text.slice(start, found);
     const name = header.readName(this.header.slice(0, -header.terminator.length));
     const tool = name === undefined ? undefined : this.context.options.toolsByName.get(name);
-    if (!tool || name === undefined) return this.headerIsNotACall(found);
+    if (name === undefined) return this.headerIsNotACall(found);
+    if (!tool) {
+      // A name: a call of a tool the request did not declare, if JSON arguments follow.
+      this.phase = Phase.AfterForeignHeader;
+      return found;
+    }
     // The JSON that follows is the arguments of this one call.
     this.router.beginNamedCall(name);
     this.phase = this.config.fencedJson ? Phase.Fence : Phase.BeforeJson;
@@ -169,6 +188,22 @@ export class JsonCallsBody implements CallBody {
   private headerIsNotACall(at: number): number {
     this.leftover = this.header.slice(this.config.header!.consumed?.length ?? 0);
     return this.settleNotACall(at);
+  }
+
+  /** The JSON arguments of an undeclared tool's call, while they are skipped. */
+  private foreignJson: JsonExtent | undefined;
+
+  private scanAfterForeignHeader(text: string, start: number): number {
+    const code = text.charCodeAt(start);
+    if (code !== 123 /* { */ && code !== 91 /* [ */) return this.headerIsNotACall(start);
+    this.foreignJson = new JsonExtent();
+    this.phase = Phase.ForeignJson;
+    return start;
+  }
+
+  private scanForeignJson(text: string, start: number, end: number): number {
+    const stop = this.foreignJson!.write(text, start, end);
+    return stop === -1 ? end : this.settleNotACall(stop);
   }
 
   /** Before fenced JSON: white space, then an optional ```` ``` ```` and its language word. */
@@ -415,6 +450,8 @@ export class JsonCallsBody implements CallBody {
   finish(interrupted: boolean): void {
     switch (this.phase) {
       case Phase.Header:
+      case Phase.AfterForeignHeader:
+      case Phase.ForeignJson:
         this.settlement.notACall();
         return;
       case Phase.Fence:
