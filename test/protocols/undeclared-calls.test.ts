@@ -173,3 +173,30 @@ describe.each(NAMED_JSON)('%s: an undeclared tool’s JSON arguments are text', 
     }
   });
 });
+
+describe.each([
+  ['mistral', protocolByName('mistral')],
+  ['functiongemma', protocolByName('functiongemma')],
+] as const)('%s: an undeclared tool’s call is text through its end', (_n, format) => {
+  it('nothing in its arguments is read, alone or through auto, at any split', () => {
+    for (const inner of INNER_JSON_SAFE) {
+      const call = format.formatToolCall({
+        toolName: 'publish_page',
+        input: { body: `Page: ${inner} end` },
+      });
+      const output = `Publishing. ${call}`;
+      for (const protocol of [format, autoProtocol()]) {
+        fc.assert(
+          fc.property(fc.array(fc.nat({ max: output.length }), { maxLength: 4 }), (points) => {
+            const read = readings(protocol, splitAt(output, points));
+            expect({ calls: read.calls, started: read.started }).toEqual({
+              calls: [],
+              started: false,
+            });
+          }),
+          { numRuns: 25 },
+        );
+      }
+    }
+  });
+});

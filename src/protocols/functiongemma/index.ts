@@ -1,6 +1,7 @@
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
+import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
@@ -51,7 +52,18 @@ const OPENERS: readonly Opener<GemmaCall>[] = [
   { literal: '<|tool_call>', delimited: false, data: { explicit: true, foreign: GEMMA4 } },
 ];
 
-const Phase = { Prefix: 0, Name: 1, Value: 2, AfterValue: 3, Done: 4 } as const;
+const Phase = {
+  Prefix: 0,
+  Name: 1,
+  Value: 2,
+  AfterValue: 3,
+  Done: 4,
+  /**
+   * An explicit call of a tool the request did not declare: text through its closing token, and
+   * nothing in its arguments is read again (by this format or by `auto`).
+   */
+  Undeclared: 5,
+} as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
 /** A call of a bare block, read whole and held until the block is known to be all calls. */
@@ -86,6 +98,8 @@ class GemmaCallBody implements CallBody {
   private assembler: CallAssembler | undefined;
   private streamer: JsonValueStreamer | undefined;
   private reader: GemmaValueReader | undefined;
+  /** Finds the closing token of an undeclared tool's explicit call (Phase.Undeclared). */
+  private undeclaredEnd: LiteralFinder | undefined;
   private closerMatched = 0;
   private doneAt = -1;
   /** The calls of a bare block read so far. */
@@ -123,6 +137,12 @@ class GemmaCallBody implements CallBody {
             return this.notACall(stop, `expected "{" after call:${this.name}`);
           }
           this.tool = this.context.options.toolsByName.get(this.name);
+          if (!this.tool && this.explicit) {
+            this.undeclaredEnd = new LiteralFinder(CLOSER);
+            this.phase = Phase.Undeclared;
+            index = stop;
+            break;
+          }
           if (!this.tool) {
             return this.held.length > 0
               ? this.blockFails(stop, `"${this.name}" is not a declared tool`)
@@ -131,6 +151,10 @@ class GemmaCallBody implements CallBody {
           this.begin(this.tool);
           index = stop;
           break;
+        }
+        case Phase.Undeclared: {
+          const found = this.undeclaredEnd!.find(text, index, end);
+          return found === -1 ? -1 : this.settleText(found);
         }
         case Phase.Value: {
           const reader = this.reader!;
@@ -256,6 +280,10 @@ class GemmaCallBody implements CallBody {
 
   finish(interrupted: boolean): void {
     if (this.phase === Phase.Done) return;
+    if (this.phase === Phase.Undeclared) {
+      this.context.settle({ kind: 'not-a-call' });
+      return;
+    }
     if (this.phase === Phase.AfterValue) {
       if (interrupted) {
         this.fault(

@@ -1,4 +1,5 @@
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
+import { ForeignJsonBody, opensJson } from '../common/foreign-json-body.ts';
 import { type JsonCallShape, JsonCallsBody } from '../common/json-calls-body.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { argumentsBody } from './arguments-body.ts';
@@ -128,6 +129,11 @@ export class MistralCallsBody implements CallBody {
   private startArguments(text: string, index: number, end: number): number {
     const tool = this.context.options.toolsByName.get(this.name);
     if (tool === undefined) {
+      if (opensJson(text.charCodeAt(index))) {
+        // A call of an undeclared tool: its arguments are text too, and nothing in them is read.
+        this.inner = new ForeignJsonBody(this.context);
+        return this.inner.write(text, index, end);
+      }
       this.context.settle({ kind: 'not-a-call' });
       return index;
     }
