@@ -6,12 +6,7 @@ import { createValuePolicy } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from './call-assembler.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from './json-calls-body.ts';
-import {
-  isNamePart,
-  isNameStart,
-  PYTHON_DIALECT,
-  PythonValueReader,
-} from './python-call-values.ts';
+import { isNamePart, isNameStart, PythonValueReader } from './python-call-values.ts';
 
 /** How a format frames Python-style calls (`[get_weather(city="Oslo"), f(x=1)]`). */
 export interface PythonCallsConfig {
@@ -494,11 +489,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     if (this.tool && !this.assembler) this.commit();
     this.streamer?.key(this.argumentName);
     // One reader for every value of the block; the arguments are one level of nesting.
-    this.reader ??= new PythonValueReader(
-      this,
-      Math.max(0, this.context.options.maxDepth - 1),
-      PYTHON_DIALECT,
-    );
+    this.reader ??= new PythonValueReader(this, Math.max(0, this.context.options.maxDepth - 1));
     this.reader.reset();
     this.phase = Phase.Value;
     return index + 1;

@@ -24,7 +24,6 @@ import {
 } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { hexDigitValue, type JsonTokenHandler } from '../../scan/json-tokenizer.ts';
-import { LiteralFinder } from '../../scan/literal-finder.ts';
 
 /**
  * Reads one Python literal value (a keyword argument's value in `f(a=1, b="x")`) as it streams,
@@ -33,24 +32,7 @@ import { LiteralFinder } from '../../scan/literal-finder.ts';
  * JSON spellings), lists, tuples (as arrays) and dicts. A plain state machine: each character is
  * looked at a bounded number of times, string content is skipped with `indexOf`, and a token cut
  * by the end of a write carries over only its own few characters.
- *
- * The dialect also covers FunctionGemma's arguments, which are the same shape with bare keys and
- * strings between two `<escape>` tokens.
  */
-export interface PythonValueDialect {
-  /** A token that opens and closes a string whose content is taken literally (`<escape>`). */
-  readonly stringToken?: string;
-  /** Dict keys may be bare words (`{city: …}`). */
-  readonly bareKeys?: boolean;
-  /**
-   * A value may be bare text up to the next `,`, `}` or `]` (FunctionGemma's output once a server
-   * has stripped its `<escape>` tokens): a number or boolean if it reads as one, else a string.
-   */
-  readonly bareValues?: boolean;
-}
-
-export const PYTHON_DIALECT: PythonValueDialect = {};
-
 export type PythonValueStatus = 'pending' | 'complete' | 'failed';
 
 // Where the reader is.
@@ -66,11 +48,8 @@ const TRIPLE_CLOSE = 8;
 const AFTER_STRING = 9;
 const WORD = 10;
 const NUMBER = 11;
-const TOKEN_OPEN = 12;
-const TOKEN_STRING = 13;
-const BARE_VALUE = 14;
-const DONE = 15;
-const FAILED = 16;
+const DONE = 12;
+const FAILED = 13;
 
 const RIGHT_PARENTHESIS = 0x29;
 const LEFT_PARENTHESIS = 0x28;
@@ -155,21 +134,9 @@ function numberValue(token: string): number | string {
   return value;
 }
 
-/** The value of a bare word written where FunctionGemma's strings lose their tokens. */
-function bareValue(text: string): string | number | boolean | null {
-  const literal = LITERAL_WORDS.get(text);
-  if (literal !== undefined) return literal;
-  if (text.length > 0 && DECIMAL.test(text)) {
-    const value = Number(text);
-    if (Number.isFinite(value)) return value;
-  }
-  return text;
-}
-
 export class PythonValueReader {
   private readonly handler: JsonTokenHandler;
   private readonly maxDepth: number;
-  private readonly dialect: PythonValueDialect;
 
   private state = VALUE;
   /** Closing bracket codes of the open containers, innermost last. */
@@ -195,8 +162,6 @@ export class PythonValueReader {
   private escapeText = '';
   // Words, numbers and bare values: the text so far.
   private token = '';
-  private tokenFinder: LiteralFinder | undefined;
-  private tokenMatched = 0;
   /**
    * `indexOf` results in the current text up to `searchedEnd` (which stands for "none before
    * it"), so no stretch is searched twice however many values one text holds.
@@ -207,10 +172,9 @@ export class PythonValueReader {
   private searchedText: string | undefined;
   private searchedEnd = -1;
 
-  constructor(handler: JsonTokenHandler, maxDepth: number, dialect: PythonValueDialect) {
+  constructor(handler: JsonTokenHandler, maxDepth: number) {
     this.handler = handler;
     this.maxDepth = maxDepth;
-    this.dialect = dialect;
   }
 
   get status(): PythonValueStatus {
@@ -257,15 +221,9 @@ export class PythonValueReader {
         case STRING:
           index = this.readString(text, index, end);
           break;
-        case TOKEN_STRING:
-          index = this.readTokenString(text, index, end);
-          break;
         case NUMBER:
         case WORD:
           index = this.readToken(text, index, end);
-          break;
-        case BARE_VALUE:
-          index = this.readBareValue(text, index, end);
           break;
         case ESCAPE:
           index = this.readEscape(text, index);
@@ -278,9 +236,6 @@ export class PythonValueReader {
           break;
         case TRIPLE_CLOSE:
           index = this.readTripleClose(text, index);
-          break;
-        case TOKEN_OPEN:
-          index = this.readTokenOpen(text, index);
           break;
         case AFTER_STRING:
           index = this.readAfterString(text, index);
@@ -308,7 +263,7 @@ export class PythonValueReader {
         this.endString();
         return this.status === 'complete';
       }
-      if (this.state === NUMBER || this.state === WORD || this.state === BARE_VALUE) {
+      if (this.state === NUMBER || this.state === WORD) {
         this.endToken('');
         return this.status === 'complete';
       }
@@ -403,12 +358,6 @@ export class PythonValueReader {
       }
       return index + 1;
     }
-    const stringToken = this.dialect.stringToken;
-    if (stringToken !== undefined && code === stringToken.charCodeAt(0)) {
-      this.tokenMatched = 1;
-      this.state = TOKEN_OPEN;
-      return index + 1;
-    }
     if (isDigit(code) || code === MINUS || code === PLUS || code === DOT) {
       this.token = '';
       this.state = NUMBER;
@@ -417,11 +366,6 @@ export class PythonValueReader {
     if (isNameStart(code)) {
       this.token = '';
       this.state = WORD;
-      return index;
-    }
-    if (this.dialect.bareValues && !isKey) {
-      this.token = '';
-      this.state = BARE_VALUE;
       return index;
     }
     return this.failAt(text, index, isKey ? 'a dict key' : 'a value');
@@ -634,62 +578,7 @@ export class PythonValueReader {
     this.valueEnded();
   }
 
-  // ── FunctionGemma's token strings ───────────────────────────────────────────────────────────
-
-  private readTokenOpen(text: string, index: number): number {
-    const token = this.dialect.stringToken!;
-    if (text.charCodeAt(index) !== token.charCodeAt(this.tokenMatched)) {
-      if (this.dialect.bareValues && !this.isKey) {
-        // Not the token: bare text that starts like it.
-        this.token = token.slice(0, this.tokenMatched);
-        this.state = BARE_VALUE;
-        return index;
-      }
-      return this.failAt(text, index, JSON.stringify(token));
-    }
-    this.tokenMatched++;
-    if (this.tokenMatched === token.length) {
-      this.tokenFinder ??= new LiteralFinder(token);
-      this.tokenFinder.reset();
-      if (this.isKey) this.keyText = '';
-      else this.handler.startString();
-      this.state = TOKEN_STRING;
-    }
-    return index + 1;
-  }
-
-  private readTokenString(text: string, index: number, end: number): number {
-    const finder = this.tokenFinder!;
-    const token = finder.literal;
-    const held = finder.partial;
-    const found = finder.find(text, index, end);
-    if (found === -1) {
-      // The characters that may begin the closing token stay held (they are its first ones).
-      const holding = finder.partial;
-      const available = held + (end - index);
-      const piece = token.slice(0, held) + text.slice(index, end);
-      this.content(piece.slice(0, available - holding));
-      return end;
-    }
-    const matchStart = found - token.length;
-    const fromHeld = held - Math.max(0, index - matchStart);
-    this.content(token.slice(0, fromHeld) + text.slice(index, Math.max(index, matchStart)));
-    if (this.isKey) {
-      this.handler.key(this.keyText);
-      this.keyText = '';
-      this.state = COLON_NEXT;
-    } else {
-      if (this.heldHigh.length > 0) {
-        this.handler.stringChunk(this.heldHigh);
-        this.heldHigh = '';
-      }
-      this.handler.endString();
-      this.valueEnded();
-    }
-    return found;
-  }
-
-  // ── numbers, words and bare values ──────────────────────────────────────────────────────────
+  // ── numbers and words ──────────────────────────────────────────────────────────
 
   private readToken(text: string, index: number, end: number): number {
     let stop = index;
@@ -706,13 +595,7 @@ export class PythonValueReader {
         stop++;
       }
     } else {
-      // A bare key may hold `-` and `.` (`max-results`), which a Python name may not.
-      const keyCharacters = this.isKey && this.dialect.bareKeys === true;
-      while (stop < end) {
-        const code = text.charCodeAt(stop);
-        if (!isNamePart(code) && !(keyCharacters && (code === MINUS || code === DOT))) break;
-        stop++;
-      }
+      while (stop < end && isNamePart(text.charCodeAt(stop))) stop++;
     }
     this.token += text.slice(index, stop);
     if (stop === end) return end;
@@ -723,26 +606,6 @@ export class PythonValueReader {
   private endToken(next: string, index = -1): number {
     const token = this.token;
     this.token = '';
-    if (this.state === BARE_VALUE) {
-      const value = bareValue(token.trim());
-      if (this.isKey) {
-        this.handler.key(String(value));
-        this.state = COLON_NEXT;
-      } else if (typeof value === 'string') {
-        this.handler.startString();
-        this.content(value);
-        if (this.heldHigh.length > 0) {
-          this.handler.stringChunk(this.heldHigh);
-          this.heldHigh = '';
-        }
-        this.handler.endString();
-        this.valueEnded();
-      } else {
-        this.handler.primitive(value);
-        this.valueEnded();
-      }
-      return index;
-    }
     if (this.state === NUMBER) {
       const value = numberValue(token);
       if (typeof value === 'string') {
@@ -775,11 +638,6 @@ export class PythonValueReader {
         return index + 1;
       }
     }
-    if (this.isKey && this.dialect.bareKeys) {
-      this.handler.key(token);
-      this.state = COLON_NEXT;
-      return index;
-    }
     const literal = LITERAL_WORDS.get(token);
     if (literal !== undefined) {
       if (this.isKey) {
@@ -791,26 +649,9 @@ export class PythonValueReader {
       this.valueEnded();
       return index;
     }
-    if (this.dialect.bareValues && !this.isKey) {
-      this.token = token;
-      this.state = BARE_VALUE;
-      return index;
-    }
     this.fail(
       `${JSON.stringify(token)} is not a value: write strings in quotes (variables cannot be used)`,
     );
     return index;
-  }
-
-  private readBareValue(text: string, index: number, end: number): number {
-    let stop = index;
-    while (stop < end) {
-      const code = text.charCodeAt(stop);
-      if (code === COMMA || code === RIGHT_BRACE || code === RIGHT_BRACKET) break;
-      stop++;
-    }
-    this.token += text.slice(index, stop);
-    if (stop === end) return end;
-    return this.endToken(text.charAt(stop), stop);
   }
 }
