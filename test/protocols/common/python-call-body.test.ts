@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ParseEvent, ToolDefinition } from '../../../src/index.ts';
 import { pythonLiteral, pythonString } from '../../../src/protocols/common/python-call-format.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
+import { fourfoldRatio } from '../../support/timing.ts';
 import {
   callsOf,
   contentAtEverySplit,
@@ -225,25 +226,14 @@ describe('cut-off calls', () => {
 });
 
 describe('linear time', () => {
-  function timeParse(text: string): number {
-    const started = performance.now();
-    pythonic.parseGeneratedText(text, { tools });
-    return performance.now() - started;
-  }
+  const parse = (text: string) => pythonic.parseGeneratedText(text, { tools });
 
   it('a long argument, and many openers, take time proportional to their size', () => {
     const argument = (size: number) => `[f(x="${'a\\n\\"'.repeat(size / 6)}")]`;
     const openers = (count: number) => '[x '.repeat(count);
-    timeParse(argument(1 << 18));
-    for (const [make, size] of [
-      [argument, 1 << 18],
-      [openers, 20_000],
-    ] as const) {
-      const small = Math.min(timeParse(make(size)), timeParse(make(size)));
-      const large = Math.min(timeParse(make(4 * size)), timeParse(make(4 * size)));
-      // Four times the input: quadratic growth would be sixteen times.
-      expect(large / Math.max(small, 0.5)).toBeLessThan(8);
-    }
+    // Four times the input: quadratic growth would be sixteen times.
+    expect(fourfoldRatio(argument, parse, 1 << 18)).toBeLessThan(8);
+    expect(fourfoldRatio(openers, parse, 20_000)).toBeLessThan(8);
   });
 
   it('reads surrogate pairs and escapes cut anywhere as it reads them whole', () => {

@@ -5,25 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
+import { fourfoldRatio } from '../../support/timing.ts';
 import { TOOLS } from '../helpers.ts';
 import { itStaysLinear } from './json-format-checks.ts';
 
 const gemma = functionGemmaProtocol();
-
-/** Shortest run of the smaller text that a ratio is taken of. */
-const MIN_TIMED_MS = 25;
-
-/** The best of a few runs after a warm-up: the machine is shared, so one run is noise. */
-function timeOf(run: () => void): number {
-  run();
-  let best = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 3; round++) {
-    const start = performance.now();
-    run();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-}
 
 function parseWhole(text: string): () => void {
   return () => {
@@ -70,15 +56,6 @@ describe('linear time', () => {
       (n: number) => `<start_function_call>call:write_file{content:<escape>${'<escap'.repeat(n)}`,
     ],
   ])('%s, pushed whole', (_label, size, shape) => {
-    // Grow the smaller text until it takes long enough to time: a run of a few milliseconds is
-    // mostly a collection or a scheduling pause on a busy machine.
-    let count = size;
-    let small = timeOf(parseWhole(shape(count)));
-    while (small < MIN_TIMED_MS && count < size * 16) {
-      count *= 2;
-      small = timeOf(parseWhole(shape(count)));
-    }
-    const ratio = timeOf(parseWhole(shape(4 * count))) / small;
-    expect(ratio).toBeLessThan(10);
+    expect(fourfoldRatio(shape, (text) => parseWhole(text)(), size)).toBeLessThan(10);
   });
 });

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import type { ParsedContent, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
+import { timeOf } from '../../support/timing.ts';
 import {
   contentAtEverySplit,
   contentOf,
@@ -143,18 +144,6 @@ export function itKeepsTheStreamInvariants(
       { numRuns: 300 },
     );
   });
-}
-
-/** The best of a few runs after a warm-up: the machine is shared, so one run is noise. */
-function timeOf(run: () => void): number {
-  run();
-  let best = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 3; round++) {
-    const start = performance.now();
-    run();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
 }
 
 /**
