@@ -1,7 +1,7 @@
-import type { ParseEvent } from '../../core/index.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import type { OpenerTrie } from '../../scan/opener-trie.ts';
 import type { CallBody, CallContext, CallOutcome } from '../engine/call-body.ts';
+import { ForwardingContext } from '../engine/forwarding-context.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from './json-calls-body.ts';
 
 const Phase = {
@@ -21,45 +21,12 @@ type Phase = (typeof Phase)[keyof typeof Phase];
 const FENCE = '```';
 
 /** Passes everything on, noting how the inner body settled. */
-class SettleSpy implements CallContext {
+class SettleSpy extends ForwardingContext {
   outcome: CallOutcome | undefined;
-  private readonly real: CallContext;
 
-  constructor(real: CallContext) {
-    this.real = real;
-  }
-
-  get options() {
-    return this.real.options;
-  }
-
-  get callLength() {
-    return this.real.callLength;
-  }
-
-  callText(start: number, end?: number): string {
-    return this.real.callText(start, end);
-  }
-
-  emit(event: ParseEvent): void {
-    this.real.emit(event);
-  }
-
-  inputDelta(id: string, delta: string): void {
-    this.real.inputDelta(id, delta);
-  }
-
-  emitText(text: string): void {
-    this.real.emitText(text);
-  }
-
-  reportFault(fault: Parameters<CallContext['reportFault']>[0]): void {
-    this.real.reportFault(fault);
-  }
-
-  settle(outcome: CallOutcome): void {
+  override settle(outcome: CallOutcome): void {
     this.outcome = outcome;
-    this.real.settle(outcome);
+    super.settle(outcome);
   }
 }
 

@@ -5,6 +5,7 @@ import {
   readLenientJson,
 } from '../../scan/lenient-json.ts';
 import type { CallContext, CallOutcome } from '../engine/call-body.ts';
+import { ForwardingContext } from '../engine/forwarding-context.ts';
 import { CallAssembler } from './call-assembler.ts';
 import type { JsonBlockSpan } from './json-block-span.ts';
 import type { JsonCallsBodyConfig } from './json-call-config.ts';
@@ -18,45 +19,24 @@ type Held = () => void;
  * first call. When none comes the whole block is text as written, brackets and all:
  * `[{"name": "Ada", "age": 36}]` is an answer, not a batch with nothing in it.
  */
-export class SpeculativeContext implements CallContext {
+export class SpeculativeContext extends ForwardingContext {
   /** Held until the first call; undefined once one has come. */
   private held: Held[] | undefined = [];
-  private readonly real: CallContext;
 
-  constructor(real: CallContext) {
-    this.real = real;
-  }
-
-  get options() {
-    return this.real.options;
-  }
-
-  get callLength(): number {
-    return this.real.callLength;
-  }
-
-  callText(start: number, end?: number): string {
-    return this.real.callText(start, end);
-  }
-
-  emit(event: ParseEvent): void {
+  override emit(event: ParseEvent): void {
     if (event.type === 'tool-call') this.release();
     this.real.emit(event);
   }
 
-  inputDelta(id: string, delta: string): void {
-    this.real.inputDelta(id, delta);
-  }
-
-  emitText(text: string): void {
+  override emitText(text: string): void {
     this.hold(() => this.real.emitText(text));
   }
 
-  reportFault(fault: Parameters<CallContext['reportFault']>[0]): void {
+  override reportFault(fault: Parameters<CallContext['reportFault']>[0]): void {
     this.hold(() => this.real.reportFault(fault));
   }
 
-  settle(outcome: CallOutcome): void {
+  override settle(outcome: CallOutcome): void {
     if (this.held === undefined) {
       this.real.settle(outcome);
       return;

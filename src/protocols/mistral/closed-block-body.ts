@@ -1,5 +1,6 @@
 import type { ParseEvent } from '../../core/index.ts';
 import type { CallBody, CallContext, CallOutcome } from '../engine/call-body.ts';
+import { ForwardingContext } from '../engine/forwarding-context.ts';
 
 type Held = () => void;
 
@@ -8,30 +9,13 @@ type Held = () => void;
  * (`tool-call` events, text and faults about elements) until the block is known to be whole.
  * Input streams on: `tool-input-*` runs nothing.
  */
-class HoldingContext implements CallContext {
+class HoldingContext extends ForwardingContext {
   held: Held[] = [];
   calls = 0;
   /** A fault the body reported or settled: the block did not end whole. */
   faulted = false;
-  private readonly real: CallContext;
 
-  constructor(real: CallContext) {
-    this.real = real;
-  }
-
-  get options() {
-    return this.real.options;
-  }
-
-  get callLength(): number {
-    return this.real.callLength;
-  }
-
-  callText(start: number, end?: number): string {
-    return this.real.callText(start, end);
-  }
-
-  emit(event: ParseEvent): void {
+  override emit(event: ParseEvent): void {
     if (event.type !== 'tool-call') {
       this.real.emit(event);
       return;
@@ -40,20 +24,16 @@ class HoldingContext implements CallContext {
     this.held.push(() => this.real.emit(event));
   }
 
-  inputDelta(id: string, delta: string): void {
-    this.real.inputDelta(id, delta);
-  }
-
-  emitText(text: string): void {
+  override emitText(text: string): void {
     this.held.push(() => this.real.emitText(text));
   }
 
-  reportFault(fault: Parameters<CallContext['reportFault']>[0]): void {
+  override reportFault(fault: Parameters<CallContext['reportFault']>[0]): void {
     if (!fault.dropped) this.faulted = true;
     this.held.push(() => this.real.reportFault(fault));
   }
 
-  settle(outcome: CallOutcome): void {
+  override settle(outcome: CallOutcome): void {
     if (outcome.kind === 'fault') this.faulted = true;
     this.real.settle(outcome);
   }
