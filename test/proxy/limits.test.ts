@@ -596,6 +596,9 @@ describe('proxy: one list of fields per API', () => {
   });
 
   it('every field the proxy controls on chat completions is controlled on Messages too', () => {
+    // The lists are not empty (a loop over an empty one would check nothing).
+    for (const field of ['n', 'functions', 'function_call', 'tools', 'tool_choice'])
+      expect(CHAT_COMPLETIONS_FIELDS.has(field), field).toBe(true);
     for (const [field, rule] of CHAT_COMPLETIONS_FIELDS) {
       expect(MESSAGES_FIELDS.has(field), field).toBe(true);
       if (typeof rule === 'object') expect(MESSAGES_FIELDS.get(field), field).toBe(rule);
