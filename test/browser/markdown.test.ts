@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_MARKDOWN_CHARS,
   escapeHtml,
+  fencedCodeParts,
   MAX_NESTING,
   renderInline,
   renderMarkdown,
 } from '../../web/src/markdown.ts';
+import { optionPieces } from '../../web/src/options-whole.ts';
 
 describe('renderMarkdown', () => {
   it('renders paragraphs, headings, rules and quotes', () => {
@@ -355,5 +357,67 @@ describe('length cap', () => {
         /maxMarkdownChars must be a whole number of characters, 1 or more; got/,
       );
     }
+  });
+});
+
+describe('fencedCodeParts (tool results)', () => {
+  it('splits a result at its fenced code blocks, keeping the rest exactly as written', () => {
+    const result =
+      'Found 1 matching line\n> 8 | *not* a quote\nLines: 6-10\n```typescript\nconst a = 1 < 2;\n```\n\nafter **it**';
+    expect(fencedCodeParts(result)).toEqual([
+      { type: 'text', text: 'Found 1 matching line\n> 8 | *not* a quote\nLines: 6-10' },
+      { type: 'code', code: 'const a = 1 < 2;', language: 'typescript' },
+      { type: 'text', text: '\nafter **it**' },
+    ]);
+  });
+
+  it('gives the text whole when it has no top-level fence', () => {
+    for (const text of [
+      'plain',
+      '    indented code',
+      '> ```js\n> quoted fence\n> ```',
+      '- a\n  ```\n  b\n  ```',
+    ])
+      expect(fencedCodeParts(text)).toEqual([{ type: 'text', text }]);
+  });
+
+  it('reads several fences, \\r\\n line ends, an unclosed fence, and cleans the language', () => {
+    expect(
+      fencedCodeParts('a\r\n~~~py\r\nx = 1\r\n~~~\r\nb\r\n```a"onclick=x\r\n<img src=x>'),
+    ).toEqual([
+      { type: 'text', text: 'a' },
+      { type: 'code', code: 'x = 1', language: 'py' },
+      { type: 'text', text: 'b' },
+      { type: 'code', code: '<img src=x>', language: 'aonclickx' },
+    ]);
+  });
+
+  it('leaves a text past the cap as one plain part', () => {
+    const text = '```js\nx\n```';
+    expect(fencedCodeParts(text, { maxMarkdownChars: 5 })).toEqual([{ type: 'text', text }]);
+  });
+});
+
+describe('optionPieces (error cards)', () => {
+  const options = (text: string) =>
+    optionPieces(text)
+      .filter((piece) => piece.option)
+      .map((piece) => piece.text);
+
+  it('finds command-line options and keeps every character', () => {
+    const text =
+      'Or point --base-url (TOOLWIRE_BASE_URL) at a server, or use `--replay` (-h for help).';
+    expect(options(text)).toEqual(['--base-url', '--replay', '-h']);
+    expect(
+      optionPieces(text)
+        .map((piece) => piece.text)
+        .join(''),
+    ).toBe(text);
+    expect(optionPieces('--model')).toEqual([{ text: '--model', option: true }]);
+  });
+
+  it('leaves hyphens inside words, dashes and numbers alone', () => {
+    expect(options('a well-known x - y -1 --- qwen2.5-coder:7b')).toEqual([]);
+    expect(optionPieces('')).toEqual([{ text: '', option: false }]);
   });
 });

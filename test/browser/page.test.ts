@@ -225,6 +225,23 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
     },
   );
 
+  it(title('empties the box once a question is sent, so Enter does not ask it again'), async () => {
+    const fake = await startFakeOpenAIServer({
+      turns: ['<attempt_completion><result>Once.</result></attempt_completion>'],
+    });
+    cleanups.push(() => fake.close());
+    const serve = await startServe(fake);
+    const page = await openPage(serve.url);
+    await ask(page, 'Only once?');
+    expect(await page.inputValue('#prompt')).toBe('');
+    await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('done');
+    await page.press('#prompt', 'Enter');
+    await page.evaluate('new Promise((resolve) => setTimeout(resolve, 300))');
+    expect(await page.locator('section.turn').count()).toBe(1);
+    expect(fake.requests).toHaveLength(1);
+    expect(await page.locator('.question').allTextContents()).toEqual(['Only once?']);
+  });
+
   it(title('New conversation starts over: nothing shown, nothing sent, nothing kept'), async () => {
     const fake = await startFakeOpenAIServer({
       turns: [
@@ -330,8 +347,22 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
       );
       expect(await page.locator('[data-block="tool-call"][data-tool="search"]').count()).toBe(1);
       expect(await page.locator('.question').count()).toBe(0);
+      // The notice offered the recording; once it has played, the notice has said its part.
+      expect(await notice.isVisible()).toBe(false);
+      // The recording reports no token counts: unknown, never 0.
+      const summary = await page.textContent('[data-block="meta-final"]');
+      expect(summary).toContain('usage unknown');
+      expect(summary).not.toMatch(/\b0 (input|output)/);
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, 'page-no-model.png'), fullPage: true });
+      // Nor does it come back with the restored recording after a reload.
+      await page.reload();
+      await page.locator('[data-block="replay-notice"]').waitFor({ timeout: 5000 });
+      await expect
+        .poll(() => page.textContent('#server'), { timeout: 10_000 })
+        .not.toBe('connecting…');
+      await page.evaluate('new Promise((resolve) => setTimeout(resolve, 500))');
+      expect(await notice.isVisible()).toBe(false);
     },
   );
 
@@ -402,6 +433,15 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
         'Recorded question: “How does login work in this project?”',
       );
       expect(await page.locator('[data-block="text"] a').getAttribute('href')).toMatch(/^https:/);
+      // The search result quotes the file in a fenced block: shown as code, not as backticks.
+      const result = page.locator(
+        '[data-block="tool-call"][data-tool="search"] [data-block="tool-result"]',
+      );
+      expect(
+        await result.locator('pre.result-code code.language-typescript').textContent(),
+      ).toContain('export async function loginUser');
+      expect(await result.textContent()).toContain('Found 1 matching line');
+      expect(await result.textContent()).not.toContain('```');
     });
 
     it(title('renders every block type'), async () => {
@@ -549,6 +589,103 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, 'page-all-blocks.png'), fullPage: true });
     });
+
+    it(
+      title(
+        'titles an error card by its kind, keeps options whole, and shows fenced results as code',
+      ),
+      async () => {
+        const hint =
+          'Start one, for example Ollama: run `ollama serve`, then `ollama pull qwen2.5-coder:7b`. ' +
+          'Or point --base-url (TOOLWIRE_BASE_URL) at any OpenAI-compatible server (vLLM, llama.cpp, LM Studio), ' +
+          'or run `toolwire serve --replay examples/recorded-run.sse` to see a recorded run without a model.';
+        const events: BlockEvent[] = [
+          {
+            type: 'meta-init',
+            data: { format: 'xml', user_query: 'q', agent_uuid: 'errors', model: 'm' },
+          },
+          { type: 'tool-call', kind: 'client', id: 'c1', name: 'search', arguments: '{}' },
+          {
+            type: 'tool-result',
+            kind: 'client',
+            id: 'c1',
+            name: 'search',
+            content: 'File: a.ts\n```ts\nconst b = "<img src=x onerror=window.hit=1>";\n```\nDone.',
+          },
+          {
+            type: 'error',
+            error: {
+              type: 'model_unreachable',
+              kind: 'model-unreachable',
+              message: 'No model server answers at http://127.0.0.1:1/v1.',
+              hint,
+            },
+          },
+          // A kind decides the title over an older type; without a hint, the kind's own.
+          {
+            type: 'error',
+            error: { type: 'model_error', kind: 'model-timeout', message: 'No answer in 60 s.' },
+          },
+        ];
+        server = await startTestServer({
+          replay: { recording: parseRecording(encodeBlocks(events), 'errors.sse'), delayMs: 0 },
+          webRoot: webDir,
+        });
+        const page = await openPage(server.url);
+        await ask(page, 'Errors please');
+        await expect.poll(() => statusOf(page), { timeout: 20_000 }).toBe('failed');
+
+        const result = page.locator('[data-block="tool-result"]');
+        expect(await result.locator('pre.result-code code.language-ts').textContent()).toBe(
+          'const b = "<img src=x onerror=window.hit=1>";',
+        );
+        expect(await result.locator('img').count()).toBe(0);
+        expect(await page.evaluate('window.hit')).toBeUndefined();
+        expect(await result.locator('pre.result-text').allTextContents()).toEqual([
+          'File: a.ts',
+          'Done.',
+        ]);
+
+        const unreachable = page.locator('[data-error-kind="model-unreachable"]');
+        expect(await unreachable.locator('strong').first().textContent()).toBe('No model server');
+        expect(await unreachable.locator('.hint').textContent()).toBe(hint.replaceAll('`', ''));
+        const timeout = page.locator('[data-error-kind="model-timeout"]');
+        expect(await timeout.getAttribute('data-error-type')).toBe('model_error');
+        expect(await timeout.locator('strong').first().textContent()).toBe(
+          'The model server did not answer in time',
+        );
+        expect(await timeout.locator('.hint').textContent()).toContain('ask again in a moment');
+
+        // At every width, `--base-url` and `--replay` sit on one line each.
+        const broken: string[] = [];
+        for (let width = 300; width <= 900; width += 6) {
+          await page.setViewportSize({ width, height: 900 });
+          const lines = (await page.evaluate(`(() => {
+            const hint = document.querySelector('[data-error-kind="model-unreachable"] .hint');
+            const text = hint.textContent;
+            const lines = {};
+            for (const option of ['--base-url', '--replay']) {
+              const start = text.indexOf(option);
+              const range = document.createRange();
+              let offset = 0;
+              const walker = document.createTreeWalker(hint, NodeFilter.SHOW_TEXT);
+              for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const length = node.data.length;
+                if (offset <= start && start < offset + length) range.setStart(node, start - offset);
+                const end = start + option.length;
+                if (offset < end && end <= offset + length) range.setEnd(node, end - offset);
+                offset += length;
+              }
+              lines[option] = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+            }
+            return lines;
+          })()`)) as Record<string, number>;
+          for (const [option, count] of Object.entries(lines))
+            if (count !== 1) broken.push(`${option} on ${count} lines at ${width}px`);
+        }
+        expect(broken).toEqual([]);
+      },
+    );
 
     it(title('keeps up with a fast stream of many small deltas'), async () => {
       const words = Array.from({ length: 6000 }, (_, index) => `w${index} `);

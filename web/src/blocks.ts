@@ -1,3 +1,4 @@
+import type { ToolwireErrorKind } from '../../src/core/errors.ts';
 import type {
   Citation,
   DocumentBlock,
@@ -7,7 +8,8 @@ import type {
   ToolResultPart,
 } from '../../src/stream/index.ts';
 import { el, isHttpUrl, isSafeImageSource, prettyJson } from './dom.ts';
-import { renderInline, renderMarkdown } from './markdown.ts';
+import { fencedCodeParts, renderInline, renderMarkdown } from './markdown.ts';
+import { keepOptionsWhole } from './options-whole.ts';
 import { usageText } from './usage-text.ts';
 
 /** A block on the page: its element, and how to show a newer state of the same block. */
@@ -222,7 +224,8 @@ function resultSummary(block: Extract<DocumentBlock, { kind: 'tool-result' }>, l
 function resultPart(part: string | ToolResultPart): HTMLElement {
   if (typeof part === 'string') {
     const json = prettyJson(part);
-    return el('pre', { class: json ? 'result-json' : 'result-text', text: json ?? part });
+    if (json !== undefined) return el('pre', { class: 'result-json', text: json });
+    return resultText(part);
   }
   if (part.type === 'text') return resultPart(part.text);
   if (!isSafeImageSource(part.src))
@@ -231,6 +234,32 @@ function resultPart(part: string | ToolResultPart): HTMLElement {
     class: 'result-image',
     attrs: { src: part.src, alt: `Image (${part.mediaType}) from the tool`, loading: 'lazy' },
   });
+}
+
+/**
+ * A result's text as it was written, with its fenced code blocks shown as code (the code tools
+ * quote source that way) instead of their backticks. Everything goes in as text.
+ */
+function resultText(text: string): HTMLElement {
+  const parts = fencedCodeParts(text);
+  if (parts.length === 1 && parts[0]!.type === 'text')
+    return el('pre', { class: 'result-text', text });
+  return el(
+    'div',
+    { class: 'result-parts' },
+    ...parts.map((part) =>
+      part.type === 'text'
+        ? el('pre', { class: 'result-text', text: part.text })
+        : el(
+            'pre',
+            { class: 'result-code' },
+            el('code', {
+              text: part.code,
+              ...(part.language ? { attrs: { class: `language-${part.language}` } } : {}),
+            }),
+          ),
+    ),
+  );
 }
 
 function citations(list: readonly Citation[]): HTMLElement {
@@ -320,7 +349,23 @@ function files(list: readonly { readonly [key: string]: JsonValue }[]): HTMLElem
   );
 }
 
-const ERROR_TITLES: Readonly<Record<string, string>> = {
+/**
+ * An error card's title, by the error's `kind` (a `ToolwireErrorKind`, see docs/errors.md) and,
+ * for payloads that have none (older servers, the page's own errors), by its `type`.
+ */
+const TITLES_BY_KIND: Readonly<Partial<Record<ToolwireErrorKind, string>>> = {
+  'model-unreachable': 'No model server',
+  'model-timeout': 'The model server did not answer in time',
+  'model-http-status': 'The model server answered with an error',
+  'model-bad-reply': "The model server's reply could not be read",
+  'request-refused': 'Request refused',
+  'run-limit': 'Too many runs at once',
+  'resume-mismatch': 'The answers do not match the questions',
+  'tool-timeout': 'A tool took too long',
+  aborted: 'Stopped',
+};
+
+const TITLES_BY_TYPE: Readonly<Record<string, string>> = {
   model_unreachable: 'No model server',
   model_error: 'The model failed',
   aborted: 'Stopped',
@@ -334,6 +379,19 @@ const ERROR_TITLES: Readonly<Record<string, string>> = {
   interrupted: 'Interrupted',
 };
 
+/** What to do about it, when the server sent no hint of its own. */
+const HINTS_BY_KIND: Readonly<Partial<Record<ToolwireErrorKind, string>>> = {
+  'model-unreachable':
+    'Start a model server (for example `ollama serve`) or point `--base-url` at one, then ask again.',
+  'model-timeout':
+    'The model may still be loading or the machine busy: ask again in a moment, or try a smaller model.',
+  'model-http-status':
+    'Check the model name (`--model`) and the address (`--base-url`); the details say what the server answered.',
+  'model-bad-reply':
+    'Check that `--base-url` points at an OpenAI-compatible server (its address usually ends in `/v1`).',
+  'run-limit': 'Wait for a run to finish, then ask again.',
+};
+
 /** `content-block-error`: its message plainly, what to do (hint), and the details folded. */
 export function errorBlock(error: JsonValue): HTMLElement {
   const payload: Readonly<Record<string, JsonValue | undefined>> =
@@ -341,18 +399,31 @@ export function errorBlock(error: JsonValue): HTMLElement {
       ? (error as Record<string, JsonValue>)
       : { message: error };
   const type = typeof payload.type === 'string' ? payload.type : 'error';
+  const kind = typeof payload.kind === 'string' ? (payload.kind as ToolwireErrorKind) : undefined;
   const message =
     typeof payload.message === 'string'
       ? payload.message
       : JSON.stringify(payload.message ?? error);
+  const stopped = kind === 'aborted' || (kind === undefined && type === 'aborted');
   const root = el('div', {
-    class: `block error${type === 'aborted' ? ' stopped' : ''}`,
-    attrs: { 'data-block': 'error', 'data-error-type': type, role: 'alert' },
+    class: `block error${stopped ? ' stopped' : ''}`,
+    attrs: {
+      'data-block': 'error',
+      'data-error-type': type,
+      ...(kind === undefined ? {} : { 'data-error-kind': kind }),
+      role: 'alert',
+    },
   });
-  root.append(el('strong', { text: ERROR_TITLES[type] ?? 'Error' }), el('p', { text: message }));
-  if (typeof payload.hint === 'string') {
+  const title = (kind ? TITLES_BY_KIND[kind] : undefined) ?? TITLES_BY_TYPE[type] ?? 'Error';
+  const text = el('p', { text: message });
+  root.append(el('strong', { text: title }), text);
+  keepOptionsWhole(text);
+  const hintText =
+    typeof payload.hint === 'string' ? payload.hint : kind ? HINTS_BY_KIND[kind] : undefined;
+  if (hintText !== undefined) {
     const hint = el('p', { class: 'hint' });
-    hint.innerHTML = renderInline(payload.hint);
+    hint.innerHTML = renderInline(hintText);
+    keepOptionsWhole(hint);
     root.append(hint);
   }
   const detail =

@@ -66,6 +66,8 @@ let session: Session | undefined;
 let state: PageState = 'idle';
 let watchButton: HTMLButtonElement | undefined;
 const conversation = new Conversation(ui.transcript, tabStorage(), (form) => void answer(form));
+/** Set once the model notice has no more to say (see hideModelNotice). */
+let modelNoticeDone = false;
 
 function setState(next: PageState, detail = ''): void {
   state = next;
@@ -92,7 +94,19 @@ function ask(prompt: string): Promise<void> {
 /** Plays the server's recording as a turn of its own; it does not join the conversation. */
 function watchRecording(): Promise<void> {
   if (ui.ask.disabled) return Promise.resolve();
+  hideModelNotice();
   return begin('', startRecording);
+}
+
+/**
+ * The "No model server" notice has said its part once a recording plays (its button played it)
+ * or a run completes (a model server answered after all).
+ */
+function hideModelNotice(): void {
+  modelNoticeDone = true;
+  ui.modelNotice.hidden = true;
+  ui.modelNotice.replaceChildren();
+  watchButton = undefined;
 }
 
 async function begin(
@@ -118,7 +132,10 @@ async function begin(
   }
   current.runId = response.headers.get('x-run-id') ?? undefined;
   const replay = response.headers.get('x-toolwire-replay');
-  if (replay) current.turn.markRecording(replay);
+  if (replay) {
+    current.turn.markRecording(replay);
+    hideModelNotice();
+  }
   await consume(current, response);
 }
 
@@ -141,6 +158,7 @@ async function consume(current: Session, response: Response): Promise<void> {
   view.flush();
   if (session !== current) return;
   const outcome = view.streamOutcome;
+  if (outcome.final) hideModelNotice();
   if (outcome.final) setState('done');
   else if (outcome.awaiting) setState('waiting');
   else if (current.stopRequested) setState('stopped');
@@ -249,6 +267,8 @@ ui.form.addEventListener('submit', (event) => {
   event.preventDefault();
   const prompt = ui.prompt.value.trim();
   if (prompt.length === 0 || ui.ask.disabled) return;
+  // Sent: the box is for the next question (Enter must not ask this one again).
+  ui.prompt.value = '';
   void ask(prompt);
 });
 ui.prompt.addEventListener('keydown', (event) => {
@@ -271,6 +291,8 @@ function newConversation(): void {
 ui.stop.addEventListener('click', () => void stop());
 ui.newConversation.addEventListener('click', newConversation);
 const discarded = conversation.restore();
+// A recording played before a reload has been seen: the notice that offered it stays away.
+if (conversation.turns.some((turn) => turn.recording !== undefined)) modelNoticeDone = true;
 if (discarded !== undefined)
   ui.transcript.prepend(
     el('div', {
@@ -286,6 +308,8 @@ fetchInfo().then(describeServer, () => {
 // Asked at once, not after a question: the page says so if no model server answers.
 fetchStatus().then(
   (status) => {
+    // A run that played or completed while the status was asked has answered it already.
+    if (modelNoticeDone) return;
     watchButton = showModelNotice(ui.modelNotice, status, () => void watchRecording());
     if (watchButton) watchButton.disabled = ui.ask.disabled;
   },

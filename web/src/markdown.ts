@@ -66,6 +66,47 @@ export function renderInline(text: string, options: MarkdownOptions = {}): strin
   return markdownIt.renderInline(text.slice(0, cut)) + escapeHtml(text.slice(cut));
 }
 
+/** A piece of a tool's text output: plain text, or the code of a fenced block. */
+export type FencedPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'code'; readonly code: string; readonly language: string };
+
+/**
+ * A tool's text output split at its fenced code blocks (```` ```ts ```` … ```` ``` ````), found by
+ * the same CommonMark parser as the answers. Only fences at the top level count; everything
+ * else, Markdown or not, is kept as it was written (a tool's output is not prose: `>` or `*` at a
+ * line's start mean nothing). Past `maxMarkdownChars` the text is one plain part. The parts hold
+ * text only: whoever shows them writes them as text, never as HTML.
+ */
+export function fencedCodeParts(text: string, options: MarkdownOptions = {}): FencedPart[] {
+  if (text.length > markdownLimit(options)) return [{ type: 'text', text }];
+  const fences = markdownIt.parse(text, {}).filter((token) => token.type === 'fence');
+  if (!fences.some((fence) => fence.level === 0)) return [{ type: 'text', text }];
+  // markdown-it counts lines after turning \r\n and \r into \n; so does this.
+  const lines = text.split(/\r\n|\r|\n/);
+  const parts: FencedPart[] = [];
+  let next = 0;
+  const addText = (end: number) => {
+    const between = lines.slice(next, end).join('\n');
+    if (between.trim() !== '') parts.push({ type: 'text', text: between });
+  };
+  for (const fence of fences) {
+    if (fence.level !== 0 || !fence.map) continue;
+    const [start, end] = fence.map;
+    addText(start);
+    const code = fence.content.endsWith('\n') ? fence.content.slice(0, -1) : fence.content;
+    parts.push({ type: 'code', code, language: fenceLanguage(fence.info) });
+    next = end;
+  }
+  addText(lines.length);
+  return parts;
+}
+
+/** A fence's language, cleaned to letters, digits, `_`, `+` and `-` (it becomes a class name). */
+function fenceLanguage(info: string): string {
+  return (info.trim().split(/\s/, 1)[0] ?? '').replace(/[^\w+-]/g, '');
+}
+
 function markdownLimit(options: MarkdownOptions): number {
   const limit = options.maxMarkdownChars ?? DEFAULT_MAX_MARKDOWN_CHARS;
   if (!Number.isSafeInteger(limit) || limit < 1) {
@@ -179,7 +220,7 @@ function restrictToken(token: Token): void {
 
 function renderCodeBlock(tokens: Token[], index: number): string {
   const token = tokens[index]!;
-  const language = (token.info.trim().split(/\s/, 1)[0] ?? '').replace(/[^\w+-]/g, '');
+  const language = fenceLanguage(token.info);
   const classAttribute = language ? ` class="language-${language}"` : '';
   const code = token.content.endsWith('\n') ? token.content.slice(0, -1) : token.content;
   return `<pre><code${classAttribute}>${escapeHtml(code)}</code></pre>`;
