@@ -13,8 +13,8 @@ import type {
   ToolKind,
   ToolResultPart,
 } from './blocks.ts';
-import { decodeEntity, isEntityChar, MAX_ENTITY_CHARS } from './entities.ts';
-import { EMBED_TAGS, isNameChar, isNameStart, TAG, TOOL_RESULT_SUFFIX } from './tags.ts';
+import { EMBED_TAGS, TAG, TOOL_RESULT_SUFFIX } from './tags.ts';
+import { type TagUse, type XmlTokenHandler, XmlTokenizer } from './xml-tokenizer.ts';
 
 export interface XmlBlockDecoderOptions {
   /**
@@ -35,24 +35,6 @@ export interface ReceivingBlock {
   readonly offset: number;
 }
 
-// Lexer states. One state per place a chunk can end, so a chunk boundary anywhere only parks
-// the lexer; nothing already read is looked at again.
-const ST_TEXT = 0;
-const ST_AMP = 1; // after `&` in text
-const ST_LT = 2; // after `<`
-const ST_MARKUP = 3; // inside `<![CDATA[`, matching it
-const ST_CDATA = 4;
-const ST_NAME = 5; // start tag name
-const ST_END_NAME = 6;
-const ST_END_SPACE = 7; // after an end tag's name, before `>`
-const ST_ATTR_SPACE = 8; // between attributes
-const ST_ATTR_NAME = 9;
-const ST_ATTR_EQ = 10; // after an attribute name, before `=`
-const ST_ATTR_QUOTE = 11; // after `=`, before the quote
-const ST_ATTR_VALUE = 12;
-const ST_ATTR_AMP = 13; // after `&` in an attribute value
-const ST_SELF_CLOSE = 14; // after `/` in a start tag
-
 // What a frame (an open element) does with its content.
 const F_TOP = 0; // outside any block: content is stray text
 const F_STREAM = 1; // text, thinking, or a call's streamed arguments: content is a delta
@@ -65,21 +47,6 @@ const F_CITATIONS = 7;
 const F_CITATION = 8;
 const F_EMBED = 9; // <chart>/<table> in a text block
 const F_PAYLOAD = 10; // meta_files, error: a JSON body
-
-const LT = 60;
-const GT = 62;
-const AMP = 38;
-const SLASH = 47;
-const BANG = 33;
-const SEMICOLON = 59;
-const DOUBLE_QUOTE = 34;
-const SINGLE_QUOTE = 39;
-const CDATA_MARK = '[CDATA[';
-const CDATA_OPEN = '<![CDATA[';
-const CDATA_CLOSE = ']]>';
-const MAX_NAME_CHARS = 256;
-/** A known tag's raw text is kept this far, for error messages only. */
-const RAW_PREVIEW_CHARS = 1024;
 
 type StreamKind = 'text' | 'thinking' | 'call';
 
@@ -114,16 +81,64 @@ class Frame {
 
 /**
  * Reads the XML content-block stream incrementally. `push` takes the next piece of XML text and
- * returns the events it completes; `end` closes the stream. A plain state machine: each
- * character is looked at once, a chunk boundary anywhere (in a tag, an attribute, an entity, a
- * CDATA marker) only parks it, and the only text kept between chunks is what an unfinished
- * block needs. Streamed blocks give one delta per push, so over SSE a delta is one message.
- * Never throws on any input.
+ * returns the events it completes; `end` closes the stream. Two parts, as htmlparser2 splits
+ * its Tokenizer and Parser: an `XmlTokenizer` turns characters into tokens (text, CDATA,
+ * references, tags with their attributes), and a `BlockReader` turns tokens into block events,
+ * keeping the open elements. Each character is looked at once and a chunk boundary anywhere only
+ * parks the tokenizer; the only text kept between chunks is what an unfinished block needs.
+ * Streamed blocks give one delta per push, so over SSE a delta is one message. Never throws on
+ * any input.
  */
 export class XmlBlockDecoder {
+  private readonly reader: BlockReader;
+  private readonly tokenizer: XmlTokenizer;
+
+  constructor(options: XmlBlockDecoderOptions = {}) {
+    const maxBlockChars = options.maxBlockChars ?? DEFAULT_MAX_BLOCK_CHARS;
+    this.reader = new BlockReader(maxBlockChars);
+    this.tokenizer = new XmlTokenizer(this.reader, { maxTagChars: maxBlockChars });
+  }
+
+  /** The top-level block being received, if one is open. */
+  get receiving(): ReceivingBlock | undefined {
+    return this.reader.receiving;
+  }
+
+  push(chunk: string): DecodedEvent[] {
+    const events: DecodedEvent[] = [];
+    this.pushInto(chunk, events);
+    return events;
+  }
+
+  /** `push`, appending the events to `sink` (saves an array per message on the SSE path). */
+  pushInto(chunk: string, sink: DecodedEvent[]): void {
+    this.reader.out = sink;
+    this.tokenizer.write(chunk);
+    this.reader.flush();
+    this.reader.out = NO_SINK;
+  }
+
+  end(): DecodedEvent[] {
+    const events: DecodedEvent[] = [];
+    this.reader.out = events;
+    this.tokenizer.end();
+    this.reader.closeAll('the stream ended');
+    this.reader.flush();
+    this.reset();
+    return events;
+  }
+
+  reset(): void {
+    this.tokenizer.reset();
+    this.reader.reset();
+  }
+}
+
+/** Tokens to block events: the open elements as frames, each reading its content its way. */
+class BlockReader implements XmlTokenHandler {
   private readonly maxBlockChars: number;
   /** Where events go during a push (a caller's array). */
-  private out: DecodedEvent[] = NO_SINK;
+  out: DecodedEvent[] = NO_SINK;
   private frames: Frame[] = [new Frame(F_TOP, '', {}, 0)];
   private current: Frame = this.frames[0]!;
 
@@ -136,66 +151,14 @@ export class XmlBlockDecoder {
   private buffered = 0;
   private dropped = 0;
 
-  /** Characters of XML read before the current chunk (offsets in problems count from here). */
-  private base = 0;
-  private state = ST_TEXT;
-
-  // The tag being read.
-  private tagFrom = 0; // where its raw text starts in the current chunk
-  private tagRaw: string[] = []; // its raw text from earlier chunks
-  private tagRawChars = 0;
-  private keepRaw = true;
-  private tagOffset = 0;
-  private tagName = '';
-  /** The tag's name is one the current frame reads (its attributes are kept). */
-  private known = false;
-  private tagChars = 0;
-  private tagOverflow = false;
-  private attrNames: string[] = [];
-  private attrValues: string[] = [];
-  private attrName = '';
-  private attrValue = '';
-  private quote = 0;
-
-  private entity = '';
-  private markupIndex = 0;
-  /** `]` characters at the end of what CDATA read so far, held until we know they are content. */
-  private brackets = 0;
-  private cdataOffset = 0;
-
-  constructor(options: XmlBlockDecoderOptions = {}) {
-    this.maxBlockChars = options.maxBlockChars ?? DEFAULT_MAX_BLOCK_CHARS;
+  constructor(maxBlockChars: number) {
+    this.maxBlockChars = maxBlockChars;
   }
 
-  /** The top-level block being received, if one is open. */
   get receiving(): ReceivingBlock | undefined {
     const frame = this.frames[1];
     if (!frame) return undefined;
     return { tag: frame.tag, attributes: frame.attributes, offset: frame.offset };
-  }
-
-  push(chunk: string): DecodedEvent[] {
-    const events: DecodedEvent[] = [];
-    this.pushInto(chunk, events);
-    return events;
-  }
-
-  /** `push`, appending the events to `sink` (saves an array per message on the SSE path). */
-  pushInto(chunk: string, sink: DecodedEvent[]): void {
-    this.out = sink;
-    this.lex(chunk);
-    this.flush();
-    this.out = NO_SINK;
-  }
-
-  end(): DecodedEvent[] {
-    const events: DecodedEvent[] = [];
-    this.out = events;
-    this.finishLexing();
-    this.closeAll('the stream ended');
-    this.flush();
-    this.reset();
-    return events;
   }
 
   reset(): void {
@@ -207,474 +170,89 @@ export class XmlBlockDecoder {
     this.stray = '';
     this.buffered = 0;
     this.dropped = 0;
-    this.base = 0;
-    this.state = ST_TEXT;
-    this.tagRaw = [];
-    this.brackets = 0;
   }
 
-  // ── lexer ──────────────────────────────────────────────────────────────────────────────
+  // ── tokens ─────────────────────────────────────────────────────────────────────────────
 
-  private lex(chunk: string): void {
-    const n = chunk.length;
-    let i = 0;
-    this.tagFrom = 0;
-    while (i < n) {
-      switch (this.state) {
-        case ST_TEXT: {
-          let j = i;
-          let code = 0;
-          for (; j < n; j++) {
-            code = chunk.charCodeAt(j);
-            if (code === LT || code === AMP) break;
-          }
-          if (j > i) this.content(chunk.slice(i, j), false);
-          if (j === n) {
-            i = n;
-            break;
-          }
-          if (code === LT) {
-            // Most markup on the wire is a CDATA section (every delta is one): skip the tag setup.
-            if (chunk.charCodeAt(j + 1) === BANG && chunk.startsWith(CDATA_OPEN, j)) {
-              this.state = ST_CDATA;
-              this.brackets = 0;
-              this.cdataOffset = this.base + j;
-              i = j + CDATA_OPEN.length;
-              break;
-            }
-            this.beginTag(j);
-          } else {
-            this.state = ST_AMP;
-            this.entity = '';
-          }
-          i = j + 1;
-          break;
-        }
-        case ST_AMP:
-        case ST_ATTR_AMP:
-          i = this.lexEntity(chunk, i);
-          break;
-        case ST_LT: {
-          const code = chunk.charCodeAt(i);
-          if (code === SLASH) {
-            this.state = ST_END_NAME;
-            i++;
-          } else if (code === BANG) {
-            this.state = ST_MARKUP;
-            this.markupIndex = 0;
-            i++;
-          } else if (isNameStart(code)) {
-            this.state = ST_NAME;
-          } else {
-            this.notATag(chunk, i);
-          }
-          break;
-        }
-        case ST_MARKUP:
-          if (chunk.charCodeAt(i) !== CDATA_MARK.charCodeAt(this.markupIndex)) {
-            this.notATag(chunk, i);
-            break;
-          }
-          i++;
-          if (++this.markupIndex === CDATA_MARK.length) {
-            this.state = ST_CDATA;
-            this.brackets = 0;
-            this.cdataOffset = this.tagOffset;
-          }
-          break;
-        case ST_CDATA:
-          i = this.lexCdata(chunk, i);
-          break;
-        case ST_NAME:
-        case ST_END_NAME: {
-          let j = i;
-          while (j < n && isNameChar(chunk.charCodeAt(j))) j++;
-          this.tagName += chunk.slice(i, j);
-          if (this.tagName.length > MAX_NAME_CHARS) {
-            this.notATag(chunk, j);
-            i = j;
-            break;
-          }
-          if (j === n) {
-            i = n;
-            break;
-          }
-          i = this.afterName(chunk, j);
-          break;
-        }
-        case ST_END_SPACE: {
-          const code = chunk.charCodeAt(i);
-          if (isMarkupSpace(code)) i++;
-          else if (code === GT) {
-            this.completeEndTag(chunk, i);
-            i++;
-          } else this.malformed(chunk, i);
-          break;
-        }
-        case ST_ATTR_SPACE: {
-          const code = chunk.charCodeAt(i);
-          if (isMarkupSpace(code)) i++;
-          else if (code === GT) {
-            this.completeStartTag(chunk, i, false);
-            i++;
-          } else if (code === SLASH) {
-            this.state = ST_SELF_CLOSE;
-            i++;
-          } else if (isNameStart(code)) {
-            this.state = ST_ATTR_NAME;
-            this.attrName = '';
-          } else this.malformed(chunk, i);
-          break;
-        }
-        case ST_ATTR_NAME: {
-          let j = i;
-          while (j < n && isNameChar(chunk.charCodeAt(j))) j++;
-          if (this.known) this.attrName += chunk.slice(i, j);
-          this.countTag(j - i);
-          if (j === n) {
-            i = n;
-            break;
-          }
-          const code = chunk.charCodeAt(j);
-          if (code === 61 /* = */) {
-            this.state = ST_ATTR_QUOTE;
-            i = j + 1;
-          } else if (isMarkupSpace(code)) {
-            this.state = ST_ATTR_EQ;
-            i = j + 1;
-          } else {
-            this.malformed(chunk, j);
-            i = j;
-          }
-          break;
-        }
-        case ST_ATTR_EQ: {
-          const code = chunk.charCodeAt(i);
-          if (isMarkupSpace(code)) i++;
-          else if (code === 61 /* = */) {
-            this.state = ST_ATTR_QUOTE;
-            i++;
-          } else this.malformed(chunk, i);
-          break;
-        }
-        case ST_ATTR_QUOTE: {
-          const code = chunk.charCodeAt(i);
-          if (isMarkupSpace(code)) i++;
-          else if (code === DOUBLE_QUOTE || code === SINGLE_QUOTE) {
-            this.state = ST_ATTR_VALUE;
-            this.quote = code;
-            this.attrValue = '';
-            i++;
-          } else this.malformed(chunk, i);
-          break;
-        }
-        case ST_ATTR_VALUE: {
-          const quote = this.quote;
-          let j = i;
-          let code = 0;
-          for (; j < n; j++) {
-            code = chunk.charCodeAt(j);
-            if (code === quote || code === AMP) break;
-          }
-          if (this.known && !this.tagOverflow) this.attrValue += chunk.slice(i, j);
-          this.countTag(j - i);
-          if (j === n) {
-            i = n;
-            break;
-          }
-          if (code === AMP) {
-            this.state = ST_ATTR_AMP;
-            this.entity = '';
-          } else {
-            if (this.known) {
-              this.attrNames.push(this.attrName);
-              this.attrValues.push(this.attrValue);
-            }
-            this.attrValue = '';
-            this.state = ST_ATTR_SPACE;
-          }
-          i = j + 1;
-          break;
-        }
-        case ST_SELF_CLOSE:
-          if (chunk.charCodeAt(i) === GT) {
-            this.completeStartTag(chunk, i, true);
-            i++;
-          } else this.malformed(chunk, i);
-          break;
-      }
-    }
-    if (this.state >= ST_LT && this.state !== ST_CDATA && this.keepRaw) {
-      const piece = chunk.slice(this.tagFrom);
-      this.tagRaw.push(piece);
-      this.tagRawChars += piece.length;
-      // A block tag can carry megabytes of arguments: keep only what a problem report shows.
-      if (this.known && this.tagRawChars > RAW_PREVIEW_CHARS && isBlockTag(this.tagName))
-        this.keepRaw = false;
-    }
-    this.base += n;
+  text(text: string): void {
+    this.content(text, false);
   }
 
-  private beginTag(at: number): void {
-    this.state = ST_LT;
-    this.tagFrom = at;
-    if (this.tagRaw.length > 0) this.tagRaw = [];
-    this.tagRawChars = 0;
-    this.keepRaw = true;
-    this.tagOffset = this.base + at;
-    this.tagName = '';
-    this.known = false;
-    this.tagChars = 0;
-    this.tagOverflow = false;
-    if (this.attrNames.length > 0) {
-      this.attrNames = [];
-      this.attrValues = [];
-    }
+  cdata(text: string): void {
+    this.content(text, true);
   }
 
-  /** The tag's raw text up to `end` (exclusive) of the current chunk. */
-  private rawTag(chunk: string, end: number): string {
-    const tail = chunk.slice(this.tagFrom, end);
-    return this.tagRaw.length === 0 ? tail : this.tagRaw.join('') + tail;
+  reference(text: string): void {
+    this.content(text, true);
   }
 
-  private countTag(chars: number): void {
-    this.tagChars += chars;
-    if (this.tagChars > this.maxBlockChars && !this.tagOverflow) {
-      this.tagOverflow = true;
-      this.attrValue = '';
-      if (!this.known) this.keepRaw = false;
-    }
-  }
-
-  /** What looked like a tag is text after all (`a < b`, `<!DOCTYPE`): the raw text so far. */
-  private notATag(chunk: string, at: number): void {
-    this.state = ST_TEXT;
-    this.content(this.rawTag(chunk, at), true);
-  }
-
-  private afterName(chunk: string, at: number): number {
-    const code = chunk.charCodeAt(at);
-    if (this.state === ST_END_NAME) {
-      if (!isNameStart(this.tagName.charCodeAt(0))) {
-        this.notATag(chunk, at);
-        return at;
-      }
-      if (code === GT) {
-        this.completeEndTag(chunk, at);
-        return at + 1;
-      }
-      if (isMarkupSpace(code)) {
-        this.state = ST_END_SPACE;
-        return at + 1;
-      }
-      this.malformed(chunk, at);
-      return at;
-    }
-    this.known = this.reads(this.tagName);
-    if (isMarkupSpace(code)) {
-      this.state = ST_ATTR_SPACE;
-      return at + 1;
-    }
-    if (code === GT) {
-      this.completeStartTag(chunk, at, false);
-      return at + 1;
-    }
-    if (code === SLASH) {
-      this.state = ST_SELF_CLOSE;
-      return at + 1;
-    }
-    this.malformed(chunk, at);
-    return at;
-  }
-
-  /** Broken markup: a known tag is reported, anything else is text, exactly as written. */
-  private malformed(chunk: string, at: number): void {
-    // A broken <chart>/<table> in text is more likely prose about tags than a broken embed.
-    const known =
-      this.known &&
-      this.state !== ST_END_NAME &&
-      this.state !== ST_END_SPACE &&
-      !(this.current.kind === F_STREAM && EMBED_TAGS.has(this.tagName));
-    this.state = ST_TEXT;
-    if (known) {
-      this.problem('malformed-tag', `<${this.tagName}> is not well formed`, this.tagOffset, {
-        raw: this.rawPreview(chunk, at),
-        tag: this.tagName,
-      });
-    } else if (this.tagOverflow) {
-      this.tooLargeTag(this.tagName);
-    } else {
-      this.content(this.rawTag(chunk, at), true);
-    }
-  }
-
-  /** A known tag's raw text for a problem report: its first RAW_PREVIEW_CHARS characters. */
-  private rawPreview(chunk: string, end: number): string {
-    const raw = this.keepRaw ? this.rawTag(chunk, end) : this.tagRaw.join('');
-    return raw.length > RAW_PREVIEW_CHARS ? `${raw.slice(0, RAW_PREVIEW_CHARS)}…` : raw;
-  }
-
-  private lexEntity(chunk: string, from: number): number {
-    const inAttribute = this.state === ST_ATTR_AMP;
-    let j = from;
-    const n = chunk.length;
-    while (
-      j < n &&
-      isEntityChar(chunk.charCodeAt(j)) &&
-      this.entity.length + (j - from) < MAX_ENTITY_CHARS
-    )
-      j++;
-    this.entity += chunk.slice(from, j);
-    if (inAttribute) this.countTag(j - from);
-    if (j === n) return n;
-    let text: string;
-    let next = j;
-    const decoded = chunk.charCodeAt(j) === SEMICOLON ? decodeEntity(this.entity) : undefined;
-    if (decoded !== undefined) {
-      text = decoded;
-      next = j + 1;
-    } else {
-      // Not an entity: the `&` and what followed are text, and the stopping character is read again.
-      text = `&${this.entity}`;
-    }
-    this.entity = '';
-    if (inAttribute) {
-      this.state = ST_ATTR_VALUE;
-      if (this.known && !this.tagOverflow) this.attrValue += text;
-    } else {
-      this.state = ST_TEXT;
-      this.content(text, true);
-    }
-    return next;
-  }
-
-  private lexCdata(chunk: string, from: number): number {
-    let i = from;
-    const n = chunk.length;
-    // Brackets held from the last chunk: decide them one character at a time.
-    while (this.brackets > 0 && i < n) {
-      const code = chunk.charCodeAt(i);
-      if (code === 93 /* ] */) {
-        if (this.brackets === 2) this.content(']', true);
-        else this.brackets++;
-        i++;
-      } else if (code === GT && this.brackets === 2) {
-        this.brackets = 0;
-        this.state = ST_TEXT;
-        return i + 1;
-      } else {
-        this.content(this.brackets === 2 ? ']]' : ']', true);
-        this.brackets = 0;
-      }
-    }
-    if (i >= n) return n;
-    const close = chunk.indexOf(CDATA_CLOSE, i);
-    if (close >= 0) {
-      if (close > i) this.content(chunk.slice(i, close), true);
-      this.state = ST_TEXT;
-      return close + 3;
-    }
-    // Hold back up to two trailing `]`: they may begin `]]>` in the next chunk.
-    let end = n;
-    while (end > i && n - end < 2 && chunk.charCodeAt(end - 1) === 93) end--;
-    this.brackets = n - end;
-    if (end > i) this.content(chunk.slice(i, end), true);
-    return n;
-  }
-
-  /** The stream ended: whatever the lexer was in the middle of is text, or a problem. */
-  private finishLexing(): void {
-    const state = this.state;
-    this.state = ST_TEXT;
-    if (state === ST_TEXT) return;
-    if (state === ST_AMP) {
-      this.content(`&${this.entity}`, true);
-      return;
-    }
-    if (state === ST_CDATA) {
-      if (this.brackets > 0) this.content(']]'.slice(0, this.brackets), true);
-      this.brackets = 0;
-      this.problem('unclosed-cdata', 'the stream ended inside a CDATA section', this.cdataOffset);
-      return;
-    }
-    const raw = this.keepRaw ? this.tagRaw.join('') : undefined;
-    if (this.known && state !== ST_END_NAME && state !== ST_END_SPACE) {
-      this.problem(
-        'unclosed-block',
-        `the stream ended inside the <${this.tagName}> tag`,
-        this.tagOffset,
-        {
-          raw,
-          tag: this.tagName,
-          attributes: this.attributes(),
-        },
-      );
-    } else if (this.tagOverflow) {
-      this.tooLargeTag(this.tagName);
-    } else {
-      this.content(this.tagRaw.join(''), true);
-    }
-  }
-
-  // ── tags ───────────────────────────────────────────────────────────────────────────────
-
-  /** Whether the current frame reads a tag of this name (otherwise it is text). */
-  private reads(name: string): boolean {
-    if (isBlockTag(name)) return true;
+  /** A tag is read when it opens a block, or is a child the current frame has. */
+  tagUse(name: string): TagUse {
+    if (isBlockTag(name)) return 'block';
     const frame = this.current;
     switch (frame.kind) {
       case F_STREAM:
-        return frame.stream === 'text' && EMBED_TAGS.has(name);
+        return frame.stream === 'text' && EMBED_TAGS.has(name) ? 'tag' : 'text';
       case F_RESULT:
-        return name === TAG.resultText || name === TAG.resultImage;
+        return name === TAG.resultText || name === TAG.resultImage ? 'tag' : 'text';
       case F_CITATIONS:
-        return name === TAG.citation;
+        return name === TAG.citation ? 'tag' : 'text';
       default:
-        return false;
+        return 'text';
     }
   }
 
-  private attributes(): Record<string, string> {
-    const attributes: Record<string, string> = {};
-    for (let index = 0; index < this.attrNames.length; index++)
-      setOwnProperty(attributes, this.attrNames[index]!, this.attrValues[index]!);
-    return attributes;
+  openTag(
+    name: string,
+    attributes: Record<string, string>,
+    selfClosing: boolean,
+    offset: number,
+  ): void {
+    this.openElement(name, attributes, selfClosing, offset);
   }
 
-  private completeStartTag(chunk: string, at: number, selfClosing: boolean): void {
-    this.state = ST_TEXT;
-    const name = this.tagName;
-    if (!this.known) {
-      if (this.tagOverflow) this.tooLargeTag(name);
-      else this.content(this.rawTag(chunk, at + 1), true);
-      return;
-    }
-    if (this.tagOverflow) {
-      this.tooLargeTag(name);
-      // Its content and closing tag go with it.
-      if (!selfClosing && isBlockTag(name)) {
-        this.closeForBlock(name);
-        this.pushFrame(new Frame(F_SKIP, name, {}, this.tagOffset));
-      }
-      return;
-    }
-    this.openElement(name, this.attributes(), selfClosing, this.tagOffset);
-  }
-
-  private tooLargeTag(name: string): void {
+  tagTooLong(name: string, offset: number, opensContent: boolean): void {
     this.problem(
       'too-large',
       `the <${name}> tag is longer than ${this.maxBlockChars} characters; it was dropped`,
-      this.tagOffset,
+      offset,
       { tag: name },
     );
+    // A block's content and end tag go with it.
+    if (opensContent && isBlockTag(name)) {
+      this.closeForBlock(name);
+      this.pushFrame(new Frame(F_SKIP, name, {}, offset));
+    }
   }
 
-  private completeEndTag(chunk: string, at: number): void {
-    this.state = ST_TEXT;
-    const name = this.tagName;
-    const offset = this.tagOffset;
+  malformedTag(name: string, offset: number, preview: string): boolean {
+    // A broken <chart>/<table> in text is more likely prose about tags than a broken embed.
+    if (this.current.kind === F_STREAM && EMBED_TAGS.has(name)) return false;
+    this.problem('malformed-tag', `<${name}> is not well formed`, offset, {
+      raw: preview,
+      tag: name,
+    });
+    return true;
+  }
+
+  unfinishedTag(
+    name: string,
+    offset: number,
+    preview: string,
+    attributes: Record<string, string>,
+  ): void {
+    this.problem('unclosed-block', `the stream ended inside the <${name}> tag`, offset, {
+      raw: preview,
+      tag: name,
+      attributes,
+    });
+  }
+
+  unclosedCdata(offset: number): void {
+    this.problem('unclosed-cdata', 'the stream ended inside a CDATA section', offset);
+  }
+
+  closeTag(name: string, offset: number, raw: string): void {
     for (let depth = this.frames.length - 1; depth > 0; depth--) {
       if (this.frames[depth]!.tag !== name) continue;
       while (this.frames.length - 1 > depth) {
@@ -693,7 +271,6 @@ export class XmlBlockDecoder {
       this.popFrame(true);
       return;
     }
-    const raw = this.rawTag(chunk, at + 1);
     if (isBlockTag(name))
       this.problem('unexpected-end-tag', `</${name}> closes a block that is not open`, offset, {
         raw,
@@ -702,6 +279,7 @@ export class XmlBlockDecoder {
     else this.content(raw, true);
   }
 
+  // ── elements ───────────────────────────────────────────────────────────────────────────
   private openElement(
     name: string,
     attributes: Record<string, string>,
@@ -909,7 +487,7 @@ export class XmlBlockDecoder {
   }
 
   /** Closes every open block (a new block began, or the stream ended), reporting each. */
-  private closeAll(reason: string): void {
+  closeAll(reason: string): void {
     while (this.frames.length > 1) {
       const depth = this.frames.length - 1;
       if (depth > 1) {
@@ -1072,7 +650,7 @@ export class XmlBlockDecoder {
     this.dropped += text.length - Math.max(room, 0);
   }
 
-  private flush(): void {
+  flush(): void {
     if (this.pending.length > 0) {
       const frame = this.pendingFrame!;
       const delta = this.pending;
