@@ -1,3 +1,4 @@
+import { ToolwireError } from '../core/errors.ts';
 import { describeThrown, toJsonSafe } from './json-safe.ts';
 import type { AgentTool, ToolErrorKind } from './types.ts';
 
@@ -15,8 +16,15 @@ export type ToolRunOutcome =
 /** How much of a thrown value is read to describe it, unless the caller says otherwise. */
 const DESCRIBE_MAX_CHARS = 100_000;
 
-/** Raised inside a tool's race when its time is up. */
-class ToolTimeout extends Error {}
+/** Raised inside a tool's race when its time is up; the tool's signal is aborted with it. */
+export class ToolTimeout extends ToolwireError {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super('tool-timeout', `timed out after ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}
 
 /**
  * Runs one call: its own abort signal (the run's, or its time running out), the error turned into
@@ -37,7 +45,7 @@ export async function runTool(
   const stopped = new Promise<never>((_, reject) => {
     if (Number.isFinite(timeoutMs)) {
       timer = setTimeout(() => {
-        timeout = new ToolTimeout(`timed out after ${timeoutMs} ms`);
+        timeout = new ToolTimeout(timeoutMs);
         controller.abort(timeout);
         reject(timeout);
       }, timeoutMs);

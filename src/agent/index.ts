@@ -6,7 +6,6 @@ export {
   type ToolOutcome,
 } from './conversation.ts';
 export {
-  describeModelError,
   ResumeMismatchError,
   resumeAgent,
   runAgent,

@@ -4,6 +4,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
+import { ToolwireError } from '../core/errors.ts';
 import {
   createIdGenerator,
   type ParseEvent,
@@ -12,11 +13,12 @@ import {
   type ToolDefinition,
   type ValidationProblem,
 } from '../core/index.ts';
+import { classifyModelFailure } from '../core/model-call-error.ts';
 import { CALLS_RUN_TOGETHER } from '../protocols/common/format-entry.ts';
 import { formatEntry, protocolByName } from '../protocols/index.ts';
 import { type ConversationEntry, renderConversation, type ToolOutcome } from './conversation.ts';
 import { EventQueue } from './event-queue.ts';
-import { describeError, runBatch, type ToolRun, type ToolRunOutcome } from './executor.ts';
+import { runBatch, type ToolRun, type ToolRunOutcome } from './executor.ts';
 import {
   findUndeclaredToolNames,
   invalidInputMessage,
@@ -26,6 +28,7 @@ import {
   unknownToolMessage,
 } from './feedback.ts';
 import { outcomeForModel } from './result-cap.ts';
+import { readToFinish } from './stream-end.ts';
 import type {
   AgentEvent,
   AgentResult,
@@ -58,8 +61,10 @@ export interface ToolResultInput {
 }
 
 /** Thrown by `resumeAgent` when the results do not answer exactly the pending calls. */
-export class ResumeMismatchError extends Error {
-  override readonly name = 'ResumeMismatchError';
+export class ResumeMismatchError extends ToolwireError {
+  constructor(message: string) {
+    super('resume-mismatch', message);
+  }
 }
 
 /** Starts a run. Read its events with `for await`, or just await `result`. */
@@ -112,6 +117,8 @@ interface Stop {
   readonly reason: StopReason;
   readonly answer?: string;
   readonly message?: string;
+  /** For `error`: what failed, typed. */
+  readonly error?: ToolwireError;
 }
 
 interface ParsedCall {
@@ -234,9 +241,9 @@ class AgentLoop {
         }
       }
     } catch (error) {
-      const message = describeModelError(error);
-      this.emit({ type: 'error', error: message });
-      stop = { reason: 'error', message };
+      const failure = runFailure(error, this.options.model.modelId);
+      this.emit({ type: 'error', error: failure });
+      stop = { reason: 'error', message: failure.message, error: failure };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -255,6 +262,7 @@ class AgentLoop {
       stopReason: stop.reason,
       ...(stop.answer === undefined ? {} : { answer: stop.answer }),
       ...(stop.message === undefined ? {} : { message: stop.message }),
+      ...(stop.error === undefined ? {} : { error: stop.error }),
       steps: this.steps,
       usage: this.usage,
       ...(cost === undefined ? {} : { cost }),
@@ -362,8 +370,10 @@ class AgentLoop {
               for (const event of parser.push(part.delta)) {
                 this.handleParseEvent(event, turn);
                 if (event.type === 'tool-call' && this.actionsPerTurn === 'one') {
-                  // One action per turn: what the model would write next is not needed.
+                  // One action per turn: what the model would write next is not needed, but
+                  // the usage it reports at the end is.
                   cut = true;
+                  usage = (await readToFinish(reader)).usage;
                   break reading;
                 }
               }
@@ -394,13 +404,15 @@ class AgentLoop {
           for (const event of parser.end({ interrupted })) this.handleParseEvent(event, turn);
         }
       } finally {
-        // A cut or too long turn stops the model's generation (the request is aborted).
+        // A cut or too long turn stops the model's generation (the request is aborted); after a
+        // stream read to its end, the abort changes nothing.
         if (cut || tooLong) stepController.abort(new Error('turn cut'));
         stepController.signal.removeEventListener('abort', stopReading);
         reader.releaseLock();
       }
     } catch (error) {
-      if (!this.controller.signal.aborted) throw error;
+      // The model call failed where it happened: typed here, reported by `run`.
+      if (!this.controller.signal.aborted) throw runFailure(error, this.options.model.modelId);
     } finally {
       this.controller.signal.removeEventListener('abort', onRunAbort);
     }
@@ -761,14 +773,16 @@ function resultCap(value: number | undefined): number {
   );
 }
 
-/** A model failure in words, with the cause a network error hides (e.g. ECONNREFUSED). */
-export function describeModelError(error: unknown): string {
-  const message = describeError(error);
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  const detail = cause === undefined ? '' : describeError(cause);
-  const code = (cause as { code?: unknown } | undefined)?.code;
-  const parts = [`the model call failed: ${message}`];
-  if (detail && detail !== message)
-    parts.push(`(${detail}${typeof code === 'string' ? `, ${code}` : ''})`);
-  return parts.join(' ');
+/**
+ * Why a run failed, typed: a toolwire error as it is; anything else thrown while the model was
+ * called or its stream read is a failed model call (`classifyModelFailure`: unreachable, timeout,
+ * an HTTP status, a reply that cannot be read).
+ */
+function runFailure(error: unknown, model: string): ToolwireError {
+  if (ToolwireError.isInstance(error)) return error;
+  return (
+    classifyModelFailure(error, { model }) ??
+    // An AbortError the run did not ask for: the provider or its fetch was stopped.
+    new ToolwireError('aborted', 'the model call was aborted', { cause: error })
+  );
 }

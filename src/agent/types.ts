@@ -3,6 +3,7 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4FinishReason,
 } from '@ai-sdk/provider';
+import type { ToolwireError } from '../core/errors.ts';
 import type {
   JsonSchema,
   ParseEvent,
@@ -155,7 +156,12 @@ export type AgentEvent =
       readonly answer?: string;
       readonly message?: string;
     }
-  | { readonly type: 'error'; readonly error: string };
+  /**
+   * The run failed (its stop reason is `error`): a failed model call is a `ModelCallError`
+   * whose `kind` says how (`model-unreachable`, `model-timeout`, `model-http-status`,
+   * `model-bad-reply`); the `finish` event that follows has its message.
+   */
+  | { readonly type: 'error'; readonly error: ToolwireError };
 
 export interface RunAgentOptions {
   readonly model: LanguageModelV4;
@@ -222,6 +228,11 @@ export interface AgentResult {
   readonly answer?: string;
   /** Why the run stopped, in words, for reasons other than `completed`. */
   readonly message?: string;
+  /**
+   * When `error`: what failed, typed (the `error` event's error; `message` is its message). A
+   * failed model call is a `ModelCallError`: switch on its `kind`.
+   */
+  readonly error?: ToolwireError;
   readonly steps: number;
   readonly usage: AgentUsage;
   readonly cost?: number;

@@ -1,8 +1,11 @@
 import { parseArgs } from 'node:util';
 import { type AgentEvent, type AgentUsage, runAgent } from '../agent/index.ts';
 import { createCodeTools } from '../agent/tools/index.ts';
+import type { ToolwireError } from '../core/errors.ts';
+import { ModelCallError } from '../core/model-call-error.ts';
 import { protocolNameFor } from '../protocols/index.ts';
-import { describeRunError, isUnreachableError } from '../server/model-errors.ts';
+// Not server/index.ts: that loads the HTTP server's packages, which `agent` does not need.
+import { describeRunError } from '../server/model-errors.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import {
   MODEL_FLAGS,
@@ -203,6 +206,18 @@ export class TerminalView implements QuestionDisplay {
   }
 }
 
+/** The exit status of a failed run: 3 when no model server answers, 1 for any other failure. */
+export const UNREACHABLE_STATUS = 3;
+
+function exitStatusOf(error: ToolwireError): number {
+  switch (error.kind) {
+    case 'model-unreachable':
+      return ModelCallError.isInstance(error) && error.brokeOff ? 1 : UNREACHABLE_STATUS;
+    default:
+      return 1;
+  }
+}
+
 /** Token counts for the run's last line; a count the server did not report is "unknown", not 0. */
 export function describeUsage(usage: AgentUsage): string {
   const { inputTokens, outputTokens } = usage;
@@ -285,14 +300,17 @@ export async function agentCommand(
       return INTERRUPTED_STATUS;
     }
     if (result.stopReason === 'error') {
-      const message = result.message ?? 'the run failed';
-      const { message: said, hint } = describeRunError(message, {
+      if (result.error === undefined) {
+        err.write(`toolwire: ${safe(result.message ?? 'the run failed')}\n`);
+        return 1;
+      }
+      const { message: said, hint } = describeRunError(result.error, {
         baseURL: endpoint.baseURL,
         model: endpoint.modelName,
       });
       // The message may quote the model server's own error text.
       err.write(`toolwire: ${safe(said)}\n${hint ? `${safe(hint)}\n` : ''}`);
-      return isUnreachableError(message) ? 3 : 1;
+      return exitStatusOf(result.error);
     }
     return result.stopReason === 'completed' ? 0 : 1;
   } finally {

@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentResult } from '../agent/index.ts';
+import type { ToolwireError } from '../core/errors.ts';
 import type {
   BlockEvent,
   JsonValue,
@@ -14,8 +15,11 @@ export interface AgentBlockOptions {
    * shown as a call: its `result` streams as a text block, the answer the user reads.
    */
   readonly completionTool?: string;
-  /** The payload of the error block for a failed run (the agent's `error` event). */
-  readonly describeError?: (message: string) => JsonValue;
+  /**
+   * The payload of the error block for a failed run (the agent's `error` event, typed: switch
+   * on its `kind`). Default: `{type: 'run_error', kind, message}`.
+   */
+  readonly describeError?: (error: ToolwireError) => JsonValue;
 }
 
 /** A result block for a call the agent ran (or tried to). */
@@ -50,7 +54,7 @@ type Open =
  */
 export class AgentBlockAdapter {
   private readonly completionTool: string;
-  private readonly describeError: (message: string) => JsonValue;
+  private readonly describeError: (error: ToolwireError) => JsonValue;
   private open: Open | undefined;
   /** Leading white space of a text run, held until text that is not white space arrives. */
   private heldSpace = '';
@@ -63,7 +67,8 @@ export class AgentBlockAdapter {
   constructor(options: AgentBlockOptions = {}) {
     this.completionTool = options.completionTool ?? 'attempt_completion';
     this.describeError =
-      options.describeError ?? ((message) => ({ type: 'run_error', message }) as JsonValue);
+      options.describeError ??
+      ((error) => ({ type: 'run_error', kind: error.kind, message: error.message }));
   }
 
   push(event: AgentEvent): BlockEvent[] {
@@ -169,10 +174,14 @@ export class AgentBlockAdapter {
       case 'awaiting-tools':
         break;
       case 'error':
+        // The error event has been sent already; a result made elsewhere may carry it alone,
+        // or (made by hand) only its words.
         if (!this.errorSent)
           out.push({
             type: 'error',
-            error: this.describeError(result.message ?? 'the run failed'),
+            error: result.error
+              ? this.describeError(result.error)
+              : { type: 'run_error', message: result.message ?? 'the run failed' },
           });
         break;
       default:

@@ -9,6 +9,7 @@ import {
   resumeAgent,
   runAgent,
 } from '../../src/agent/index.ts';
+import { ModelCallError } from '../../src/core/model-call-error.ts';
 import { protocolByName } from '../../src/protocols/index.ts';
 import { lastUserText, scriptedModel, systemText } from './scripted-model.ts';
 
@@ -49,8 +50,8 @@ describe('runAgent: multi-step runs per protocol', () => {
     expect(result.stopReason).toBe('completed');
     expect(result.answer).toBe('It is 21°C and sunny in Seoul.');
     expect(result.steps).toBe(2);
-    // Both turns were cut after their call, before the provider reported usage: unknown, not 0.
-    expect(result.usage).toEqual({ inputTokens: undefined, outputTokens: undefined });
+    // Both turns were cut after their call; the stream's end was still read for its usage.
+    expect(result.usage).toEqual({ inputTokens: 20, outputTokens: 10 });
     expect(ofType(events, 'tool-call')[0]).toMatchObject({
       toolName: 'get_weather',
       input: { city: 'Seoul' },
@@ -291,6 +292,55 @@ describe('runAgent: limits', () => {
     ]);
   });
 
+  it('xml: the usage sent after the text that follows the call is read; that text is not output', async () => {
+    const call = '<get_weather><city>Oslo</city></get_weather>';
+    const after = '\n<tool_result>made up</tool_result> Done.';
+    const { model, prompts } = scriptedModel(
+      [
+        { text: call + after, usage: { input: 100, output: 30 } },
+        { text: '<attempt_completion><result>ok</result></attempt_completion>', usage: 'none' },
+      ],
+      { chunkSize: 4 },
+    );
+    const run = runAgent({ model, tools: weather, prompt: 'Oslo' });
+    const events = await collect(run);
+    const result = await run.result;
+    expect(ofType(events, 'step-finish').map((event) => [event.cut, event.usage])).toEqual([
+      [true, { inputTokens: 100, outputTokens: 30 }],
+      [true, { inputTokens: undefined, outputTokens: undefined }],
+    ]);
+    expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 30 });
+    const shown = ofType(events, 'text-delta')
+      .map((event) => event.delta)
+      .join('');
+    expect(shown).not.toContain('made up');
+    expect(shown).not.toContain('Done');
+    // Nor does the model read it back: its turn ends at the call.
+    expect(JSON.stringify(prompts[1])).not.toContain('made up');
+    expect(ofType(events, 'tool-call').map((event) => event.toolName)).toEqual([
+      'get_weather',
+      'attempt_completion',
+    ]);
+  });
+
+  it('xml: a model that writes on after the call is stopped; the usage stays unknown', async () => {
+    const call = '<get_weather><city>Oslo</city></get_weather>';
+    const { model, cancelled } = scriptedModel(
+      [
+        { text: call + 'x'.repeat(2_000), usage: { input: 100, output: 600 } },
+        '<attempt_completion><result>ok</result></attempt_completion>',
+      ],
+      { chunkSize: 8 },
+    );
+    const run = runAgent({ model, tools: weather, prompt: 'Oslo' });
+    const events = await collect(run);
+    expect(cancelled[0]).toBe(true);
+    expect(ofType(events, 'step-finish')[0]!.usage).toEqual({
+      inputTokens: undefined,
+      outputTokens: undefined,
+    });
+  });
+
   it('maxSteps: the model is warned on the last step, then the run stops', async () => {
     const call = '<get_weather><city>Oslo</city></get_weather>';
     const { model, prompts } = scriptedModel([call, call, call]);
@@ -412,7 +462,15 @@ describe('runAgent: limits', () => {
     const events = await collect(run);
     const result = await run.result;
     expect(result.stopReason).toBe('error');
-    expect(result.message).toContain('the model call failed');
+    // The script has no turn: the model call throws a plain Error, which says nothing of a
+    // network or a status: a reply that cannot be read.
+    const [event] = ofType(events, 'error');
+    expect(ModelCallError.isInstance(event?.error)).toBe(true);
+    expect(event?.error.kind).toBe('model-bad-reply');
+    expect(event?.error.cause).toBeInstanceOf(Error);
+    expect(result.error).toBe(event?.error);
+    expect(result.message).toBe(event?.error.message);
+    expect(result.message).toContain('the script has no turn 1');
     expect(ofType(events, 'error')).toHaveLength(1);
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentResult } from '../../src/agent/index.ts';
+import { ModelCallError } from '../../src/core/model-call-error.ts';
 import { CompletionTextReader } from '../../src/server/completion-text.ts';
 import { AgentBlockAdapter, resultContent } from '../../src/server/index.ts';
 import {
@@ -13,7 +14,7 @@ import { usageText } from '../../web/src/usage-text.ts';
 
 function adapt(events: readonly AgentEvent[], result?: Partial<AgentResult>): BlockEvent[] {
   const adapter = new AgentBlockAdapter({
-    describeError: (message) => ({ type: 'described', message }),
+    describeError: (error) => ({ type: 'described', kind: error.kind, message: error.message }),
   });
   const out = events.flatMap((event) => adapter.push(event));
   if (result) out.push(...adapter.finish({ ...RESULT, ...result }));
@@ -321,17 +322,23 @@ describe('AgentBlockAdapter', () => {
     expect(adapt([], { stopReason: 'max-steps', message: 'stopped after 2 steps' })).toEqual([
       { type: 'error', error: { type: 'max-steps', message: 'stopped after 2 steps' } },
     ]);
-    // A failed run's error goes out once: at the error event, described.
+    // A failed run's error goes out once: at the error event, described from the typed error.
+    const failure = new ModelCallError('model-http-status', { status: 500, detail: 'boom' });
+    const described = { type: 'described', kind: 'model-http-status', message: failure.message };
     expect(
-      adapt([{ type: 'error', error: 'the model call failed: boom' }], {
+      adapt([{ type: 'error', error: failure }], {
         stopReason: 'error',
-        message: 'the model call failed: boom',
+        message: failure.message,
+        error: failure,
       }),
-    ).toEqual([
-      { type: 'error', error: { type: 'described', message: 'the model call failed: boom' } },
+    ).toEqual([{ type: 'error', error: described }]);
+    // A result that carries the error alone (no event) is described the same way.
+    expect(adapt([], { stopReason: 'error', message: failure.message, error: failure })).toEqual([
+      { type: 'error', error: described },
     ]);
+    // A result made by hand with only words: they are shown as they are.
     expect(adapt([], { stopReason: 'error', message: 'odd' })).toEqual([
-      { type: 'error', error: { type: 'described', message: 'odd' } },
+      { type: 'error', error: { type: 'run_error', message: 'odd' } },
     ]);
   });
 });

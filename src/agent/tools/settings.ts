@@ -57,8 +57,11 @@ export function resolveSettings(options: CodeToolsOptions): Settings {
   let realRoot: string;
   try {
     realRoot = realpathSync(givenRoot);
-  } catch {
-    throw new InvalidRootError(`createCodeTools: root ${JSON.stringify(givenRoot)} does not exist`);
+  } catch (error) {
+    throw new InvalidRootError(
+      `createCodeTools: root ${JSON.stringify(givenRoot)} does not exist`,
+      { cause: error },
+    );
   }
   if (!statSync(realRoot).isDirectory()) {
     throw new InvalidRootError(

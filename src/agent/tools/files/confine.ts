@@ -99,9 +99,16 @@ export async function resolveInRoot(
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return explainMissing(settings, named, target);
     if (code === 'ELOOP') {
-      throw new WrongPathKindError(named, `Path ${JSON.stringify(named)} is a symlink loop.`);
+      throw new WrongPathKindError(named, `Path ${JSON.stringify(named)} is a symlink loop.`, {
+        cause: error,
+      });
     }
-    throw new CodeToolError(`Path ${JSON.stringify(named)} cannot be read (${code ?? error}).`);
+    // Not readable (permissions, an I/O error): refused like a file the tools will not read.
+    throw new CodeToolError(
+      'file-refused',
+      `Path ${JSON.stringify(named)} cannot be read (${code ?? error}).`,
+      { cause: error },
+    );
   }
   if (!isInside(settings.realRoot, real)) {
     throw new PathOutsideRootError(named, 'a symlink leads out of it');

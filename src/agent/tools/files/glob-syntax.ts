@@ -4,6 +4,8 @@
  * recurse or backtrack.
  */
 
+import { ToolwireError } from '../../../core/errors.ts';
+
 /** One element of a glob. Sets hold inclusive ranges of code points as `[low, high, …]` pairs. */
 export type GlobNode =
   | { readonly kind: 'literal'; readonly codePoint: number }
@@ -19,8 +21,10 @@ export type GlobNode =
   | { readonly kind: 'alternatives'; readonly options: readonly (readonly GlobNode[])[] };
 
 /** Why a glob cannot be read; `glob.ts` words it for the model. */
-export class GlobSyntaxError extends Error {
-  override readonly name = 'GlobSyntaxError';
+export class GlobSyntaxError extends ToolwireError {
+  constructor(message: string) {
+    super('invalid-tool-input', message);
+  }
 }
 
 const SLASH = 0x2f;

@@ -226,10 +226,11 @@ function quoted(glob: string): string {
   return JSON.stringify(glob.length > 100 ? `${glob.slice(0, 100)}…` : glob);
 }
 
-function invalid(parameter: string, glob: string, reason: string): InvalidToolInputError {
+function invalid(parameter: string, glob: string, reason: GlobSyntaxError): InvalidToolInputError {
   return new InvalidToolInputError(
     parameter,
-    `${parameter} ${quoted(glob)} is not a valid glob: ${reason}.`,
+    `${parameter} ${quoted(glob)} is not a valid glob: ${reason.message}.`,
+    { cause: reason },
   );
 }
 
@@ -260,7 +261,7 @@ export function compileGlob(
   try {
     automaton = new GlobAutomaton(parseGlob(trimmed, limits.maxBraceDepth));
   } catch (error) {
-    if (error instanceof GlobSyntaxError) throw invalid(parameter, glob, error.message);
+    if (error instanceof GlobSyntaxError) throw invalid(parameter, glob, error);
     throw error;
   }
   if (!trimmed.includes('/')) {

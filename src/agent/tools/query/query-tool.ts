@@ -132,6 +132,7 @@ async function matchesIn(
       pattern,
       `The pattern ${JSON.stringify(pattern)} cannot be used for ${grammarName(grammar)}: ` +
         (error.message.split('\n')[0] ?? error.message),
+      { cause: error },
     );
   }
 }

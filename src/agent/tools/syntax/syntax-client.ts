@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { ToolwireError } from '../../../core/errors.ts';
 import type { Pacer } from '../pacer.ts';
 import type { SyntaxJob, SyntaxReply, SyntaxResults } from './syntax-jobs.ts';
 
@@ -9,8 +10,10 @@ const WORKER_URL = new URL(
 );
 
 /** What a job threw on the worker (ast-grep refusing a pattern, for one). */
-export class SyntaxJobError extends Error {
-  override readonly name = 'SyntaxJobError';
+export class SyntaxJobError extends ToolwireError {
+  constructor(message: string) {
+    super('syntax-job-failed', message);
+  }
 }
 
 interface Pending {
