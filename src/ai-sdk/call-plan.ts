@@ -5,6 +5,11 @@ import type {
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
 import type { JsonSchema, ParseOptions, ToolDefinition } from '../core/index.ts';
+import {
+  isToolChoiceConflict,
+  planToolChoice,
+  type ToolChoicePlan,
+} from '../core/tool-choice-policy.ts';
 import { type ToolChoiceDemand, ToolMiddlewareError } from './errors.ts';
 import type { ResolvedOptions } from './options.ts';
 
@@ -12,12 +17,12 @@ import type { ResolvedOptions } from './options.ts';
 export interface CallPlan {
   /** The declared function tools, as the protocol sees them. */
   readonly tools: readonly ToolDefinition[];
-  /** Parse options for the output: no tools when `toolChoice` is `none` (nothing is a call). */
+  /** The function tools' part of the tool-choice policy: demand, tools offered and read. */
+  readonly toolChoice: ToolChoicePlan<ToolDefinition>;
+  /** Parse options for the output: only the tools whose calls are read (none for `none`). */
   readonly parseOptions: ParseOptions;
   /** Set when `toolChoice` demands a call (`required`, or a named function tool). */
   readonly demand: ToolChoiceDemand | undefined;
-  /** `toolChoice: 'none'`: the tools are described as unavailable and nothing is parsed. */
-  readonly toolsDisabled: boolean;
   /** What stays in the inner model's `tools`: provider tools when they are passed through. */
   readonly innerTools: LanguageModelV4ProviderTool[] | undefined;
   /** What stays in the inner model's `toolChoice`: only a choice about passed-through tools. */
@@ -61,40 +66,35 @@ export function planCall(params: LanguageModelV4CallOptions, options: ResolvedOp
     );
   }
   const passed = providerTools.length > 0 ? providerTools : undefined;
-  const choice = params.toolChoice ?? { type: 'auto' };
-  let demand: ToolChoiceDemand | undefined;
+  const choice: LanguageModelV4ToolChoice = params.toolChoice ?? { type: 'auto' };
+  let planned = planToolChoice(choice, functionTools);
   let innerToolChoice: LanguageModelV4ToolChoice | undefined;
-  switch (choice.type) {
-    case 'auto':
-      break;
-    case 'none':
-      if (passed) innerToolChoice = choice;
-      break;
-    case 'required':
-      if (functionTools.length > 0) demand = { type: 'required' };
-      else if (passed) innerToolChoice = choice;
-      break;
-    case 'tool':
-      if (functionTools.some((tool) => tool.name === choice.toolName)) {
-        demand = { type: 'tool', toolName: choice.toolName };
-      } else if (providerTools.some((tool) => tool.name === choice.toolName)) {
-        innerToolChoice = choice;
-      } else {
-        const known = [...functionTools, ...providerTools].map((tool) => `"${tool.name}"`);
-        throw new ToolMiddlewareError(
-          'unknown-tool-choice',
-          `toolChoice names the tool "${choice.toolName}", which is not among the call's tools` +
-            (known.length > 0 ? ` (${known.join(', ')})` : ' (the call has no tools)'),
-        );
-      }
-      break;
+  // `none` also holds for the provider's own tools.
+  if (choice.type === 'none' && passed) innerToolChoice = choice;
+  if (isToolChoiceConflict(planned)) {
+    const conflict = planned;
+    if (
+      conflict.conflict === 'unknown-tool' &&
+      !providerTools.some((tool) => tool.name === conflict.toolName)
+    ) {
+      const known = [...functionTools, ...providerTools].map((tool) => `"${tool.name}"`);
+      throw new ToolMiddlewareError(
+        'unknown-tool-choice',
+        `toolChoice names the tool "${conflict.toolName}", which is not among the call's tools` +
+          (known.length > 0 ? ` (${known.join(', ')})` : ' (the call has no tools)'),
+      );
+    }
+    // A choice about the provider's own tools (a named one, or `required` with no function
+    // tools) is theirs to follow; with no tools at all it means nothing, as in the AI SDK,
+    // which drops `toolChoice` from a call without tools. The function tools stay on `auto`.
+    if (passed) innerToolChoice = choice;
+    planned = planToolChoice({ type: 'auto' }, functionTools);
   }
-  const toolsDisabled = choice.type === 'none';
   return {
     tools: functionTools,
-    parseOptions: parseOptionsFor(toolsDisabled ? [] : functionTools, options),
-    demand,
-    toolsDisabled,
+    toolChoice: planned,
+    parseOptions: parseOptionsFor(planned.read, options),
+    demand: planned.demand,
     innerTools: passed,
     innerToolChoice,
   };

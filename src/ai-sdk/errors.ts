@@ -1,6 +1,7 @@
-import { describeDemand, type ToolChoiceDemand } from '../core/tool-choice.ts';
+import { ToolwireError } from '../core/errors.ts';
+import { notFollowedMessage, type ToolChoiceDemand } from '../core/tool-choice.ts';
 
-/** What a `ToolMiddlewareError` is about. */
+/** What a `ToolMiddlewareError` is about: its `kind`, also given as `code`. */
 export type ToolMiddlewareErrorCode =
   /** `toolChoice` required a call (any, or a named tool) and the model answered without one. */
   | 'tool-choice-not-followed'
@@ -11,13 +12,19 @@ export type ToolMiddlewareErrorCode =
 
 export type { ToolChoiceDemand };
 
-const MARKER = Symbol.for('toolwire.ai-sdk.ToolMiddlewareError');
+/**
+ * The marker of the releases before `ToolwireError`: still set, so their `isInstance` knows this
+ * error, and still recognised, so an error from such a copy is known here.
+ */
+const LEGACY_MARKER = Symbol.for('toolwire.ai-sdk.ToolMiddlewareError');
 
 /**
  * An error the middleware raises itself (protocol faults are never thrown: they go to `onError`).
  * `isInstance` works across copies of the package, like the AI SDK's own errors.
  */
-export class ToolMiddlewareError extends Error {
+export class ToolMiddlewareError extends ToolwireError {
+  declare readonly kind: ToolMiddlewareErrorCode;
+  /** The same as `kind` (the name this field had first; public API). */
   readonly code: ToolMiddlewareErrorCode;
   /** For `tool-choice-not-followed`: what was demanded. */
   readonly toolChoice?: ToolChoiceDemand;
@@ -25,14 +32,15 @@ export class ToolMiddlewareError extends Error {
   readonly text?: string;
   /** For `tool-choice-not-followed`: how many times the model was asked (2 after a retry). */
   readonly attempts?: number;
-  readonly [MARKER] = true;
+  readonly [LEGACY_MARKER] = true;
 
   constructor(
     code: ToolMiddlewareErrorCode,
     message: string,
     details: { toolChoice?: ToolChoiceDemand; text?: string; attempts?: number } = {},
   ) {
-    super(message);
+    super(code, message);
+    // The name the docs give (`error.name === 'ToolwireToolMiddlewareError'`).
     this.name = 'ToolwireToolMiddlewareError';
     this.code = code;
     if (details.toolChoice !== undefined) this.toolChoice = details.toolChoice;
@@ -40,9 +48,30 @@ export class ToolMiddlewareError extends Error {
     if (details.attempts !== undefined) this.attempts = details.attempts;
   }
 
-  static isInstance(error: unknown): error is ToolMiddlewareError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** Also true for an error of the releases before `ToolwireError` (their marker). */
+  static override isInstance<T extends ToolwireError>(
+    this: abstract new (
+      ...args: never[]
+    ) => T,
+    error: unknown,
+  ): error is T {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class isInstance was called on.
+    if (ToolwireError.isInstance.call(this, error)) return true;
+    return (
+      // biome-ignore lint/complexity/noThisInStatic: the old marker stands for this class only.
+      (this as unknown) === ToolMiddlewareError &&
+      typeof error === 'object' &&
+      error !== null &&
+      LEGACY_MARKER in error
+    );
   }
+}
+
+/** How the caller wrote the demand, for the message. */
+function settingText(demand: ToolChoiceDemand): string {
+  return demand.type === 'tool'
+    ? `toolChoice {type: 'tool', toolName: '${demand.toolName}'}`
+    : "toolChoice 'required'";
 }
 
 export function toolChoiceNotFollowed(
@@ -50,11 +79,9 @@ export function toolChoiceNotFollowed(
   text: string,
   attempts: number,
 ): ToolMiddlewareError {
-  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   return new ToolMiddlewareError(
     'tool-choice-not-followed',
-    `toolChoice ${demand.type === 'tool' ? `{type: 'tool', toolName: '${demand.toolName}'}` : "'required'"} demanded ${describeDemand(demand)}, but the model answered without one${tries}. It wrote: ${JSON.stringify(shown)}`,
+    notFollowedMessage(settingText(demand), demand, text, attempts),
     { toolChoice: demand, text, attempts },
   );
 }

@@ -37,3 +37,21 @@ export function correctionText(demand: ToolChoiceDemand): string {
     'Write the call now, exactly in the tool-call format you were given.'
   );
 }
+
+/** Most of the model's answer a "not followed" message quotes. */
+const QUOTED_ANSWER_CHARS = 200;
+
+/**
+ * Why a reply failed its demand, for errors: `setting` is how the caller wrote the choice
+ * (`toolChoice 'required'`, `tool_choice`), `text` what the model wrote across `attempts`.
+ */
+export function notFollowedMessage(
+  setting: string,
+  demand: ToolChoiceDemand,
+  text: string,
+  attempts: number,
+): string {
+  const shown = text.length > QUOTED_ANSWER_CHARS ? `${text.slice(0, QUOTED_ANSWER_CHARS)}…` : text;
+  const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+  return `${setting} demanded ${describeDemand(demand)}, but the model answered without one${tries}. It wrote: ${JSON.stringify(shown)}`;
+}

@@ -7,6 +7,7 @@ import {
   xmlProtocol,
 } from '../../src/ai-sdk/index.ts';
 import { TOOLS_UNAVAILABLE } from '../../src/ai-sdk/prompt/tool-prompt.ts';
+import { isErrorOfKind, ToolwireError } from '../../src/core/errors.ts';
 import { promptText, scriptedModel, WEATHER_DEFINITIONS, weatherTools } from './support.ts';
 
 const protocol = xmlProtocol();
@@ -115,6 +116,24 @@ describe("toolChoice 'required' and a named tool", () => {
     expect(ran).toEqual([]);
   });
 
+  it.each(['generate', 'stream'] as const)(
+    'named: a call of another tool is text, never run, and the retry asks for the named one (%s)',
+    async (mode) => {
+      // The policy the proxy follows too: a named choice allows that one tool for this reply.
+      const { model, ran, call } = setup([WEATHER_CALL, TIME_CALL], { toolChoiceRetry: true });
+      const options = call({ type: 'tool', toolName: 'get_time' });
+      const result = mode === 'generate' ? await generateText(options) : streamText(options);
+      expect((await result.toolCalls).map((c) => c.toolName)).toEqual(['get_time']);
+      expect(ran).toEqual([{ toolName: 'get_time', input: { city: 'Seoul' } }]);
+      expect(await result.text).toBe(WEATHER_CALL);
+      expect(model.calls).toHaveLength(2);
+      expect(model.calls[1]!.prompt.at(-1)).toMatchObject({
+        role: 'user',
+        content: [{ type: 'text', text: expect.stringContaining('call the tool "get_time"') }],
+      });
+    },
+  );
+
   it("stream: the middleware's error is in the stream, and ai 7's own ToolChoiceViolationError follows", async () => {
     const { ran, call } = setup(['The weather is probably fine.']);
     const { parts, errors } = await streamParts(call('required'));
@@ -178,5 +197,23 @@ describe("toolChoice 'required' and a named tool", () => {
     await expect(generateText(options)).rejects.toThrow(
       'toolChoice names the tool "get_wether", which is not among the call\'s tools ("get_weather", "get_time")',
     );
+  });
+});
+
+describe('ToolMiddlewareError', () => {
+  it('is a ToolwireError whose kind is its code, known by isInstance here and across copies', () => {
+    const error = new ToolMiddlewareError('unknown-tool-choice', 'no such tool');
+    expect(ToolwireError.isInstance(error)).toBe(true);
+    expect(isErrorOfKind(error, 'unknown-tool-choice')).toBe(true);
+    expect(error.kind).toBe('unknown-tool-choice');
+    expect(error.code).toBe(error.kind);
+    expect(error.name).toBe('ToolwireToolMiddlewareError');
+    expect(ToolMiddlewareError.isInstance(error)).toBe(true);
+    expect(ToolMiddlewareError.isInstance(new ToolwireError('usage', 'x'))).toBe(false);
+    expect(ToolMiddlewareError.isInstance(new Error('x'))).toBe(false);
+    // An error of an older copy carries only the old marker; an older copy looks for it too.
+    const legacy = Symbol.for('toolwire.ai-sdk.ToolMiddlewareError');
+    expect(ToolMiddlewareError.isInstance({ [legacy]: true })).toBe(true);
+    expect(legacy in error).toBe(true);
   });
 });

@@ -1,40 +1,24 @@
 import type {
   LanguageModelV4CallOptions,
   LanguageModelV4FinishReason,
+  LanguageModelV4Message,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import { correctionText } from '../../core/tool-choice.ts';
-import type { CallPlan } from '../call-plan.ts';
+import type { ToolChoiceDemand } from '../../core/tool-choice.ts';
+import { finishCauseFor, isInterrupted, retryTurns } from '../../core/tool-choice-policy.ts';
 
-/**
- * Whether the output stopped for a reason other than the model's own stop. Then a call still
- * open at the end was cut off and must not run, and a missing call is not the model ignoring
- * `toolChoice` (the AI SDK does not enforce it after an interruption either).
- */
+/** Whether the output was cut off (the policy's `isInterrupted`; no finish at all is one). */
 export function isInterruption(reason: LanguageModelV4FinishReason | undefined): boolean {
-  if (reason === undefined) return true;
-  switch (reason.unified) {
-    case 'error':
-    case 'length':
-    case 'content-filter':
-    case 'interrupted':
-      return true;
-    default:
-      return false;
-  }
+  return isInterrupted(reason?.unified);
 }
 
-/**
- * `tool-calls` when calls were found and the model stopped by itself; a reason that says more
- * (token limit, error, content filter) is kept.
- */
+/** The finish reason the caller sees (the policy's `finishCauseFor`), keeping the provider's raw one. */
 export function finishReasonFor(
   reason: LanguageModelV4FinishReason,
   calls: number,
 ): LanguageModelV4FinishReason {
-  if (calls === 0 || reason.unified === 'tool-calls') return reason;
-  if (reason.unified !== 'stop' && reason.unified !== 'other') return reason;
-  return { unified: 'tool-calls', raw: reason.raw };
+  const unified = finishCauseFor(reason.unified, calls);
+  return unified === reason.unified ? reason : { unified, raw: reason.raw };
 }
 
 function add(first: number | undefined, second: number | undefined): number | undefined {
@@ -61,20 +45,15 @@ export function addUsage(
   };
 }
 
-/** The call again, with the model's answer and the correction appended. */
+/** The call again, with the policy's retry turns (the answer, the correction) appended. */
 export function retryParams(
   params: LanguageModelV4CallOptions,
-  plan: CallPlan,
+  demand: ToolChoiceDemand,
   answer: string,
 ): LanguageModelV4CallOptions {
-  return {
-    ...params,
-    prompt: [
-      ...params.prompt,
-      ...(answer.length > 0
-        ? [{ role: 'assistant' as const, content: [{ type: 'text' as const, text: answer }] }]
-        : []),
-      { role: 'user', content: [{ type: 'text', text: correctionText(plan.demand!) }] },
-    ],
-  };
+  const turns: LanguageModelV4Message[] = retryTurns(answer, demand).map(({ role, text }) => ({
+    role,
+    content: [{ type: 'text', text }],
+  }));
+  return { ...params, prompt: [...params.prompt, ...turns] };
 }

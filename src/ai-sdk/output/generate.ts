@@ -4,6 +4,7 @@ import type {
   LanguageModelV4Content,
   LanguageModelV4GenerateResult,
 } from '@ai-sdk/provider';
+import { judgeAttempt } from '../../core/tool-choice-policy.ts';
 import { TextJoiner } from '../../protocols/common/collect-content.ts';
 import type { CallPlan } from '../call-plan.ts';
 import { toolChoiceNotFollowed } from '../errors.ts';
@@ -59,26 +60,38 @@ export async function generateWithTools(
   plan: CallPlan,
   options: ResolvedOptions,
 ): Promise<LanguageModelV4GenerateResult> {
+  const retries = options.toolChoiceRetry ? 1 : 0;
   const first = await doGenerate();
   const interrupted = isInterruption(first.finishReason);
   const translated = translateContent(first.content, plan, options, interrupted);
-  if (!plan.demand || translated.demandMet || interrupted) {
+  const verdict = judgeAttempt({
+    demand: plan.demand,
+    demandMet: translated.demandMet,
+    interrupted,
+    number: 1,
+    retries,
+  });
+  if (verdict === 'accept') {
     return {
       ...first,
       content: translated.content,
       finishReason: finishReasonFor(first.finishReason, translated.calls),
     };
   }
-  if (!options.toolChoiceRetry) throw toolChoiceNotFollowed(plan.demand, translated.text, 1);
-  const second = await model.doGenerate(retryParams(params, plan, translated.text));
-  const again = translateContent(
-    second.content,
-    plan,
-    options,
-    isInterruption(second.finishReason),
-  );
-  if (!again.demandMet && !isInterruption(second.finishReason)) {
-    throw toolChoiceNotFollowed(plan.demand, `${translated.text}\n\n${again.text}`, 2);
+  const demand = plan.demand!;
+  if (verdict === 'refuse') throw toolChoiceNotFollowed(demand, translated.text, 1);
+  const second = await model.doGenerate(retryParams(params, demand, translated.text));
+  const secondInterrupted = isInterruption(second.finishReason);
+  const again = translateContent(second.content, plan, options, secondInterrupted);
+  const secondVerdict = judgeAttempt({
+    demand,
+    demandMet: again.demandMet,
+    interrupted: secondInterrupted,
+    number: 2,
+    retries,
+  });
+  if (secondVerdict !== 'accept') {
+    throw toolChoiceNotFollowed(demand, `${translated.text}\n\n${again.text}`, 2);
   }
   return {
     ...second,

@@ -7,6 +7,7 @@ import {
   type StreamParser,
   type ToolCallEvent,
 } from '../../core/index.ts';
+import { meetsDemand } from '../../core/tool-choice-policy.ts';
 import type { CallPlan } from '../call-plan.ts';
 import { METADATA_KEY, problemsMetadata, type ToolCallMetadata } from '../metadata.ts';
 import type { ResolvedOptions } from '../options.ts';
@@ -120,10 +121,7 @@ export class StepOutput {
 
   private noteCall(toolName: string): void {
     this.calls++;
-    const demand = this.plan.demand;
-    if (demand && (demand.type === 'required' || demand.toolName === toolName)) {
-      this.demandMet = true;
-    }
+    if (meetsDemand(this.plan.demand, toolName)) this.demandMet = true;
   }
 
   /** A fault: reported to `onError`, then passed on as an invalid call or as text. */

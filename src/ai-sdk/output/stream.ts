@@ -3,6 +3,8 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
+import type { ToolChoiceDemand } from '../../core/tool-choice.ts';
+import { judgeAttempt } from '../../core/tool-choice-policy.ts';
 import type { CallPlan } from '../call-plan.ts';
 import { toolChoiceNotFollowed } from '../errors.ts';
 import type { ResolvedOptions } from '../options.ts';
@@ -209,14 +211,18 @@ class StreamTranslator {
     const interrupted = this.sawError || isInterruption(part.finishReason);
     this.endStep(interrupted);
     const demand = this.plan.demand;
-    if (demand && !this.step.demandMet && !interrupted) {
-      if (this.options.toolChoiceRetry && this.attempt === 1) {
-        if (await this.retry(part)) return;
-      } else {
-        const text =
-          this.attempt === 1 ? this.step.text() : `${this.firstText}\n\n${this.step.text()}`;
-        this.emit({ type: 'error', error: toolChoiceNotFollowed(demand, text, this.attempt) });
-      }
+    const verdict = judgeAttempt({
+      demand,
+      demandMet: this.step.demandMet,
+      interrupted,
+      number: this.attempt,
+      retries: this.options.toolChoiceRetry ? 1 : 0,
+    });
+    if (verdict === 'retry' && (await this.retry(part, demand!))) return;
+    if (verdict === 'refuse') {
+      const text =
+        this.attempt === 1 ? this.step.text() : `${this.firstText}\n\n${this.step.text()}`;
+      this.emit({ type: 'error', error: toolChoiceNotFollowed(demand!, text, this.attempt) });
     }
     this.finished = true;
     const calls = this.firstCalls + this.step.calls;
@@ -230,13 +236,13 @@ class StreamTranslator {
   }
 
   /** Asks once more with a correction; its parts continue this stream. False if it failed. */
-  private async retry(part: FinishPart): Promise<boolean> {
+  private async retry(part: FinishPart, demand: ToolChoiceDemand): Promise<boolean> {
     this.firstFinish = part;
     this.firstText = this.step.text();
     this.firstCalls = this.step.calls;
     let retried: LanguageModelV4StreamResult;
     try {
-      retried = await this.model.doStream(retryParams(this.params, this.plan, this.firstText));
+      retried = await this.model.doStream(retryParams(this.params, demand, this.firstText));
     } catch (error) {
       this.emit({ type: 'error', error });
       this.firstFinish = undefined;

@@ -7,15 +7,10 @@ export { TOOLS_UNAVAILABLE };
 
 /** The text injected into the prompt for this call, or undefined when there is nothing to say. */
 export function toolPromptText(plan: CallPlan, options: ResolvedOptions): string | undefined {
-  if (plan.tools.length === 0) return undefined;
-  if (plan.toolsDisabled) return TOOLS_UNAVAILABLE;
-  const demand = plan.demand;
-  // A named tool choice shows only that tool, so the model is not tempted by the others.
-  const shown =
-    demand?.type === 'tool'
-      ? plan.tools.filter((tool) => tool.name === demand.toolName)
-      : plan.tools;
-  const section = options.systemPromptTemplate(options.protocol.formatTools(shown), shown, {
+  const { prompt, offered, demand } = plan.toolChoice;
+  if (prompt === 'no-tools') return undefined;
+  if (prompt === 'tools-unavailable') return TOOLS_UNAVAILABLE;
+  const section = options.systemPromptTemplate(options.protocol.formatTools(offered), offered, {
     toolChoice: demand?.type ?? 'auto',
     ...(demand?.toolName === undefined ? {} : { toolName: demand.toolName }),
   });
