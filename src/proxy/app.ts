@@ -1,21 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { getHeapStatistics } from 'node:v8';
 import { type Context, Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { createIdGenerator, type ToolCallProtocol } from '../core/index.ts';
+import { ModelCallError } from '../core/model-call-error.ts';
+import { LOOPBACK_HOSTNAMES } from '../http/host-names.ts';
+import { HttpError } from '../http/http-error.ts';
+import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../http/json-shape.ts';
+import { hostGuard, hostPolicy, sameOriginGuard } from '../http/request-guard.ts';
+import { sseResponse } from '../http/sse-response.ts';
 import {
   type ProtocolChoice,
   type ProtocolName,
   protocolByName,
   protocolNameFor,
 } from '../protocols/index.ts';
-import { LOOPBACK_HOSTNAMES } from '../server/host-names.ts';
-import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../server/json-shape.ts';
-import { hostGuard, hostPolicy, sameOriginGuard } from '../server/request-guard.ts';
 import { readMessagesRequest } from './anthropic-request.ts';
 import { MessageBuilder, MessageEvents, type MessageIdentity } from './anthropic-response.ts';
 import type { ChatRequest } from './conversation.ts';
-import { type ClientApi, errorResponse, ProxyError } from './errors.ts';
+import { type ClientApi, errorResponse, httpErrorOf } from './errors.ts';
 import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { readChatCompletionsRequest } from './openai-request.ts';
 import {
@@ -186,25 +188,13 @@ function apiOf(path: string): ClientApi {
   return path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'anthropic' : 'openai';
 }
 
-function asProxyError(error: unknown): ProxyError {
-  if (error instanceof ProxyError) return error;
-  if (error instanceof HTTPException) return new ProxyError(error.status, error.message);
-  return new ProxyError(500, `the proxy failed: ${(error as Error)?.message ?? String(error)}`);
-}
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-};
-
 /** How one API writes a reply: streamed (events) or whole (one object). */
 interface ReplyWriter {
   /** What the stream begins with once the model server has answered. */
   start(): string;
   encode(events: readonly ReplyEvent[]): string;
   finish(end: ReplyEnd): string;
-  error(error: ProxyError): string;
+  error(error: HttpError): string;
 }
 
 /** A new Messages reply's identity. */
@@ -297,7 +287,7 @@ async function streamedReply(
         }
         controller.enqueue(encoder.encode(text));
       } catch (error) {
-        const failure = asProxyError(error);
+        const failure = httpErrorOf(error);
         controller.enqueue(encoder.encode(writer.error(failure)));
         controller.close();
         done();
@@ -310,7 +300,7 @@ async function streamedReply(
       await run.return(undefined as never).catch(() => {});
     },
   });
-  return new Response(stream, { headers: SSE_HEADERS });
+  return sseResponse(stream);
 }
 
 /**
@@ -342,12 +332,6 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     json: { maxDepth: limits.maxJsonDepth, maxValues: limits.maxJsonValues },
     fetch: options.fetch ?? globalThis.fetch,
   };
-  const bodyLimits = {
-    maxBodyBytes: limits.maxBodyBytes,
-    bodyTimeoutMs: limits.bodyTimeoutMs,
-    maxDepth: limits.maxJsonDepth,
-    maxValues: limits.maxJsonValues,
-  };
   const budget = new MemoryBudget(limits.memoryBudgetBytes);
   /** The client's credentials go upstream only when the proxy has none of its own for it. */
   const upstreamAuthorization = (c: Context) =>
@@ -374,7 +358,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   }
   const admit = (c: Context): Place => {
     if (active >= limits.maxConcurrentRequests)
-      throw new ProxyError(
+      throw new HttpError(
         429,
         `the proxy is answering ${active} requests, its most at once (limits.maxConcurrentRequests); try again shortly`,
       );
@@ -401,15 +385,16 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
 
   const app = new Hono();
   app.onError((error, c) => {
-    const failure = asProxyError(error);
-    if (failure.status >= 500 && !(error instanceof ProxyError))
+    const failure = httpErrorOf(error);
+    // A failure that is neither a refusal nor the model server's is the proxy's own: logged.
+    if (!HttpError.isInstance(error) && !ModelCallError.isInstance(error))
       console.error('toolwire proxy:', error);
     return errorResponse(apiOf(c.req.path), failure);
   });
   app.notFound((c) =>
     errorResponse(
       apiOf(c.req.path),
-      new ProxyError(
+      new HttpError(
         404,
         `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/messages and GET /v1/models`,
       ),
@@ -430,7 +415,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     app.use(async (c, next) => {
       const key = clientKey(c);
       if (key === undefined || !sameSecret(key, expected))
-        throw new ProxyError(
+        throw new HttpError(
           401,
           key === undefined
             ? 'this proxy needs an API key: send it as "Authorization: Bearer <key>" or "x-api-key: <key>"'
@@ -460,7 +445,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     const { controller, done } = place;
     const abort = () => controller.abort();
     try {
-      const { body, values } = await readRequestJson(c.req.raw, bodyLimits, place.memory);
+      const { body, values } = await readRequestJson(c.req.raw, limits, place.memory);
       // Arguments sent as JSON text are held to what the body's limits leave.
       const texts = new JsonTextReader({
         maxDepth: Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH),

@@ -1,21 +1,17 @@
+import { ModelCallError } from '../core/model-call-error.ts';
+import { HttpError } from '../http/http-error.ts';
+
 /** Which API a client speaks: its errors and replies take that API's shapes. */
 export type ClientApi = 'openai' | 'anthropic';
 
 /**
- * A request the proxy cannot answer as asked: a malformed request (400), a refused one (401,
- * 403, 413, 415, 429), the model server's own error (its status), no model server (502), or no
- * answer in time (504). Sent in the client's API format by `errorResponse`.
+ * TEMPORARY: the proxy's request readers and reply run still construct `ProxyError` as before
+ * (`status, message, param`); it is the one `HttpError`. Remove when no file uses it.
+ * @deprecated Use `HttpError`.
  */
-export class ProxyError extends Error {
-  override readonly name = 'ProxyError';
-  readonly status: number;
-  /** The field of the request at fault, as a path (`messages[2].content`), when there is one. */
-  readonly param: string | undefined;
-
+export class ProxyError extends HttpError {
   constructor(status: number, message: string, param?: string) {
-    super(message);
-    this.status = status;
-    this.param = param;
+    super(status, message, param === undefined ? {} : { param });
   }
 }
 
@@ -56,7 +52,45 @@ export function errorBody(api: ClientApi, status: number, message: string, param
   return { error: { message, type: openAIErrorType(status), param: param ?? null, code: null } };
 }
 
-export function errorResponse(api: ClientApi, error: ProxyError): Response {
+/**
+ * Any failure as the HTTP error the client gets: an `HttpError` as it is; a failed model call
+ * by its kind (no answer or a broken one 502, no answer in time 504, the model server's own
+ * error status passed on, a reply that cannot be read 502); anything else is the proxy's own
+ * failure (500).
+ */
+export function httpErrorOf(error: unknown): HttpError {
+  if (HttpError.isInstance(error)) return error;
+  if (ModelCallError.isInstance(error)) return modelCallHttpError(error);
+  return new HttpError(
+    500,
+    `the proxy failed: ${(error as Error | null)?.message ?? String(error)}`,
+    { cause: error },
+  );
+}
+
+function modelCallHttpError(error: ModelCallError): HttpError {
+  switch (error.kind) {
+    case 'model-unreachable':
+      return new HttpError(502, error.message, { cause: error });
+    case 'model-timeout':
+      return new HttpError(504, error.message, { cause: error });
+    case 'model-http-status': {
+      // A status that is no error status (a redirect not followed) is the model server's fault.
+      const status = error.status !== undefined && error.status >= 400 && error.status <= 599;
+      return new HttpError(
+        status ? error.status! : 502,
+        `the model server${error.baseURL === undefined ? '' : ` at ${error.baseURL}`} answered ${error.status ?? 'an error'}: ${error.detail ?? '(no message)'}`,
+        { cause: error },
+      );
+    }
+    case 'model-bad-reply':
+      // The proxy's reader says what is wrong with the reply, in words that name its limits.
+      return new HttpError(502, error.detail ?? error.message, { cause: error });
+  }
+}
+
+/** The error's response in the client's API shape. */
+export function errorResponse(api: ClientApi, error: HttpError): Response {
   return Response.json(errorBody(api, error.status, error.message, error.param), {
     status: error.status,
     // A body that did not arrive in time is not read further: the connection ends with the answer.

@@ -1,8 +1,18 @@
 /**
- * `toolwire proxy`: tool calling for OpenAI- and Anthropic-compatible clients in front of a model
- * server that cannot do tools. Node only.
+ * `toolwire/proxy`: tool calling for OpenAI- and Anthropic-compatible clients in front of a model
+ * server that cannot do tools. Node only (what the proxy shares with the server is in src/http).
  */
 
+export {
+  type CanonicalHost,
+  canonicalBindHost,
+  canonicalHost,
+  isIpAddress,
+  isLoopbackHostname,
+  LOOPBACK_HOSTNAMES,
+} from '../http/host-names.ts';
+export { HttpError, type HttpErrorDetails } from '../http/http-error.ts';
+export { type RunningServer, type ServableApp, startServer } from '../http/node-server.ts';
 export {
   createProxyApp,
   DEFAULT_PROXY_LIMITS,
@@ -10,7 +20,7 @@ export {
   type ProxyLimits,
   type ProxyOptions,
 } from './app.ts';
-export { type ClientApi, ProxyError } from './errors.ts';
+export type { ClientApi } from './errors.ts';
 export {
   redactCredentials,
   type UpstreamTarget,

@@ -1,5 +1,6 @@
-import { formatBytes } from '../server/memory-estimate.ts';
-import { ProxyError } from './errors.ts';
+import { ModelCallError } from '../core/model-call-error.ts';
+import { HttpError } from '../http/http-error.ts';
+import { formatBytes } from '../http/memory-estimate.ts';
 
 /** Who needs the memory: the client's request, or the model server's reply to it. */
 export type MemoryUse = 'request' | 'reply';
@@ -8,7 +9,7 @@ export type MemoryUse = 'request' | 'reply';
  * Memory shared by every request being answered: each reserves what it is estimated to cost
  * (its body as it arrives, then what parsing and answering it take, then a whole reply or the
  * events held for a demanded call) and gives it back when its reply ends. A request that can
- * never fit is refused with 413 (a reply that never fits is the model server's fault, 502), one
+ * never fit is refused with 413 (a reply that never fits is the model server's fault: a `model-bad-reply`, 502), one
  * that does not fit now with 503: the limit on concurrent requests alone lets a few large ones
  * exhaust the heap.
  */
@@ -33,17 +34,16 @@ export class MemoryBudget {
   /** @internal */
   take(bytes: number, held: number, use: MemoryUse): void {
     if (held + bytes > this.total && use === 'reply')
-      throw new ProxyError(
-        502,
-        `the model server's reply would take about ${formatBytes(held + bytes)} of memory to hold with its request, more than the ${formatBytes(this.total)} the proxy has for all requests (limits.memoryBudgetBytes); the proxy closed the connection`,
-      );
+      throw new ModelCallError('model-bad-reply', {
+        detail: `the model server's reply would take about ${formatBytes(held + bytes)} of memory to hold with its request, more than the ${formatBytes(this.total)} the proxy has for all requests (limits.memoryBudgetBytes); the proxy closed the connection`,
+      });
     if (held + bytes > this.total)
-      throw new ProxyError(
+      throw new HttpError(
         413,
         `the request would take about ${formatBytes(held + bytes)} of memory to answer, more than the ${formatBytes(this.total)} the proxy has for all requests (limits.memoryBudgetBytes); send a smaller request`,
       );
     if (this.used + bytes > this.total)
-      throw new ProxyError(
+      throw new HttpError(
         503,
         `the proxy is short of memory: requests being answered hold ${formatBytes(this.used)} of its ${formatBytes(this.total)} (limits.memoryBudgetBytes) and this one needs about ${formatBytes(held + bytes)}; try again shortly`,
       );

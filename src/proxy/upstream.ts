@@ -1,6 +1,7 @@
 import { createParser, type ParseError } from 'eventsource-parser';
-import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../server/json-shape.ts';
-import { ProxyError } from './errors.ts';
+import { ToolwireError } from '../core/errors.ts';
+import { ModelCallError, networkErrorCode } from '../core/model-call-error.ts';
+import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../http/json-shape.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { isFields } from './request-fields.ts';
 
@@ -200,9 +201,21 @@ export function excerpt(text: string): string {
 }
 
 /**
- * What went wrong reaching the model server, as the error the client gets: the client's own
- * abort is passed on as it is; a timeout is 504; anything else means no server answered (502),
- * or, once it had begun to answer (`replying`), that its reply broke off.
+ * A reply the model server sent that cannot be read, as a `model-bad-reply` whose `detail` says
+ * what is wrong with it in the proxy's words (naming the limit it went past, if one).
+ */
+function badReply(baseURL: string | undefined, detail: string): ModelCallError {
+  return new ModelCallError('model-bad-reply', {
+    ...(baseURL === undefined ? {} : { baseURL }),
+    detail,
+  });
+}
+
+/**
+ * What went wrong reaching the model server, as a `ModelCallError`: the client's own abort is
+ * passed on as it is, and so is an error already typed (a limit the reply went past); a
+ * timeout is `model-timeout`; anything else means no server answered (`model-unreachable`), or,
+ * once it had begun to answer (`replying`), that its reply broke off.
  */
 export function upstreamFailure(
   error: unknown,
@@ -210,21 +223,23 @@ export function upstreamFailure(
   timeout: AbortSignal,
   replying = false,
 ): unknown {
-  if (error instanceof ProxyError) return error;
+  if (ToolwireError.isInstance(error)) return error;
   if (timeout.aborted)
-    return new ProxyError(
-      504,
-      `the model server at ${settings.baseURL} did not finish within ${settings.timeoutMs / 1000} s`,
-    );
+    return new ModelCallError('model-timeout', {
+      baseURL: settings.baseURL,
+      timeoutMs: settings.timeoutMs,
+      cause: error,
+    });
   if ((error as { name?: string } | null)?.name === 'AbortError') return error;
-  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
-  const why = cause?.code ?? cause?.message ?? (error as Error | null)?.message ?? String(error);
-  return new ProxyError(
-    502,
-    replying
-      ? `the reply of the model server at ${settings.baseURL} broke off (${why})`
-      : `no model server answers at ${settings.baseURL} (${why})`,
-  );
+  const cause = (error as { cause?: { message?: string } } | null)?.cause;
+  const why =
+    networkErrorCode(cause) ?? cause?.message ?? (error as Error | null)?.message ?? String(error);
+  return new ModelCallError('model-unreachable', {
+    baseURL: settings.baseURL,
+    detail: why,
+    brokeOff: replying,
+    cause: error,
+  });
 }
 
 /** The model server's answer, or the error the client gets instead. */
@@ -237,8 +252,8 @@ export interface UpstreamCall {
 }
 
 /**
- * Sends one request to the model server. A non-2xx answer becomes a `ProxyError` with its
- * status and message; no answer becomes 502, no answer in time 504.
+ * Sends one request to the model server. A non-2xx answer becomes a `model-http-status` with its
+ * status and message; no answer a `model-unreachable`, no answer in time a `model-timeout`.
  */
 export async function callUpstream(
   settings: UpstreamSettings,
@@ -264,10 +279,11 @@ export async function callUpstream(
   }
   if (!response.ok) {
     const text = await readCapped(response).catch(() => '');
-    throw new ProxyError(
-      response.status,
-      `the model server at ${settings.baseURL} answered ${response.status}: ${upstreamMessage(text)}`,
-    );
+    throw new ModelCallError('model-http-status', {
+      baseURL: settings.baseURL,
+      status: response.status,
+      detail: upstreamMessage(text),
+    });
   }
   return { response, timeout, hangUp: () => hangUp.abort() };
 }
@@ -301,19 +317,19 @@ function usageOf(value: unknown): UpstreamUsage | undefined {
 }
 
 /** The piece one chat completions object (a reply or a stream chunk) carries. */
-function pieceOf(body: unknown, streamed: boolean): UpstreamPiece {
+function pieceOf(body: unknown, streamed: boolean, baseURL: string): UpstreamPiece {
   if (!isFields(body))
-    throw new ProxyError(502, 'the model server sent a reply that is not a JSON object');
+    throw badReply(baseURL, 'the model server sent a reply that is not a JSON object');
   if (body.error !== undefined && body.error !== null)
-    throw new ProxyError(
-      502,
+    throw badReply(
+      baseURL,
       `the model server reported an error: ${upstreamMessage(JSON.stringify(body))}`,
     );
   const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
   const usage = usageOf(body.usage);
   if (!isFields(choice)) {
     if (!usage && !streamed)
-      throw new ProxyError(502, 'the model server sent a reply without choices');
+      throw badReply(baseURL, 'the model server sent a reply without choices');
     return { content: undefined, reasoning: undefined, finishReason: undefined, usage };
   }
   const message = streamed ? choice.delta : choice.message;
@@ -328,7 +344,7 @@ function pieceOf(body: unknown, streamed: boolean): UpstreamPiece {
 /**
  * A whole reply's JSON, read within the limits: its size (the connection is closed past it), its
  * nesting and its count of values. A reply past one, or not JSON, is the model server's fault:
- * 502, saying what was wrong with it.
+ * a `model-bad-reply` saying what was wrong with it.
  */
 export async function readReplyJson(
   call: UpstreamCall,
@@ -343,20 +359,21 @@ export async function readReplyJson(
       memory?.grow(bytes, 'reply'),
     );
   } catch (error) {
-    if (error instanceof ProxyError) call.hangUp();
+    // A limit the reply went past (the memory budget): nothing more of it is read.
+    if (ToolwireError.isInstance(error)) call.hangUp();
     throw upstreamFailure(error, settings, call.timeout, true);
   }
   if (!read.whole) {
     call.hangUp();
-    throw new ProxyError(
-      502,
+    throw badReply(
+      settings.baseURL,
       `the model server's ${what} is larger than ${settings.maxReplyBytes} bytes, the most the proxy reads (limits.maxUpstreamReplyBytes); the proxy closed the connection`,
     );
   }
   const shape = measureJson(read.bytes, settings.json);
   if ('exceeds' in shape)
-    throw new ProxyError(
-      502,
+    throw badReply(
+      settings.baseURL,
       shape.exceeds === 'maxDepth'
         ? `the model server's ${what} nests arrays and objects deeper than ${settings.json.maxDepth} levels, the most the proxy reads (limits.maxJsonDepth)`
         : `the model server's ${what} holds more than ${settings.json.maxValues} JSON values, the most the proxy reads (limits.maxJsonValues)`,
@@ -366,8 +383,8 @@ export async function readReplyJson(
   try {
     return JSON.parse(text);
   } catch {
-    throw new ProxyError(
-      502,
+    throw badReply(
+      settings.baseURL,
       `the model server's ${what} is not valid JSON; it begins ${excerpt(text)}`,
     );
   }
@@ -379,7 +396,7 @@ export async function readReply(
   settings: UpstreamSettings,
   memory?: MemoryReservation,
 ): Promise<UpstreamPiece> {
-  return pieceOf(await readReplyJson(call, settings, memory), false);
+  return pieceOf(await readReplyJson(call, settings, memory), false, settings.baseURL);
 }
 
 /** The media type of a response, lower case, without parameters (`text/event-stream`). */
@@ -390,19 +407,19 @@ function mediaType(response: Response): string {
 }
 
 /**
- * Throws a 502 (and hangs up) when the answer to a streamed request is neither an event stream
+ * Throws a `model-bad-reply` (and hangs up) when the answer to a streamed request is neither an event stream
  * nor JSON: an HTML error page from a reverse proxy, say, which read as events would be an empty
  * reply. An answer without a content type is read as events.
  */
-export async function checkStreamType(call: UpstreamCall): Promise<void> {
+export async function checkStreamType(call: UpstreamCall, baseURL?: string): Promise<void> {
   const type = mediaType(call.response);
   if (type === '' || type === 'text/event-stream' || type === 'application/json') return;
   const { bytes } = await readBytesCapped(call.response, EXCERPT_CHARS).catch(() => ({
     bytes: new Uint8Array(0),
   }));
   call.hangUp();
-  throw new ProxyError(
-    502,
+  throw badReply(
+    baseURL,
     `the model server answered a streamed request with ${JSON.stringify(type.slice(0, 100))}, not an event stream; it begins ${excerpt(new TextDecoder().decode(bytes))}`,
   );
 }
@@ -420,7 +437,7 @@ export async function* readStream(
     yield [await readReply(call, settings, memory)];
     return;
   }
-  await checkStreamType(call);
+  await checkStreamType(call, settings.baseURL);
   const body = call.response.body;
   if (!body) return;
   let batch: UpstreamPiece[] = [];
@@ -431,8 +448,8 @@ export async function* readStream(
     maxBufferSize: settings.maxEventBytes,
     onError(error: ParseError) {
       if (error.type === 'max-buffer-size-exceeded' && fault === undefined)
-        fault = new ProxyError(
-          502,
+        fault = badReply(
+          settings.baseURL,
           `the model server sent a stream line or event longer than ${settings.maxEventBytes} characters, the most the proxy reads (limits.maxUpstreamEventBytes); the proxy closed the connection`,
         );
     },
@@ -445,8 +462,8 @@ export async function* readStream(
       // An event is read like a whole reply, within its nesting and values.
       const shape = measureJson(event.data, settings.json);
       if ('exceeds' in shape) {
-        fault = new ProxyError(
-          502,
+        fault = badReply(
+          settings.baseURL,
           `the model server sent a stream event with more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
         );
         return;
@@ -455,14 +472,14 @@ export async function* readStream(
       try {
         data = JSON.parse(event.data);
       } catch {
-        fault = new ProxyError(
-          502,
+        fault = badReply(
+          settings.baseURL,
           `the model server sent a stream event that is not JSON: ${JSON.stringify(event.data.slice(0, 200))}`,
         );
         return;
       }
       try {
-        batch.push(pieceOf(data, true));
+        batch.push(pieceOf(data, true, settings.baseURL));
       } catch (error) {
         fault = error;
       }

@@ -1,5 +1,6 @@
 import type { ConversationEntry, ToolOutcome } from '../agent/index.ts';
-import { onlyKeys, RequestError } from './requests.ts';
+import { HttpError } from '../http/http-error.ts';
+import { onlyKeys } from './requests.ts';
 
 /** What a conversation sent with a run may hold (the body's byte cap bounds it too). */
 export interface ConversationLimits {
@@ -22,7 +23,7 @@ const ENTRY_TYPES = 'user, think, respond, call, results, feedback';
  * `meta_final`, sent back by a client to continue it. It is the client's, so it is checked as
  * strictly as any input: every entry's shape and fields, no unknown keys, the entry count and how
  * deeply values nest (a value deep enough would exhaust the stack of whatever walks it later).
- * Throws a 400 `RequestError` naming the first bad place, e.g. `conversation[3].results[0]`.
+ * Throws a 400 `HttpError` naming the first bad place, e.g. `conversation[3].results[0]`.
  */
 export function parseConversationInput(
   value: unknown,
@@ -31,12 +32,12 @@ export function parseConversationInput(
 ): ConversationEntry[] {
   const at = `${where}: "conversation"`;
   if (!Array.isArray(value))
-    throw new RequestError(
+    throw new HttpError(
       400,
       `${at} must be an array of entries (the conversation_history of an earlier run)`,
     );
   if (value.length > limits.maxConversationEntries)
-    throw new RequestError(
+    throw new HttpError(
       400,
       `${at} has ${value.length} entries, more than the ${limits.maxConversationEntries} this server takes; start a new conversation`,
     );
@@ -50,11 +51,11 @@ function parseEntry(value: unknown, at: string, limits: ConversationLimits): Con
     typeof type !== 'string' ||
     !(TEXT_ENTRIES.has(type) || type === 'call' || type === 'results')
   )
-    throw new RequestError(400, `${at}.type must be one of ${ENTRY_TYPES} (got ${describe(type)})`);
+    throw new HttpError(400, `${at}.type must be one of ${ENTRY_TYPES} (got ${describe(type)})`);
   if (TEXT_ENTRIES.has(type)) {
     onlyKeys(entry, ['type', 'content'], at);
     if (typeof entry.content !== 'string')
-      throw new RequestError(400, `${at}.content must be a string (a ${type} entry's text)`);
+      throw new HttpError(400, `${at}.content must be a string (a ${type} entry's text)`);
     return { type, content: entry.content } as ConversationEntry;
   }
   if (type === 'call') {
@@ -68,7 +69,7 @@ function parseEntry(value: unknown, at: string, limits: ConversationLimits): Con
   }
   onlyKeys(entry, ['type', 'results'], at);
   if (!Array.isArray(entry.results))
-    throw new RequestError(400, `${at}.results must be an array of call outcomes`);
+    throw new HttpError(400, `${at}.results must be an array of call outcomes`);
   return {
     type: 'results',
     results: entry.results.map((item, index) =>
@@ -81,7 +82,7 @@ function parseOutcome(value: unknown, at: string, limits: ConversationLimits): T
   const outcome = record(value, at);
   onlyKeys(outcome, ['toolCallId', 'toolName', 'output', 'isError'], at);
   if (outcome.isError !== undefined && typeof outcome.isError !== 'boolean')
-    throw new RequestError(400, `${at}.isError must be true or false`);
+    throw new HttpError(400, `${at}.isError must be true or false`);
   return {
     toolCallId: name(outcome.toolCallId, `${at}.toolCallId`),
     toolName: name(outcome.toolName, `${at}.toolName`),
@@ -92,13 +93,13 @@ function parseOutcome(value: unknown, at: string, limits: ConversationLimits): T
 
 function record(value: unknown, at: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new RequestError(400, `${at} must be an object (got ${describe(value)})`);
+    throw new HttpError(400, `${at} must be an object (got ${describe(value)})`);
   return value as Record<string, unknown>;
 }
 
 function name(value: unknown, at: string): string {
   if (typeof value !== 'string' || value.length === 0)
-    throw new RequestError(400, `${at} must be a non-empty string (got ${describe(value)})`);
+    throw new HttpError(400, `${at} must be a non-empty string (got ${describe(value)})`);
   return value;
 }
 
@@ -112,7 +113,7 @@ function shallowEnough(value: unknown, at: string, maxDepth: number): unknown {
     const [item, depth] = pending.pop()!;
     if (typeof item !== 'object' || item === null) continue;
     if (depth >= maxDepth)
-      throw new RequestError(
+      throw new HttpError(
         400,
         `${at} nests deeper than ${maxDepth} levels of arrays and objects, the most this server takes`,
       );

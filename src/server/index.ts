@@ -1,8 +1,18 @@
 /**
- * The web server of `toolwire serve`: the agent loop over HTTP, streamed as the content-block
- * stream, and the page that shows them. Node only (the stream encoder itself is in src/stream).
+ * `toolwire/server`: the web server of `toolwire serve`: the agent loop over HTTP, streamed as
+ * the content-block stream, and the page that shows them. Node only (the stream encoder itself
+ * is in src/stream; what the server shares with the proxy is in src/http).
  */
 
+export {
+  type CanonicalHost,
+  canonicalBindHost,
+  canonicalHost,
+  isIpAddress,
+  isLoopbackHostname,
+} from '../http/host-names.ts';
+export { HttpError, type HttpErrorDetails } from '../http/http-error.ts';
+export { type RunningServer, type ServableApp, startServer } from '../http/node-server.ts';
 export { AgentBlockAdapter, type AgentBlockOptions, resultContent } from './agent-blocks.ts';
 export {
   createServerApp,
@@ -22,13 +32,6 @@ export {
   DEFAULT_CONVERSATION_LIMITS,
   parseConversationInput,
 } from './conversation-input.ts';
-export {
-  type CanonicalHost,
-  canonicalBindHost,
-  canonicalHost,
-  isIpAddress,
-  isLoopbackHostname,
-} from './host-names.ts';
 export { describeRunError, type ErrorPayload, isUnreachableError } from './model-errors.ts';
 export {
   checkModelServer,
@@ -36,7 +39,6 @@ export {
   type ModelServerProbe,
   openAICompatibleProbe,
 } from './model-server-probe.ts';
-export { type RunningServer, startServer } from './node-server.ts';
 export { parseRecording, type Recording } from './replay.ts';
 export {
   RunLimitError,

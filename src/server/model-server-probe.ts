@@ -1,3 +1,5 @@
+import { ModelCallError, networkErrorCode } from '../core/model-call-error.ts';
+
 /**
  * Asks the model server whether it is there, cheaply, so the page can say at once that none
  * answers instead of after a question. Resolves when it answered (any HTTP status counts: a
@@ -44,9 +46,11 @@ export async function checkModelServer(
       probe(controller.signal),
       // A probe that ignores its signal still ends the check in time.
       new Promise<never>((_, reject) =>
-        controller.signal.addEventListener('abort', () => reject(new ProbeTimeout()), {
-          once: true,
-        }),
+        controller.signal.addEventListener(
+          'abort',
+          () => reject(new ModelCallError('model-timeout', { timeoutMs })),
+          { once: true },
+        ),
       ),
     ]);
     return { answers: true };
@@ -60,8 +64,6 @@ export async function checkModelServer(
     controller.abort();
   }
 }
-
-class ProbeTimeout extends Error {}
 
 const PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused (nothing listens there)',
@@ -78,11 +80,8 @@ const PROBLEMS: Readonly<Record<string, string>> = {
 
 /** The error's code (on it or on its cause, as `fetch` reports) as fixed words. */
 function problemOf(error: unknown): string {
-  for (let current = error, hops = 0; current && hops < 4; hops++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code in PROBLEMS) return PROBLEMS[code]!;
-    current = (current as { cause?: unknown }).cause;
-  }
+  const code = networkErrorCode(error);
+  if (code !== undefined && Object.hasOwn(PROBLEMS, code)) return PROBLEMS[code]!;
   if (error instanceof TypeError && /url/i.test(error.message)) return PROBLEMS.ERR_INVALID_URL!;
   return 'the request failed';
 }

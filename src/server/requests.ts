@@ -1,31 +1,6 @@
-import { HTTPException } from 'hono/http-exception';
+import { HttpError } from '../http/http-error.ts';
+import type { JsonShapeLimits } from '../http/json-shape.ts';
 import { isProtocolChoice, type ProtocolChoice, protocolChoices } from '../protocols/index.ts';
-import { type JsonShapeLimits, measureJson } from './json-shape.ts';
-
-/** The statuses the API refuses a request with. */
-export type RequestErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
-
-/**
- * A request the server refuses: Hono's HTTPException whose response is the JSON error body
- * `{error: message, ...extra}`.
- */
-export class RequestError extends HTTPException {
-  override readonly name = 'RequestError';
-  readonly extra: Readonly<Record<string, unknown>>;
-
-  constructor(
-    status: RequestErrorStatus,
-    message: string,
-    extra: Readonly<Record<string, unknown>> = {},
-  ) {
-    super(status, { message });
-    this.extra = extra;
-  }
-
-  override getResponse(): Response {
-    return Response.json({ error: this.message, ...this.extra }, { status: this.status });
-  }
-}
 
 /**
  * What a page's request body may hold once parsed, unless the server says otherwise: a run
@@ -33,75 +8,9 @@ export class RequestError extends HTTPException {
  */
 export const BODY_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: 80, maxValues: 500_000 };
 
-/**
- * The JSON body of a request, read with a size cap: bytes are counted as they arrive, so a body
- * without a Content-Length cannot grow past the cap either. Its values and nesting are counted
- * before it is parsed (`shape`), so a small body of `{},` or `[[[[…` is refused (413, 400)
- * instead of costing a hundred times its size or overflowing the stack of what walks it.
- */
-export async function readJsonBody(
-  request: Request,
-  maxBytes: number,
-  shape: JsonShapeLimits = BODY_SHAPE_LIMITS,
-): Promise<unknown> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\b/i.test(type))
-    throw new RequestError(
-      415,
-      `the body must be JSON, sent with content-type application/json (got ${type ? JSON.stringify(type) : 'none'})`,
-    );
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body)
-    throw new RequestError(400, 'the request has no body; a JSON object is expected');
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new RequestError(400, 'the body is not valid UTF-8');
-  }
-  const measured = measureJson(bytes, shape);
-  if ('exceeds' in measured) {
-    throw measured.exceeds === 'maxDepth'
-      ? new RequestError(400, `the body nests deeper than ${shape.maxDepth} levels`)
-      : new RequestError(413, `the body holds more than ${shape.maxValues} JSON values`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new RequestError(400, `the body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function tooLarge(maxBytes: number): RequestError {
-  return new RequestError(
-    413,
-    `the body is larger than ${maxBytes} bytes, the most this server reads`,
-  );
-}
-
 function objectBody(body: unknown, what: string): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new RequestError(400, `${what}: the body must be a JSON object`);
+    throw new HttpError(400, `${what}: the body must be a JSON object`);
   return body as Record<string, unknown>;
 }
 
@@ -113,7 +22,7 @@ export function onlyKeys(
 ): void {
   const unknown = Object.keys(object).filter((key) => !allowed.includes(key));
   if (unknown.length > 0)
-    throw new RequestError(
+    throw new HttpError(
       400,
       `${where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown
         .slice(0, 5)
@@ -142,15 +51,15 @@ export function parseStartRun(body: unknown): StartRunRequest {
   onlyKeys(object, ['prompt', 'protocol', 'conversation', 'replay'], where);
   const { prompt, protocol, conversation, replay } = object;
   if (replay !== undefined && typeof replay !== 'boolean')
-    throw new RequestError(400, `${where}: "replay" must be true or false`);
+    throw new HttpError(400, `${where}: "replay" must be true or false`);
   // A recording answers no question: it needs none.
   const promptless = replay === true && prompt === undefined;
   if (!promptless && typeof prompt !== 'string')
-    throw new RequestError(400, `${where}: "prompt" must be a string (the question to ask)`);
+    throw new HttpError(400, `${where}: "prompt" must be a string (the question to ask)`);
   if (!promptless && (prompt as string).trim().length === 0)
-    throw new RequestError(400, `${where}: "prompt" is empty; ask something`);
+    throw new HttpError(400, `${where}: "prompt" is empty; ask something`);
   if (protocol !== undefined && (typeof protocol !== 'string' || !isProtocolChoice(protocol)))
-    throw new RequestError(
+    throw new HttpError(
       400,
       `${where}: "protocol" must be one of ${protocolChoices().join(', ')} or a format's alias (got ${JSON.stringify(protocol)})`,
     );
@@ -175,7 +84,7 @@ export function parseToolResults(body: unknown): FrontendToolResult[] {
   onlyKeys(object, ['results'], where);
   const { results } = object;
   if (!Array.isArray(results) || results.length === 0)
-    throw new RequestError(
+    throw new HttpError(
       400,
       `${where}: "results" must be a non-empty array of {tool_use_id, content, is_error?}`,
     );
@@ -184,11 +93,11 @@ export function parseToolResults(body: unknown): FrontendToolResult[] {
     const result = objectBody(item, at);
     onlyKeys(result, ['tool_use_id', 'content', 'is_error'], at);
     if (typeof result.tool_use_id !== 'string' || result.tool_use_id.length === 0)
-      throw new RequestError(400, `${at}.tool_use_id must be the id of a pending call (a string)`);
+      throw new HttpError(400, `${at}.tool_use_id must be the id of a pending call (a string)`);
     if (!('content' in result))
-      throw new RequestError(400, `${at}.content is missing (the tool's answer)`);
+      throw new HttpError(400, `${at}.content is missing (the tool's answer)`);
     if (result.is_error !== undefined && typeof result.is_error !== 'boolean')
-      throw new RequestError(400, `${at}.is_error must be true or false`);
+      throw new HttpError(400, `${at}.is_error must be true or false`);
     return {
       toolUseId: result.tool_use_id,
       content: result.content,

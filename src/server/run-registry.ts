@@ -1,5 +1,6 @@
 import type { RunState } from '../agent/index.ts';
-import { estimateBytes, formatBytes } from './memory-estimate.ts';
+import { ToolwireError } from '../core/errors.ts';
+import { estimateBytes, formatBytes } from '../http/memory-estimate.ts';
 
 /** Where a run is: streaming, paused on front-end tools, or over. */
 export type RunStatus = 'running' | 'paused' | 'finished';
@@ -34,9 +35,20 @@ export interface RunRegistryOptions {
   readonly maxRememberedBytes: number;
 }
 
-/** The capacity check failed: `active` runs are streaming, the most allowed. */
-export class RunLimitError extends Error {
-  override readonly name = 'RunLimitError';
+/** The capacity check failed: `running` runs are streaming, the most allowed. */
+export class RunLimitError extends ToolwireError {
+  declare readonly kind: 'run-limit';
+  readonly running: number;
+  readonly maxConcurrentRuns: number;
+
+  constructor(running: number, maxConcurrentRuns: number) {
+    super(
+      'run-limit',
+      `${running} runs are streaming, the most this server allows (--max-runs ${maxConcurrentRuns}); try again when one has finished`,
+    );
+    this.running = running;
+    this.maxConcurrentRuns = maxConcurrentRuns;
+  }
 }
 
 /** What every record holds besides its strings and state: the object, its id, its timer. */
@@ -188,9 +200,7 @@ export class RunRegistry {
   /** Throws `RunLimitError` when as many runs stream as allowed. */
   ensureCapacity(): void {
     if (this.running >= this.options.maxConcurrentRuns)
-      throw new RunLimitError(
-        `${this.running} runs are streaming, the most this server allows (--max-runs ${this.options.maxConcurrentRuns}); try again when one has finished`,
-      );
+      throw new RunLimitError(this.running, this.options.maxConcurrentRuns);
   }
 
   /** A record this registry still holds (not one forgotten or from before `closeAll`). */

@@ -5,13 +5,12 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HttpError } from '../../src/http/http-error.ts';
+import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import { readMessagesRequest } from '../../src/proxy/anthropic-request.ts';
-import { ProxyError } from '../../src/proxy/errors.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
 import { readChatCompletionsRequest } from '../../src/proxy/openai-request.ts';
 import { CHAT_COMPLETIONS_FIELDS, MESSAGES_FIELDS } from '../../src/proxy/request-fields.ts';
-import { measureJson } from '../../src/server/json-shape.ts';
-import { type RunningServer, startServer } from '../../src/server/node-server.ts';
 import { callText, proxyHarness, sleep } from './harness.ts';
 import {
   ENDLESS_LIMIT,
@@ -76,31 +75,6 @@ async function proxyFor(
 
 /** A chat completions body with `filler` as the value of an extra field, as raw JSON text. */
 const withFiller = (filler: string) => `${JSON.stringify(chat()).slice(0, -1)},"x":${filler}}`;
-
-describe('measureJson: values and nesting counted on the bytes, in one pass', () => {
-  const bytes = (text: string) => new TextEncoder().encode(text);
-  const roomy = { maxDepth: 1000, maxValues: 1_000_000 };
-
-  it('counts every value, keys included, and the deepest nesting', () => {
-    expect(measureJson(bytes('{"a": [1, -2.5e3, true, null, "x,]}"], "b": {}}'), roomy)).toEqual({
-      values: 10,
-      depth: 2,
-    });
-    // Brackets, commas and escaped quotes inside strings are text, not structure.
-    expect(measureJson(bytes('["[[[\\"]]]", "\\\\"]'), roomy)).toEqual({ values: 3, depth: 1 });
-  });
-
-  it('stops at the first value past a limit', () => {
-    expect(measureJson(bytes('[{},{},{},{}]'), { maxDepth: 10, maxValues: 4 })).toEqual({
-      exceeds: 'maxValues',
-    });
-    expect(
-      measureJson(bytes(`${'['.repeat(11)}${']'.repeat(11)}`), { maxDepth: 10, maxValues: 99 }),
-    ).toEqual({
-      exceeds: 'maxDepth',
-    });
-  });
-});
 
 describe('proxy: a request costs memory by its shape, within a budget all requests share', () => {
   it('a 16 MiB body of `{},` is refused with 413 before it is parsed', async () => {
@@ -553,11 +527,11 @@ describe('proxy: the model server is untrusted', () => {
 });
 
 describe('proxy: one list of fields per API', () => {
-  const refusal = (read: () => unknown): ProxyError => {
+  const refusal = (read: () => unknown): HttpError => {
     try {
       read();
     } catch (error) {
-      if (error instanceof ProxyError) return error;
+      if (error instanceof HttpError) return error;
       throw error;
     }
     throw new Error('the request was not refused');

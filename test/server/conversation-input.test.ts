@@ -168,7 +168,9 @@ describe('POST /api/runs with a conversation', () => {
     const refused = await refusal(await postRun(app, body));
     expect(refused.status).toBe(400);
     // Refused when the body is read, before it is parsed.
-    expect(refused.error).toMatch(/^the body nests deeper than \d+ levels$/);
+    expect(refused.error).toMatch(
+      /^the body nests arrays and objects deeper than \d+ levels, the most this server reads$/,
+    );
   });
 
   it('names the place of a value nested past maxConversationDepth', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { HttpError } from '../../src/http/http-error.ts';
 import {
   FORMATS,
   formatEntry,
@@ -9,7 +10,7 @@ import {
   protocolNameFor,
 } from '../../src/protocols/index.ts';
 import { createServerApp, serverTools } from '../../src/server/index.ts';
-import { parseStartRun, RequestError } from '../../src/server/requests.ts';
+import { parseStartRun } from '../../src/server/requests.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import {
   decodeResponse,
@@ -154,6 +155,6 @@ describe('protocol choices', () => {
       prompt: 'hi',
       protocol: 'model',
     });
-    expect(() => parseStartRun({ prompt: 'hi', protocol: 3 })).toThrow(RequestError);
+    expect(() => parseStartRun({ prompt: 'hi', protocol: 3 })).toThrow(HttpError);
   });
 });

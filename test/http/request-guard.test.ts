@@ -1,4 +1,7 @@
+import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HttpError } from '../../src/http/http-error.ts';
+import { hostGuard, hostPolicy, sameOriginGuard } from '../../src/http/request-guard.ts';
 import {
   createServerApp,
   LOOPBACK_HOSTNAMES,
@@ -7,7 +10,7 @@ import {
   type ServerAppOptions,
   startServer,
 } from '../../src/server/index.ts';
-import { statusFor } from './helpers.ts';
+import { statusFor } from '../server/helpers.ts';
 import { FOREIGN_HOSTS, LOOPBACK_HOST_SPELLINGS } from './host-spellings.ts';
 
 const RECORDING = parseRecording(': replayed\n\n', 'demo.sse');
@@ -205,5 +208,44 @@ describe('a server bound to loopback, in any spelling', () => {
       await running.close();
       running = undefined;
     }
+  });
+});
+
+describe('the guards on any Hono app', () => {
+  /** A bare app with the guards, its refusals as their HttpError's status and message. */
+  function guarded(names: readonly string[], ipAddresses = false): Hono {
+    const app = new Hono();
+    app.onError((error) =>
+      HttpError.isInstance(error)
+        ? Response.json({ kind: error.kind, message: error.message }, { status: error.status })
+        : Response.json({ unexpected: String(error) }, { status: 500 }),
+    );
+    app.use(hostGuard(hostPolicy(names, ipAddresses)));
+    app.use(sameOriginGuard());
+    app.get('/', (c) => c.text('ok'));
+    return app;
+  }
+
+  it('refuse with an HttpError (403, request-refused) that names how to address the app', async () => {
+    const app = guarded(['localhost', 'devbox.lan']);
+    expect(await (await app.request('http://localhost/')).text()).toBe('ok');
+    expect(await (await app.request('http://devbox.lan/')).text()).toBe('ok');
+    const foreign = await app.request('http://evil.example/');
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toEqual({
+      kind: 'request-refused',
+      message:
+        'requests for host "evil.example" are refused (DNS rebinding protection); address this server as localhost, 127.0.0.1, [::1], devbox.lan',
+    });
+    const crossSite = await app.request('http://localhost/', {
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as { kind: string }).kind).toBe('request-refused');
+  });
+
+  it('hostPolicy refuses an entry that is not a host name', () => {
+    expect(() => hostPolicy(['evil.example@127.0.0.1'], false)).toThrow(TypeError);
+    expect(hostPolicy([], false).described).toBe('nothing (no host name is allowed)');
   });
 });

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { canonicalHost, isIpAddress, isLoopbackHostname } from './host-names.ts';
-import { RequestError } from './requests.ts';
+import { HttpError } from './http-error.ts';
 
 /**
  * Which `Host` a request may be addressed to. A DNS-rebinding page reaches this server under a
@@ -59,7 +59,7 @@ export function hostGuard(policy: HostPolicy): MiddlewareHandler {
     for (const host of hosts) {
       const canonical = canonicalHost(host);
       if (canonical === undefined || !admits(policy, canonical.hostname))
-        throw new RequestError(
+        throw new HttpError(
           403,
           `requests for host ${JSON.stringify(host)} are refused (DNS rebinding protection); address this server as ${policy.described}`,
         );
@@ -77,7 +77,7 @@ export function sameOriginGuard(): MiddlewareHandler {
   return async (c, next) => {
     const site = c.req.header('sec-fetch-site');
     if (site !== undefined && site !== 'same-origin' && site !== 'none')
-      throw new RequestError(
+      throw new HttpError(
         403,
         `a ${site} request is refused: only the page this server serves may use its API`,
       );
@@ -86,7 +86,7 @@ export function sameOriginGuard(): MiddlewareHandler {
       const own = canonicalHost(c.req.header('host') ?? new URL(c.req.url).host);
       const from = originHost(origin);
       if (own === undefined || from === undefined || from !== own.host)
-        throw new RequestError(
+        throw new HttpError(
           403,
           `requests from ${JSON.stringify(origin)} are refused: only the page this server serves may use its API`,
         );

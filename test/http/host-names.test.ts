@@ -4,7 +4,7 @@ import {
   canonicalHost,
   isIpAddress,
   isLoopbackHostname,
-} from '../../src/server/index.ts';
+} from '../../src/http/host-names.ts';
 import { FOREIGN_HOSTS, LOOPBACK_HOST_SPELLINGS } from './host-spellings.ts';
 
 describe('canonicalHost', () => {

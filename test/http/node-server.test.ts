@@ -9,7 +9,7 @@ import {
   REQUEST_TIMEOUT_MS,
   type RunningServer,
   startServer,
-} from '../../src/server/node-server.ts';
+} from '../../src/http/node-server.ts';
 
 let running: RunningServer | undefined;
 

@@ -1,0 +1,25 @@
+import { Hono } from 'hono';
+import type { ServerSettings } from '../options.ts';
+import type { RunRegistry } from '../run-registry.ts';
+
+/** `GET /api/info`: what the page shows of this server (its mode, model, protocol, limits). */
+export function infoRoutes(settings: ServerSettings, registry: RunRegistry): Hono {
+  const { options } = settings;
+  const routes = new Hono();
+  routes.get('/', (c) =>
+    c.json({
+      mode: options.replay ? 'replay' : 'live',
+      model: settings.modelName,
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      protocol: settings.defaultProtocol,
+      ...(options.replay ? { recording: options.replay.recording.label } : {}),
+      frontendTools: Object.entries(settings.tools)
+        .filter(([, tool]) => !tool.execute)
+        .map(([name]) => name),
+      ...(options.replay ? { replayDelayMs: settings.replayDelayMs } : {}),
+      limits: settings.limits,
+      activeRuns: registry.active,
+    }),
+  );
+  return routes;
+}
