@@ -8,7 +8,7 @@ import {
   renderInline,
   renderMarkdown,
 } from '../../web/src/markdown.ts';
-import { optionPieces } from '../../web/src/options-whole.ts';
+import { optionPieces } from '../../web/src/option-pieces.ts';
 
 describe('renderMarkdown', () => {
   it('renders paragraphs, headings, rules and quotes', () => {
