@@ -1,4 +1,5 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
+import { CARRIAGE_RETURN, LINE_FEED } from '../scan/char-codes.ts';
 import type { DecodedEvent } from './blocks.ts';
 import {
   DEFAULT_MAX_BLOCK_CHARS,
@@ -54,6 +55,8 @@ export function decodeBlocks(
 }
 
 const STREAMING = { stream: true } as const;
+/** U+FEFF (not in scan/char-codes.ts). */
+const BYTE_ORDER_MARK = 0xfeff;
 
 interface StreamingTextDecoder {
   decode(input?: Uint8Array, options?: { stream?: boolean }): string;
@@ -100,7 +103,7 @@ class Utf8Text {
     }
     if (this.started || text.length === 0) return text;
     this.started = true;
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
   }
 
   /** Bytes of an unfinished character at the end read as U+FFFD, as a browser would. */
@@ -221,8 +224,8 @@ class SseBlockDecoder implements BlockDecoder {
       this.sse.reset();
       this.skipping = true;
       const last = rest.charCodeAt(rest.length - 1);
-      this.lineEmpty = last === 10 || last === 13;
-      this.afterCr = last === 13;
+      this.lineEmpty = last === LINE_FEED || last === CARRIAGE_RETURN;
+      this.afterCr = last === CARRIAGE_RETURN;
     }
   }
 
@@ -230,19 +233,22 @@ class SseBlockDecoder implements BlockDecoder {
   private skip(text: string): string {
     for (let index = 0; index < text.length; index++) {
       const code = text.charCodeAt(index);
-      if (code === 10 && this.afterCr) {
+      if (code === LINE_FEED && this.afterCr) {
         this.afterCr = false;
         continue;
       }
-      this.afterCr = code === 13;
-      if (code !== 10 && code !== 13) {
+      this.afterCr = code === CARRIAGE_RETURN;
+      if (code !== LINE_FEED && code !== CARRIAGE_RETURN) {
         this.lineEmpty = false;
         continue;
       }
       if (this.lineEmpty) {
         this.skipping = false;
         // A CRLF blank line: its LF belongs to it.
-        const next = code === 13 && text.charCodeAt(index + 1) === 10 ? index + 2 : index + 1;
+        const next =
+          code === CARRIAGE_RETURN && text.charCodeAt(index + 1) === LINE_FEED
+            ? index + 2
+            : index + 1;
         this.afterCr = false;
         return text.slice(next);
       }

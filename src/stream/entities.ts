@@ -1,3 +1,12 @@
+import {
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  LOWER_A,
+  LOWER_Z,
+  NUMBER_SIGN,
+  UPPER_A,
+  UPPER_Z,
+} from '../scan/char-codes.ts';
 import { isSurrogate, readReference } from '../scan/xml-references.ts';
 
 /** Longest entity body the decoder waits for (`#x10FFFF` is 8; names are shorter). */
@@ -17,9 +26,9 @@ export function decodeEntity(body: string): string | undefined {
 /** Characters an entity body may contain (ASCII letters, digits, `#`). */
 export function isEntityChar(code: number): boolean {
   return (
-    (code >= 97 && code <= 122) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 48 && code <= 57) ||
-    code === 35
+    (code >= LOWER_A && code <= LOWER_Z) ||
+    (code >= UPPER_A && code <= UPPER_Z) ||
+    (code >= DIGIT_ZERO && code <= DIGIT_NINE) ||
+    code === NUMBER_SIGN
   );
 }

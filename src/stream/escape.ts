@@ -11,11 +11,18 @@
  *   string and a byte transport agree.
  */
 
-const AMP = 38;
-const LT = 60;
-const GT = 62;
-const QUOTE = 34;
-const DEL = 127;
+import {
+  AMPERSAND,
+  GREATER_THAN,
+  HIGH_SURROGATE_FIRST,
+  HIGH_SURROGATE_LAST,
+  LESS_THAN,
+  QUOTATION_MARK,
+  SPACE,
+} from '../scan/char-codes.ts';
+
+/** U+007F, the last control character of ASCII (not in scan/char-codes.ts). */
+const DELETE = 0x7f;
 
 /** Escapes an attribute value for a double-quoted attribute. */
 export function escapeAttribute(value: string): string {
@@ -24,11 +31,11 @@ export function escapeAttribute(value: string): string {
   for (let index = 0; index < value.length; index++) {
     const code = value.charCodeAt(index);
     let replacement: string;
-    if (code === AMP) replacement = '&amp;';
-    else if (code === LT) replacement = '&lt;';
-    else if (code === GT) replacement = '&gt;';
-    else if (code === QUOTE) replacement = '&quot;';
-    else if (code < 32 || code === DEL) replacement = `&#${code};`;
+    if (code === AMPERSAND) replacement = '&amp;';
+    else if (code === LESS_THAN) replacement = '&lt;';
+    else if (code === GREATER_THAN) replacement = '&gt;';
+    else if (code === QUOTATION_MARK) replacement = '&quot;';
+    else if (code < SPACE || code === DELETE) replacement = `&#${code};`;
     else continue;
     out += value.slice(from, index) + replacement;
     from = index + 1;
@@ -63,5 +70,5 @@ export function wellFormed(text: string): string {
 /** True when `text` ends with a high surrogate whose pair may come in the next piece. */
 export function endsWithHighSurrogate(text: string): boolean {
   const code = text.charCodeAt(text.length - 1);
-  return code >= 0xd800 && code <= 0xdbff;
+  return code >= HIGH_SURROGATE_FIRST && code <= HIGH_SURROGATE_LAST;
 }

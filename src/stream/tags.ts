@@ -1,3 +1,16 @@
+import {
+  COLON,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  DOT,
+  LOWER_A,
+  LOWER_Z,
+  MINUS,
+  UNDERSCORE,
+  UPPER_A,
+  UPPER_Z,
+} from '../scan/char-codes.ts';
+
 /** The content-block stream's tag names, shared by the encoder and the decoder. */
 export const TAG = {
   metaInit: 'meta_init',
@@ -27,13 +40,19 @@ export const EMBED_TAGS: ReadonlySet<string> = new Set(['chart', 'table']);
 /** XML names as toolwire writes and reads them (ASCII subset of XML's Name production). */
 export function isNameStart(code: number): boolean {
   return (
-    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 58 // _ :
+    (code >= LOWER_A && code <= LOWER_Z) ||
+    (code >= UPPER_A && code <= UPPER_Z) ||
+    code === UNDERSCORE ||
+    code === COLON
   );
 }
 
 export function isNameChar(code: number): boolean {
   return (
-    isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46 // - .
+    isNameStart(code) ||
+    (code >= DIGIT_ZERO && code <= DIGIT_NINE) ||
+    code === MINUS ||
+    code === DOT
   );
 }
 
