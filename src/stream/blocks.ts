@@ -109,14 +109,14 @@ export type BlockEvent =
    * A `<chart>` or `<table>` element inside a text block (the content-block stream's compatibility tags), with
    * its content as text. Only between `text-start` and `text-end`.
    */
-  | TextEmbedEvent
+  | BlockTextEmbedEvent
   | { readonly type: 'text-end' }
   /**
    * A whole call: `arguments` is the JSON text, carried in the `arguments` attribute. When a
    * call with this id already streamed, this gives its final arguments (they replace the
    * streamed ones).
    */
-  | ToolCallEvent
+  | BlockToolCallEvent
   /** A call whose arguments stream: `arguments` is the concatenation of its deltas. */
   | {
       readonly type: 'tool-call-start';
@@ -126,7 +126,7 @@ export type BlockEvent =
     }
   | { readonly type: 'tool-call-delta'; readonly id: string; readonly delta: string }
   | { readonly type: 'tool-call-end'; readonly id: string }
-  | ToolResultEvent
+  | BlockToolResultEvent
   | { readonly type: 'citations'; readonly citations: readonly Citation[] }
   | { readonly type: 'awaiting-frontend-tools'; readonly tools: readonly PendingFrontendTool[] }
   | { readonly type: 'meta-files'; readonly files: readonly FileRecord[] }
@@ -134,14 +134,14 @@ export type BlockEvent =
   | { readonly type: 'error'; readonly error: JsonValue }
   | { readonly type: 'meta-final'; readonly data: MetaFinalData };
 
-export interface TextEmbedEvent {
+export interface BlockTextEmbedEvent {
   readonly type: 'text-embed';
   readonly name: 'chart' | 'table';
   readonly attributes: Readonly<Record<string, string>>;
   readonly content: string;
 }
 
-export interface ToolCallEvent {
+export interface BlockToolCallEvent {
   readonly type: 'tool-call';
   readonly kind: ToolKind;
   readonly id: string;
@@ -149,7 +149,7 @@ export interface ToolCallEvent {
   readonly arguments: string;
 }
 
-export interface ToolResultEvent {
+export interface BlockToolResultEvent {
   readonly type: 'tool-result';
   readonly kind: ToolKind;
   readonly id: string;

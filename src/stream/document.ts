@@ -1,4 +1,5 @@
 import type {
+  BlockTextEmbedEvent,
   Citation,
   DecodedEvent,
   DecodeProblem,
@@ -7,13 +8,12 @@ import type {
   MetaFinalData,
   MetaInitData,
   PendingFrontendTool,
-  TextEmbedEvent,
   ToolKind,
   ToolResultPart,
 } from './blocks.ts';
 
 /** A chart or table inside a text block. */
-export type TextEmbed = Omit<TextEmbedEvent, 'type'>;
+export type TextEmbed = Omit<BlockTextEmbedEvent, 'type'>;
 
 /**
  * One block of the document, as a page renders it. Blocks are updated in place while they

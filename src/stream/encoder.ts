@@ -1,4 +1,11 @@
-import type { BlockEvent, Citation, ToolKind, ToolResultEvent, ToolResultPart } from './blocks.ts';
+import { ToolwireError } from '../core/errors.ts';
+import type {
+  BlockEvent,
+  BlockToolResultEvent,
+  Citation,
+  ToolKind,
+  ToolResultPart,
+} from './blocks.ts';
 import { cdata, endsWithHighSurrogate, escapeAttribute, wellFormed } from './escape.ts';
 import { frameSse } from './sse.ts';
 import { EMBED_TAGS, isXmlName, TAG, TOOL_RESULT_SUFFIX } from './tags.ts';
@@ -11,9 +18,15 @@ export interface BlockEncoderOptions {
   readonly framing?: 'sse' | 'xml';
 }
 
-/** The events were not a valid sequence (a delta with no open block, a block inside another…). */
-export class BlockEncodeError extends Error {
-  override readonly name = 'BlockEncodeError';
+/**
+ * The events were not a valid sequence (a delta with no open block, a block inside another…) or
+ * an event cannot be written (a bad attribute name). Kind `block-stream-invalid`; the message
+ * says which event and why.
+ */
+export class BlockEncodeError extends ToolwireError {
+  constructor(message: string) {
+    super('block-stream-invalid', message);
+  }
 }
 
 type OpenBlock =
@@ -231,7 +244,7 @@ function bodyBlock(tag: string, body: string): string {
   return `<${tag}>${cdata(wellFormed(body))}</${tag}>`;
 }
 
-function resultTag(event: ToolResultEvent): string {
+function resultTag(event: BlockToolResultEvent): string {
   if (event.kind === 'client') {
     if (event.tag !== undefined)
       throw new BlockEncodeError('tool-result: only server results have a compatibility tag');
@@ -251,7 +264,7 @@ function resultTag(event: ToolResultEvent): string {
   return tag;
 }
 
-function toolResultXml(event: ToolResultEvent): string {
+function toolResultXml(event: BlockToolResultEvent): string {
   const tag = resultTag(event);
   const errorFlag = event.isError ? ' is_error="true"' : '';
   const open = `<${tag} id="${attr(event.id)}" name="${attr(event.name)}"${errorFlag}>`;

@@ -1,19 +1,15 @@
 /**
  * The content-block stream: typed block events, the encoder (SSE), the incremental
- * decoder (browser and Node), a document model for pages, web-stream helpers, and the AI SDK
- * `fullStream` adapter. Nothing here imports Node.
+ * decoder (browser and Node), a document model for pages, and web-stream helpers. Nothing here
+ * imports Node. The AI SDK `fullStream` adapter is in `toolwire/ai-sdk`
+ * (`src/ai-sdk/full-stream-blocks.ts`).
  */
-export {
-  type EncodeFullStreamOptions,
-  encodeFullStream,
-  FullStreamAdapter,
-  type FullStreamOptions,
-  fullStreamToBlocks,
-  type RunSummary,
-} from './ai-sdk.ts';
 export type {
   BlockEvent,
   BlockEventType,
+  BlockTextEmbedEvent,
+  BlockToolCallEvent,
+  BlockToolResultEvent,
   Citation,
   DecodedEvent,
   DecodeProblem,
@@ -23,10 +19,7 @@ export type {
   MetaFinalData,
   MetaInitData,
   PendingFrontendTool,
-  TextEmbedEvent,
-  ToolCallEvent as BlockToolCallEvent,
   ToolKind,
-  ToolResultEvent,
   ToolResultPart,
 } from './blocks.ts';
 export {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isErrorOfKind, ToolwireError } from '../../src/core/errors.ts';
 import {
   BlockEncodeError,
   BlockEncoder,
@@ -252,6 +253,21 @@ describe('encoder: streaming and sequence rules', () => {
     );
     expect(encoder.encode({ type: 'text-delta', delta: '' })).toBe('');
     expect(encoder.encode({ type: 'text-end' })).toBe('data: </content-block-text>\n\n');
+  });
+
+  it('its refusals are toolwire errors of kind block-stream-invalid', () => {
+    let thrown: unknown;
+    try {
+      new BlockEncoder().encode({ type: 'text-end' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(BlockEncodeError);
+    expect(ToolwireError.isInstance(thrown)).toBe(true);
+    expect(BlockEncodeError.isInstance(thrown)).toBe(true);
+    expect(isErrorOfKind(thrown, 'block-stream-invalid')).toBe(true);
+    expect((thrown as Error).name).toBe('BlockEncodeError');
+    expect((thrown as Error).message).toMatch(/text-end needs an open text block/);
   });
 
   it('refuses a delta with no open block, a block inside another, and a delta for another call', () => {
