@@ -9,8 +9,8 @@ import type {
   PendingFrontendTool,
   ToolKind,
   ToolResultPart,
-} from './blocks.ts';
-import { blockEventsToSse } from './web-streams.ts';
+} from '../stream/blocks.ts';
+import { blockEventsToSse } from '../stream/web-streams.ts';
 
 /**
  * AI SDK `fullStream` (ai 7 `TextStreamPart`s) to content blocks, so anyone using `streamText`
@@ -20,6 +20,9 @@ import { blockEventsToSse } from './web-streams.ts';
  * `source` parts and `text-end` citations become citations; files become `meta_files`;
  * `error` and `abort` become error blocks; `meta_final` follows a `finish` when the run is
  * complete (not aborted, no front-end tool waiting).
+ *
+ * It sits with the other AI SDK adapters (one of its vocabularies is the AI SDK's); from
+ * `stream` it takes only the block types and the SSE writer, and from `ai` only types.
  */
 
 type Part = TextStreamPart<ToolSet>;

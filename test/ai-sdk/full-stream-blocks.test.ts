@@ -7,13 +7,12 @@ import { isStepCount, jsonSchema, streamText, type TextStreamPart, type ToolSet,
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import {
-  type BlockEvent,
   encodeFullStream,
   FullStreamAdapter,
   fullStreamToBlocks,
-  SSE_HEADERS,
-} from '../../src/stream/index.ts';
-import { decodeChunks, problemsOf } from './helpers.ts';
+} from '../../src/ai-sdk/full-stream-blocks.ts';
+import { type BlockEvent, SSE_HEADERS } from '../../src/stream/index.ts';
+import { decodeChunks, problemsOf } from '../stream/helpers.ts';
 
 type Part = TextStreamPart<ToolSet>;
 
