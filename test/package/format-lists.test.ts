@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import MarkdownIt, { type Token } from 'markdown-it';
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_NAMES } from '../../src/protocols/index.ts';
+import { PROTOCOL_NAMES, protocolByName } from '../../src/protocols/index.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -174,17 +174,10 @@ describe('lists of formats', () => {
 describe('the README', () => {
   const readme = read('README.md');
 
-  it('names every model output in examples/, each written in a format', () => {
-    const outputs = filesUnder('examples')
-      .map((path) => path.slice('examples/'.length))
-      .filter((name) => name.endsWith('-output.txt'));
-    expect(outputs.length).toBeGreaterThan(0);
-    for (const output of outputs) {
-      expect(readme, output).toContain(output);
-      expect(FORMAT_NAMES, output).toContain(output.slice(0, -'-output.txt'.length));
-    }
-    expect(readme).toContain('tools.json');
-    expect(readme).not.toMatch(/one output per (protocol|format)/);
+  it('says what examples/ holds: a tools file and one output per format', () => {
+    expect(readme).toContain('`tools.json`');
+    expect(readme).toContain('one model output per format');
+    expect(readme).toContain('`xml-output.txt`');
   });
 
   it("shows the agent's answer from the result, not only the streamed text", () => {
@@ -193,4 +186,28 @@ describe('the README', () => {
       .find((token) => token.type === 'fence' && token.content.includes('runAgent('));
     expect(agentExample?.content).toContain('result.answer');
   });
+});
+
+describe('examples/', () => {
+  const tools = JSON.parse(read('examples/tools.json'));
+  const outputs = filesUnder('examples').filter((path) => path.endsWith('-output.txt'));
+
+  it('holds an output for every format, and none for a name no format has', () => {
+    expect(
+      outputs.map((path) => path.slice('examples/'.length, -'-output.txt'.length)).sort(),
+    ).toEqual([...FORMAT_NAMES].sort());
+  });
+
+  it.each(FORMAT_NAMES)(
+    'examples/%s-output.txt is read by its format as calls, without faults',
+    (name) => {
+      const events = protocolByName(name).parseGeneratedText(read(`examples/${name}-output.txt`), {
+        tools,
+      });
+      expect(events.filter((event) => event.type === 'error')).toEqual([]);
+      const calls = events.filter((event) => event.type === 'tool-call');
+      expect(calls.length).toBeGreaterThan(0);
+      for (const call of calls) expect(call.problems ?? []).toEqual([]);
+    },
+  );
 });
