@@ -1,4 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
+import type { ToolChoice } from '../core/tool-choice-policy.ts';
 
 /**
  * A chat request read from either API, in one neutral shape: the proxy renders it for the model
@@ -21,11 +22,8 @@ export interface ChatRequest {
   readonly settings: Readonly<Record<string, unknown>>;
 }
 
-export type ToolChoiceSetting =
-  | { readonly type: 'auto' }
-  | { readonly type: 'none' }
-  | { readonly type: 'required' }
-  | { readonly type: 'tool'; readonly toolName: string };
+/** The request's `tool_choice`, in the words of the one tool-choice policy (core). */
+export type ToolChoiceSetting = ToolChoice;
 
 /** A user message's content in chat completions' shape: text, or parts (text, images) kept as sent. */
 export type UserContent = string | readonly Readonly<Record<string, unknown>>[];

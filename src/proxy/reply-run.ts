@@ -1,5 +1,12 @@
-import type { ParseOptions, ToolCallProtocol } from '../core/index.ts';
-import { describeDemand } from '../core/index.ts';
+import type { ParseOptions, ToolCallProtocol, ToolChoiceDemand } from '../core/index.ts';
+import { describeDemand, notFollowedMessage } from '../core/tool-choice.ts';
+import {
+  type FinishCause,
+  finishCauseFor,
+  isInterrupted,
+  judgeAttempt,
+  meetsDemand,
+} from '../core/tool-choice-policy.ts';
 import { estimateJsonCost, measureJson } from '../server/json-shape.ts';
 import type { ChatRequest } from './conversation.ts';
 import { ProxyError } from './errors.ts';
@@ -15,8 +22,8 @@ import {
   type UpstreamUsage,
 } from './upstream.ts';
 import {
-  demandOf,
   retryMessages,
+  toolChoicePlan,
   type UpstreamMessage,
   upstreamMessages,
 } from './upstream-messages.ts';
@@ -48,17 +55,6 @@ export interface ReplyRunSettings {
   readonly signal: AbortSignal;
 }
 
-/**
- * The tools whose calls are read as calls: none for `none`; only the named one for a named
- * choice (a call of another tool is text, so the demand is not met by it); else all.
- */
-function toolsToRead(request: ChatRequest): ChatRequest['tools'] {
-  const choice = request.toolChoice;
-  if (choice.type === 'none') return [];
-  if (choice.type === 'tool') return request.tools.filter((tool) => tool.name === choice.toolName);
-  return request.tools;
-}
-
 /** Memory one held event takes besides its text: the event object and its place in the list. */
 const HELD_EVENT_BYTES = 64;
 
@@ -71,12 +67,15 @@ function heldCost(event: ReplyEvent): number {
 /**
  * Holds each call read in `events[from…]` to the limits of a whole reply (its arguments are
  * parsed again to answer a Messages client) and adds what it takes to the request's memory.
+ * Returns whether one of them meets `demand`.
  */
 function chargeCalls(
   events: readonly ReplyEvent[],
   from: number,
   settings: ReplyRunSettings,
-): void {
+  demand: ToolChoiceDemand | undefined,
+): boolean {
+  let met = false;
   for (let i = from; i < events.length; i++) {
     const event = events[i]!;
     if (event.type !== 'call-end') continue;
@@ -87,12 +86,44 @@ function chargeCalls(
         `the model wrote a call of ${event.name} whose arguments hold more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
       );
     settings.memory?.grow(estimateJsonCost(2 * event.input.length, shape), 'reply');
+    if (meetsDemand(demand, event.name)) met = true;
+  }
+  return met;
+}
+
+/**
+ * A chat completions finish reason in the policy's words: OpenAI's, and vLLM's `abort` and
+ * `error` (a request stopped or failed on the server); any other word is the model's own end.
+ */
+export function finishCauseOf(reason: string): FinishCause {
+  switch (reason) {
+    case 'stop':
+      return 'stop';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content-filter';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'error':
+      return 'error';
+    case 'abort':
+      return 'interrupted';
+    default:
+      return 'other';
   }
 }
 
-/** A reply stopped by a limit or an error: a call still open then was cut off and never runs. */
-function isInterruption(reason: string | undefined): boolean {
-  return reason === undefined || reason === 'length' || reason === 'content_filter';
+/**
+ * The finish reason the client gets: `tool_calls` when calls were read and the policy says so,
+ * else the model server's own word (`stop` when it gave none).
+ */
+function finishReasonFor(reason: string | undefined, calls: number): string {
+  const said = reason ?? 'stop';
+  return calls > 0 && finishCauseFor(finishCauseOf(said), calls) === 'tool-calls'
+    ? 'tool_calls'
+    : said;
 }
 
 function addUsage(
@@ -141,15 +172,13 @@ export async function* runReply(
   request: ChatRequest,
   settings: ReplyRunSettings,
 ): AsyncGenerator<ReplyEvent[], ReplyEnd> {
-  const demand = demandOf(request.toolChoice);
-  const parseOptions: ParseOptions = {
-    ...settings.parseOptions,
-    tools: toolsToRead(request),
-  };
-  let messages = upstreamMessages(request, settings.protocol);
+  const plan = toolChoicePlan(request);
+  const demand = plan.demand;
+  const parseOptions: ParseOptions = { ...settings.parseOptions, tools: plan.read };
+  let messages = upstreamMessages(request, settings.protocol, plan);
   let usage: UpstreamUsage | undefined;
   const answers: string[] = [];
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     const reader = new ReplyReader(settings.protocol, parseOptions, {
       maxCalls: request.parallelToolCalls ? Number.POSITIVE_INFINITY : 1,
       // Only a retry shows the model what it wrote; no more of it than is ever held.
@@ -160,6 +189,7 @@ export async function* runReply(
     let held: ReplyEvent[] | undefined = demand ? [] : undefined;
     let heldBytes = 0;
     let finishReason: string | undefined;
+    let demandMet = demand === undefined;
     const release = (events: ReplyEvent[]): ReplyEvent[] | undefined => {
       if (held === undefined) return events.length > 0 ? events : undefined;
       let started = false;
@@ -189,7 +219,7 @@ export async function* runReply(
       if (piece.content !== undefined) {
         const from = out.length;
         reader.push(piece.content, out);
-        chargeCalls(out, from, settings);
+        if (chargeCalls(out, from, settings, demand)) demandMet = true;
       }
       if (piece.finishReason !== undefined) finishReason = piece.finishReason;
       if (piece.usage !== undefined) usage = addUsage(usage, piece.usage);
@@ -204,7 +234,7 @@ export async function* runReply(
     // An answer that is no reply at all is an error before anything goes out.
     if (request.stream) await checkStreamType(call);
     // The server answered: a client not waiting for a demanded call may be told so at once.
-    if (attempt === 0 && held === undefined) yield [];
+    if (attempt === 1 && held === undefined) yield [];
     try {
       if (request.stream) {
         for await (const pieces of readStream(call, settings.upstream, settings.memory)) {
@@ -224,36 +254,36 @@ export async function* runReply(
       call.hangUp();
       throw error;
     }
-    const interrupted = isInterruption(finishReason);
+    const interrupted = isInterrupted(
+      finishReason === undefined ? undefined : finishCauseOf(finishReason),
+    );
     const out: ReplyEvent[] = [];
     reader.end(interrupted, out);
-    chargeCalls(out, 0, settings);
+    if (chargeCalls(out, 0, settings, demand)) demandMet = true;
     const ready = release(out);
     if (ready) yield ready;
 
-    if (demand && reader.calls === 0 && !interrupted) {
+    const verdict = judgeAttempt({
+      demand,
+      demandMet,
+      interrupted,
+      number: attempt,
+      retries: settings.toolChoiceRetries,
+    });
+    if (verdict !== 'accept') {
       answers.push(reader.text);
-      if (attempt < settings.toolChoiceRetries) {
-        messages = retryMessages(messages, reader.text, demand);
+      if (verdict === 'retry') {
+        messages = retryMessages(messages, reader.text, demand!);
         continue;
       }
-      const said = answers.join('\n\n');
-      const shown = said.length > 200 ? `${said.slice(0, 200)}…` : said;
       throw new ProxyError(
         422,
-        `tool_choice demanded ${describeDemand(demand)}, but the model answered without one` +
-          `${answers.length > 1 ? ` after ${answers.length} attempts` : ''}. It wrote: ${JSON.stringify(shown)}`,
+        notFollowedMessage('tool_choice', demand!, answers.join('\n\n'), answers.length),
         'tool_choice',
       );
     }
     if (held !== undefined && held.length > 0) yield held;
     const calls = reader.calls;
-    const reason = finishReason ?? 'stop';
-    return {
-      finishReason:
-        calls > 0 && (reason === 'stop' || reason === 'tool_calls') ? 'tool_calls' : reason,
-      calls,
-      usage,
-    };
+    return { finishReason: finishReasonFor(finishReason, calls), calls, usage };
   }
 }

@@ -1,11 +1,18 @@
 import {
-  correctionText,
   demandSentence,
   TOOLS_UNAVAILABLE,
   type ToolCallProtocol,
   type ToolChoiceDemand,
+  type ToolDefinition,
 } from '../core/index.ts';
-import type { ChatRequest, ToolChoiceSetting, UserContent } from './conversation.ts';
+import {
+  isToolChoiceConflict,
+  planToolChoice,
+  retryTurns,
+  type ToolChoicePlan,
+} from '../core/tool-choice-policy.ts';
+import type { ChatRequest, UserContent } from './conversation.ts';
+import { ProxyError } from './errors.ts';
 
 /** A message as the model server gets it: only these three roles, text or the user's parts. */
 export type UpstreamMessage =
@@ -15,27 +22,34 @@ export type UpstreamMessage =
 /** Told when the client asked for at most one call per reply. */
 export const ONE_CALL_SENTENCE = 'Call at most one tool in this reply.';
 
-/** The demand a tool choice makes, if it makes one. */
-export function demandOf(choice: ToolChoiceSetting): ToolChoiceDemand | undefined {
-  if (choice.type === 'required') return { type: 'required' };
-  if (choice.type === 'tool') return { type: 'tool', toolName: choice.toolName };
-  return undefined;
+/**
+ * The tool-choice policy's plan for this request: the demand, the tools shown and read. The
+ * request readers refused a choice that conflicts with the tools (400), so none is left here.
+ */
+export function toolChoicePlan(request: ChatRequest): ToolChoicePlan<ToolDefinition> {
+  const planned = planToolChoice(request.toolChoice, request.tools);
+  if (!isToolChoiceConflict(planned)) return planned;
+  throw new ProxyError(
+    400,
+    planned.conflict === 'no-tools'
+      ? 'tool_choice demands a tool call, but the request declares no tools'
+      : `tool_choice names the tool "${planned.toolName}", which is not among the request's tools`,
+    'tool_choice',
+  );
 }
 
 /** The tool prompt for this request, or undefined when it declares no tools. */
-export function toolPrompt(request: ChatRequest, protocol: ToolCallProtocol): string | undefined {
-  if (request.tools.length === 0) return undefined;
-  const choice = request.toolChoice;
-  if (choice.type === 'none') return TOOLS_UNAVAILABLE;
-  // A named choice shows only that tool, so the model is not tempted by the others.
-  const shown =
-    choice.type === 'tool'
-      ? request.tools.filter((tool) => tool.name === choice.toolName)
-      : request.tools;
-  const parts = [protocol.formatTools(shown)];
-  const demand = demandOf(choice);
-  if (demand) parts.push(demandSentence(demand));
-  if (!request.parallelToolCalls && choice.type !== 'tool') parts.push(ONE_CALL_SENTENCE);
+export function toolPrompt(
+  request: ChatRequest,
+  protocol: ToolCallProtocol,
+  plan: ToolChoicePlan<ToolDefinition> = toolChoicePlan(request),
+): string | undefined {
+  if (plan.prompt === 'no-tools') return undefined;
+  if (plan.prompt === 'tools-unavailable') return TOOLS_UNAVAILABLE;
+  const parts = [protocol.formatTools(plan.offered)];
+  if (plan.demand) parts.push(demandSentence(plan.demand));
+  // A named choice already asks for one call of one tool.
+  if (!request.parallelToolCalls && plan.demand?.type !== 'tool') parts.push(ONE_CALL_SENTENCE);
   return parts.join('\n\n');
 }
 
@@ -66,8 +80,9 @@ function prependText(text: string, content: UserContent): UserContent {
 export function upstreamMessages(
   request: ChatRequest,
   protocol: ToolCallProtocol,
+  plan: ToolChoicePlan<ToolDefinition> = toolChoicePlan(request),
 ): UpstreamMessage[] {
-  const system = joinBlocks(request.system, toolPrompt(request, protocol) ?? '');
+  const system = joinBlocks(request.system, toolPrompt(request, protocol, plan) ?? '');
   const out: UpstreamMessage[] = system.length > 0 ? [{ role: 'system', content: system }] : [];
   const pushUser = (content: UserContent) => {
     const last = out[out.length - 1];
@@ -98,7 +113,7 @@ export function upstreamMessages(
   return out;
 }
 
-/** The messages of a retry: the model's answer without a call, then the correction. */
+/** The messages of a retry: the policy's retry turns (the answer without a call, the correction). */
 export function retryMessages(
   messages: readonly UpstreamMessage[],
   answer: string,
@@ -106,7 +121,6 @@ export function retryMessages(
 ): UpstreamMessage[] {
   return [
     ...messages,
-    ...(answer.length > 0 ? [{ role: 'assistant' as const, content: answer }] : []),
-    { role: 'user', content: correctionText(demand) },
+    ...retryTurns(answer, demand).map(({ role, text }) => ({ role, content: text })),
   ];
 }

@@ -599,6 +599,29 @@ describe('openai client: tool_choice', () => {
     expect(upstream.requests).toHaveLength(2);
   });
 
+  // vLLM ends a request it stopped or that failed with finish_reason "abort" or "error": the
+  // policy counts both as cut off, as the AI SDK middleware does.
+  it.each(['abort', 'error'])(
+    'finish_reason %s: the reply was cut off, so a missing demanded call is not retried and an open call never runs',
+    async (finishReason) => {
+      const open = callText(PARIS).replace('</tool_call>', '');
+      const { client, upstream } = await clientFor([{ text: open, finishReason }]);
+      const completion = await client.chat.completions.create(request({ tool_choice: 'required' }));
+      const choice = completion.choices[0]!;
+      expect(choice.message.tool_calls).toBeUndefined();
+      expect(choice.message.content).toContain('"get_weather"');
+      expect(choice.finish_reason).toBe(finishReason);
+      expect(upstream.requests).toHaveLength(1);
+    },
+  );
+
+  it('a finish reason the proxy does not know, with calls read, is tool_calls', async () => {
+    const { client } = await clientFor([{ text: callText(PARIS), finishReason: 'eos' }]);
+    const completion = await client.chat.completions.create(request());
+    expect(completion.choices[0]!.message.tool_calls).toHaveLength(1);
+    expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
+  });
+
   it('parallel_tool_calls false: the model is told to call at most one tool', async () => {
     const { client, upstream } = await clientFor([{ text: callText(PARIS) }]);
     await client.chat.completions.create(request({ parallel_tool_calls: false }));
