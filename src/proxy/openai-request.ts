@@ -1,5 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
-import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../server/json-shape.ts';
+import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../http/json-shape.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
 import { ProxyError } from './errors.ts';
 import {

@@ -7,7 +7,7 @@ import {
   judgeAttempt,
   meetsDemand,
 } from '../core/tool-choice-policy.ts';
-import { estimateJsonCost, measureJson } from '../server/json-shape.ts';
+import { estimateJsonCost, measureJson } from '../http/json-shape.ts';
 import type { ChatRequest } from './conversation.ts';
 import { ProxyError } from './errors.ts';
 import type { MemoryReservation } from './memory-budget.ts';
