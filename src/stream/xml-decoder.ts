@@ -280,6 +280,7 @@ class BlockReader implements XmlTokenHandler {
   }
 
   // ── elements ───────────────────────────────────────────────────────────────────────────
+
   private openElement(
     name: string,
     attributes: Record<string, string>,
