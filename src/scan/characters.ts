@@ -2,15 +2,29 @@
  * Character classes tested by code, for loops that look at one character at a time (a regular
  * expression per character costs a string and a call each).
  */
+import {
+  CARRIAGE_RETURN,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  LINE_FEED,
+  LOWER_A,
+  LOWER_Z,
+  MINUS,
+  SPACE,
+  TAB,
+  UNDERSCORE,
+  UPPER_A,
+  UPPER_Z,
+} from './char-codes.ts';
 
 /** Space, tab, line feed or carriage return: what JSON and XML count as white space. */
 export function isMarkupSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+  return code === SPACE || code === LINE_FEED || code === TAB || code === CARRIAGE_RETURN;
 }
 
 /** Exactly what `/\s/` matches: white space and line terminators, Unicode's included. */
 export function isWhiteSpace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code <= SPACE) return code === SPACE || (code >= TAB && code <= CARRIAGE_RETURN);
   if (code < 0xa0) return false;
   return (
     code === 0xa0 ||
@@ -28,10 +42,10 @@ export function isWhiteSpace(code: number): boolean {
 /** Exactly what `/[\w-]/` matches: ASCII letters, digits, `_` and `-`. */
 export function isWordOrHyphen(code: number): boolean {
   return (
-    (code >= 0x61 && code <= 0x7a) ||
-    (code >= 0x41 && code <= 0x5a) ||
-    (code >= 0x30 && code <= 0x39) ||
-    code === 0x5f ||
-    code === 0x2d
+    (code >= LOWER_A && code <= LOWER_Z) ||
+    (code >= UPPER_A && code <= UPPER_Z) ||
+    (code >= DIGIT_ZERO && code <= DIGIT_NINE) ||
+    code === UNDERSCORE ||
+    code === MINUS
   );
 }

@@ -1,3 +1,12 @@
+import {
+  BACKSLASH,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  QUOTATION_MARK,
+  RIGHT_BRACE,
+  RIGHT_BRACKET,
+} from './char-codes.ts';
+
 /**
  * Whether the JSON text `text[start, end)` nests objects and arrays deeper than `maxDepth`.
  * Parsing deep JSON is safe, but everything after it (coercion, validation, serialising) walks
@@ -19,12 +28,12 @@ export function exceedsJsonDepth(
   for (let index = start; index < end; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 92 /* \ */) index++;
-      else if (code === 34 /* " */) inString = false;
-    } else if (code === 34) inString = true;
-    else if (code === 123 /* { */ || code === 91 /* [ */) {
+      if (code === BACKSLASH) index++;
+      else if (code === QUOTATION_MARK) inString = false;
+    } else if (code === QUOTATION_MARK) inString = true;
+    else if (code === LEFT_BRACE || code === LEFT_BRACKET) {
       if (++depth > maxDepth) return true;
-    } else if (code === 125 /* } */ || code === 93 /* ] */) depth--;
+    } else if (code === RIGHT_BRACE || code === RIGHT_BRACKET) depth--;
   }
   return false;
 }

@@ -1,3 +1,12 @@
+import {
+  BACKSLASH,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  QUOTATION_MARK,
+  RIGHT_BRACE,
+  RIGHT_BRACKET,
+} from './char-codes.ts';
+
 /**
  * Finds where a JSON object or array that arrives in pieces ends: brackets are counted outside
  * strings, and a string's escapes are skipped. It does not check the JSON in between (a parser or
@@ -18,13 +27,13 @@ export class JsonExtent {
       const code = text.charCodeAt(index);
       if (this.inString) {
         if (this.escaped) this.escaped = false;
-        else if (code === 92 /* \ */) this.escaped = true;
-        else if (code === 34 /* " */) this.inString = false;
+        else if (code === BACKSLASH) this.escaped = true;
+        else if (code === QUOTATION_MARK) this.inString = false;
         continue;
       }
-      if (code === 34) this.inString = true;
-      else if (code === 123 /* { */ || code === 91 /* [ */) this.depth++;
-      else if (code === 125 /* } */ || code === 93 /* ] */) {
+      if (code === QUOTATION_MARK) this.inString = true;
+      else if (code === LEFT_BRACE || code === LEFT_BRACKET) this.depth++;
+      else if (code === RIGHT_BRACE || code === RIGHT_BRACKET) {
         this.depth--;
         if (this.depth === 0) return index + 1;
       }

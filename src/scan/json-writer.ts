@@ -1,3 +1,5 @@
+import { BoundedCache } from '../core/bounded-cache.ts';
+
 /** Writes one JSON value, piece by piece, exactly as `JSON.stringify` prints it whole. */
 export interface CanonicalJsonWriter {
   startObject(): void;
@@ -23,18 +25,15 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  * `"name":` per key name (as JSON.stringify writes it before a member's value). Calls to one tool repeat the same few names, and writing one costs a
  * JSON.stringify and a concatenation; the cap keeps odd inputs from growing it without bound.
  */
-const keyOpenings = new Map<string, string>();
 const MAX_CACHED_KEYS = 1024;
+const keyOpenings = new BoundedCache<string, string>(MAX_CACHED_KEYS);
 const MAX_CACHED_KEY_LENGTH = 64;
 
 export function keyOpening(name: string): string {
   let opening = keyOpenings.get(name);
   if (opening === undefined) {
     opening = JSON.stringify(name) + ':';
-    if (name.length <= MAX_CACHED_KEY_LENGTH) {
-      if (keyOpenings.size >= MAX_CACHED_KEYS) keyOpenings.clear();
-      keyOpenings.set(name, opening);
-    }
+    if (name.length <= MAX_CACHED_KEY_LENGTH) keyOpenings.set(name, opening);
   }
   return opening;
 }

@@ -15,6 +15,19 @@
 
 import { DEFAULT_MAX_DEPTH } from '../core/protocol.ts';
 import { UNCONSTRAINED_POLICY } from '../core/value-policy.ts';
+import {
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LOWER_F,
+  LOWER_N,
+  LOWER_T,
+  MINUS,
+  QUOTATION_MARK,
+  RIGHT_BRACE,
+  RIGHT_BRACKET,
+} from './char-codes.ts';
 import { isMarkupSpace, isWhiteSpace } from './characters.ts';
 import { exceedsJsonDepth } from './json-depth.ts';
 import { createJsonTokenizer } from './json-tokenizer.ts';
@@ -103,14 +116,14 @@ function beginsJsonValue(text: string): boolean {
   if (index >= text.length) return false;
   const code = text.charCodeAt(index);
   return (
-    code === 123 /* { */ ||
-    code === 91 /* [ */ ||
-    code === 34 /* " */ ||
-    code === 45 /* - */ ||
-    (code >= 48 && code <= 57) /* 0-9 */ ||
-    code === 116 /* t */ ||
-    code === 102 /* f */ ||
-    code === 110 /* n */
+    code === LEFT_BRACE ||
+    code === LEFT_BRACKET ||
+    code === QUOTATION_MARK ||
+    code === MINUS ||
+    (code >= DIGIT_ZERO && code <= DIGIT_NINE) ||
+    code === LOWER_T ||
+    code === LOWER_F ||
+    code === LOWER_N
   );
 }
 
@@ -163,7 +176,7 @@ function readLoose(text: string, maxDepth: number, requireComplete: boolean): Le
 function afterValue(text: string, from: number): number {
   for (let index = from; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (!isMarkupSpace(code) && code !== 125 /* } */ && code !== 93 /* ] */) return index;
+    if (!isMarkupSpace(code) && code !== RIGHT_BRACE && code !== RIGHT_BRACKET) return index;
   }
   return -1;
 }

@@ -1,3 +1,5 @@
+import { BoundedCache } from '../core/bounded-cache.ts';
+
 /**
  * Finds a literal (`</tool_call>`, three backticks…) in text that arrives in chunks, even when
  * the literal is cut by a chunk boundary. Knuth–Morris–Pratt, so each character is examined a
@@ -56,9 +58,9 @@ export class LiteralFinder {
 }
 
 /** Tables are read-only once built, and a parser makes a finder per call: build each once. */
-const fallbackTables = new Map<string, Int32Array>();
 /** Literals come from protocol configuration: a handful. The cap only guards odd callers. */
 const MAX_CACHED_TABLES = 64;
+const fallbackTables = new BoundedCache<string, Int32Array>(MAX_CACHED_TABLES);
 
 /** For each prefix of `literal`, the length of its longest proper prefix that is also a suffix. */
 function fallbackTable(literal: string): Int32Array {
@@ -73,7 +75,6 @@ function fallbackTable(literal: string): Int32Array {
     if (literal.charCodeAt(index) === literal.charCodeAt(length)) length++;
     fallback[index] = length;
   }
-  if (fallbackTables.size >= MAX_CACHED_TABLES) fallbackTables.clear();
   fallbackTables.set(literal, fallback);
   return fallback;
 }

@@ -1,3 +1,5 @@
+import { CARRIAGE_RETURN, GREATER_THAN, LINE_FEED, SLASH, SPACE, TAB } from './char-codes.ts';
+
 /**
  * Matches, at one position, which of a fixed set of literal openers begins there (`<think>`,
  * `<tool_call>`, `<get_weather` …). Compiled once per set of openers and shared by parser
@@ -58,8 +60,14 @@ const NONE = { kind: 'none' } as const;
 const PARTIAL = { kind: 'partial' } as const;
 
 export function isNameDelimiter(code: number): boolean {
-  // > / space \t \n \r
-  return code === 62 || code === 47 || code === 32 || code === 9 || code === 10 || code === 13;
+  return (
+    code === GREATER_THAN ||
+    code === SLASH ||
+    code === SPACE ||
+    code === TAB ||
+    code === LINE_FEED ||
+    code === CARRIAGE_RETURN
+  );
 }
 
 export interface OpenerTrie<Data> {

@@ -1,3 +1,5 @@
+import { LOWER_X, NUMBER_SIGN, UPPER_X } from './char-codes.ts';
+
 /** XML's five predefined entities: the only names ever expanded (there is no DTD). */
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
   lt: '<',
@@ -13,10 +15,10 @@ const NAMED_ENTITIES: Readonly<Record<string, string>> = {
  * undefined. What a code point XML forbids (a surrogate, NUL) becomes is the caller's choice.
  */
 export function readReference(body: string): string | number | undefined {
-  if (body.charCodeAt(0) !== 35 /* # */) {
+  if (body.charCodeAt(0) !== NUMBER_SIGN) {
     return Object.hasOwn(NAMED_ENTITIES, body) ? NAMED_ENTITIES[body] : undefined;
   }
-  const hex = body.charCodeAt(1) === 120 || body.charCodeAt(1) === 88; /* x X */
+  const hex = body.charCodeAt(1) === LOWER_X || body.charCodeAt(1) === UPPER_X;
   const digits = body.slice(hex ? 2 : 1);
   if (digits.length === 0 || !(hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
     return undefined;

@@ -1,3 +1,4 @@
+import { DIGIT_NINE, DIGIT_ZERO } from '../scan/char-codes.ts';
 import { trySchemaPattern } from './pattern.ts';
 
 /** ajv-formats' `get`: the format it defines under a name (a RegExp, a function, an object). */
@@ -90,5 +91,5 @@ const LOOKAROUND_REWRITES: Readonly<Record<string, LookaroundRewrite>> = {
 };
 
 function isDigit(code: number): boolean {
-  return code >= 0x30 && code <= 0x39;
+  return code >= DIGIT_ZERO && code <= DIGIT_NINE;
 }

@@ -1,4 +1,22 @@
 import { RE2JS } from 're2js';
+import { BoundedCache } from '../core/bounded-cache.ts';
+import { ToolwireError } from '../core/errors.ts';
+import {
+  ASTERISK,
+  BACKSLASH,
+  CIRCUMFLEX_ACCENT,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  DOLLAR,
+  DOT,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LEFT_PARENTHESIS,
+  PLUS,
+  QUESTION_MARK,
+  RIGHT_PARENTHESIS,
+  VERTICAL_LINE,
+} from '../scan/char-codes.ts';
 
 /**
  * Patterns from schemas (`pattern`, `patternProperties`, `propertyNames`), matched in linear
@@ -22,17 +40,21 @@ export interface SchemaPattern {
  * A pattern that cannot be matched in linear time, or is no regular expression at all.
  * `schemaPath` is the JSON Pointer of the keyword inside the schema (`/properties/id/pattern`)
  * when the pattern was found by walking a schema (checkSchemaPatterns), '' when only the
- * pattern is known (Ajv's compile hook).
+ * pattern is known (Ajv's compile hook). `cause` is the parser's own error, when one said why.
  */
-export class UnsupportedPatternError extends Error {
-  override readonly name = 'UnsupportedPatternError';
+export class UnsupportedPatternError extends ToolwireError {
+  declare readonly kind: 'unsupported-pattern';
   readonly pattern: string;
   readonly reason: string;
   readonly schemaPath: string;
 
-  constructor(pattern: string, reason: string, schemaPath = '') {
+  constructor(pattern: string, reason: string, schemaPath = '', options: { cause?: unknown } = {}) {
     const where = schemaPath === '' ? '' : ` at ${schemaPath}`;
-    super(`the pattern ${JSON.stringify(pattern)}${where} ${reason}`);
+    super(
+      'unsupported-pattern',
+      `the pattern ${JSON.stringify(pattern)}${where} ${reason}`,
+      options,
+    );
     this.pattern = pattern;
     this.reason = reason;
     this.schemaPath = schemaPath;
@@ -40,7 +62,9 @@ export class UnsupportedPatternError extends Error {
 
   /** The same refusal, placed at `schemaPath`. */
   at(schemaPath: string): UnsupportedPatternError {
-    return new UnsupportedPatternError(this.pattern, this.reason, schemaPath);
+    return new UnsupportedPatternError(this.pattern, this.reason, schemaPath, {
+      cause: this.cause,
+    });
   }
 }
 
@@ -91,7 +115,7 @@ function complement(ranges: readonly (readonly [number, number])[]): [number, nu
 const SPACE = rangesText(SPACE_RANGES);
 const NOT_SPACE = rangesText(complement(SPACE_RANGES));
 /** ECMAScript's `.` without the `s` flag: anything but a line terminator. */
-const DOT = `[^${hex(0x0a)}${hex(0x0d)}${hex(0x2028)}${hex(0x2029)}]`;
+const ANY_BUT_LINE_TERMINATOR = `[^${hex(0x0a)}${hex(0x0d)}${hex(0x2028)}${hex(0x2029)}]`;
 const ANYTHING = `${hex(0)}-${hex(MAX_CODE_POINT)}`;
 
 /** Long names of general categories, which RE2 knows only by their short names. */
@@ -182,7 +206,7 @@ function quantifierEnd(source: string, start: number): number {
 }
 
 function isDigit(code: number): boolean {
-  return code >= 0x30 && code <= 0x39;
+  return code >= DIGIT_ZERO && code <= DIGIT_NINE;
 }
 
 /**
@@ -204,51 +228,49 @@ class Translation {
     while (this.index < source.length) {
       const code = source.charCodeAt(this.index);
       switch (code) {
-        case 0x5c /* \ */:
+        case BACKSLASH:
           this.output += this.escape(false);
           this.atom(1);
           break;
-        case 0x5b /* [ */:
+        case LEFT_BRACKET:
           this.output += this.characterClass();
           this.atom(1);
           break;
-        case 0x28 /* ( */:
+        case LEFT_PARENTHESIS:
           this.output += this.group();
           this.weights.push(0);
           break;
-        case 0x29 /* ) */:
+        case RIGHT_PARENTHESIS:
           this.output += ')';
           this.index++;
           this.atom(this.weights.pop() ?? 0);
           break;
-        case 0x2e /* . */:
+        case DOT:
           this.index++;
-          this.output += DOT;
+          this.output += ANY_BUT_LINE_TERMINATOR;
           this.atom(1);
           break;
-        case 0x7b /* { */:
-          {
-            // A quantifier when it reads as one; otherwise (outside the `u` flag) a literal brace.
-            const end = quantifierEnd(source, this.index);
-            if (end === -1) {
-              this.output += this.literal();
-              this.atom(1);
-              break;
-            }
-            const bounds = source.slice(this.index + 1, end - 1).split(',');
-            const most =
-              bounds.length === 1 ? Number(bounds[0]) : Number(bounds[1] || bounds[0]) + 1;
-            this.repeat(most);
-            this.output += source.slice(this.index, end);
-            this.index = end;
+        case LEFT_BRACE: {
+          // A quantifier when it reads as one; otherwise (outside the `u` flag) a literal brace.
+          const end = quantifierEnd(source, this.index);
+          if (end === -1) {
+            this.output += this.literal();
+            this.atom(1);
             break;
           }
-        case 0x7c /* | */:
-        case 0x2a /* * */:
-        case 0x2b /* + */:
-        case 0x3f /* ? */:
-        case 0x5e /* ^ */:
-        case 0x24 /* $ */:
+          const bounds = source.slice(this.index + 1, end - 1).split(',');
+          const most = bounds.length === 1 ? Number(bounds[0]) : Number(bounds[1] || bounds[0]) + 1;
+          this.repeat(most);
+          this.output += source.slice(this.index, end);
+          this.index = end;
+          break;
+        }
+        case VERTICAL_LINE:
+        case ASTERISK:
+        case PLUS:
+        case QUESTION_MARK:
+        case CIRCUMFLEX_ACCENT:
+        case DOLLAR:
           this.output += source[this.index];
           this.index++;
           break;
@@ -453,8 +475,8 @@ class Translation {
 }
 
 /** Compiled patterns (and refusals), by flags and pattern; bounded, since schemas come from outside. */
-const compiled = new Map<string, SchemaPattern | UnsupportedPatternError>();
 const MAX_COMPILED = 1024;
+const compiled = new BoundedCache<string, SchemaPattern | UnsupportedPatternError>(MAX_COMPILED);
 
 /** How many patterns were compiled for the linear engine (tests count it). */
 export const patternStatistics = { compiled: 0 };
@@ -466,12 +488,7 @@ export const patternStatistics = { compiled: 0 };
  */
 export function compileSchemaPattern(pattern: string, flags = 'u'): SchemaPattern {
   const key = `${flags}/${pattern}`;
-  let found = compiled.get(key);
-  if (found === undefined) {
-    found = compileUncached(pattern, flags);
-    if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(key, found);
-  }
+  const found = compiled.getOrCreate(key, () => compileUncached(pattern, flags));
   if (found instanceof UnsupportedPatternError) throw found;
   return found;
 }
@@ -491,7 +508,14 @@ function compileUncached(pattern: string, flags: string): SchemaPattern | Unsupp
     new RegExp(pattern, flags.includes('u') ? 'u' : '');
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return new UnsupportedPatternError(pattern, `is not a valid regular expression (${detail})`);
+    return new UnsupportedPatternError(
+      pattern,
+      `is not a valid regular expression (${detail})`,
+      '',
+      {
+        cause: error,
+      },
+    );
   }
   let translated: string;
   try {
@@ -505,7 +529,14 @@ function compileUncached(pattern: string, flags: string): SchemaPattern | Unsupp
     engine = RE2JS.compile(translated, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return new UnsupportedPatternError(pattern, `is beyond the linear-time engine (${detail})`);
+    return new UnsupportedPatternError(
+      pattern,
+      `is beyond the linear-time engine (${detail})`,
+      '',
+      {
+        cause: error,
+      },
+    );
   }
   if (engine.programSize() > MAX_PROGRAM_SIZE) {
     return new UnsupportedPatternError(

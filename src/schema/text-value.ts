@@ -1,4 +1,22 @@
 import { UNCONSTRAINED_POLICY, type ValuePolicy } from '../core/index.ts';
+import {
+  CARRIAGE_RETURN,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  DOT,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LINE_FEED,
+  LOWER_E,
+  LOWER_F,
+  LOWER_N,
+  LOWER_T,
+  MINUS,
+  PLUS,
+  SPACE,
+  TAB,
+  UPPER_E,
+} from '../scan/char-codes.ts';
 import { coerceText } from './coerce.ts';
 import { ALL_TYPES, ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING } from './resolve.ts';
 
@@ -149,13 +167,13 @@ class JsonKindProbe implements TextProbe {
   private start(code: number): void {
     const mask = this.mask;
     let word = '';
-    if (code === 0x7b /* { */ && mask & OBJECT) this.phase = Phase.Container;
-    else if (code === 0x5b /* [ */ && mask & ARRAY) this.phase = Phase.Container;
-    else if ((code === 0x2d || (code >= 0x30 && code <= 0x39)) && mask & NUMBER) {
+    if (code === LEFT_BRACE && mask & OBJECT) this.phase = Phase.Container;
+    else if (code === LEFT_BRACKET && mask & ARRAY) this.phase = Phase.Container;
+    else if ((code === MINUS || (code >= DIGIT_ZERO && code <= DIGIT_NINE)) && mask & NUMBER) {
       this.phase = Phase.Number;
-    } else if (code === 0x6e /* n */ && mask & NULL) word = 'null';
-    else if (code === 0x74 /* t */ && mask & BOOLEAN) word = 'true';
-    else if (code === 0x66 /* f */ && mask & BOOLEAN) word = 'false';
+    } else if (code === LOWER_N && mask & NULL) word = 'null';
+    else if (code === LOWER_T && mask & BOOLEAN) word = 'true';
+    else if (code === LOWER_F && mask & BOOLEAN) word = 'false';
     else this.phase = Phase.Settled;
     if (word !== '') {
       this.phase = Phase.Word;
@@ -166,17 +184,17 @@ class JsonKindProbe implements TextProbe {
 }
 
 function isJsonSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+  return code === SPACE || code === TAB || code === LINE_FEED || code === CARRIAGE_RETURN;
 }
 
 /** Characters a JSON number is made of (the order is checked when the text is complete). */
 function isNumberCharacter(code: number): boolean {
   return (
-    (code >= 0x30 && code <= 0x39) ||
-    code === 0x2d ||
-    code === 0x2b ||
-    code === 0x2e ||
-    code === 0x65 ||
-    code === 0x45
+    (code >= DIGIT_ZERO && code <= DIGIT_NINE) ||
+    code === MINUS ||
+    code === PLUS ||
+    code === DOT ||
+    code === LOWER_E ||
+    code === UPPER_E
   );
 }

@@ -3,6 +3,7 @@ import AjvModule from 'ajv';
 import Ajv2019Module from 'ajv/dist/2019.js';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { BoundedCache } from '../core/bounded-cache.ts';
 import type { JsonSchema, ValidationProblem } from '../core/index.ts';
 import { linearFormats } from './formats.ts';
 import { compileSchemaPattern } from './pattern.ts';
@@ -96,7 +97,7 @@ export function createValidator(): Validator {
   const compiledBooleans = new Map<boolean, Compiled>();
   // By the schema's JSON text too: a server gets new schema objects with every request (the
   // proxy, the middleware behind an HTTP API), and compiling is the costliest part of a call.
-  const compiledTexts = new Map<string, Compiled>();
+  const compiledTexts = new BoundedCache<string, Compiled>(MAX_COMPILED_TEXTS);
 
   function engineFor(draft: Draft): AjvEngine {
     let engine = engines.get(draft);
@@ -122,12 +123,7 @@ export function createValidator(): Validator {
     compiled = text === undefined ? undefined : compiledTexts.get(text);
     if (!compiled) {
       compiled = compileUncached(schema);
-      if (text !== undefined) {
-        // Bounded: the oldest entry makes room (Maps iterate in insertion order).
-        if (compiledTexts.size >= MAX_COMPILED_TEXTS)
-          compiledTexts.delete(compiledTexts.keys().next().value as string);
-        compiledTexts.set(text, compiled);
-      }
+      if (text !== undefined) compiledTexts.set(text, compiled);
     }
     compiledObjects.set(schema, compiled);
     return compiled;

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../core/bounded-cache.ts';
 import {
   type JsonSchema,
   type StreamableKind,
@@ -62,28 +63,14 @@ function buildPolicy(schema: JsonSchema | undefined, root: JsonSchema): ValuePol
     array: known && (mask & ARRAY) !== 0,
   };
 
-  const properties = new Map<string, ValuePolicy>();
-  const items = new Map<number, ValuePolicy>();
+  const properties = new BoundedCache<string, ValuePolicy>(MAX_CACHED_CHILDREN);
+  const items = new BoundedCache<number, ValuePolicy>(MAX_CACHED_CHILDREN);
   const built: ValuePolicy = {
     streams: (kind) => streamable[kind] === true,
-    property(key) {
-      let policy = properties.get(key);
-      if (!policy) {
-        policy = buildPolicy(propertySchema(resolved, key, root), root);
-        if (properties.size >= MAX_CACHED_CHILDREN) properties.clear();
-        properties.set(key, policy);
-      }
-      return policy;
-    },
-    item(index) {
-      let policy = items.get(index);
-      if (!policy) {
-        policy = buildPolicy(itemSchema(resolved, index, root), root);
-        if (items.size >= MAX_CACHED_CHILDREN) items.clear();
-        items.set(index, policy);
-      }
-      return policy;
-    },
+    property: (key) =>
+      properties.getOrCreate(key, () => buildPolicy(propertySchema(resolved, key, root), root)),
+    item: (index) =>
+      items.getOrCreate(index, () => buildPolicy(itemSchema(resolved, index, root), root)),
     coerce: (value) => coerceBySchema(value, resolved, root),
   };
   // Formats that read values as text ask textReading(policy): the text is the string itself

@@ -2,6 +2,7 @@ import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isErrorOfKind, ToolwireError } from '../../src/core/errors.ts';
 import type { JsonSchema } from '../../src/core/index.ts';
 import { linearFormats, REGEX_FORMATS } from '../../src/schema/formats.ts';
 import {
@@ -264,6 +265,30 @@ describe('patterns the linear engine cannot express are refused by name', () => 
     let deep: object = { pattern: '(?=x)' };
     for (let level = 0; level < 20_000; level++) deep = { not: deep };
     expect(refusal(deep)).toBeInstanceOf(UnsupportedPatternError);
+  });
+
+  it('is a ToolwireError of kind unsupported-pattern, with the parser error as its cause', () => {
+    const refusal = (pattern: string) => {
+      try {
+        compileSchemaPattern(pattern);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const invalid = refusal('(');
+    expect(invalid).toBeInstanceOf(ToolwireError);
+    expect(ToolwireError.isInstance(invalid)).toBe(true);
+    expect(UnsupportedPatternError.isInstance(invalid)).toBe(true);
+    expect(isErrorOfKind(invalid, 'unsupported-pattern')).toBe(true);
+    expect(invalid).toMatchObject({ name: 'UnsupportedPatternError', kind: 'unsupported-pattern' });
+    // The RegExp parser said why: kept as the cause, also once placed in a schema.
+    expect((invalid as Error).cause).toBeInstanceOf(SyntaxError);
+    const placed = (invalid as UnsupportedPatternError).at('/properties/x/pattern');
+    expect(placed.cause).toBe((invalid as Error).cause);
+    expect(placed.kind).toBe('unsupported-pattern');
+    // A refusal of the translation has no error underneath.
+    expect((refusal('(a)\\1') as Error).cause).toBeUndefined();
   });
 });
 

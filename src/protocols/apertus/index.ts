@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -44,9 +45,13 @@ const TOOLS_BLOCK: Opener<JsonCallsBodyConfig> = {
 
 const TOKEN_ONLY: readonly Opener<JsonCallsBodyConfig>[] = [TOOLS_BLOCK];
 
-/** Opener arrays per list of tool names, so the engine compiles each once (see xml/index.ts). */
-const openersByNames = new Map<string, readonly Opener<JsonCallsBodyConfig>[]>();
+/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
 const MAX_CACHED_TOOL_LISTS = 64;
+
+/** Opener arrays per list of tool names, so the engine compiles each once (see xml/index.ts). */
+const openersByNames = new BoundedCache<string, readonly Opener<JsonCallsBodyConfig>[]>(
+  MAX_CACHED_TOOL_LISTS,
+);
 
 /** `[{"get_weather"`: a bare list can only be told from data by the declared names it uses. */
 function withBareArrays(tools: readonly ToolDefinition[]): readonly Opener<JsonCallsBodyConfig>[] {
@@ -61,7 +66,6 @@ function withBareArrays(tools: readonly ToolDefinition[]): readonly Opener<JsonC
       ]);
     });
     openers = [TOOLS_BLOCK, ...bareArrayOpeners(APERTUS_SHAPE, literals)];
-    if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
     openersByNames.set(key, openers);
   }
   return openers;

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol, grammarOf } from '../common/define-protocol.ts';
@@ -68,7 +69,9 @@ function combineGrammars(
   grammars: readonly ProtocolGrammar<unknown>[],
 ): ProtocolGrammar<CandidateGroup> {
   const reasoningTags = unionOfReasoningTags(grammars);
-  const combined = new Map<string, readonly Opener<CandidateGroup>[]>();
+  const combined = new BoundedCache<string, readonly Opener<CandidateGroup>[]>(
+    MAX_CACHED_COMBINATIONS,
+  );
   const arrayIds = new WeakMap<object, number>();
   let nextArrayId = 0;
   const idOf = (array: object): number => {
@@ -85,14 +88,7 @@ function combineGrammars(
     // combination of them, so the engine compiles it once too.
     callOpeners(options: ResolvedParseOptions) {
       const parts = grammars.map((grammar) => grammar.callOpeners(options));
-      const key = parts.map(idOf).join(',');
-      let openers = combined.get(key);
-      if (openers === undefined) {
-        openers = combineOpeners(grammars, parts);
-        if (combined.size >= MAX_CACHED_COMBINATIONS) combined.clear();
-        combined.set(key, openers);
-      }
-      return openers;
+      return combined.getOrCreate(parts.map(idOf).join(','), () => combineOpeners(grammars, parts));
     },
     openCall(group, context) {
       const only = group.ready.length === 1 ? group.ready[0]! : undefined;

@@ -1,3 +1,4 @@
+import { GRAVE_ACCENT, LEFT_BRACE, LEFT_BRACKET, LESS_THAN } from '../../scan/char-codes.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import type { OpenerTrie } from '../../scan/opener-trie.ts';
 import type { CallBody, CallContext, CallOutcome } from '../engine/call-body.ts';
@@ -77,8 +78,8 @@ export class FencedCallBody implements CallBody {
           while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
           if (index >= end) return -1;
           const code = text.charCodeAt(index);
-          if (code === 60 /* < */) this.phase = Phase.Tag;
-          else if (code === 123 /* { */ || code === 91 /* [ */) {
+          if (code === LESS_THAN) this.phase = Phase.Tag;
+          else if (code === LEFT_BRACE || code === LEFT_BRACKET) {
             this.inner = new JsonCallsBody(this.context, this.json);
             this.phase = Phase.Inner;
           } else return this.notACall(index);
@@ -124,7 +125,7 @@ export class FencedCallBody implements CallBody {
       while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
     }
     while (index < end && this.fenceMatched < FENCE.length) {
-      if (text.charCodeAt(index) !== 96 /* ` */) {
+      if (text.charCodeAt(index) !== GRAVE_ACCENT) {
         // No fence closes the call: what was read after it is text again.
         this.ownLeftover = this.afterCall + text.slice(start, index);
         this.phase = Phase.Done;

@@ -1,3 +1,4 @@
+import { LEFT_BRACE, LEFT_BRACKET } from '../../scan/char-codes.ts';
 import { JsonExtent } from '../../scan/json-extent.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 
@@ -30,5 +31,5 @@ export class ForeignJsonBody implements CallBody {
 
 /** Whether a call's arguments begin at this character code (`{` or `[`). */
 export function opensJson(code: number): boolean {
-  return code === 0x7b /* { */ || code === 0x5b /* [ */;
+  return code === LEFT_BRACE || code === LEFT_BRACKET;
 }

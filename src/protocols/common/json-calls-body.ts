@@ -1,4 +1,4 @@
-import { LEFT_BRACE } from '../../scan/char-codes.ts';
+import { GRAVE_ACCENT, LEFT_BRACE, LEFT_BRACKET } from '../../scan/char-codes.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import { JsonExtent } from '../../scan/json-extent.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
@@ -195,7 +195,7 @@ export class JsonCallsBody implements CallBody {
 
   private scanAfterForeignHeader(text: string, start: number): number {
     const code = text.charCodeAt(start);
-    if (code !== 123 /* { */ && code !== 91 /* [ */) return this.headerIsNotACall(start);
+    if (code !== LEFT_BRACE && code !== LEFT_BRACKET) return this.headerIsNotACall(start);
     this.foreignJson = new JsonExtent();
     this.phase = Phase.ForeignJson;
     return start;
@@ -215,7 +215,7 @@ export class JsonCallsBody implements CallBody {
       while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
     }
     while (index < end && this.fenceMatched < 3) {
-      if (text.charCodeAt(index) !== 96 /* ` */) {
+      if (text.charCodeAt(index) !== GRAVE_ACCENT) {
         if (this.fenceMatched > 0) return this.settleNotACall(index);
         this.phase = Phase.BeforeJson;
         return index;
@@ -239,7 +239,7 @@ export class JsonCallsBody implements CallBody {
     while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
     if (index >= end) return end;
     const code = text.charCodeAt(index);
-    if (code === 123 /* { */ || code === 91 /* [ */) {
+    if (code === LEFT_BRACE || code === LEFT_BRACKET) {
       this.phase = Phase.Json;
       this.span.jsonStart = this.callOffset(index, end);
       return index;
@@ -392,7 +392,7 @@ export class JsonCallsBody implements CallBody {
         const code = text.charCodeAt(index);
         if (separator !== undefined && !this.separatorSeen && code === separator.charCodeAt(0)) {
           this.separatorSeen = true;
-        } else if (!isWhiteSpace(code) && !(fenced && code === 96) /* ` */) break;
+        } else if (!isWhiteSpace(code) && !(fenced && code === GRAVE_ACCENT)) break;
         index++;
       }
       // Several call objects in one tag (`<tool_call>{…}\n{…}</tool_call>`): each is a call.

@@ -1,7 +1,13 @@
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const LEFT_BRACE = 0x7b;
-const LETTER_U = 0x75;
+import {
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  LEFT_BRACE,
+  LINE_FEED,
+  LOWER_U,
+  QUOTATION_MARK,
+  SPACE,
+  TAB,
+} from '../../scan/char-codes.ts';
 
 /**
  * JSON text that can sit inside a prompt without ever being read back as markup: `<` and `>` are
@@ -50,7 +56,7 @@ function codesOf(characters: string): ReadonlySet<number> {
   const codes = new Set<number>();
   for (let index = 0; index < characters.length; index++) {
     const code = characters.charCodeAt(index);
-    if (code === QUOTE || code === BACKSLASH) {
+    if (code === QUOTATION_MARK || code === BACKSLASH) {
       throw new TypeError(
         'jsonForPromptEscapingInStrings: `"` and `\\` cannot be escaped again: they delimit and escape JSON strings',
       );
@@ -65,7 +71,7 @@ function unicodeEscape(code: number): string {
 }
 
 function isJsonWhiteSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+  return code === SPACE || code === LINE_FEED || code === CARRIAGE_RETURN || code === TAB;
 }
 
 /**
@@ -86,10 +92,10 @@ function escapeInStrings(
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (!inString) {
-      if (code === QUOTE) {
+      if (code === QUOTATION_MARK) {
         inString = true;
         const first = text.charCodeAt(index + 1);
-        if (firstKeyStarts && lastStructural === LEFT_BRACE && first !== QUOTE) {
+        if (firstKeyStarts && lastStructural === LEFT_BRACE && first !== QUOTATION_MARK) {
           if (first !== BACKSLASH) {
             out += text.slice(from, index + 1) + unicodeEscape(first);
             from = index + 2;
@@ -101,10 +107,10 @@ function escapeInStrings(
     }
     if (code === BACKSLASH) {
       // Skip the escaped character, and the four digits of a \u escape.
-      index += text.charCodeAt(index + 1) === LETTER_U ? 5 : 1;
-    } else if (code === QUOTE) {
+      index += text.charCodeAt(index + 1) === LOWER_U ? 5 : 1;
+    } else if (code === QUOTATION_MARK) {
       inString = false;
-      lastStructural = QUOTE;
+      lastStructural = QUOTATION_MARK;
     } else if (escaped.has(code) && index >= from) {
       out += text.slice(from, index) + unicodeEscape(code);
       from = index + 1;

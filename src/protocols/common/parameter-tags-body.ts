@@ -4,6 +4,14 @@ import {
   UNCONSTRAINED_POLICY,
   type ValuePolicy,
 } from '../../core/index.ts';
+import {
+  CARRIAGE_RETURN,
+  GREATER_THAN,
+  LESS_THAN,
+  LINE_FEED,
+  SPACE,
+  TAB,
+} from '../../scan/char-codes.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import { type TextProbe, textReading } from '../../schema/index.ts';
 import type { CallBody, CallContext, CallOutcome } from '../engine/call-body.ts';
@@ -76,7 +84,7 @@ const HOLD = -0x7fffffff;
 const MAX_LOOKAHEAD_SPACE = 256;
 
 function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+  return code === SPACE || code === LINE_FEED || code === TAB || code === CARRIAGE_RETURN;
 }
 
 /** Where a literal from a set matches at a position. */
@@ -296,7 +304,7 @@ export class ParameterTagsBody implements CallBody {
       return HOLD;
     }
     const match =
-      input.charCodeAt(at) === 60 /* < */
+      input.charCodeAt(at) === LESS_THAN
         ? this.matchAt(input, at, limit, this.blockLiterals)
         : this.syntax.nearMisses
           ? this.matchAt(input, at, limit, this.literals.bracketLost)
@@ -373,8 +381,8 @@ export class ParameterTagsBody implements CallBody {
     const stop = Math.min(limit, index + MAX_HEADER_CHARS);
     for (let at = index; at < stop; at++) {
       const code = input.charCodeAt(at);
-      if (code === 62 /* > */) return at;
-      if (code === 60 /* < */ || code === 10 /* \n */) return -(at + 1);
+      if (code === GREATER_THAN) return at;
+      if (code === LESS_THAN || code === LINE_FEED) return -(at + 1);
     }
     if (stop === limit && !this.final) return HOLD;
     return -(stop + 1);
@@ -410,12 +418,12 @@ export class ParameterTagsBody implements CallBody {
     const stop = Math.min(limit, index + MAX_HEADER_CHARS);
     while (at < stop) {
       const code = input.charCodeAt(at);
-      if (code === 10 /* \n */ || code === 60 /* < */) break;
+      if (code === LINE_FEED || code === LESS_THAN) break;
       at++;
     }
     if (at === stop && stop === limit && !this.final) return HOLD;
     const name = readName(input.slice(index, at));
-    const after = at < limit && input.charCodeAt(at) === 10 ? at + 1 : at;
+    const after = at < limit && input.charCodeAt(at) === LINE_FEED ? at + 1 : at;
     return this.openCall(name, after, limit, index);
   }
 
@@ -525,7 +533,7 @@ export class ParameterTagsBody implements CallBody {
     let at = index;
     while (at < limit && isSpace(input.charCodeAt(at))) at++;
     if (at === limit) return limit;
-    if (input.charCodeAt(at) !== 60 /* < */) {
+    if (input.charCodeAt(at) !== LESS_THAN) {
       // A call's own tag alone, then prose (`Use <function=bash> to run it`): a mention.
       if (this.isBareMention()) {
         this.settleRaw({ kind: 'not-a-call' });
@@ -772,14 +780,14 @@ export class ParameterTagsBody implements CallBody {
     while (at < limit) {
       const code = input.charCodeAt(at);
       if (!isSpace(code)) break;
-      if (code === 10) lineBreak = true;
+      if (code === LINE_FEED) lineBreak = true;
       at++;
     }
     if (!isParameterClose && lineBreak) return 1;
     if (at === limit) {
       return this.final || at - after > MAX_LOOKAHEAD_SPACE ? 1 : HOLD;
     }
-    if (input.charCodeAt(at) !== 60 /* < */) return -1;
+    if (input.charCodeAt(at) !== LESS_THAN) return -1;
     const match = this.matchAt(input, at, limit, this.callLiterals);
     if (match === 'partial') return HOLD;
     if (match !== undefined) return 1;
@@ -791,7 +799,7 @@ export class ParameterTagsBody implements CallBody {
     if (repeated === undefined) return -1;
     const next = this.skipSpace(input, at + repeated.literal.length, limit);
     if (next === limit) return this.final || next - after > MAX_LOOKAHEAD_SPACE ? 1 : HOLD;
-    if (input.charCodeAt(next) !== 60 /* < */) return -1;
+    if (input.charCodeAt(next) !== LESS_THAN) return -1;
     const follows = this.matchAt(input, next, limit, this.callLiterals);
     if (follows === 'partial') return HOLD;
     return follows === undefined ? -1 : 1;
@@ -826,7 +834,7 @@ export class ParameterTagsBody implements CallBody {
   private lineStartAt(input: string, index: number, at: number): boolean {
     for (let position = at - 1; position >= index; position--) {
       const code = input.charCodeAt(position);
-      if (code !== 0x20 && code !== 0x09) return code === 0x0a;
+      if (code !== SPACE && code !== TAB) return code === LINE_FEED;
     }
     return this.atLineStart;
   }
@@ -834,8 +842,8 @@ export class ParameterTagsBody implements CallBody {
   private trackLineStart(piece: string): void {
     for (let index = piece.length - 1; index >= 0; index--) {
       const code = piece.charCodeAt(index);
-      if (code === 0x20 || code === 0x09) continue;
-      this.atLineStart = code === 0x0a;
+      if (code === SPACE || code === TAB) continue;
+      this.atLineStart = code === LINE_FEED;
       return;
     }
   }

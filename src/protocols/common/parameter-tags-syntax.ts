@@ -1,3 +1,4 @@
+import { APOSTROPHE, EQUALS_SIGN, QUOTATION_MARK } from '../../scan/char-codes.ts';
 import { isMarkupSpace } from '../../scan/characters.ts';
 import { decodeReferences } from '../xml/value-text.ts';
 import { jsonForPrompt } from './json-text.ts';
@@ -105,7 +106,13 @@ export function bareWordName(header: string): string | undefined {
   for (let index = 0; index < name.length; index++) {
     const code = name.charCodeAt(index);
     // White space, `=` or a quote: attributes (read by readTagHeader), not one bare word.
-    if (isMarkupSpace(code) || code === 61 || code === 34 || code === 39) return undefined;
+    if (
+      isMarkupSpace(code) ||
+      code === EQUALS_SIGN ||
+      code === QUOTATION_MARK ||
+      code === APOSTROPHE
+    )
+      return undefined;
   }
   return name;
 }
@@ -172,12 +179,12 @@ export interface TagHeader {
  * when the header is neither form.
  */
 export function readTagHeader(header: string): TagHeader | undefined {
-  if (header.charCodeAt(0) === 61 /* = */) {
+  if (header.charCodeAt(0) === EQUALS_SIGN) {
     let name = header.slice(1).trim();
     const first = name.charCodeAt(0);
     if (
       name.length >= 2 &&
-      (first === 34 || first === 39) /* " ' */ &&
+      (first === QUOTATION_MARK || first === APOSTROPHE) &&
       name.charCodeAt(name.length - 1) === first
     ) {
       name = name.slice(1, -1);
@@ -212,17 +219,17 @@ function readAttributes(text: string): Map<string, string> | undefined {
     const nameStart = index;
     while (index < length) {
       const code = text.charCodeAt(index);
-      if (code === 61 /* = */ || isMarkupSpace(code)) break;
+      if (code === EQUALS_SIGN || isMarkupSpace(code)) break;
       index++;
     }
     const name = text.slice(nameStart, index);
     while (index < length && isMarkupSpace(text.charCodeAt(index))) index++;
-    if (text.charCodeAt(index) !== 61 /* = */) return undefined;
+    if (text.charCodeAt(index) !== EQUALS_SIGN) return undefined;
     index++;
     while (index < length && isMarkupSpace(text.charCodeAt(index))) index++;
     const quote = text.charCodeAt(index);
     let value: string;
-    if (quote === 34 || quote === 39 /* " ' */) {
+    if (quote === QUOTATION_MARK || quote === APOSTROPHE) {
       const close = text.indexOf(text[index]!, index + 1);
       if (close === -1) return undefined;
       value = text.slice(index + 1, close);

@@ -1,4 +1,21 @@
 import type { ToolDefinition, ValuePolicy } from '../../core/index.ts';
+import {
+  CARRIAGE_RETURN,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  DOT,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LINE_FEED,
+  LOWER_E,
+  MINUS,
+  PLUS,
+  RIGHT_BRACE,
+  RIGHT_BRACKET,
+  SPACE,
+  TAB,
+  UPPER_E,
+} from '../../scan/char-codes.ts';
 import { readLenientJson } from '../../scan/lenient-json.ts';
 import { createValuePolicy } from '../../schema/index.ts';
 import type { ValueTextSink } from '../xml/value-text.ts';
@@ -154,7 +171,8 @@ export class ValueLayout implements ValueTextSink {
       trailingBreak = true;
       closingIndented = lastBreak + 1 < tail.length;
       let cut = lastBreak;
-      if (this.leadingBreak === '\r\n' && cut > 0 && tail.charCodeAt(cut - 1) === 13) cut--;
+      if (this.leadingBreak === '\r\n' && cut > 0 && tail.charCodeAt(cut - 1) === CARRIAGE_RETURN)
+        cut--;
       tail = tail.slice(0, cut);
     }
     const exactLayout = this.leadingBreak !== '' && trailingBreak && !closingIndented;
@@ -178,7 +196,9 @@ export class ValueLayout implements ValueTextSink {
       const lastBreak = tail.lastIndexOf('\n');
       if (lastBreak !== -1 && isIndentation(tail, lastBreak + 1)) {
         const cut =
-          lastBreak > 0 && tail.charCodeAt(lastBreak - 1) === 13 ? lastBreak - 1 : lastBreak;
+          lastBreak > 0 && tail.charCodeAt(lastBreak - 1) === CARRIAGE_RETURN
+            ? lastBreak - 1
+            : lastBreak;
         tail = tail.slice(0, cut);
       }
     }
@@ -199,7 +219,7 @@ export type ValueLayoutKind = 'block' | 'inline' | 'exact';
  */
 export function layoutValueText(raw: string, layout: ValueLayoutKind): string {
   if (layout === 'exact') return raw;
-  const leadingBreak = raw.startsWith('\r\n') ? 2 : raw.charCodeAt(0) === 0x0a ? 1 : 0;
+  const leadingBreak = raw.startsWith('\r\n') ? 2 : raw.charCodeAt(0) === LINE_FEED ? 1 : 0;
   const length = raw.length;
   // raw[leadingBreak, first) is indentation, raw[first, last) content, raw[last, length) the tail.
   let last = length;
@@ -217,7 +237,8 @@ export function layoutValueText(raw: string, layout: ValueLayoutKind): string {
     trailingBreak = true;
     closingIndented = lastBreak + 1 < length;
     tailEnd = lastBreak;
-    if (leadingBreak === 2 && tailEnd > last && raw.charCodeAt(tailEnd - 1) === 0x0d) tailEnd--;
+    if (leadingBreak === 2 && tailEnd > last && raw.charCodeAt(tailEnd - 1) === CARRIAGE_RETURN)
+      tailEnd--;
   }
   if (layout === 'block') {
     const exactLayout = leadingBreak !== 0 && trailingBreak && !closingIndented;
@@ -231,7 +252,7 @@ export function layoutValueText(raw: string, layout: ValueLayoutKind): string {
 }
 
 function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+  return code === SPACE || code === TAB || code === LINE_FEED || code === CARRIAGE_RETURN;
 }
 
 function lastNonSpace(text: string): number {
@@ -245,7 +266,7 @@ function lastNonSpace(text: string): number {
 function isIndentation(text: string, from: number): boolean {
   for (let index = from; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (code !== 0x20 && code !== 0x09) return false;
+    if (code !== SPACE && code !== TAB) return false;
   }
   return true;
 }
@@ -278,8 +299,8 @@ export function probeVerdict(text: string): ProbeVerdict {
   while (first < text.length && isSpace(text.charCodeAt(first))) first++;
   if (first === text.length) return ProbeVerdict.Maybe;
   const code = text.charCodeAt(first);
-  if (code === 0x7b || code === 0x5b /* { [ */) return ProbeVerdict.Maybe;
-  if (code === 0x2d || (code >= 0x30 && code <= 0x39) /* - digit */) {
+  if (code === LEFT_BRACE || code === LEFT_BRACKET) return ProbeVerdict.Maybe;
+  if (code === MINUS || (code >= DIGIT_ZERO && code <= DIGIT_NINE)) {
     for (let index = first; index < text.length; index++) {
       if (!isNumberCharacter(text.charCodeAt(index))) {
         return lastNonSpace(text) < index ? ProbeVerdict.Maybe : ProbeVerdict.Text;
@@ -296,12 +317,12 @@ export function probeVerdict(text: string): ProbeVerdict {
 
 function isNumberCharacter(code: number): boolean {
   return (
-    (code >= 0x30 && code <= 0x39) ||
-    code === 0x2d ||
-    code === 0x2b ||
-    code === 0x2e ||
-    code === 0x65 ||
-    code === 0x45
+    (code >= DIGIT_ZERO && code <= DIGIT_NINE) ||
+    code === MINUS ||
+    code === PLUS ||
+    code === DOT ||
+    code === LOWER_E ||
+    code === UPPER_E
   );
 }
 
@@ -317,12 +338,13 @@ export function jsonValueOf(text: string, maxDepth: number): unknown | typeof NO
   const first = trimmed.charCodeAt(0);
   const last = trimmed.charCodeAt(trimmed.length - 1);
   const container =
-    (first === 0x7b && last === 0x7d) /* { } */ || (first === 0x5b && last === 0x5d); /* [ ] */
+    (first === LEFT_BRACE && last === RIGHT_BRACE) ||
+    (first === LEFT_BRACKET && last === RIGHT_BRACKET);
   if (container) {
     const read = readLenientJson(trimmed, { maxDepth });
     return read.ok ? read.value : NOT_JSON;
   }
-  if (first === 0x7b || first === 0x5b) return NOT_JSON;
+  if (first === LEFT_BRACE || first === LEFT_BRACKET) return NOT_JSON;
   try {
     return JSON.parse(trimmed) as unknown;
   } catch {

@@ -4,6 +4,18 @@ import {
   UNCONSTRAINED_POLICY,
   type ValuePolicy,
 } from '../../core/index.ts';
+import {
+  AMPERSAND,
+  APOSTROPHE,
+  EQUALS_SIGN,
+  GREATER_THAN,
+  LESS_THAN,
+  LINE_FEED,
+  QUOTATION_MARK,
+  SPACE,
+  TAB,
+  TILDE,
+} from '../../scan/char-codes.ts';
 import { isMarkupSpace } from '../../scan/characters.ts';
 import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
 import { textReading } from '../../schema/index.ts';
@@ -84,7 +96,7 @@ export function readWholeParameterCall(
   for (;;) {
     at = skipSpace(text, at, limit);
     // Stray text between parameters, or the end of the text.
-    if (at >= limit || text.charCodeAt(at) !== 60 /* < */) return DECLINED;
+    if (at >= limit || text.charCodeAt(at) !== LESS_THAN) return DECLINED;
     const which = literalAt(text, at, limit, callLiterals);
     if (which < 0) return DECLINED;
     const literal = callLiterals[which]!;
@@ -171,11 +183,11 @@ const NAME_ATTRIBUTE = ' name="';
  * `=NAME` and ` name="NAME"` with a plain name, are taken in place.
  */
 function tagHeader(text: string, start: number, close: number): TagHeader | undefined {
-  if (text.charCodeAt(start) === 61 /* = */) {
+  if (text.charCodeAt(start) === EQUALS_SIGN) {
     if (isPlainName(text, start + 1, close)) return { name: text.slice(start + 1, close) };
   } else if (
     close - start > NAME_ATTRIBUTE.length + 1 &&
-    text.charCodeAt(close - 1) === 34 /* " */ &&
+    text.charCodeAt(close - 1) === QUOTATION_MARK &&
     isAt(text, start, NAME_ATTRIBUTE) &&
     isPlainName(text, start + NAME_ATTRIBUTE.length, close - 1)
   ) {
@@ -192,7 +204,13 @@ function isPlainName(text: string, start: number, end: number): boolean {
   if (end <= start) return false;
   for (let at = start; at < end; at++) {
     const code = text.charCodeAt(at);
-    if (code <= 0x20 || code > 0x7e || code === 34 || code === 39 || code === 38 /* " ' & */) {
+    if (
+      code <= SPACE ||
+      code > TILDE ||
+      code === QUOTATION_MARK ||
+      code === APOSTROPHE ||
+      code === AMPERSAND
+    ) {
       return false;
     }
   }
@@ -209,8 +227,8 @@ function tagHeaderEnd(text: string, index: number, limit: number): number {
   const stop = Math.min(limit, index + MAX_HEADER_CHARS);
   for (let at = index; at < stop; at++) {
     const code = text.charCodeAt(at);
-    if (code === 62 /* > */) return at;
-    if (code === 60 /* < */ || code === 10 /* \n */) return DECLINED;
+    if (code === GREATER_THAN) return at;
+    if (code === LESS_THAN || code === LINE_FEED) return DECLINED;
   }
   return DECLINED;
 }
@@ -279,13 +297,13 @@ function valueEnd(
     while (next < limit) {
       const code = text.charCodeAt(next);
       if (!isMarkupSpace(code)) break;
-      if (code === 10 /* \n */) lineBreak = true;
+      if (code === LINE_FEED) lineBreak = true;
       next++;
     }
     // The call's or block's closer followed by a line break ends the call (value closer missing).
     if (!isParameterClose && lineBreak) return DECLINED;
     if (next >= limit) return DECLINED;
-    if (text.charCodeAt(next) === 60 /* < */) {
+    if (text.charCodeAt(next) === LESS_THAN) {
       const follows = literalAt(text, next, limit, literals.callLiterals);
       if (follows === PARTIAL) return DECLINED;
       if (follows !== NONE) return isParameterClose ? at : DECLINED;
@@ -302,7 +320,7 @@ function valueEnd(
 function startsLine(text: string, valueStart: number, at: number): boolean {
   for (let position = at - 1; position >= valueStart; position--) {
     const code = text.charCodeAt(position);
-    if (code !== 0x20 && code !== 0x09) return code === 0x0a;
+    if (code !== SPACE && code !== TAB) return code === LINE_FEED;
   }
   return true;
 }

@@ -1,4 +1,20 @@
 import type { ToolDefinition } from '../../core/index.ts';
+import {
+  CARRIAGE_RETURN,
+  COMMA,
+  DOT,
+  EQUALS_SIGN,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LEFT_PARENTHESIS,
+  LINE_FEED,
+  MINUS,
+  RIGHT_BRACKET,
+  RIGHT_PARENTHESIS,
+  SEMICOLON,
+  SPACE,
+  TAB,
+} from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import type { JsonTokenHandler } from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
@@ -62,21 +78,6 @@ const Phase = {
   Done: 14,
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
-
-const LEFT_BRACKET = 0x5b;
-const RIGHT_BRACKET = 0x5d;
-const LEFT_BRACE = 0x7b;
-const LEFT_PARENTHESIS = 0x28;
-const RIGHT_PARENTHESIS = 0x29;
-const COMMA = 0x2c;
-const SEMICOLON = 0x3b;
-const EQUALS = 0x3d;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const SPACE = 0x20;
-const TAB = 0x09;
-const LINE_FEED = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
 
 /** A tool name longer than this is not one. */
 const MAX_NAME = 256;
@@ -291,7 +292,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
         return this.positional(index);
       case Phase.Equals:
         if (code === SPACE || code === TAB) return index + 1;
-        if (code === EQUALS) return this.beginValue(index);
+        if (code === EQUALS_SIGN) return this.beginValue(index);
         return this.positional(index);
       case Phase.AfterValue:
         if (isWhiteSpace(code)) return index + 1;

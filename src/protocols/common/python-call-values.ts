@@ -1,25 +1,35 @@
 import {
   APOSTROPHE,
   BACKSLASH,
+  CARRIAGE_RETURN,
   COLON,
   COMMA,
   DIGIT_NINE,
+  DIGIT_SEVEN,
   DIGIT_ZERO,
   DOT,
+  FIRST_NON_ASCII,
   HIGH_SURROGATE_FIRST,
   HIGH_SURROGATE_LAST,
   LEFT_BRACE,
   LEFT_BRACKET,
+  LEFT_PARENTHESIS,
   LINE_FEED,
   LOWER_A,
+  LOWER_E,
+  LOWER_U,
+  LOWER_X,
   LOWER_Z,
   MINUS,
   PLUS,
   QUOTATION_MARK,
   RIGHT_BRACE,
   RIGHT_BRACKET,
+  RIGHT_PARENTHESIS,
   UNDERSCORE,
   UPPER_A,
+  UPPER_E,
+  UPPER_U,
   UPPER_Z,
 } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
@@ -50,9 +60,6 @@ const WORD = 10;
 const NUMBER = 11;
 const DONE = 12;
 const FAILED = 13;
-
-const RIGHT_PARENTHESIS = 0x29;
-const LEFT_PARENTHESIS = 0x28;
 
 /** Words that are values, as Python and JSON spell them. */
 const LITERAL_WORDS: ReadonlyMap<string, boolean | null> = new Map<string, boolean | null>([
@@ -87,7 +94,7 @@ export function isNameStart(code: number): boolean {
     (code >= LOWER_A && code <= LOWER_Z) ||
     (code >= UPPER_A && code <= UPPER_Z) ||
     code === UNDERSCORE ||
-    code >= 0x80
+    code >= FIRST_NON_ASCII
   );
 }
 
@@ -487,13 +494,13 @@ export class PythonValueReader {
       this.content(simple);
       return index + 1;
     }
-    if (code === LINE_FEED || code === 0x0d) return index + 1; // a line continued
-    if (code >= DIGIT_ZERO && code <= 0x37) {
+    if (code === LINE_FEED || code === CARRIAGE_RETURN) return index + 1; // a line continued
+    if (code >= DIGIT_ZERO && code <= DIGIT_SEVEN) {
       this.beginDigits(8, 3, '\\');
       this.escapeDigits = 0;
       return index;
     }
-    const wanted = code === 0x78 ? 2 : code === 0x75 ? 4 : code === 0x55 ? 8 : 0; // x u U
+    const wanted = code === LOWER_X ? 2 : code === LOWER_U ? 4 : code === UPPER_U ? 8 : 0;
     if (wanted > 0) {
       this.beginDigits(16, wanted, `\\${text.charAt(index)}`);
       return index + 1;
@@ -516,7 +523,7 @@ export class PythonValueReader {
     const code = text.charCodeAt(index);
     const digit =
       this.escapeRadix === 8
-        ? code >= DIGIT_ZERO && code <= 0x37
+        ? code >= DIGIT_ZERO && code <= DIGIT_SEVEN
           ? code - DIGIT_ZERO
           : -1
         : hexDigitValue(code);
@@ -590,7 +597,7 @@ export class PythonValueReader {
           const length = this.token.length + (stop - index);
           const previous =
             stop > index ? text.charCodeAt(stop - 1) : this.token.charCodeAt(length - 1);
-          if (length !== 0 && previous !== 0x65 /* e */ && previous !== 0x45 /* E */) break;
+          if (length !== 0 && previous !== LOWER_E && previous !== UPPER_E) break;
         } else if (!isNumberPart(code)) break;
         stop++;
       }

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolDefinition } from '../../core/index.ts';
 
 /**
@@ -10,17 +11,8 @@ import type { ToolDefinition } from '../../core/index.ts';
 export function cacheToolsSection(
   format: (tools: readonly ToolDefinition[]) => string,
 ): (tools: readonly ToolDefinition[]) => string {
-  const sections = new Map<string, string>();
-  return (tools) => {
-    const key = keyOf(tools);
-    let section = sections.get(key);
-    if (section === undefined) {
-      section = format(tools);
-      if (sections.size >= MAX_CACHED_LISTS) sections.clear();
-      sections.set(key, section);
-    }
-    return section;
-  };
+  const sections = new BoundedCache<string, string>(MAX_CACHED_LISTS);
+  return (tools) => sections.getOrCreate(keyOf(tools), () => format(tools));
 }
 
 /** Distinct tool lists kept per protocol: an application has a few. */

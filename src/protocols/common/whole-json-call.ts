@@ -1,4 +1,11 @@
 import type { ValuePolicy } from '../../core/index.ts';
+import {
+  BACKSLASH,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  FIRST_NON_ASCII,
+  LEFT_BRACE,
+} from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { hexDigitValue } from '../../scan/json-tokenizer.ts';
 import { asJsonReadsIt } from '../../scan/json-value-streamer.ts';
@@ -26,11 +33,6 @@ import type { JsonCallShape } from './json-call-config.ts';
 
 /** Nesting deeper than this is left to the streaming path (its tokenizer has a depth limit). */
 const MAX_DEPTH = 64;
-
-const BACKSLASH = 0x5c;
-const LEFT_BRACE = 0x7b;
-const DIGIT_ZERO = 0x30;
-const DIGIT_NINE = 0x39;
 
 /** The last closer search in one parser's text: the first `closer` at or after `from` is at `found`. */
 interface CloserSearch {
@@ -131,7 +133,7 @@ function canonicalString(text: string, from: number, to: number, value: string):
         if (code >= 0xd800 && code <= 0xdfff) return JSON.stringify(value);
         out +=
           literal.slice(copied, at) +
-          (code < 0x80 ? ASCII_IN_JSON[code]! : String.fromCharCode(code));
+          (code < FIRST_NON_ASCII ? ASCII_IN_JSON[code]! : String.fromCharCode(code));
         copied = at + 6;
       }
       unicodeAt = literal.indexOf('\\u', at + 2);

@@ -1,4 +1,5 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { LESS_THAN } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -137,7 +138,7 @@ class DeepseekCallBody implements CallBody {
       if (index === end) return -1;
       this.sectionDecided = true;
       // The section token before a call's own opener is framing.
-      if (text.charCodeAt(index) === 60 /* < */) {
+      if (text.charCodeAt(index) === LESS_THAN) {
         this.context.settle({ kind: 'markup' });
         return index;
       }

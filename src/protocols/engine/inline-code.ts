@@ -1,5 +1,5 @@
-const BACKTICK = 96;
-const SPACE = 32;
+import { GRAVE_ACCENT, LINE_FEED, SPACE } from '../../scan/char-codes.ts';
+
 /** Unread pieces kept before the ones before the last line break are dropped. */
 const MAX_UNREAD_PIECES = 256;
 
@@ -114,7 +114,7 @@ export class InlineCodeTracker {
     const length = text.length;
     while (index < length) {
       if (this.run > 0) {
-        while (index < length && text.charCodeAt(index) === BACKTICK) {
+        while (index < length && text.charCodeAt(index) === GRAVE_ACCENT) {
           this.run++;
           index++;
         }
@@ -165,13 +165,13 @@ export class SpanCloseFinder {
   find(text: string, start: number, end: number): number {
     for (let index = start; index < end; index++) {
       const code = text.charCodeAt(index);
-      if (code === BACKTICK) {
+      if (code === GRAVE_ACCENT) {
         this.run++;
         continue;
       }
       if (this.run === this.length) return index;
       this.run = 0;
-      if (code === 10 /* \n */) return -(index + 2);
+      if (code === LINE_FEED) return -(index + 2);
     }
     return -1;
   }

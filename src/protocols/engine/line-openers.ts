@@ -1,17 +1,18 @@
+import { CARRIAGE_RETURN, LINE_FEED, SPACE, TAB } from '../../scan/char-codes.ts';
 import type { OpenerMatch, OpenerTrie } from '../../scan/opener-trie.ts';
 
 /** Longest run of spaces or tabs around a tool name written alone on its line. */
 const MAX_LINE_SPACE = 64;
 
 function isSpaceOrTab(code: number): boolean {
-  return code === 32 || code === 9;
+  return code === SPACE || code === TAB;
 }
 
 /** Whether `text` from `from` on is spaces and tabs (and carriage returns, if `returns`). */
 function isLineSpace(text: string, from: number, returns: boolean): boolean {
   for (let index = from; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (!isSpaceOrTab(code) && !(returns && code === 13)) return false;
+    if (!isSpaceOrTab(code) && !(returns && code === CARRIAGE_RETURN)) return false;
   }
   return true;
 }
@@ -44,7 +45,7 @@ export class LineOpenerFinder<Data> {
     let index = at - 1;
     const spaceEnd = Math.max(start, at - MAX_LINE_SPACE);
     while (index >= spaceEnd && isSpaceOrTab(text.charCodeAt(index))) index--;
-    if (index < start || text.charCodeAt(index) !== 10) return -1;
+    if (index < start || text.charCodeAt(index) !== LINE_FEED) return -1;
     return this.nameLineStart(text, index, start);
   }
 
@@ -75,7 +76,7 @@ export class LineOpenerFinder<Data> {
     if (lineLength >= this.longest + MAX_LINE_SPACE) return 0;
     const match = this.trie.match(text, lastBreak);
     if (match.kind === 'partial') return text.length - lastBreak;
-    if (match.kind !== 'match' || match.opener.literal.charCodeAt(0) !== 10) return 0;
+    if (match.kind !== 'match' || match.opener.literal.charCodeAt(0) !== LINE_FEED) return 0;
     return isLineSpace(text, lastBreak + match.length, true) ? text.length - lastBreak : 0;
   }
 
@@ -88,15 +89,15 @@ export class LineOpenerFinder<Data> {
     const spaceEnd = Math.max(start, lineBreak - MAX_LINE_SPACE);
     while (index >= spaceEnd) {
       const code = text.charCodeAt(index);
-      if (!isSpaceOrTab(code) && code !== 13 /* \r */) break;
+      if (!isSpaceOrTab(code) && code !== CARRIAGE_RETURN) break;
       index--;
     }
     const nameEnd = index + 1;
     const nameStart = Math.max(start, index - this.longest + 1);
-    while (index >= nameStart && text.charCodeAt(index) !== 10) index--;
-    if (index < start || text.charCodeAt(index) !== 10) return -1;
+    while (index >= nameStart && text.charCodeAt(index) !== LINE_FEED) index--;
+    if (index < start || text.charCodeAt(index) !== LINE_FEED) return -1;
     const match = this.trie.match(text, index);
-    if (match.kind !== 'match' || match.opener.literal.charCodeAt(0) !== 10) return -1;
+    if (match.kind !== 'match' || match.opener.literal.charCodeAt(0) !== LINE_FEED) return -1;
     // Nothing but white space may follow the name on its line.
     if (index + match.length !== nameEnd) return -1;
     this.found = match;

@@ -10,6 +10,7 @@ import {
   type StreamParser,
   type ToolDefinition,
 } from '../../core/index.ts';
+import { LINE_FEED } from '../../scan/char-codes.ts';
 import { compileOpeners, type Opener, type OpenerTrie } from '../../scan/opener-trie.ts';
 import { RawText } from '../../scan/raw-text.ts';
 import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from './call-body.ts';
@@ -201,7 +202,7 @@ function compileTopLevel<CallData>(
   }
   const triggers: string[] = [];
   for (const code of trie.firstCharacters)
-    if (code !== 10) triggers.push(String.fromCharCode(code));
+    if (code !== LINE_FEED) triggers.push(String.fromCharCode(code));
   const compiled: TopLevel<CallData> = {
     trie,
     triggers,
@@ -527,7 +528,7 @@ function createEngine<CallData>(
         return text.length;
       }
       // A line opener begins a line, where no span is open.
-      if (match.opener.literal.charCodeAt(0) !== 10 /* \n */ && inlineCode.inSpan()) {
+      if (match.opener.literal.charCodeAt(0) !== LINE_FEED && inlineCode.inSpan()) {
         // `<read_file>…` inside `` `…` `` is code shown in prose, unless the line ends first.
         mode = Mode.CodeSpan;
         spanClose = new SpanCloseFinder(inlineCode.openRunLength);

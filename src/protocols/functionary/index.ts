@@ -1,4 +1,6 @@
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { LINE_FEED } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -49,14 +51,17 @@ const FIXED_OPENERS: readonly Opener<FunctionaryOpener>[] = [
   { literal: '>>>', delimited: false, data: { kind: 'recipient', name: '', atOutputStart: false } },
 ];
 
+/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
+const MAX_CACHED_TOOL_LISTS = 64;
+
 /**
  * The v3.2 prompt ends with `>>>`, so the output's first recipient comes without it
  * (`all\nHello` or `get_weather\n{…}`): each recipient the model may name, as a line opener
  * (matched at the start of the output without its line break). One array per tool list.
  */
-const openersByNames = new Map<string, readonly Opener<FunctionaryOpener>[]>();
-/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
-const MAX_CACHED_TOOL_LISTS = 64;
+const openersByNames = new BoundedCache<string, readonly Opener<FunctionaryOpener>[]>(
+  MAX_CACHED_TOOL_LISTS,
+);
 
 /**
  * Keyed by the tools' names, not the array: the AI SDK hands over new tool objects for every
@@ -77,7 +82,6 @@ function openersFor(options: ResolvedParseOptions): readonly Opener<FunctionaryO
           data: { kind: 'recipient', name, atOutputStart: true } as const,
         })),
     ];
-    if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
     openersByNames.set(key, openers);
   }
   return openers;
@@ -147,7 +151,7 @@ class RecipientBody implements CallBody {
     // not one, and a line read to its end per `>>>` would make `>>>>>>…` quadratic.
     const limit = Math.min(end, start + MAX_RECIPIENT + 1 - this.recipient.length);
     let stop = start;
-    while (stop < limit && text.charCodeAt(stop) !== 10 /* \n */) stop++;
+    while (stop < limit && text.charCodeAt(stop) !== LINE_FEED) stop++;
     const line = this.recipient + text.slice(start, stop);
     const possible = Math.min(this.recipientPrefix(line), MAX_RECIPIENT);
     if (possible < line.length) {

@@ -4,6 +4,7 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
+import { DOT, MINUS } from '../../scan/char-codes.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { isNamePart, isNameStart } from '../common/python-call-values.ts';
 import { resultNameText, resultOutputJson } from '../common/result-text.ts';
@@ -16,7 +17,7 @@ function isBareKey(key: string): boolean {
     const code = key.charCodeAt(index);
     // A bare key begins like a name: `00` would be read back as the number 0.
     const allowed =
-      index === 0 ? isNameStart(code) : isNamePart(code) || code === 0x2d || code === 0x2e;
+      index === 0 ? isNameStart(code) : isNamePart(code) || code === MINUS || code === DOT;
     if (!allowed) return false;
   }
   return true;

@@ -1,4 +1,5 @@
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
+import { DOT, LEFT_BRACE, MINUS } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
@@ -21,7 +22,6 @@ import { GemmaValueReader } from './values.ts';
 const CALL_PREFIX = 'call:';
 const CLOSER = '<end_function_call>';
 const MAX_NAME = 256;
-const LEFT_BRACE = 0x7b;
 
 /**
  * Whether the opener is the call token (explicit) or a bare `call:` that begins the output (the
@@ -326,7 +326,7 @@ class GemmaCallBody implements CallBody {
 }
 
 function isToolNamePart(code: number): boolean {
-  return isNamePart(code) || code === 0x2d || code === 0x2e;
+  return isNamePart(code) || code === MINUS || code === DOT;
 }
 
 /**

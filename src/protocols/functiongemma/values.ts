@@ -3,11 +3,14 @@ import {
   COLON,
   COMMA,
   DOT,
+  FIRST_NON_ASCII,
   HIGH_SURROGATE_FIRST,
   HIGH_SURROGATE_LAST,
   LEFT_BRACE,
   LEFT_BRACKET,
+  LESS_THAN,
   MINUS,
+  PLUS,
   QUOTATION_MARK,
   RIGHT_BRACE,
   RIGHT_BRACKET,
@@ -43,8 +46,6 @@ export interface GemmaValueOptions {
 export type GemmaValueStatus = 'pending' | 'complete' | 'failed';
 
 const ESCAPE = '<escape>';
-const LESS_THAN = 0x3c;
-const PLUS = 0x2b;
 
 // Where the reader is.
 /** Where a value begins (`]` may come instead only right after `[`: see `valueMayClose`). */
@@ -85,7 +86,7 @@ const NON_ASCII_NAME_PART = /[\p{L}\p{M}\p{N}\uD800-\uDFFF]/u;
  * letters or digits of other scripts, but no punctuation (`«city»` is not a key).
  */
 function isKeyPart(code: number): boolean {
-  if (code < 0x80) return isNamePart(code) || code === MINUS || code === DOT;
+  if (code < FIRST_NON_ASCII) return isNamePart(code) || code === MINUS || code === DOT;
   return NON_ASCII_NAME_PART.test(String.fromCharCode(code));
 }
 

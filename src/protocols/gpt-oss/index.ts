@@ -1,4 +1,5 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { LESS_THAN } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -48,8 +49,6 @@ function headerCall(consumed: string): NamedJsonConfig {
 }
 
 const ROLE_HEADER_CALL = headerCall('');
-
-const LESS_THAN = 0x3c;
 
 /**
  * `<|channel|> NAME`: with white space and a recipient after it, a call's header (read as the

@@ -1,4 +1,4 @@
-import { TAB } from '../../scan/char-codes.ts';
+import { LOWER_A, LOWER_Z, SPACE, TAB, UPPER_A, UPPER_Z } from '../../scan/char-codes.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 
@@ -12,14 +12,12 @@ import type { CallBody, CallContext } from '../engine/call-body.ts';
  * word must be one the unspaced openers take, in the place they take it.
  */
 
-const SPACE = 0x20;
-
 export function isHorizontalSpace(code: number): boolean {
   return code === SPACE || code === TAB;
 }
 
 function isLetter(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+  return (code >= LOWER_A && code <= LOWER_Z) || (code >= UPPER_A && code <= UPPER_Z);
 }
 
 /** What the body does once the word after the token is read. */

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -84,9 +85,13 @@ function pythonLineOpeners(tools: readonly ToolDefinition[]): Opener<GraniteOpen
   }));
 }
 
-/** Openers per list of tool names (a parser's tools rarely change; the list is small). */
-const openersByNames = new Map<string, readonly Opener<GraniteOpening>[]>();
+/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
 const MAX_CACHED_TOOL_LISTS = 64;
+
+/** Openers per list of tool names (a parser's tools rarely change; the list is small). */
+const openersByNames = new BoundedCache<string, readonly Opener<GraniteOpening>[]>(
+  MAX_CACHED_TOOL_LISTS,
+);
 
 function openersFor(
   base: readonly Opener<JsonOpening>[],
@@ -97,7 +102,6 @@ function openersFor(
   let openers = openersByNames.get(key);
   if (openers === undefined) {
     openers = [...base, ...pythonLineOpeners(tools)];
-    if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
     openersByNames.set(key, openers);
   }
   return openers;

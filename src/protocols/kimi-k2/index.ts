@@ -1,4 +1,5 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { BACKSLASH, QUOTATION_MARK } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -42,9 +43,6 @@ const CALL_CONFIG: NamedJsonConfig = {
   readName: toolNameInKimiId,
   json: { closer: CALL_END, speculative: false },
 };
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 const Phase = {
   /** The call's id, read by the JSON body too. */
@@ -101,7 +99,7 @@ class KimiCallBody implements CallBody {
     if (this.phase === Phase.BeforeArguments) {
       while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
       if (index === end) return -1;
-      if (text.charCodeAt(index) !== QUOTE) {
+      if (text.charCodeAt(index) !== QUOTATION_MARK) {
         this.phase = Phase.Json;
         return this.inner.write(text, index, end);
       }
@@ -116,7 +114,7 @@ class KimiCallBody implements CallBody {
         const code = text.charCodeAt(index);
         if (this.escaped) this.escaped = false;
         else if (code === BACKSLASH) this.escaped = true;
-        else if (code === QUOTE) break;
+        else if (code === QUOTATION_MARK) break;
       }
       if (index === end) {
         this.stringText += text.slice(from, end);

@@ -1,4 +1,5 @@
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
+import { DOT, MINUS } from '../../scan/char-codes.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
@@ -57,7 +58,7 @@ function nameInFunctionTag(header: string): string | undefined {
   if (name.length === 0) return undefined;
   for (let index = 0; index < name.length; index++) {
     const code = name.charCodeAt(index);
-    if (!isNamePart(code) && code !== 0x2d && code !== 0x2e) return undefined;
+    if (!isNamePart(code) && code !== MINUS && code !== DOT) return undefined;
   }
   return name;
 }

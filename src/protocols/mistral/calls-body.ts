@@ -1,3 +1,4 @@
+import { COLON, DOT, LEFT_BRACE, LEFT_BRACKET } from '../../scan/char-codes.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import { ForeignJsonBody, opensJson } from '../common/foreign-json-body.ts';
 import { type JsonCallShape, JsonCallsBody } from '../common/json-calls-body.ts';
@@ -32,7 +33,7 @@ type Step = (typeof Step)[keyof typeof Step];
 
 /** Tool names: word characters, `-`, and the `.` and `:` of namespaced (MCP) tools. */
 function isNameCharacter(code: number): boolean {
-  return isWordOrHyphen(code) || code === 0x2e || code === 0x3a;
+  return isWordOrHyphen(code) || code === DOT || code === COLON;
 }
 
 /**
@@ -74,7 +75,7 @@ export class MistralCallsBody implements CallBody {
       switch (this.step) {
         case Step.Lead:
           if (isWhiteSpace(code)) break;
-          if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
+          if (code === LEFT_BRACKET || code === LEFT_BRACE) {
             this.inner = new JsonCallsBody(this.context, {
               shape: MISTRAL_SHAPE,
               speculative: false,
@@ -89,8 +90,8 @@ export class MistralCallsBody implements CallBody {
         case Step.AfterName:
           if (this.step === Step.Name && isNameCharacter(code)) this.name += text[index];
           else if (isWhiteSpace(code)) this.step = Step.AfterName;
-          else if (code === 0x7b /* { */) return this.startArguments(text, index, end);
-          else if (code === 0x5b /* [ */) this.beginToken();
+          else if (code === LEFT_BRACE) return this.startArguments(text, index, end);
+          else if (code === LEFT_BRACKET) this.beginToken();
           else return this.giveUp(index, end);
           break;
         case Step.Token: {
@@ -107,8 +108,8 @@ export class MistralCallsBody implements CallBody {
         }
         case Step.CallId:
           if (isWordOrHyphen(code)) break;
-          if (code === 0x5b /* [ */) this.beginToken();
-          else if (code === 0x7b /* { */) return this.startArguments(text, index, end);
+          if (code === LEFT_BRACKET) this.beginToken();
+          else if (code === LEFT_BRACE) return this.startArguments(text, index, end);
           else return this.giveUp(index, end);
           break;
         case Step.Args:

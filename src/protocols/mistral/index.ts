@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -59,9 +60,13 @@ const FIXED_OPENERS: readonly CallOpener<MistralOpening>[] = [
 
 const BARE_ARRAYS = bareArrayOpeners(MISTRAL_SHAPE, bareArrayLiterals(['name']));
 
-/** Opener arrays per list of tool names, so the engine compiles each once (see xml/index.ts). */
-const openersByNames = new Map<string, readonly Opener<MistralOpening>[]>();
+/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
 const MAX_CACHED_TOOL_LISTS = 64;
+
+/** Opener arrays per list of tool names, so the engine compiles each once (see xml/index.ts). */
+const openersByNames = new BoundedCache<string, readonly Opener<MistralOpening>[]>(
+  MAX_CACHED_TOOL_LISTS,
+);
 
 /** `\nNAME{` and `\nNAME[ARGS]`: line openers, which the engine also matches at the output's start. */
 function strippedCallOpeners(tools: readonly ToolDefinition[]): readonly Opener<MistralOpening>[] {
@@ -84,7 +89,6 @@ function strippedCallOpeners(tools: readonly ToolDefinition[]): readonly Opener<
         },
       ]),
     ];
-    if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
     openersByNames.set(key, openers);
   }
   return openers;

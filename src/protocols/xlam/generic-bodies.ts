@@ -1,3 +1,10 @@
+import {
+  COLON,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  QUOTATION_MARK,
+  RIGHT_BRACE,
+} from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { createJsonTokenizer, type JsonTokenizer } from '../../scan/json-tokenizer.ts';
 import { type JsonCallShape, JsonCallsBody } from '../common/json-calls-body.ts';
@@ -20,7 +27,7 @@ class KeyColon {
     for (let index = start; index < end; index++) {
       const code = text.charCodeAt(index);
       if (isWhiteSpace(code)) continue;
-      if (!this.seen && code === 0x3a /* : */) {
+      if (!this.seen && code === COLON) {
         this.seen = true;
         continue;
       }
@@ -72,7 +79,7 @@ export class GenericCallsBody implements CallBody {
     if (valueAt === -1) return -1;
     if (valueAt === -2) return this.notACall(this.colon.strayAt);
     const code = text.charCodeAt(valueAt);
-    if (code !== 0x5b /* [ */ && code !== 0x7b /* { */) return this.notACall(valueAt);
+    if (code !== LEFT_BRACKET && code !== LEFT_BRACE) return this.notACall(valueAt);
     this.inner = new JsonCallsBody(this.context, {
       shape: this.shape,
       closer: '}',
@@ -121,7 +128,7 @@ export class GenericResponseBody implements CallBody {
     if (this.step === Step.Colon) {
       const valueAt = this.colon.scan(text, index, end);
       if (valueAt === -1) return -1;
-      if (valueAt === -2 || text.charCodeAt(valueAt) !== 0x22 /* " */) {
+      if (valueAt === -2 || text.charCodeAt(valueAt) !== QUOTATION_MARK) {
         this.context.settle({ kind: 'not-a-call' });
         return valueAt === -2 ? this.colon.strayAt : valueAt;
       }
@@ -162,7 +169,7 @@ export class GenericResponseBody implements CallBody {
     while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
     if (index >= end) return -1;
     this.context.settle({ kind: 'markup' });
-    return text.charCodeAt(index) === 0x7d /* } */ ? index + 1 : index;
+    return text.charCodeAt(index) === RIGHT_BRACE ? index + 1 : index;
   }
 
   finish(): void {

@@ -1,4 +1,18 @@
 import type { ToolDefinition } from '../../core/index.ts';
+import {
+  APOSTROPHE,
+  CARRIAGE_RETURN,
+  EQUALS_SIGN,
+  EXCLAMATION_MARK,
+  GREATER_THAN,
+  LEFT_BRACE,
+  LESS_THAN,
+  LINE_FEED,
+  QUOTATION_MARK,
+  SLASH,
+  SPACE,
+  TAB,
+} from '../../scan/char-codes.ts';
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { JsonExtent } from '../../scan/json-extent.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -71,7 +85,7 @@ const TEXT_TAG: Tag = { kind: 'text' };
  */
 function classifyTag(raw: string): Tag {
   const last = raw.length - 1;
-  const closing = raw.charCodeAt(1) === 47; /* / */
+  const closing = raw.charCodeAt(1) === SLASH;
   const nameStart = closing ? 2 : 1;
   if (nameStart >= last || !isNameStart(raw.charCodeAt(nameStart))) return TEXT_TAG;
   let index = nameStart + 1;
@@ -83,12 +97,16 @@ function classifyTag(raw: string): Tag {
   }
   if (index === last) return { kind: 'open', name, selfClosing: false };
   const code = raw.charCodeAt(index);
-  if (code === 47 /* / */) {
+  if (code === SLASH) {
     return index === last - 1 ? { kind: 'open', name, selfClosing: true } : TEXT_TAG;
   }
   if (!isWhiteSpace(code)) return TEXT_TAG;
   // Attributes follow; a `/` just before the `>` closes the element.
-  return { kind: 'open', name, selfClosing: last - 1 > index && raw.charCodeAt(last - 1) === 47 };
+  return {
+    kind: 'open',
+    name,
+    selfClosing: last - 1 > index && raw.charCodeAt(last - 1) === SLASH,
+  };
 }
 
 /**
@@ -216,11 +234,11 @@ export class XmlCallBody implements CallBody {
       switch (this.attributeState) {
         case AttributeState.Between:
           if (isMarkupSpace(code)) continue;
-          if (code === 62 /* > */) {
+          if (code === GREATER_THAN) {
             this.state = State.BetweenParameters;
             return index + 1;
           }
-          if (code === 47 /* / */) {
+          if (code === SLASH) {
             this.attributeState = AttributeState.SelfClosing;
             continue;
           }
@@ -232,7 +250,7 @@ export class XmlCallBody implements CallBody {
           return this.notACall(index);
         case AttributeState.Name:
           if (isNameCharacter(code)) continue;
-          if (code === 61 /* = */) this.attributeState = AttributeState.AfterEquals;
+          if (code === EQUALS_SIGN) this.attributeState = AttributeState.AfterEquals;
           else if (isMarkupSpace(code)) this.attributeState = AttributeState.AfterName;
           else return this.notACall(index);
           this.attributeName = this.context.callText(
@@ -243,14 +261,14 @@ export class XmlCallBody implements CallBody {
         case AttributeState.AfterName:
           // Attributes must have values: `<search the code>` is prose, not a call.
           if (isMarkupSpace(code)) continue;
-          if (code === 61 /* = */) {
+          if (code === EQUALS_SIGN) {
             this.attributeState = AttributeState.AfterEquals;
             continue;
           }
           return this.notACall(index);
         case AttributeState.AfterEquals:
           if (isMarkupSpace(code)) continue;
-          if (code === 34 || code === 39 /* " ' */) {
+          if (code === QUOTATION_MARK || code === APOSTROPHE) {
             this.attributeQuote = code;
             this.attributeState = AttributeState.Value;
             this.attributeValueStart = this.callOffset(index + 1, end);
@@ -274,7 +292,7 @@ export class XmlCallBody implements CallBody {
           continue;
         }
         case AttributeState.SelfClosing:
-          if (code !== 62 /* > */) return this.notACall(index);
+          if (code !== GREATER_THAN) return this.notACall(index);
           this.completeCall(index + 1);
           return index + 1;
       }
@@ -297,12 +315,11 @@ export class XmlCallBody implements CallBody {
   private scanNameLine(text: string, start: number, end: number): number {
     for (let index = start; index < end; index++) {
       const code = text.charCodeAt(index);
-      if (code === 10 /* \n */) {
+      if (code === LINE_FEED) {
         this.state = State.BetweenParameters;
         return index + 1;
       }
-      if (code !== 32 && code !== 9 && code !== 13 /* space, tab, \r */)
-        return this.notACall(index);
+      if (code !== SPACE && code !== TAB && code !== CARRIAGE_RETURN) return this.notACall(index);
     }
     return end;
   }
@@ -314,14 +331,14 @@ export class XmlCallBody implements CallBody {
     while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
     if (this.bare) this.betweenSpace += text.slice(start, index);
     if (index >= end) return end;
-    if (text.charCodeAt(index) === 60 /* < */) {
+    if (text.charCodeAt(index) === LESS_THAN) {
       this.beginTag('between', index);
       return index + 1;
     }
     if (this.bare) return this.endBareCallAtText(index);
     if (!this.value.hasParameters && !this.jsonRead) {
       if (this.shape.directParameter === undefined) {
-        if (text.charCodeAt(index) === 123 /* { */) return this.enterJsonArguments(index, end);
+        if (text.charCodeAt(index) === LEFT_BRACE) return this.enterJsonArguments(index, end);
         return this.notACall(index);
       }
       this.openParameter(this.shape.directParameter, true);
@@ -353,7 +370,7 @@ export class XmlCallBody implements CallBody {
     const length = held.length + start - from;
     if (length === 1) {
       const first = text.charCodeAt(start);
-      if (first !== 47 /* / */ && first !== 33 /* ! */ && !isNameStart(first)) {
+      if (first !== SLASH && first !== EXCLAMATION_MARK && !isNameStart(first)) {
         this.tagIsText(held + text.slice(from, start), start);
         return this.doneAt === -1 ? start : this.doneAt;
       }
@@ -362,14 +379,14 @@ export class XmlCallBody implements CallBody {
     let index = start;
     while (index < limit) {
       const code = text.charCodeAt(index);
-      if (code === 62 /* > */ || code === 60 /* < */) break;
+      if (code === GREATER_THAN || code === LESS_THAN) break;
       index++;
     }
     const cdataAllowed =
       this.tagContext !== 'between' ||
       (!this.value.hasParameters && this.shape.directParameter !== undefined);
     const second = held.length >= 2 ? held.charCodeAt(1) : text.charCodeAt(from + 1 - held.length);
-    if (cdataAllowed && second === 33 /* ! */) {
+    if (cdataAllowed && second === EXCLAMATION_MARK) {
       const soFar = held + text.slice(from, index);
       if (soFar.startsWith(CDATA_OPEN)) {
         this.tagHeld = '';
@@ -381,7 +398,7 @@ export class XmlCallBody implements CallBody {
       return end;
     }
     this.tagHeld = '';
-    if (text.charCodeAt(index) !== 62 /* > */) {
+    if (text.charCodeAt(index) !== GREATER_THAN) {
       // Another '<' or too long: what we held was text, and a new tag may start here.
       this.tagIsText(held + text.slice(from, index), index);
       return this.doneAt === -1 ? index : this.doneAt;
@@ -500,14 +517,14 @@ export class XmlCallBody implements CallBody {
     let ends = this.tentativeRaw.includes('\n', this.tentativeTagLength);
     if (!ends && this.tentativeRaw.endsWith('<')) {
       // A `<` held from the last write: this character tells what it began.
-      ends = code !== 47; /* / */
-    } else if (!ends && code === 60 /* < */) {
+      ends = code !== SLASH;
+    } else if (!ends && code === LESS_THAN) {
       if (index + 1 >= end) {
         // Is it `</…` (content) or a new tag (the call ended)? The next chunk tells.
         this.tentativeRaw += '<';
         return end;
       }
-      ends = text.charCodeAt(index + 1) !== 47; /* / */
+      ends = text.charCodeAt(index + 1) !== SLASH;
     }
     if (ends) {
       // Give back the white space (and a held `<`) after the closing tag: it follows the call.
@@ -716,14 +733,14 @@ export class XmlCallBody implements CallBody {
     this.tentativeRaw += text.slice(start, index);
     if (index >= end) return end;
     if (this.tentativeKind === 'tool-close') return this.decideToolClose(text, index, end);
-    if (this.bare && text.charCodeAt(index) !== 60 /* < */) {
+    if (this.bare && text.charCodeAt(index) !== LESS_THAN) {
       // Text after a value's closing tag ends a bare call (the next tool name, or prose).
       this.betweenSpace = this.tentativeRaw.slice(this.tentativeTagLength);
       this.tentativeRaw = '';
       this.closeValue();
       return this.endBareCallAtText(index);
     }
-    if (text.charCodeAt(index) === 60 /* < */) {
+    if (text.charCodeAt(index) === LESS_THAN) {
       this.beginTag('tentative', index);
       return index + 1;
     }

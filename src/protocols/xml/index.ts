@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
@@ -37,14 +38,17 @@ interface XmlOpener {
   readonly bare: boolean;
 }
 
+/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
+const MAX_CACHED_TOOL_LISTS = 64;
+
 /**
  * One opener array per list of tool names, so the engine compiles it once: the AI SDK hands over
  * new tool objects for every step, with the same names. The openers carry names, and a call's
  * tool is looked up in the parse's own tools, so a cached array never holds an old definition.
  */
-const openersByNames = new Map<string, readonly Opener<XmlOpener>[]>();
-/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
-const MAX_CACHED_TOOL_LISTS = 64;
+const openersByNames = new BoundedCache<string, readonly Opener<XmlOpener>[]>(
+  MAX_CACHED_TOOL_LISTS,
+);
 
 function openersFor(tools: readonly ToolDefinition[]): readonly Opener<XmlOpener>[] {
   const key = tools.map((tool) => tool.name).join('\u0000');
@@ -62,7 +66,6 @@ function openersFor(tools: readonly ToolDefinition[]): readonly Opener<XmlOpener
         data: { name: tool.name, bare: true },
       })),
     ];
-    if (openersByNames.size >= MAX_CACHED_TOOL_LISTS) openersByNames.clear();
     openersByNames.set(key, openers);
   }
   return openers;

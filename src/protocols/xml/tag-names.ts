@@ -1,14 +1,34 @@
 /** The characters of tag names in the XML protocol, shared by the streaming and whole-call readers. */
+import {
+  COLON,
+  DIGIT_NINE,
+  DIGIT_ZERO,
+  DOT,
+  LOWER_A,
+  LOWER_Z,
+  MINUS,
+  UNDERSCORE,
+  UPPER_A,
+  UPPER_Z,
+} from '../../scan/char-codes.ts';
 
 /** A tag longer than this is read as text: it bounds what a parser holds while reading one. */
 export const MAX_TAG_LENGTH = 256;
 
 export function isNameStart(code: number): boolean {
-  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+  return (
+    (code >= UPPER_A && code <= UPPER_Z) ||
+    (code >= LOWER_A && code <= LOWER_Z) ||
+    code === UNDERSCORE
+  );
 }
 
 export function isNameCharacter(code: number): boolean {
   return (
-    isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46 || code === 58
+    isNameStart(code) ||
+    (code >= DIGIT_ZERO && code <= DIGIT_NINE) ||
+    code === MINUS ||
+    code === DOT ||
+    code === COLON
   );
 }

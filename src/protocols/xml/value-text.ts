@@ -1,3 +1,4 @@
+import { SEMICOLON } from '../../scan/char-codes.ts';
 import { isMarkupSpace } from '../../scan/characters.ts';
 import { isSurrogate, readReference } from '../../scan/xml-references.ts';
 
@@ -142,7 +143,7 @@ function decodeReference(body: string): string | undefined {
 function semicolonAfter(text: string, amp: number): number {
   const last = Math.min(amp + MAX_ENTITY_LENGTH, text.length - 1);
   for (let index = amp + 1; index <= last; index++) {
-    if (text.charCodeAt(index) === 59 /* ; */) return index;
+    if (text.charCodeAt(index) === SEMICOLON) return index;
   }
   return -1;
 }

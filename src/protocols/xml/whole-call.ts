@@ -1,4 +1,5 @@
 import { setOwnProperty, type ToolDefinition } from '../../core/index.ts';
+import { EXCLAMATION_MARK, GREATER_THAN, LESS_THAN, SLASH } from '../../scan/char-codes.ts';
 import { isMarkupSpace, isWhiteSpace } from '../../scan/characters.ts';
 import { jsonValueText, keyOpening } from '../../scan/json-writer.ts';
 import { textReading } from '../../schema/index.ts';
@@ -52,7 +53,7 @@ export function readWholeCall(
 ): WholeCall | undefined {
   const toolName = tool.name;
   const openEnd = skipMarkupSpace(text, start, end);
-  if (openEnd >= end || text.charCodeAt(openEnd) !== 62 /* > */) return undefined;
+  if (openEnd >= end || text.charCodeAt(openEnd) !== GREATER_THAN) return undefined;
   let tag = tagAt(text, skipMarkupSpace(text, openEnd + 1, end), end, toolName, shape);
   const input: Record<string, unknown> = {};
   /** Parameters given so far, by their index in the shape (a bit each; beyond 31, a list). */
@@ -111,8 +112,8 @@ function tagAt(
   toolName: string,
   shape: XmlToolShape,
 ): number {
-  if (at + 1 >= end || text.charCodeAt(at) !== 60 /* < */) return NOT_A_TAG;
-  if (text.charCodeAt(at + 1) === 47 /* / */) {
+  if (at + 1 >= end || text.charCodeAt(at) !== LESS_THAN) return NOT_A_TAG;
+  if (text.charCodeAt(at + 1) === SLASH) {
     const after = closingTagEnd(text, at, end, toolName);
     if (after === -1) return NOT_A_TAG;
     tagEnd = after;
@@ -151,7 +152,9 @@ function nameEndAt(text: string, index: number, end: number): number {
 /** For `<name>` at `at`, where its name ends (at the `>`); otherwise -1. */
 function plainOpeningTagEnd(text: string, at: number, end: number): number {
   const nameEnd = nameEndAt(text, at + 1, end);
-  return nameEnd !== -1 && nameEnd < end && text.charCodeAt(nameEnd) === 62 /* > */ ? nameEnd : -1;
+  return nameEnd !== -1 && nameEnd < end && text.charCodeAt(nameEnd) === GREATER_THAN
+    ? nameEnd
+    : -1;
 }
 
 /**
@@ -176,13 +179,13 @@ function parameterAt(
 /** The index after `</name>` (white space allowed before `>`) at `at`; -1 if it is not that. */
 function closingTagEnd(text: string, at: number, end: number, name: string): number {
   const nameEnd = at + 2 + name.length;
-  if (nameEnd > end || text.charCodeAt(at + 1) !== 47 /* / */ || !isAt(text, at + 2, name)) {
+  if (nameEnd > end || text.charCodeAt(at + 1) !== SLASH || !isAt(text, at + 2, name)) {
     return -1;
   }
   let index = nameEnd;
   if (index < end && isNameCharacter(text.charCodeAt(index))) return -1;
   while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
-  if (index >= end || text.charCodeAt(index) !== 62 /* > */) return -1;
+  if (index >= end || text.charCodeAt(index) !== GREATER_THAN) return -1;
   return index - at + 1 > MAX_TAG_LENGTH ? -1 : index + 1;
 }
 
@@ -207,7 +210,7 @@ function valueEnd(
     if (at === -1 || at + 1 >= end) return -1;
     index = at + 1;
     const code = text.charCodeAt(index);
-    if (code === 47 /* / */) {
+    if (code === SLASH) {
       const closeEnd = closingTagEnd(text, at, end, name);
       if (closeEnd !== -1) {
         closingTagStart = at;
@@ -218,7 +221,7 @@ function valueEnd(
       if (closingTagEnd(text, at, end, toolName) !== -1) return -1;
       const nameEnd = nameEndAt(text, at + 2, end);
       if (nameEnd >= end) return -1;
-    } else if (code === 33 /* ! */) {
+    } else if (code === EXCLAMATION_MARK) {
       if (text.startsWith(CDATA_OPEN, at)) {
         const close = text.indexOf(CDATA_CLOSE, at + CDATA_OPEN.length);
         if (close === -1 || close + CDATA_CLOSE.length > end) return -1;
