@@ -1,4 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
+import { isToolChoiceConflict, planToolChoice } from '../core/tool-choice-policy.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn } from './conversation.ts';
 import {
   arrayAt,
@@ -8,6 +9,7 @@ import {
   fieldsAt,
   invalid,
   MESSAGES_FIELDS,
+  mustBe,
   nameAt,
   optionalStringAt,
   passedFields,
@@ -27,9 +29,9 @@ const SETTINGS: ReadonlyArray<readonly [string, string]> = [
 
 function toolsOf(value: unknown): ToolDefinition[] {
   if (value === undefined || value === null) return [];
-  const tools = arrayAt(value, 'tools').map((entry, index): ToolDefinition => {
+  const tools = arrayAt(value, 'tools', 'an array of tools').map((entry, index): ToolDefinition => {
     const path = `tools[${index}]`;
-    const tool = fieldsAt(entry, path);
+    const tool = fieldsAt(entry, path, 'a tool object ({name, description, input_schema})');
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom')
       throw invalid(
         `${path}.type`,
@@ -40,7 +42,7 @@ function toolsOf(value: unknown): ToolDefinition[] {
       name: nameAt(tool.name, `${path}.name`),
       ...(description === undefined ? {} : { description }),
       inputSchema: schemaAt(
-        fieldsAt(tool.input_schema, `${path}.input_schema`),
+        fieldsAt(tool.input_schema, `${path}.input_schema`, 'a JSON Schema object'),
         `${path}.input_schema`,
       ),
     };
@@ -52,40 +54,41 @@ function toolsOf(value: unknown): ToolDefinition[] {
   return tools;
 }
 
+/** Reads `tool_choice`; a choice the policy cannot follow with the declared tools is a 400. */
 function toolChoiceOf(
   value: unknown,
   tools: readonly ToolDefinition[],
 ): { choice: ToolChoiceSetting; parallel: boolean } {
   if (value === undefined || value === null) return { choice: { type: 'auto' }, parallel: true };
-  const fields = fieldsAt(value, 'tool_choice');
+  const fields = fieldsAt(value, 'tool_choice', 'an object ({type})');
   const parallel = !booleanAt(
     fields.disable_parallel_tool_use,
     'tool_choice.disable_parallel_tool_use',
     false,
   );
+  const choice = choiceOf(fields);
+  const planned = planToolChoice(choice, tools);
+  if (!isToolChoiceConflict(planned)) return { choice, parallel };
+  if (planned.conflict === 'no-tools')
+    throw invalid('tool_choice.type', 'is "any", but the request declares no tools');
+  throw invalid(
+    'tool_choice.name',
+    `names the tool "${planned.toolName}", which is not among the request's tools`,
+  );
+}
+
+function choiceOf(fields: Fields): ToolChoiceSetting {
   switch (fields.type) {
     case 'auto':
-      return { choice: { type: 'auto' }, parallel };
+      return { type: 'auto' };
     case 'none':
-      return { choice: { type: 'none' }, parallel };
+      return { type: 'none' };
     case 'any':
-      if (tools.length === 0)
-        throw invalid('tool_choice.type', 'is "any", but the request declares no tools');
-      return { choice: { type: 'required' }, parallel };
-    case 'tool': {
-      const name = nameAt(fields.name, 'tool_choice.name');
-      if (!tools.some((tool) => tool.name === name))
-        throw invalid(
-          'tool_choice.name',
-          `names the tool "${name}", which is not among the request's tools`,
-        );
-      return { choice: { type: 'tool', toolName: name }, parallel };
-    }
+      return { type: 'required' };
+    case 'tool':
+      return { type: 'tool', toolName: nameAt(fields.name, 'tool_choice.name') };
     default:
-      throw invalid(
-        'tool_choice.type',
-        `must be "auto", "any", "tool" or "none", not ${JSON.stringify(fields.type)}`,
-      );
+      throw mustBe(fields.type, 'tool_choice.type', '"auto", "any", "tool" or "none"');
   }
 }
 
@@ -99,10 +102,7 @@ function imagePart(block: Fields, path: string): Readonly<Record<string, unknown
   }
   if (source.type === 'url')
     return { type: 'image_url', image_url: { url: stringAt(source.url, `${path}.source.url`) } };
-  throw invalid(
-    `${path}.source.type`,
-    `must be "base64" or "url", not ${JSON.stringify(source.type)}`,
-  );
+  throw mustBe(source.type, `${path}.source.type`, '"base64" or "url"');
 }
 
 /** What a tool result's content says, as text: images cannot be shown in a text result. */
@@ -127,7 +127,7 @@ function messageTurns(
 ): void {
   const role = message.role;
   if (role !== 'user' && role !== 'assistant')
-    throw invalid(`${path}.role`, `must be "user" or "assistant", not ${JSON.stringify(role)}`);
+    throw mustBe(role, `${path}.role`, '"user" or "assistant"');
   if (typeof message.content === 'string') {
     turns.push(
       role === 'user'
@@ -136,7 +136,11 @@ function messageTurns(
     );
     return;
   }
-  const blocks = arrayAt(message.content, `${path}.content`);
+  const blocks = arrayAt(
+    message.content,
+    `${path}.content`,
+    'a string or an array of content blocks',
+  );
   if (role === 'assistant') {
     const texts: string[] = [];
     const calls: ToolCallToFormat[] = [];
@@ -156,9 +160,10 @@ function messageTurns(
       }
       // Thinking blocks are the model's earlier reasoning: chat templates leave it out.
       else if (block.type !== 'thinking' && block.type !== 'redacted_thinking')
-        throw invalid(
+        throw mustBe(
+          block.type,
           `${blockPath}.type`,
-          `must be "text", "tool_use" or "thinking" in an assistant message, not ${JSON.stringify(block.type)}`,
+          '"text", "tool_use" or "thinking" in an assistant message',
         );
     }
     turns.push({ role: 'assistant', text: texts.join('\n'), calls });
@@ -196,9 +201,10 @@ function messageTurns(
         parts.push({ type: 'text', text: '[document — not shown, this model reads text only]' });
         break;
       default:
-        throw invalid(
+        throw mustBe(
+          block.type,
           `${blockPath}.type`,
-          `must be "text", "image", "document" or "tool_result" in a user message, not ${JSON.stringify(block.type)}`,
+          '"text", "image", "document" or "tool_result" in a user message',
         );
     }
   }
@@ -214,22 +220,24 @@ function messageTurns(
 /** Reads and checks an Anthropic Messages request body; throws a 400 `ProxyError` naming the field. */
 export function readMessagesRequest(body: unknown): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
-  const model = nameAt(fields.model, 'model');
+  const model = nameAt(fields.model, 'model', 'a model id (a string)');
   const settings = passedFields(fields, MESSAGES_FIELDS);
   const maxTokens = fields.max_tokens;
   if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
-    throw invalid(
-      'max_tokens',
-      `must be a whole number of at least 1, not ${JSON.stringify(maxTokens)}`,
-    );
+    throw mustBe(maxTokens, 'max_tokens', 'a whole number of at least 1');
   const tools = toolsOf(fields.tools);
   const { choice, parallel } = toolChoiceOf(fields.tool_choice, tools);
-  const messages = arrayAt(fields.messages, 'messages');
+  const messages = arrayAt(fields.messages, 'messages', 'an array of messages');
   if (messages.length === 0) throw invalid('messages', 'must hold at least one message');
   const turns: Turn[] = [];
   const calledTools = new Map<string, string>();
   for (const [index, entry] of messages.entries())
-    messageTurns(fieldsAt(entry, `messages[${index}]`), `messages[${index}]`, calledTools, turns);
+    messageTurns(
+      fieldsAt(entry, `messages[${index}]`, 'a message object ({role, content})'),
+      `messages[${index}]`,
+      calledTools,
+      turns,
+    );
   for (const [from, to] of SETTINGS) {
     if (fields[from] !== undefined && fields[from] !== null) settings[to] = fields[from];
   }

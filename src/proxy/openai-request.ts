@@ -1,4 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
+import { isToolChoiceConflict, planToolChoice } from '../core/tool-choice-policy.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../http/json-shape.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
 import { ProxyError } from './errors.ts';
@@ -7,10 +8,12 @@ import {
   booleanAt,
   CHAT_COMPLETIONS_FIELDS,
   checkUniqueNames,
+  describeValue,
   type Fields,
   fieldsAt,
   invalid,
   isFields,
+  mustBe,
   nameAt,
   optionalStringAt,
   passedFields,
@@ -21,15 +24,20 @@ import {
 
 function toolsOf(value: unknown): ToolDefinition[] {
   if (value === undefined || value === null) return [];
-  const tools = arrayAt(value, 'tools').map((entry, index): ToolDefinition => {
+  const tools = arrayAt(value, 'tools', 'an array of tools').map((entry, index): ToolDefinition => {
     const path = `tools[${index}]`;
-    const tool = fieldsAt(entry, path);
+    const tool = fieldsAt(entry, path, 'a tool object ({type, function})');
     if (tool.type !== 'function')
-      throw invalid(
+      throw mustBe(
+        tool.type,
         `${path}.type`,
-        `must be "function" (the proxy describes function tools to the model), not ${JSON.stringify(tool.type)}`,
+        '"function" (the proxy describes function tools to the model)',
       );
-    const fn = fieldsAt(tool.function, `${path}.function`);
+    const fn = fieldsAt(
+      tool.function,
+      `${path}.function`,
+      'an object ({name, description, parameters})',
+    );
     const description = optionalStringAt(fn.description, `${path}.function.description`);
     return {
       name: nameAt(fn.name, `${path}.function.name`),
@@ -44,29 +52,33 @@ function toolsOf(value: unknown): ToolDefinition[] {
   return tools;
 }
 
+/** Reads `tool_choice`; a choice the policy cannot follow with the declared tools is a 400. */
 function toolChoiceOf(value: unknown, tools: readonly ToolDefinition[]): ToolChoiceSetting {
+  const choice = choiceOf(value);
+  const planned = planToolChoice(choice, tools);
+  if (!isToolChoiceConflict(planned)) return choice;
+  if (planned.conflict === 'no-tools')
+    throw invalid('tool_choice', 'is "required", but the request declares no tools');
+  throw invalid(
+    'tool_choice.function.name',
+    `names the tool "${planned.toolName}", which is not among the request's tools`,
+  );
+}
+
+function choiceOf(value: unknown): ToolChoiceSetting {
   if (value === undefined || value === null || value === 'auto') return { type: 'auto' };
   if (value === 'none') return { type: 'none' };
-  if (value === 'required') {
-    if (tools.length === 0)
-      throw invalid('tool_choice', 'is "required", but the request declares no tools');
-    return { type: 'required' };
-  }
+  if (value === 'required') return { type: 'required' };
   if (!isFields(value) || value.type !== 'function')
     throw invalid(
       'tool_choice',
-      'must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}',
+      `must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}, not ${describeValue(value)}`,
     );
-  const name = nameAt(
-    fieldsAt(value.function, 'tool_choice.function').name,
+  const toolName = nameAt(
+    fieldsAt(value.function, 'tool_choice.function', 'an object ({name})').name,
     'tool_choice.function.name',
   );
-  if (!tools.some((tool) => tool.name === name))
-    throw invalid(
-      'tool_choice.function.name',
-      `names the tool "${name}", which is not among the request's tools`,
-    );
-  return { type: 'tool', toolName: name };
+  return { type: 'tool', toolName };
 }
 
 /**
@@ -93,12 +105,14 @@ function argumentsOf(value: unknown, path: string, texts: JsonTextReader): unkno
 
 function userContentOf(value: unknown, path: string): UserContent {
   if (typeof value === 'string') return value;
-  return arrayAt(value, path).map((part, index) => fieldsAt(part, `${path}[${index}]`));
+  return arrayAt(value, path, 'a string or an array of content parts').map((part, index) =>
+    fieldsAt(part, `${path}[${index}]`, 'a content part object'),
+  );
 }
 
 /** Reads `messages` into turns; the leading system (and developer) messages become the system text. */
 function conversationOf(value: unknown, texts: JsonTextReader): { system: string; turns: Turn[] } {
-  const messages = arrayAt(value, 'messages');
+  const messages = arrayAt(value, 'messages', 'an array of messages');
   if (messages.length === 0) throw invalid('messages', 'must hold at least one message');
   const system: string[] = [];
   const turns: Turn[] = [];
@@ -106,7 +120,7 @@ function conversationOf(value: unknown, texts: JsonTextReader): { system: string
   const calledTools = new Map<string, string>();
   for (const [index, entry] of messages.entries()) {
     const path = `messages[${index}]`;
-    const message = fieldsAt(entry, path);
+    const message = fieldsAt(entry, path, 'a message object ({role, content})');
     switch (message.role) {
       case 'system':
       case 'developer': {
@@ -137,9 +151,10 @@ function conversationOf(value: unknown, texts: JsonTextReader): { system: string
           'is "function", the API\'s deprecated form: send results as role "tool" with a tool_call_id',
         );
       default:
-        throw invalid(
+        throw mustBe(
+          message.role,
           `${path}.role`,
-          `must be "system", "developer", "user", "assistant" or "tool", not ${JSON.stringify(message.role)}`,
+          '"system", "developer", "user", "assistant" or "tool"',
         );
     }
   }
@@ -214,7 +229,7 @@ export function readChatCompletionsRequest(
   texts: JsonTextReader = new JsonTextReader(DEFAULT_JSON_SHAPE_LIMITS),
 ): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
-  const model = nameAt(fields.model, 'model');
+  const model = nameAt(fields.model, 'model', 'a model id (a string)');
   const settings = passedFields(fields, CHAT_COMPLETIONS_FIELDS);
   const tools = toolsOf(fields.tools);
   const { system, turns } = conversationOf(fields.messages, texts);

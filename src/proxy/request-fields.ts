@@ -9,32 +9,91 @@ export type Fields = Readonly<Record<string, unknown>>;
 /** Longest model id or tool name accepted (both are echoed and matched, never executed). */
 const MAX_NAME_LENGTH = 256;
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+/** Most characters of a value a message quotes. */
+const EXCERPT_CHARS = 40;
+
+/**
+ * The start of a value's JSON, at most `EXCERPT_CHARS` characters and `…` when cut. Written
+ * piece by piece and stopped once long enough, so a huge value costs no more than a small one
+ * (each level adds a bracket, so the depth it goes to is bounded too).
+ */
+function jsonExcerpt(value: unknown): string {
+  let text = '';
+  const full = () => text.length > EXCERPT_CHARS;
+  const write = (item: unknown): void => {
+    if (full()) return;
+    if (typeof item === 'string') {
+      text += JSON.stringify(item.length > EXCERPT_CHARS ? item.slice(0, EXCERPT_CHARS + 1) : item);
+    } else if (Array.isArray(item)) {
+      text += '[';
+      for (let index = 0; index < item.length && !full(); index++) {
+        if (index > 0) text += ',';
+        write(item[index]);
+      }
+      text += ']';
+    } else if (isFields(item)) {
+      text += '{';
+      let first = true;
+      for (const key in item) {
+        if (full()) break;
+        if (!Object.hasOwn(item, key)) continue;
+        text += `${first ? '' : ','}${JSON.stringify(key.slice(0, EXCERPT_CHARS + 1))}:`;
+        first = false;
+        write(item[key]);
+      }
+      text += '}';
+    } else {
+      text += JSON.stringify(item) ?? 'null';
+    }
+  };
+  write(value);
+  return full() ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+/**
+ * A value as an error names it: its type, then a short excerpt of its JSON (`the number 42`,
+ * `the string "hi"`, `an object {"role":"user"}`); `null`, `true` and `false` as they are.
+ */
+export function describeValue(value: unknown): string {
+  if (value === null || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return `the string ${jsonExcerpt(value)}`;
+  if (typeof value === 'number') return `the number ${jsonExcerpt(value)}`;
+  if (Array.isArray(value)) return `an array ${jsonExcerpt(value)}`;
+  if (isFields(value)) return `an object ${jsonExcerpt(value)}`;
+  return typeof value;
 }
 
 export function invalid(path: string, message: string): ProxyError {
   return new ProxyError(400, `${path} ${message}`, path);
 }
 
+/**
+ * The 400 of a field that is not what it must be: missing (`messages is missing; it must be an
+ * array of messages`), or present as something else (`… must be a string, not the number 42`).
+ */
+export function mustBe(value: unknown, path: string, expected: string): ProxyError {
+  return value === undefined
+    ? invalid(path, `is missing; it must be ${expected}`)
+    : invalid(path, `must be ${expected}, not ${describeValue(value)}`);
+}
+
 export function isFields(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function fieldsAt(value: unknown, path: string): Fields {
-  if (!isFields(value)) throw invalid(path, `must be an object, not ${describe(value)}`);
+/** `expected` says what the object holds, for the message (`an object`, `a message object`). */
+export function fieldsAt(value: unknown, path: string, expected = 'an object'): Fields {
+  if (!isFields(value)) throw mustBe(value, path, expected);
   return value;
 }
 
-export function arrayAt(value: unknown, path: string): readonly unknown[] {
-  if (!Array.isArray(value)) throw invalid(path, `must be an array, not ${describe(value)}`);
+export function arrayAt(value: unknown, path: string, expected = 'an array'): readonly unknown[] {
+  if (!Array.isArray(value)) throw mustBe(value, path, expected);
   return value;
 }
 
-export function stringAt(value: unknown, path: string): string {
-  if (typeof value !== 'string') throw invalid(path, `must be a string, not ${describe(value)}`);
+export function stringAt(value: unknown, path: string, expected = 'a string'): string {
+  if (typeof value !== 'string') throw mustBe(value, path, expected);
   return value;
 }
 
@@ -44,14 +103,13 @@ export function optionalStringAt(value: unknown, path: string): string | undefin
 
 export function booleanAt(value: unknown, path: string, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'boolean')
-    throw invalid(path, `must be true or false, not ${describe(value)}`);
+  if (typeof value !== 'boolean') throw mustBe(value, path, 'true or false');
   return value;
 }
 
 /** A model id or tool name: a non-empty string of bounded length. */
-export function nameAt(value: unknown, path: string): string {
-  const name = stringAt(value, path);
+export function nameAt(value: unknown, path: string, expected = 'a tool name (a string)'): string {
+  const name = stringAt(value, path, expected);
   if (name.length === 0) throw invalid(path, 'must not be empty');
   if (name.length > MAX_NAME_LENGTH)
     throw invalid(
@@ -114,9 +172,10 @@ export function textOf(value: unknown, path: string): string {
   for (const [index, part] of parts.entries()) {
     const fields = fieldsAt(part, `${path}[${index}]`);
     if (fields.type !== 'text')
-      throw invalid(
+      throw mustBe(
+        fields.type,
         `${path}[${index}].type`,
-        `must be "text" here (only text is accepted in this place), not ${describe(fields.type)}`,
+        '"text" here (only text is accepted in this place)',
       );
     texts.push(stringAt(fields.text, `${path}[${index}].text`));
   }
@@ -140,7 +199,7 @@ const ONE_REPLY: FieldRule = {
   refuse: (value) =>
     value === undefined || value === null || value === 1
       ? undefined
-      : `must be 1: the proxy reads one reply per request, not ${JSON.stringify(value)}`,
+      : `must be 1: the proxy reads one reply per request, not ${describeValue(value)}`,
 };
 
 const DEPRECATED_TOOLS: FieldRule = {

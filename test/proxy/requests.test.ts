@@ -157,7 +157,7 @@ describe('reading chat completions requests', () => {
       ],
       [
         { ...base, messages: [{ role: 'user', content: 5 }] },
-        'messages[0].content must be an array',
+        'messages[0].content must be a string or an array of content parts, not the number 5',
       ],
     ];
     for (const [body, message] of cases)
@@ -280,5 +280,138 @@ describe('reading Messages requests', () => {
     ];
     for (const [body, message] of cases)
       expect(refusal(() => readMessagesRequest(body)).message).toContain(message);
+  });
+});
+
+/** A field left out of the body, as opposed to one set to a value. */
+const MISSING = Symbol('missing');
+type Setter = (value: unknown) => object;
+
+function withField(body: object, path: readonly (string | number)[], value: unknown): object {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let at = copy;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1]!;
+  if (value === MISSING) delete at[last];
+  else at[last] = value;
+  return copy;
+}
+
+describe('a required field missing or of the wrong type', () => {
+  const chatBase = {
+    model: 'm',
+    messages: [{ role: 'user', content: 'x' }],
+    tools: [weather],
+  };
+  const messagesBase = {
+    model: 'm',
+    max_tokens: 10,
+    messages: [{ role: 'user', content: 'x' }],
+    tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+  };
+  const wrong = { null: null, number: 42, string: 'hi', object: { role: 'user' } };
+  type Kind = keyof typeof wrong;
+  /** [api, field path, what it must be, the wrong kinds (a right kind is left out)] */
+  const fields: ['chat' | 'messages', (string | number)[], string, Kind[]][] = [
+    ['chat', ['model'], 'a model id (a string)', ['null', 'number', 'object']],
+    ['chat', ['messages'], 'an array of messages', ['null', 'number', 'string', 'object']],
+    ['chat', ['messages', 0], 'a message object ({role, content})', ['null', 'number', 'string']],
+    [
+      'chat',
+      ['messages', 0, 'role'],
+      '"system", "developer", "user", "assistant" or "tool"',
+      ['null', 'number', 'string', 'object'],
+    ],
+    [
+      'chat',
+      ['messages', 0, 'content'],
+      'a string or an array of content parts',
+      ['null', 'number', 'object'],
+    ],
+    [
+      'chat',
+      ['tools', 0, 'function', 'name'],
+      'a tool name (a string)',
+      ['null', 'number', 'object'],
+    ],
+    ['messages', ['model'], 'a model id (a string)', ['null', 'number', 'object']],
+    [
+      'messages',
+      ['max_tokens'],
+      'a whole number of at least 1',
+      ['null', 'number', 'string', 'object'],
+    ],
+    ['messages', ['messages'], 'an array of messages', ['null', 'number', 'string', 'object']],
+    [
+      'messages',
+      ['messages', 0],
+      'a message object ({role, content})',
+      ['null', 'number', 'string'],
+    ],
+    [
+      'messages',
+      ['messages', 0, 'role'],
+      '"user" or "assistant"',
+      ['null', 'number', 'string', 'object'],
+    ],
+    [
+      'messages',
+      ['messages', 0, 'content'],
+      'a string or an array of content blocks',
+      ['null', 'number', 'object'],
+    ],
+    ['messages', ['tools', 0, 'name'], 'a tool name (a string)', ['null', 'number', 'object']],
+    [
+      'messages',
+      ['tools', 0, 'input_schema'],
+      'a JSON Schema object',
+      ['null', 'number', 'string'],
+    ],
+  ];
+  // The wrong number for max_tokens is one that is not a whole number of at least 1.
+  const valueOf = (path: readonly (string | number)[], kind: Kind) =>
+    path[0] === 'max_tokens' && kind === 'number' ? 0 : wrong[kind];
+  const shown: Record<Kind, string> = {
+    null: 'null',
+    number: 'the number 42',
+    string: 'the string "hi"',
+    object: 'an object {"role":"user"}',
+  };
+
+  for (const [api, path, expected, kinds] of fields) {
+    const name = path
+      .map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`))
+      .join('')
+      .slice(1)
+      .replaceAll('.[', '[');
+    const read = (body: object) =>
+      api === 'chat' ? readChatCompletionsRequest(body) : readMessagesRequest(body);
+    const set: Setter = (value) => withField(api === 'chat' ? chatBase : messagesBase, path, value);
+
+    it(`${api}: ${name} missing, or ${kinds.join(', ')}`, () => {
+      expect(refusal(() => read(set(MISSING))).message).toBe(
+        `${name} is missing; it must be ${expected}`,
+      );
+      for (const kind of kinds) {
+        const value = valueOf(path, kind);
+        const what = value === 0 ? 'the number 0' : shown[kind];
+        const error = refusal(() => read(set(value)));
+        expect(error.message).toBe(`${name} must be ${expected}, not ${what}`);
+        expect(error.param).toBe(name);
+      }
+    });
+  }
+
+  it('a long value is named by its type and the start of its JSON', () => {
+    const long = 'x'.repeat(500);
+    expect(refusal(() => readChatCompletionsRequest({ ...chatBase, messages: long })).message).toBe(
+      `messages must be an array of messages, not the string "${'x'.repeat(39)}…`,
+    );
+    const nested = { a: [1, 2, { b: long }], c: true };
+    expect(
+      refusal(() => readChatCompletionsRequest({ ...chatBase, messages: nested })).message,
+    ).toBe(
+      `messages must be an array of messages, not an object {"a":[1,2,{"b":"${'x'.repeat(24)}…`,
+    );
   });
 });
