@@ -10,6 +10,7 @@ import {
   type ToolDefinition,
   xmlProtocol,
 } from '../../../src/index.ts';
+import { expectLinearEngineWork, expectLinearGrowth } from '../../support/growth.ts';
 import { contentAtEverySplit } from '../helpers.ts';
 
 const listFiles: ToolDefinition = {
@@ -97,11 +98,14 @@ describe.each(CALLS)('%s: reasoning', (_name, protocol, call) => {
 
 describe('reasoning blocks that never close', () => {
   it('stay linear with many openers inside (they are not read again and again)', () => {
-    const text = `<think>${'<think> x '.repeat(20_000)}<list_files><path>a</path></list_files>`;
-    const parser = xmlProtocol().createStreamParser({ tools });
-    const started = performance.now();
-    const events = [...parser.push(text), ...parser.end()];
-    expect(performance.now() - started).toBeLessThan(2_000);
-    expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(1);
+    const text = (count: number) =>
+      `<think>${'<think> x '.repeat(count)}<list_files><path>a</path></list_files>`;
+    const read = (source: string) => {
+      const parser = xmlProtocol().createStreamParser({ tools });
+      return [...parser.push(source), ...parser.end()];
+    };
+    expect(read(text(20_000)).filter((event) => event.type === 'tool-call')).toHaveLength(1);
+    expectLinearEngineWork(text, read, 1_000);
+    expectLinearGrowth(text, read, 1_000);
   });
 });

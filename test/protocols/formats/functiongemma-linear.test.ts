@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
-import { fourfoldRatio } from '../../support/timing.ts';
+import { expectLinearGrowth } from '../../support/growth.ts';
 import { TOOLS } from '../helpers.ts';
 import { itStaysLinear } from './json-format-checks.ts';
 
@@ -28,7 +28,6 @@ describe('linear time', () => {
       `<start_function_call>call:write_file{path:<escape>a<escape>,content:<escape>${argument}<escape>}<end_function_call>`,
   );
 
-  // Sizes where the smaller text takes tens of milliseconds: shorter runs are mostly noise.
   it.each([
     [
       'explicit calls',
@@ -56,6 +55,6 @@ describe('linear time', () => {
       (n: number) => `<start_function_call>call:write_file{content:<escape>${'<escap'.repeat(n)}`,
     ],
   ])('%s, pushed whole', (_label, size, shape) => {
-    expect(fourfoldRatio(shape, (text) => parseWhole(text)(), size)).toBeLessThan(10);
+    expectLinearGrowth(shape, (text) => parseWhole(text)(), size / 8);
   });
 });

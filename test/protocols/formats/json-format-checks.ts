@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import type { ParsedContent, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
-import { timeOf } from '../../support/timing.ts';
+import { expectLinearGrowth } from '../../support/growth.ts';
 import {
   contentAtEverySplit,
   contentOf,
@@ -147,8 +147,8 @@ export function itKeepsTheStreamInvariants(
 }
 
 /**
- * Parsing stays linear: four times the openers (or the argument) takes about four times the time,
- * loosely (the bound is well under the sixteen times of a quadratic reader).
+ * Parsing stays linear: sixteen times the calls (or the argument) takes about sixteen times the
+ * CPU time, loosely (test/support/growth.ts: the bound is far under a quadratic reader's 256).
  * `call(i)` is one call of the format; `bigCall(text)` one call whose argument is `text`.
  */
 export function itStaysLinear(
@@ -157,30 +157,19 @@ export function itStaysLinear(
   bigCall: (argument: string) => string,
 ): void {
   const tools = TOOLS;
-  it('parses 10,000 to 40,000 openers in linear time', () => {
+  const parseInChunks = (chunk: number) => (source: string) => {
+    const parser = protocol.createStreamParser({ tools });
+    for (let at = 0; at < source.length; at += chunk) parser.push(source.slice(at, at + chunk));
+    parser.end();
+  };
+
+  it('parses many calls in time linear in their count', () => {
     const text = (count: number) =>
       Array.from({ length: count }, (_, index) => call(index)).join('\n');
-    const small = text(10_000);
-    const large = text(40_000);
-    const parse = (source: string) => () => {
-      const parser = protocol.createStreamParser({ tools });
-      for (let at = 0; at < source.length; at += 4096) parser.push(source.slice(at, at + 4096));
-      parser.end();
-    };
-    const ratio = timeOf(parse(large)) / timeOf(parse(small));
-    expect(ratio).toBeLessThan(10);
+    expectLinearGrowth(text, parseInChunks(4096), 1_000);
   });
 
-  it('parses a 2 MB and an 8 MB argument in linear time', () => {
-    const parse = (size: number) => {
-      const source = bigCall('x'.repeat(size));
-      return () => {
-        const parser = protocol.createStreamParser({ tools });
-        for (let at = 0; at < source.length; at += 8192) parser.push(source.slice(at, at + 8192));
-        parser.end();
-      };
-    };
-    const ratio = timeOf(parse(8_000_000)) / timeOf(parse(2_000_000));
-    expect(ratio).toBeLessThan(12);
+  it('parses a large argument in time linear in its size', () => {
+    expectLinearGrowth((size) => bigCall('x'.repeat(size)), parseInChunks(8192), 1 << 17);
   });
 }

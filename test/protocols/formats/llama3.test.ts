@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { llama3Format, llama3Protocol } from '../../../src/protocols/llama3/index.ts';
+import { expectLinearGrowth } from '../../support/growth.ts';
 import { callsOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
 import { itIsChunkInvariantOnItsMarkup } from './json-format-checks.ts';
 
@@ -205,15 +206,10 @@ describe('invariants', () => {
   itIsChunkInvariantOnItsMarkup(llama3, fragments, options.tools);
 
   it('a long code argument streams in linear time', () => {
-    const time = (size: number) => {
-      const text = `<|python_tag|>${'x = "a"\n'.repeat(size / 8)}<|eom_id|>`;
-      const started = performance.now();
-      llama3.parseGeneratedText(text, options);
-      return performance.now() - started;
-    };
-    time(1 << 18);
-    const small = Math.min(time(1 << 19), time(1 << 19));
-    const large = Math.min(time(1 << 21), time(1 << 21));
-    expect(large / Math.max(small, 0.5)).toBeLessThan(8);
+    expectLinearGrowth(
+      (size) => `<|python_tag|>${'x = "a"\n'.repeat(size / 8)}<|eom_id|>`,
+      (text) => llama3.parseGeneratedText(text, options),
+      1 << 15,
+    );
   });
 });
