@@ -369,7 +369,7 @@ describe('a required field missing or of the wrong type', () => {
     ],
   ];
   // The wrong number for max_tokens is one that is not a whole number of at least 1.
-  const valueOf = (path: readonly (string | number)[], kind: Kind) =>
+  const wrongValue = (path: readonly (string | number)[], kind: Kind) =>
     path[0] === 'max_tokens' && kind === 'number' ? 0 : wrong[kind];
   const shown: Record<Kind, string> = {
     null: 'null',
@@ -393,7 +393,7 @@ describe('a required field missing or of the wrong type', () => {
         `${name} is missing; it must be ${expected}`,
       );
       for (const kind of kinds) {
-        const value = valueOf(path, kind);
+        const value = wrongValue(path, kind);
         const what = value === 0 ? 'the number 0' : shown[kind];
         const error = refusal(() => read(set(value)));
         expect(error.message).toBe(`${name} must be ${expected}, not ${what}`);
