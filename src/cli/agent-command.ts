@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { type AgentEvent, type AgentUsage, runAgent } from '../agent/index.ts';
 import { createCodeTools } from '../agent/tools/index.ts';
 import type { ToolwireError } from '../core/errors.ts';
@@ -6,6 +5,7 @@ import { ModelCallError } from '../core/model-call-error.ts';
 import { protocolNameFor } from '../protocols/index.ts';
 // Not server/index.ts: that loads the HTTP server's packages, which `agent` does not need.
 import { describeRunError } from '../server/model-errors.ts';
+import { parseCommandLine } from './command-line.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import {
   MODEL_FLAGS,
@@ -248,12 +248,12 @@ export async function agentCommand(
   err: Output = process.stderr,
   input: Input = process.stdin,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine(
+    'agent',
     args,
-    options: { ...HELP_OPTION, ...MODEL_FLAGS, 'max-steps': { type: 'string' } },
-    allowPositionals: true,
-    strict: true,
-  });
+    { ...HELP_OPTION, ...MODEL_FLAGS, 'max-steps': { type: 'string' } },
+    true,
+  );
   if (values.help) {
     out.write(helpOf(AGENT_USAGE));
     return 0;

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import type { ParseEvent, ToolCallProtocol, ToolDefinition } from '../core/index.ts';
 import { BY_MODEL, FORMATS, protocolByName, protocolNameFor } from '../protocols/index.ts';
+import { parseCommandLine } from './command-line.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { protocolSetting } from './model-settings.ts';
 import { readToolsFile } from './read-tools.ts';
@@ -89,17 +89,13 @@ export async function parseCommand(
   err: Output = process.stderr,
   input: Input = process.stdin,
 ): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...HELP_OPTION,
-      protocol: { type: 'string' },
-      model: { type: 'string' },
-      tools: { type: 'string' },
-      'chunk-size': { type: 'string' },
-      list: { type: 'boolean' },
-    },
-    strict: true,
+  const { values } = parseCommandLine('parse', args, {
+    ...HELP_OPTION,
+    protocol: { type: 'string' },
+    model: { type: 'string' },
+    tools: { type: 'string' },
+    'chunk-size': { type: 'string' },
+    list: { type: 'boolean' },
   });
   if (values.help) {
     out.write(helpOf(PARSE_USAGE));

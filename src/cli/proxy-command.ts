@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   createProxyApp,
   DEFAULT_PROXY_LIMITS,
@@ -6,6 +5,7 @@ import {
   type UpstreamTarget,
   upstreamTarget,
 } from '../proxy/index.ts';
+import { parseCommandLine } from './command-line.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
@@ -70,35 +70,28 @@ export async function proxyCommand(
   out: Output = process.stdout,
   err: Output = process.stderr,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      ...HELP_OPTION,
-      upstream: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'allow-host': { type: 'string', multiple: true },
-      protocol: { type: 'string' },
-      'api-key-env': { type: 'string' },
-      'upstream-api-key-env': { type: 'string' },
-      'max-requests': { type: 'string' },
-      'max-body-mb': { type: 'string' },
-      'body-timeout': { type: 'string' },
-      'memory-budget-mb': { type: 'string' },
-      'upstream-timeout': { type: 'string' },
-      'max-upstream-reply-mb': { type: 'string' },
-      'max-upstream-event-kb': { type: 'string' },
-      'tool-choice-retries': { type: 'string' },
-    },
-    allowPositionals: true,
-    strict: true,
+  const { values } = parseCommandLine('proxy', args, {
+    ...HELP_OPTION,
+    upstream: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'allow-host': { type: 'string', multiple: true },
+    protocol: { type: 'string' },
+    'api-key-env': { type: 'string' },
+    'upstream-api-key-env': { type: 'string' },
+    'max-requests': { type: 'string' },
+    'max-body-mb': { type: 'string' },
+    'body-timeout': { type: 'string' },
+    'memory-budget-mb': { type: 'string' },
+    'upstream-timeout': { type: 'string' },
+    'max-upstream-reply-mb': { type: 'string' },
+    'max-upstream-event-kb': { type: 'string' },
+    'tool-choice-retries': { type: 'string' },
   });
   if (values.help) {
     out.write(helpOf(PROXY_USAGE));
     return 0;
   }
-  if (positionals.length > 0)
-    throw new UsageError(`proxy takes no arguments besides options (got "${positionals[0]}")`);
   const upstream = upstreamSetting(values.upstream);
   const port = wholeNumber(values.port, '--port', 0) ?? DEFAULT_PROXY_PORT;
   if (port > 65_535) throw new UsageError(`--port must be at most 65535, not ${port}`);

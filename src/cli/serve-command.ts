@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { BY_MODEL, protocolNameFor } from '../protocols/index.ts';
 import {
   createServerApp,
@@ -12,6 +11,7 @@ import {
   serverSystemPrompt,
   serverTools,
 } from '../server/index.ts';
+import { parseCommandLine } from './command-line.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
 import { listenOrSay, untilStopped } from './server-lifetime.ts';
@@ -86,28 +86,21 @@ export async function serveCommand(
   out: Output = process.stdout,
   err: Output = process.stderr,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      ...HELP_OPTION,
-      ...MODEL_FLAGS,
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'allow-host': { type: 'string', multiple: true },
-      'max-runs': { type: 'string' },
-      replay: { type: 'string' },
-      'replay-delay': { type: 'string' },
-      'web-dir': { type: 'string' },
-    },
-    allowPositionals: true,
-    strict: true,
+  const { values } = parseCommandLine('serve', args, {
+    ...HELP_OPTION,
+    ...MODEL_FLAGS,
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'allow-host': { type: 'string', multiple: true },
+    'max-runs': { type: 'string' },
+    replay: { type: 'string' },
+    'replay-delay': { type: 'string' },
+    'web-dir': { type: 'string' },
   });
   if (values.help) {
     out.write(helpOf(SERVE_USAGE));
     return 0;
   }
-  if (positionals.length > 0)
-    throw new UsageError(`serve takes no arguments besides options (got "${positionals[0]}")`);
   const port = wholeNumber(values.port, '--port', 0) ?? DEFAULT_PORT;
   if (port > 65_535) throw new UsageError(`--port must be at most 65535, not ${port}`);
   const host = values.host ?? DEFAULT_HOST;

@@ -66,6 +66,29 @@ describe('runAgent: a failed model call is a typed error', () => {
     expect(error.cause).toBe(thrown);
   });
 
+  it('a fetch the AI SDK wraps, failed without a network code (a refused port): model-unreachable', async () => {
+    const fetchFailed = new TypeError('fetch failed', { cause: new Error('bad port') });
+    const thrown = new Error('Cannot connect to API: bad port', { cause: fetchFailed });
+    const error = await failureOf(failingModel(() => thrown));
+    expect(error.kind).toBe('model-unreachable');
+    expect(error.cause).toBe(thrown);
+    expect(error.message).toContain('bad port');
+  });
+
+  it('the AI SDK’s APICallError with no status (it could not connect): model-unreachable', async () => {
+    const thrown = Object.assign(
+      new Error('Cannot connect to API: bad port', { cause: new Error('bad port') }),
+      {
+        name: 'AI_APICallError',
+        statusCode: undefined,
+        isRetryable: true,
+      },
+    );
+    const error = await failureOf(failingModel(() => thrown));
+    expect(error.kind).toBe('model-unreachable');
+    expect(error.cause).toBe(thrown);
+  });
+
   it('an HTTP error status (the AI SDK APICallError): model-http-status with the status', async () => {
     const thrown = Object.assign(new Error('model "nope" not found'), { statusCode: 404 });
     const error = await failureOf(failingModel(() => thrown));

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,12 +20,29 @@ import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-s
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
+/** The CLI processes a test started and that have not ended: killed after each test. */
+const children = new Set<ChildProcess>();
+
+/** `toolwire ARGS` as a child process, killed after the test whatever becomes of it. */
+function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+): ChildProcess & {
+  stdout: NodeJS.ReadableStream;
+  stderr: NodeJS.ReadableStream;
+} {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { ...process.env, ...env, NO_COLOR: '1' },
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 /** Runs the CLI without blocking the event loop (the fake server lives in this process). */
 function runCli(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, ...env, NO_COLOR: '1' },
-    });
+    const child = spawnCli(args, env);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data) => (stdout += data));
@@ -45,6 +62,8 @@ function repository(): string {
 
 let server: FakeServer | undefined;
 afterEach(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
   await server?.close();
   server = undefined;
 });
@@ -228,8 +247,8 @@ describe('toolwire agent: terminal control sequences from the model and tools', 
     expect(stdout).toContain('\\x9b2K\\x9d0;c1title\\x9c');
     expect(stdout).toContain('shown\\x0dHIDDEN');
     expect(stdout).toContain('\\u202eesrever');
-    // xml cuts each turn after its call, before the server reports usage.
-    expect(stdout).toContain('2 steps, token usage unknown');
+    // xml cuts each turn after its call, then still reads the usage the server sends last.
+    expect(stdout).toContain('2 steps, 24 input and 14 output tokens');
   });
 
   it('on a terminal, the only escapes written are its own colours and progress line', async () => {
@@ -390,11 +409,7 @@ describe('toolwire agent: the run on the terminal', () => {
       turns: [`Thinking about it. ${'word '.repeat(400)}`],
       chunkDelayMs: 50,
     });
-    const child = spawn(
-      process.execPath,
-      [MAIN, 'agent', 'q', '--root', repository(), '--base-url', server.baseURL],
-      { env: { ...process.env, NO_COLOR: '1' } },
-    );
+    const child = spawnCli(['agent', 'q', '--root', repository(), '--base-url', server.baseURL]);
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (data) => (stderr += data));
