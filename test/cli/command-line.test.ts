@@ -10,8 +10,16 @@ async function cli(args: string[]) {
   let stdout = '';
   let stderr = '';
   const status = await runCommandLine(args, {
-    stdout: { write: (text) => void (stdout += text) },
-    stderr: { write: (text) => void (stderr += text) },
+    stdout: {
+      write: (text) => {
+        stdout += text;
+      },
+    },
+    stderr: {
+      write: (text) => {
+        stderr += text;
+      },
+    },
   });
   return { status, stdout, stderr, said: stderr.split('\n')[0] };
 }
