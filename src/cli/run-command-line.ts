@@ -1,3 +1,4 @@
+import { isErrorOfKind } from '../core/errors.ts';
 import { COMMANDS, type Command, type CommandOutput } from './commands.ts';
 import { helpOf, usageOf } from './help.ts';
 import { PROTOCOL_HELP } from './model-settings.ts';
@@ -97,6 +98,11 @@ export async function runCommandLine(
     if (missing.length > 0) return withoutPackages(name, command, rest, missing, io);
     return await command.run(rest, io);
   } catch (error) {
+    if (isErrorOfKind(error, 'invalid-tool-definition')) {
+      // A file the user gave is wrong, not the command line: its place says it all.
+      io.stderr.write(`toolwire: ${neutraliseControls(error.message)}\n`);
+      return 2;
+    }
     if (!isUsageError(error)) throw error;
     const usage = command === undefined ? `${OVERVIEW}\n` : usageOf(command.usage);
     const more = command === undefined ? '' : `\ntoolwire ${name} --help shows more.\n`;
