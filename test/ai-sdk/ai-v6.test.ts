@@ -1,12 +1,8 @@
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai-v6';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai-v6/test';
 import { describe, expect, it } from 'vitest';
-import {
-  hermesToolMiddlewareV3,
-  ToolMiddlewareError,
-  xmlProtocol,
-  xmlToolMiddlewareV3,
-} from '../../src/ai-sdk/index.ts';
+import { ToolMiddlewareError, xmlProtocol } from '../../src/ai-sdk/index.ts';
+import { hermesToolMiddlewareV3, xmlToolMiddlewareV3 } from '../../src/ai-sdk/v3.ts';
 import { chunksOf } from './support.ts';
 
 // ai 6 has its own @ai-sdk/provider 3: its types are taken from its mock, not from provider 4.

@@ -8,15 +8,17 @@ import { describe, expect, it } from 'vitest';
 import {
   executeProtocol,
   executeToolMiddleware,
-  executeToolMiddlewareV3,
   hermesProtocol,
   hermesToolMiddleware,
-  hermesToolMiddlewareV3,
   type ToolCallProtocol,
   xmlProtocol,
   xmlToolMiddleware,
-  xmlToolMiddlewareV3,
 } from '../../src/ai-sdk/index.ts';
+import {
+  executeToolMiddlewareV3,
+  hermesToolMiddlewareV3,
+  xmlToolMiddlewareV3,
+} from '../../src/ai-sdk/v3.ts';
 import { WEATHER_DEFINITIONS, WEATHER_FUNCTION_TOOLS } from './support.ts';
 
 function params(): LanguageModelV4CallOptions {

@@ -8,21 +8,23 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import {
   createToolMiddleware,
-  createToolMiddlewareV3,
   glmToolMiddleware,
-  glmToolMiddlewareV3,
   gptOssToolMiddleware,
-  gptOssToolMiddlewareV3,
   llama3ToolMiddleware,
-  llama3ToolMiddlewareV3,
   mistralToolMiddleware,
-  mistralToolMiddlewareV3,
   type PresetOptions,
   qwen3CoderToolMiddleware,
-  qwen3CoderToolMiddlewareV3,
   toolMiddlewareFor,
-  toolMiddlewareForV3,
 } from '../../src/ai-sdk/index.ts';
+import {
+  createToolMiddlewareV3,
+  glmToolMiddlewareV3,
+  gptOssToolMiddlewareV3,
+  llama3ToolMiddlewareV3,
+  mistralToolMiddlewareV3,
+  qwen3CoderToolMiddlewareV3,
+  toolMiddlewareForV3,
+} from '../../src/ai-sdk/v3.ts';
 import {
   FORMATS,
   formatEntry,
