@@ -1,7 +1,10 @@
 /**
  * `toolwire/ai-sdk`: tool calling for any model through the AI SDK's `wrapLanguageModel`.
  * Needs the peer dependencies `ai` (≥ 7; ≥ 6 for the `…V3` variants) and `@ai-sdk/provider`;
- * it imports only their types, so nothing from them is loaded at run time.
+ * it imports only their types, so nothing from them is loaded at run time. The middleware typed
+ * for `ai` 6 (the `…V3` variants) is `toolwire/ai-sdk/v3`, and only there.
+ * Also here: the content-block stream of an AI SDK `fullStream` (`fullStreamToBlocks`,
+ * `encodeFullStream`), for serving `streamText` to the page's protocol.
  */
 export type {
   ProtocolFault,
@@ -26,6 +29,14 @@ export {
   ToolMiddlewareError,
   type ToolMiddlewareErrorCode,
 } from './errors.ts';
+export {
+  type EncodeFullStreamOptions,
+  encodeFullStream,
+  FullStreamAdapter,
+  type FullStreamOptions,
+  fullStreamToBlocks,
+  type RunSummary,
+} from './full-stream-blocks.ts';
 export { METADATA_KEY, type ToolCallMetadata } from './metadata.ts';
 export { createToolMiddleware } from './middleware.ts';
 export type {
@@ -48,15 +59,3 @@ export {
   toolMiddlewareFor,
   xmlToolMiddleware,
 } from './presets.ts';
-export {
-  createToolMiddlewareV3,
-  executeToolMiddlewareV3,
-  glmToolMiddlewareV3,
-  gptOssToolMiddlewareV3,
-  hermesToolMiddlewareV3,
-  llama3ToolMiddlewareV3,
-  mistralToolMiddlewareV3,
-  qwen3CoderToolMiddlewareV3,
-  toolMiddlewareForV3,
-  xmlToolMiddlewareV3,
-} from './v3.ts';

@@ -17,7 +17,41 @@ export {
   unknownProtocolMessage,
 } from './choice.ts';
 export type { AgentConventions, FormatEntry } from './common/format-entry.ts';
-export * from './formats.ts';
+export {
+  type ApertusProtocolOptions,
+  apertusProtocol,
+  type CommandRProtocolOptions,
+  commandRProtocol,
+  type DeepseekProtocolOptions,
+  deepseekProtocol,
+  executeProtocol,
+  type FirefunctionProtocolOptions,
+  type FunctionaryProtocolOptions,
+  firefunctionProtocol,
+  functionaryProtocol,
+  functionGemmaProtocol,
+  type GraniteProtocolOptions,
+  glmProtocol,
+  gptOssProtocol,
+  graniteProtocol,
+  type HermesProtocolOptions,
+  hermesProtocol,
+  kimiK2Protocol,
+  type Llama3ProtocolOptions,
+  llama3Protocol,
+  type MistralProtocolOptions,
+  type MistralStyle,
+  minimaxProtocol,
+  mistralProtocol,
+  type PythonicPromptStyle,
+  type PythonicProtocolOptions,
+  pythonicProtocol,
+  qwen3CoderProtocol,
+  seedOssProtocol,
+  type XlamProtocolOptions,
+  xlamProtocol,
+  xmlProtocol,
+} from './formats.ts';
 export { formatForModel, isProtocolName } from './registry.ts';
 export {
   type AutoProtocolOptions,
