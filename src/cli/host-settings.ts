@@ -1,10 +1,12 @@
+// The HTTP layer's face, which serve and proxy share: importing either app's face here would
+// load the other app with it (the server's brings the agent and the code tools).
 import {
   canonicalBindHost,
   canonicalHost,
   isIpAddress,
   isLoopbackHostname,
   LOOPBACK_HOSTNAMES,
-} from '../server/host-names.ts';
+} from '../http/index.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Who may address the server (the Host check), for `--host` and the `--allow-host` names. */

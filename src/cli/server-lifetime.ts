@@ -1,5 +1,5 @@
-import type { ServerApp } from '../server/app.ts';
-import { type RunningServer, startServer } from '../server/node-server.ts';
+// The HTTP layer's face, shared by serve and proxy (see host-settings.ts).
+import { type RunningServer, type ServableApp, startServer } from '../http/index.ts';
 
 interface Output {
   write(text: string): void;
@@ -10,7 +10,7 @@ interface Output {
  * resolves with undefined.
  */
 export async function listenOrSay(
-  app: Pick<ServerApp, 'app' | 'close'>,
+  app: ServableApp,
   address: { port: number; host: string },
   err: Output,
 ): Promise<RunningServer | undefined> {
