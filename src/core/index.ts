@@ -1,3 +1,7 @@
+/**
+ * What the other layers of toolwire take from `core`. Internal: what users get is listed by name
+ * in src/index.ts, which names the public parts of `core` itself.
+ */
 export type { ParseEvent, ParseEventType, ToolCallEvent } from './events.ts';
 export { createIdGenerator, type IdGenerator } from './ids.ts';
 export type { ProtocolFault, ProtocolFaultCode, ValidationProblem } from './problems.ts';
