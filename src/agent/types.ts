@@ -44,7 +44,8 @@ export type AgentTools = Readonly<Record<string, AgentTool>>;
 /**
  * Token counts as the provider reported them. A count is `undefined` when it is unknown: the
  * server reported none (many OpenAI-compatible servers send usage in a stream only when asked),
- * or the turn was cut before the provider's report (xml's one action per turn). Over a run, each
+ * or a turn cut at its call (xml's one action per turn) whose model went on writing: the rest of
+ * a cut turn is read for the usage only while it is short (see `readToFinish`). Over a run, each
  * count is the sum over the steps that reported it, and `undefined` while none has; it is never
  * a 0 standing for "unknown".
  */
@@ -178,7 +179,8 @@ export interface RunAgentOptions {
   readonly maxSteps?: number;
   /**
    * `one`: generation is cut as soon as the first call is complete and only that call runs
-   * (Probe's XML protocol, the default for xml). `all`: every call of the turn runs, in parallel
+   * (Probe's XML protocol, the default for xml); what follows the call is not read as output,
+   * only the stream's end, for its usage (up to 256 characters or 5 s). `all`: every call of the turn runs, in parallel
    * (default for hermes and execute).
    */
   readonly actionsPerTurn?: 'one' | 'all';
