@@ -41,7 +41,7 @@ function upstreamSetting(value: string | undefined): UpstreamTarget {
   try {
     return upstreamTarget(value);
   } catch (error) {
-    throw new UsageError(`--${(error as Error).message}`);
+    throw new UsageError(`--${(error as Error).message}`, { cause: error });
   }
 }
 

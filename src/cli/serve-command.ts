@@ -54,12 +54,12 @@ export function replayDelaySetting(value: string | undefined): number | undefine
 
 async function readRecording(file: string): Promise<Recording> {
   const text = await readFile(file, 'utf8').catch((error: Error) => {
-    throw new UsageError(`--replay: cannot read "${file}": ${error.message}`);
+    throw new UsageError(`--replay: cannot read "${file}": ${error.message}`, { cause: error });
   });
   try {
     return parseRecording(text, basename(file));
   } catch (error) {
-    throw new UsageError(`--replay: ${(error as Error).message}`);
+    throw new UsageError(`--replay: ${(error as Error).message}`, { cause: error });
   }
 }
 

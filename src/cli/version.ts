@@ -13,6 +13,7 @@ export function packageVersion(cliFile: string | URL = import.meta.url): string 
   } catch (error) {
     throw new Error(
       `cannot read the package version from ${file.pathname}: ${(error as Error).message}`,
+      { cause: error },
     );
   }
   const version = (manifest as { version?: unknown } | null)?.version;
