@@ -1,6 +1,12 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ModelCallError } from '../../src/core/model-call-error.ts';
+import { HttpError } from '../../src/http/http-error.ts';
+import { startServer } from '../../src/http/node-server.ts';
+import { errorResponse, httpErrorOf } from '../../src/proxy/errors.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
-import { startServer } from '../../src/server/node-server.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,
@@ -183,6 +189,127 @@ describe('proxy: keys', () => {
       post(chat(), { authorization: 'Bearer client-key' }),
     );
     expect(upstream!.headers.at(-1)!.authorization).toBe('Bearer server-key');
+  });
+});
+
+describe('proxy: errors are HttpErrors, written in the client API', () => {
+  it('one HttpError takes OpenAI’s shape (with its param) and Anthropic’s', async () => {
+    const error = new HttpError(400, 'messages[0].role is not a role', {
+      param: 'messages[0].role',
+    });
+    const openai = errorResponse('openai', error);
+    expect(openai.status).toBe(400);
+    expect(await openai.json()).toEqual({
+      error: {
+        message: 'messages[0].role is not a role',
+        type: 'invalid_request_error',
+        param: 'messages[0].role',
+        code: null,
+      },
+    });
+    const anthropic = errorResponse('anthropic', new HttpError(413, 'too large'));
+    expect(anthropic.status).toBe(413);
+    expect(await anthropic.json()).toEqual({
+      type: 'error',
+      error: { type: 'request_too_large', message: 'too large' },
+    });
+    const late = errorResponse('openai', new HttpError(408, 'the body did not arrive'));
+    expect(late.headers.get('connection')).toBe('close');
+  });
+
+  it('a failed model call is answered by its kind: 502, 504, its own status, 502', () => {
+    const baseURL = 'http://127.0.0.1:9/v1';
+    const cases: [ModelCallError, number, string][] = [
+      [
+        new ModelCallError('model-unreachable', { baseURL, detail: 'ECONNREFUSED' }),
+        502,
+        'no model server answers at http://127.0.0.1:9/v1 (ECONNREFUSED)',
+      ],
+      [
+        new ModelCallError('model-unreachable', { baseURL, detail: 'terminated', brokeOff: true }),
+        502,
+        'the reply of the model server at http://127.0.0.1:9/v1 broke off (terminated)',
+      ],
+      [
+        new ModelCallError('model-timeout', { baseURL, timeoutMs: 200 }),
+        504,
+        'the model server at http://127.0.0.1:9/v1 did not finish within 0.2 s',
+      ],
+      [
+        new ModelCallError('model-http-status', { baseURL, status: 429, detail: 'slow down' }),
+        429,
+        'the model server at http://127.0.0.1:9/v1 answered 429: slow down',
+      ],
+      [
+        new ModelCallError('model-http-status', { baseURL, status: 302, detail: 'elsewhere' }),
+        502,
+        'the model server at http://127.0.0.1:9/v1 answered 302: elsewhere',
+      ],
+      [
+        new ModelCallError('model-bad-reply', {
+          baseURL,
+          detail: "the model server's reply is not valid JSON",
+        }),
+        502,
+        "the model server's reply is not valid JSON",
+      ],
+    ];
+    for (const [failure, status, message] of cases) {
+      const error = httpErrorOf(failure);
+      expect([error.status, error.message]).toEqual([status, message]);
+      expect(error.cause).toBe(failure);
+    }
+    const refusal = new HttpError(429, 'busy');
+    expect(httpErrorOf(refusal)).toBe(refusal);
+    expect(httpErrorOf(new Error('boom'))).toMatchObject({
+      status: 500,
+      message: 'the proxy failed: boom',
+    });
+  });
+
+  it('the upstream failure reaches the client with its kind behind it (no server: model-unreachable)', async () => {
+    const proxy = createProxyApp({ upstream: 'http://127.0.0.1:9/v1', protocol: 'hermes' });
+    const response = await proxy.app.request(
+      '/v1/messages',
+      post({
+        model: 'm',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
+    expect(response.status).toBe(502);
+    expect(await json(response)).toEqual({
+      type: 'error',
+      error: {
+        type: 'api_error',
+        message: expect.stringMatching(
+          /^no model server answers at http:\/\/127\.0\.0\.1:9\/v1 \([^)]+\)$/,
+        ),
+      },
+    });
+  });
+});
+
+describe('proxy: a sibling of the server on top of src/http', () => {
+  it('imports nothing from src/server', () => {
+    const source = fileURLToPath(new URL('../../src/', import.meta.url));
+    const proxy = join(source, 'proxy');
+    const files = readdirSync(proxy, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('.ts'),
+    );
+    expect(files.length).toBeGreaterThan(5);
+    const reached: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(proxy, file), 'utf8');
+      // Every module named after `from` or in `import(…)`, static or dynamic, type-only or not.
+      for (const [, specifier] of text.matchAll(
+        /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"\n]+)['"]/g,
+      )) {
+        const target = relative(source, resolve(dirname(join(proxy, file)), specifier!));
+        if (target.split(sep)[0] === 'server') reached.push(`${file} imports ${specifier}`);
+      }
+    }
+    expect(reached).toEqual([]);
   });
 });
 

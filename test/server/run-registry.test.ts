@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunState } from '../../src/agent/index.ts';
-import { RunRegistry, type RunRegistryOptions } from '../../src/server/index.ts';
+import { isErrorOfKind } from '../../src/core/errors.ts';
+import { RunLimitError, RunRegistry, type RunRegistryOptions } from '../../src/server/index.ts';
 
 const KIB = 1024;
 
@@ -96,6 +97,16 @@ describe('RunRegistry: the active count', () => {
     const runs = registry({ maxConcurrentRuns: 1 });
     const a = start(runs, 'a');
     expect(() => start(runs, 'b')).toThrow('1 runs are streaming');
+    let refusal: unknown;
+    try {
+      runs.ensureCapacity();
+    } catch (error) {
+      refusal = error;
+    }
+    // The app answers a run-limit with 429 by its kind.
+    expect(isErrorOfKind(refusal, 'run-limit')).toBe(true);
+    expect(refusal).toMatchObject({ running: 1, maxConcurrentRuns: 1 });
+    expect(RunLimitError.isInstance(refusal)).toBe(true);
     runs.finish(a, 'completed');
     expect(() => start(runs, 'a')).toThrow('the run id "a" is already in use');
   });

@@ -94,8 +94,8 @@ describe('POST /api/runs', () => {
       total_steps: 2,
       generated_files: null,
       cost: null,
-      // Each turn is cut at its call, before the provider's usage part: unknown, not 0.
-      cumulative_usage: { input_tokens: null, output_tokens: null },
+      // Each turn is cut at its call; the stream's end is still read for the provider's usage.
+      cumulative_usage: { input_tokens: 20, output_tokens: 10 },
       answer: 'Login is handled by `loginUser` in login.js.',
     });
     const history = data.conversation_history as { type: string }[];
