@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
+import { startCli } from '../support/child-process.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -46,44 +47,30 @@ export interface ServeProcess {
   readonly url: string;
   readonly child: ChildProcess;
   output(): string;
+  /** Stops the server (SIGTERM unless told) and resolves once it exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves with the server's exit code (null when a signal ended it) once it exited. */
+  exited(): Promise<number | null>;
 }
 
-/** `toolwire serve` from the sources, on a free port; resolves once it listens. */
-export function spawnServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
-    const onData = (data: Buffer) => {
-      output += data.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({
-          url: match[1]!,
-          child,
-          output: () => output,
-          stop: (signal = 'SIGTERM') =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null || child.signalCode !== null) return done();
-              child.once('exit', () => done());
-              child.kill(signal);
-            }),
-        });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited (${code}) before listening:\n${output}`));
-    });
+/**
+ * `toolwire serve` from the sources, on a free port; resolves once it prints where it listens.
+ * A server that does not start in time is killed, and every server still running at the end of
+ * the test file is too (test/support/child-process.ts).
+ */
+export async function spawnServe(args: string[]): Promise<ServeProcess> {
+  const serve = await startCli(['serve', '--port', '0', ...args], {
+    readyWhen: /listening on (http:\/\/[^\s]+)\s/,
   });
+  return {
+    url: serve.ready[1]!,
+    child: serve.child,
+    output: serve.output,
+    stop: async (signal) => {
+      await serve.stop(signal);
+    },
+    exited: serve.exited,
+  };
 }
 
 export const SCREENSHOTS = join(ROOT, 'test-results');

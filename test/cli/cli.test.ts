@@ -1,11 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/child-process.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'toolwire-cli-'));
 const toolsFile = join(directory, 'tools.json');
 writeFileSync(
@@ -24,7 +22,7 @@ writeFileSync(
 );
 
 function run(args: string[], input = '') {
-  const result = spawnSync(process.execPath, [MAIN, ...args], { input, encoding: 'utf8' });
+  const result = runCli(args, { input });
   return {
     status: result.status,
     stderr: result.stderr,

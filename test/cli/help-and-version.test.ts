@@ -1,28 +1,22 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AGENT_USAGE } from '../../src/cli/agent-command.ts';
 import { PARSE_USAGE, parseCommand } from '../../src/cli/parse-command.ts';
 import { SERVE_USAGE } from '../../src/cli/serve-command.ts';
 import { packageVersion } from '../../src/cli/version.ts';
+import { runCli } from '../support/child-process.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const PACKAGE = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
 ) as { version: string };
 
 function run(args: string[], input = '') {
-  const result = spawnSync(process.execPath, [MAIN, ...args], {
-    input,
-    encoding: 'utf8',
-    // `serve --help` must answer, not start a server: a hang fails the test.
-    timeout: 20_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  // `serve --help` must answer, not start a server: a hang fails the test (and is killed).
+  return runCli(args, { input });
 }
 
 /** The first line of each command's usage: what tells one command's usage from another's. */
@@ -119,7 +113,7 @@ describe('toolwire --version', () => {
 
 describe('a usage error shows the usage of the command at hand', () => {
   const cases: [CommandName, string[], string][] = [
-    ['parse', ['parse', '--bogus'], "Unknown option '--bogus'"],
+    ['parse', ['parse', '--bogus'], 'unknown option --bogus'],
     ['parse', ['parse', '--protocol', 'xml'], 'missing --tools'],
     ['agent', ['agent', 'question'], 'missing --root'],
     ['agent', ['agent', 'q', '--root', '.', '--max-steps', '0'], '--max-steps must be'],

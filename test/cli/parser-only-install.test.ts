@@ -4,7 +4,6 @@
  * packages to install; the library's entry points load, and `toolwire/code-tools` says what it
  * needs.
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +13,7 @@ import { COMMANDS } from '../../src/cli/commands.ts';
 import { missingPackagesMessage } from '../../src/cli/optional-packages.ts';
 import { AGENT_USAGE, PARSE_USAGE, SERVE_USAGE } from '../../src/cli/usage.ts';
 import { ROOT, readManifest } from '../package/loaded-packages.ts';
+import { runChild } from '../support/child-process.ts';
 
 const manifest = readManifest();
 let app: string;
@@ -36,25 +36,19 @@ function parserOnlyInstall(): string {
 }
 
 function toolwire(args: string[], input = '') {
-  const result = spawnSync(process.execPath, [join(app, 'src/cli/main.ts'), ...args], {
-    cwd: app,
-    input,
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runChild(process.execPath, [join(app, 'src/cli/main.ts'), ...args], { cwd: app, input });
 }
 
 /** Imports a module of the copy in a fresh process: the error's message, or '' when it loads. */
 function importError(module: string): string {
-  const result = spawnSync(
+  const result = runChild(
     process.execPath,
     [
       '--input-type=module',
       '--eval',
       `try { await import(${JSON.stringify(join(app, module))}); } catch (error) { process.stdout.write(String(error.message)); }`,
     ],
-    { cwd: app, encoding: 'utf8', timeout: 30_000 },
+    { cwd: app },
   );
   expect(result.status, result.stderr).toBe(0);
   return result.stdout;

@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { protocolSetting } from '../../src/cli/model-settings.ts';
 import { formatList, parseProtocol, runParse } from '../../src/cli/parse-command.ts';
@@ -14,8 +12,8 @@ import {
   PROTOCOL_NAMES,
   protocolByName,
 } from '../../src/protocols/index.ts';
+import { runCli } from '../support/child-process.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'toolwire-cli-protocols-'));
 const toolsFile = join(directory, 'tools.json');
 const TOOLS = [
@@ -32,8 +30,7 @@ const TOOLS = [
 writeFileSync(toolsFile, JSON.stringify(TOOLS));
 
 function run(args: string[], input = '') {
-  const result = spawnSync(process.execPath, [MAIN, ...args], { input, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runCli(args, { input });
 }
 
 /** The calls of the CLI's output, as `{toolName, input}`. */

@@ -1,54 +1,33 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROXY_USAGE } from '../../src/cli/proxy-command.ts';
 import { type ScriptedUpstream, startScriptedUpstream } from '../proxy/scripted-upstream.ts';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+import { runCli, type StartedChild, startCli } from '../support/child-process.ts';
 
 function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [MAIN, ...args], {
-    encoding: 'utf8',
-    timeout: 20_000,
-    env: { ...process.env, ...env },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runCli(args, { env: { ...process.env, ...env } });
 }
 
-let child: ChildProcess | undefined;
+let proxy: StartedChild | undefined;
 let upstream: ScriptedUpstream | undefined;
-/** Everything the running proxy printed, on stdout and stderr. */
-let printed = '';
 afterEach(async () => {
-  child?.kill('SIGTERM');
-  child = undefined;
+  await proxy?.stop();
+  proxy = undefined;
   await upstream?.close();
   upstream = undefined;
 });
 
-/** Starts `toolwire proxy` and resolves with its first line once it prints one. */
-function startProxy(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const started = spawn(process.execPath, [MAIN, 'proxy', ...args], {
+/** Starts `toolwire proxy` and resolves with the line saying where it listens, once printed. */
+async function startProxy(args: string[], env: Record<string, string> = {}): Promise<string> {
+  proxy = await startCli(['proxy', ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    readyWhen: /(toolwire proxy: listening on [^\n]*)\n/,
   });
-  child = started;
-  printed = '';
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    started.stdout!.on('data', (data) => {
-      out += data;
-      printed += data;
-      const line = out.indexOf('\n');
-      if (line >= 0) resolve(out.slice(0, line));
-    });
-    started.stderr!.on('data', (data) => {
-      err += data;
-      printed += data;
-    });
-    started.on('exit', (code) => reject(new Error(`proxy exited ${code}: ${err}`)));
-  });
+  return proxy.ready[1]!;
+}
+
+/** Everything the running proxy printed so far, on stdout and stderr. */
+function printedSoFar(): string {
+  return proxy?.output() ?? '';
 }
 
 describe('toolwire proxy', () => {
@@ -147,8 +126,8 @@ describe('toolwire proxy', () => {
     expect(failed.status).toBe(502);
     const message = await failed.text();
     expect(message).toContain(`no model server answers at ${upstream.url}`);
-    expect(`${printed}\n${message}`).not.toMatch(/s3cret|ada/);
-    expect(printed).toContain(`upstream ${upstream.url} (with the credentials of its URL)`);
+    expect(`${printedSoFar()}\n${message}`).not.toMatch(/s3cret|ada/);
+    expect(printedSoFar()).toContain(`upstream ${upstream.url} (with the credentials of its URL)`);
     const both = run(
       ['proxy', '--upstream', 'http://ada:s3cret@127.0.0.1:9/v1', '--upstream-api-key-env', 'K'],
       { K: 'key' },

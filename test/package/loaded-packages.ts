@@ -4,8 +4,8 @@
  * src/. What those packages import in turn is theirs (and installed with them), so it is left
  * out. Type-only imports are erased before they run and so are not counted, as in the package.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { runChild } from '../support/child-process.ts';
 
 export const ROOT = new URL('../../', import.meta.url);
 export const SRC = new URL('src/', ROOT);
@@ -63,11 +63,8 @@ process.stderr.write('\\nLOADED ' + JSON.stringify([...packages]) + '\\n');
  * `then` (statements that may use `loaded`, the module's namespace) has run, sorted.
  */
 export function packagesLoadedBy(module: URL, then = ''): string[] {
-  const child = spawnSync(process.execPath, ['--input-type=module', '--eval', childScript(then)], {
+  const child = runChild(process.execPath, ['--input-type=module', '--eval', childScript(then)], {
     env: { ...process.env, TOOLWIRE_SRC: SRC.href, TOOLWIRE_MODULE: module.href },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 30_000,
   });
   const report = /^LOADED (.*)$/m.exec(child.stderr);
   if (child.status !== 0 || report === null)

@@ -4,8 +4,9 @@
  *   machine stretch the second, not the first;
  * - each size is run a few times, interleaved, and the fastest run is kept (a collection or a
  *   cache upset only ever adds time);
- * - the larger input is sixteen times the smaller, and the bound on the growth (60 times) sits far
- *   from both what linear work takes (16) and what quadratic work takes (256).
+ * - the larger input is sixteen times the smaller, and the bound on the growth (80 times) sits far
+ *   from both what linear work takes (16; 17 to 30 measured, collection and caches included) and
+ *   what quadratic work takes (256).
  * Timing for its own sake (how fast, not how it grows) belongs to bench/.
  */
 import { expect } from 'vitest';
@@ -13,8 +14,8 @@ import { workMeter } from '../../src/protocols/engine/work-meter.ts';
 
 /** How many times larger the second input is than the first. */
 export const GROWTH_FACTOR = 16;
-/** Linear work grows about 16 times, quadratic about 256: this bound is far from both. */
-export const MAX_LINEAR_GROWTH = 60;
+/** Linear work grows about 16 times (up to 30 measured), quadratic 256: far from both. */
+export const MAX_LINEAR_GROWTH = 80;
 /** A count has no noise: linear work grows 16 times (plus a constant), quadratic 256. */
 const MAX_LINEAR_ENGINE_WORK_GROWTH = 20;
 /** The smaller run is grown (or shrunk) to take between these many CPU milliseconds. */
