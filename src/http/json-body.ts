@@ -39,10 +39,13 @@ export async function readJsonBody(
   limits: JsonBodyLimits,
   options: JsonBodyOptions = {},
 ): Promise<JsonBody> {
-  const most = (limit: keyof JsonBodyLimits) => {
-    const setting = options.settings?.[limit];
-    return `the most ${options.reader ?? 'this server'} reads${setting === undefined ? '' : ` (${setting})`}`;
+  /** `(limits.maxBodyBytes)`: the setting to raise, when the caller named it. */
+  const setting = (limit: keyof JsonBodyLimits) => {
+    const name = options.settings?.[limit];
+    return name === undefined ? '' : ` (${name})`;
   };
+  const most = (limit: keyof JsonBodyLimits) =>
+    `the most ${options.reader ?? 'this server'} reads${setting(limit)}`;
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type))
     throw new HttpError(
@@ -82,7 +85,7 @@ export async function readJsonBody(
       if (timedOut)
         throw new HttpError(
           408,
-          `the body did not arrive within ${limits.timeoutMs! / 1000} s${options.settings?.timeoutMs === undefined ? '' : ` (${options.settings.timeoutMs})`}`,
+          `the body did not arrive within ${limits.timeoutMs! / 1000} s${setting('timeoutMs')}`,
         );
       if (read.done) break;
       size += read.value.byteLength;

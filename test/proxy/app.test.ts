@@ -7,6 +7,7 @@ import { HttpError } from '../../src/http/http-error.ts';
 import { startServer } from '../../src/http/node-server.ts';
 import { errorResponse, httpErrorOf } from '../../src/proxy/errors.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
+import { SSE_HEADERS } from '../../src/stream/sse.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,
@@ -287,6 +288,23 @@ describe('proxy: errors are HttpErrors, written in the client API', () => {
         ),
       },
     });
+  });
+});
+
+describe('proxy: one SSE response', () => {
+  it('streams with the SSE headers the server uses (no-transform included) in both APIs', async () => {
+    const proxy = await proxyFor([{ text: 'hi' }, { text: 'hi' }]);
+    const openai = await proxy.app.request('/v1/chat/completions', post(chat({ stream: true })));
+    const anthropic = await proxy.app.request(
+      '/v1/messages',
+      post({ model: 'm', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    );
+    for (const response of [openai, anthropic]) {
+      expect(response.status).toBe(200);
+      for (const [name, value] of Object.entries(SSE_HEADERS))
+        expect(response.headers.get(name)).toBe(value);
+      await response.text();
+    }
   });
 });
 
