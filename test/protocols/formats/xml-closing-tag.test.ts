@@ -7,8 +7,8 @@
  * in its value.
  */
 import { describe, expect, it } from 'vitest';
-import { type ToolDefinition, xmlProtocol } from '../../src/index.ts';
-import { contentAtEverySplit, TOOLS } from './helpers.ts';
+import { type ToolDefinition, xmlProtocol } from '../../../src/index.ts';
+import { contentAtEverySplit, TOOLS } from '../helpers.ts';
 
 const xml = xmlProtocol();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hermesProtocol } from '../../src/index.ts';
+import { hermesProtocol } from '../../../src/index.ts';
 import {
   callsOf,
   chunksOf,
@@ -10,7 +10,7 @@ import {
   TOOLS,
   textOf,
   weatherTool,
-} from './helpers.ts';
+} from '../helpers.ts';
 
 const hermes = hermesProtocol();
 const tools = TOOLS;

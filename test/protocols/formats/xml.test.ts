@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ToolDefinition, xmlProtocol } from '../../src/index.ts';
+import { type ToolDefinition, xmlProtocol } from '../../../src/index.ts';
 import {
   callsOf,
   chunksOf,
@@ -13,7 +13,7 @@ import {
   textOf,
   weatherTool,
   writeFileTool,
-} from './helpers.ts';
+} from '../helpers.ts';
 
 const xml = xmlProtocol();
 const tools = TOOLS;

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { xmlProtocol } from '../../../src/index.ts';
-import { xmlToolShape } from '../../../src/protocols/xml/tool-shape.ts';
-import { readWholeCall } from '../../../src/protocols/xml/whole-call.ts';
+import { xmlProtocol } from '../../../../src/index.ts';
+import { xmlToolShape } from '../../../../src/protocols/xml/tool-shape.ts';
+import { readWholeCall } from '../../../../src/protocols/xml/whole-call.ts';
 import {
   contentOf,
   splitAt,
@@ -16,7 +16,7 @@ import {
   TOOLS,
   weatherTool,
   writeFileTool,
-} from '../helpers.ts';
+} from '../../helpers.ts';
 
 const xml = xmlProtocol();
 
@@ -223,7 +223,7 @@ describe('whole-call reading keeps the streaming result', () => {
           if (event.type === 'tool-call') expect(() => JSON.parse(event.input)).not.toThrow();
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: 1000 },
     );
   });
 
@@ -236,7 +236,7 @@ describe('whole-call reading keeps the streaming result', () => {
         expect(contentOf(split)).toEqual(contentOf(whole));
         expect(streamingViolations(whole)).toEqual([]);
       }),
-      { numRuns: 3000 },
+      { numRuns: 1000 },
     );
   });
 
@@ -252,7 +252,7 @@ describe('whole-call reading keeps the streaming result', () => {
         expect(streamed[0]).toMatchObject({ input: whole.json });
         expect(JSON.parse(whole.json)).toEqual(whole.input);
       }),
-      { numRuns: 3000 },
+      { numRuns: 1000 },
     );
   });
 });

@@ -12,14 +12,14 @@ import {
   hermesProtocol,
   type ParseEvent,
   type ToolCallProtocol,
-} from '../../src/index.ts';
-import { contentOf, splitAt, streamEvents, streamingViolations, TOOLS } from './helpers.ts';
+} from '../../../src/index.ts';
+import { contentOf, splitAt, streamEvents, streamingViolations, TOOLS } from '../helpers.ts';
 
 const fastPath = vi.hoisted(() => ({ enabled: true, taken: 0, declined: 0 }));
 
-vi.mock('../../src/protocols/common/whole-json-call.ts', async (importOriginal) => {
+vi.mock('../../../src/protocols/common/whole-json-call.ts', async (importOriginal) => {
   const actual =
-    await importOriginal<typeof import('../../src/protocols/common/whole-json-call.ts')>();
+    await importOriginal<typeof import('../../../src/protocols/common/whole-json-call.ts')>();
   return {
     ...actual,
     readWholeJsonCall: (...args: Parameters<typeof actual.readWholeJsonCall>): number => {

@@ -4,9 +4,9 @@
  * or is read whole.
  */
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema, ToolDefinition } from '../../src/core/index.ts';
-import { protocolByName } from '../../src/protocols/index.ts';
-import { contentAtEverySplit } from './helpers.ts';
+import type { JsonSchema, ToolDefinition } from '../../../src/core/index.ts';
+import { protocolByName } from '../../../src/protocols/index.ts';
+import { contentAtEverySplit } from '../helpers.ts';
 
 const xml = protocolByName('xml');
 

@@ -3,8 +3,8 @@
  * before it, and a second closing tag is stray markup, dropped and reported.
  */
 import { describe, expect, it } from 'vitest';
-import { type ToolDefinition, xmlProtocol } from '../../../src/index.ts';
-import { callsOf, contentAtEverySplit, weatherTool, writeFileTool } from '../helpers.ts';
+import { type ToolDefinition, xmlProtocol } from '../../../../src/index.ts';
+import { callsOf, contentAtEverySplit, weatherTool, writeFileTool } from '../../helpers.ts';
 
 const xml = xmlProtocol();
 const commandTool: ToolDefinition = {

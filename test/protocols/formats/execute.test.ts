@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executeProtocol } from '../../src/index.ts';
+import { executeProtocol } from '../../../src/index.ts';
 import {
   callsOf,
   chunksOf,
@@ -8,7 +8,7 @@ import {
   streamingViolations,
   TOOLS,
   textOf,
-} from './helpers.ts';
+} from '../helpers.ts';
 
 const execute = executeProtocol();
 const tools = TOOLS;

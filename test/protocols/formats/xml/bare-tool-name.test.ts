@@ -4,14 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ToolDefinition, xmlProtocol } from '../../../src/index.ts';
+import { type ToolDefinition, xmlProtocol } from '../../../../src/index.ts';
 import {
   contentAtEverySplit,
   contentOf,
   splitAt,
   streamEvents,
   streamingViolations,
-} from '../helpers.ts';
+} from '../../helpers.ts';
 
 const xml = xmlProtocol();
 const pathTool = (name: string): ToolDefinition => ({
@@ -131,7 +131,7 @@ describe('xml: tool-name lines in any text, split anywhere', () => {
           expect(contentOf(streamEvents(xml, [...text], { tools }))).toEqual(contentOf(whole));
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: 1000 },
     );
   });
 });
