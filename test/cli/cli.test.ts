@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCommandLine } from '../../src/cli/run-command-line.ts';
 import { runCli } from '../support/child-process.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolwire-cli-'));
@@ -31,6 +32,16 @@ function run(args: string[], input = '') {
       .filter((line) => line.length > 0)
       .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown }),
   };
+}
+
+/** `toolwire ARGS` run in this process, for usage errors (found before stdin is read). */
+async function inProcess(args: string[]) {
+  let stderr = '';
+  const status = await runCommandLine(args, {
+    stdout: { write: () => {} },
+    stderr: { write: (text: string) => void (stderr += text) },
+  });
+  return { status, stderr };
 }
 
 describe('toolwire parse', () => {
@@ -93,37 +104,46 @@ describe('toolwire parse', () => {
     });
   });
 
-  it('exits 2 with a clear message on bad usage', () => {
+  it('exits 2 with a clear message on bad usage', async () => {
+    // One child process proves the status reaches the shell; the rest run in this process (a
+    // usage error is found before any input is read), which a busy machine does not slow down.
     const unknown = run(['parse', '--protocol', 'yaml', '--tools', toolsFile]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('unknown protocol "yaml": expected one of xml, ');
 
-    const missing = run(['parse', '--protocol', 'xml', '--tools', join(directory, 'nope.json')]);
+    const missing = await inProcess([
+      'parse',
+      '--protocol',
+      'xml',
+      '--tools',
+      join(directory, 'nope.json'),
+    ]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('cannot read tools file');
 
     const invalidFile = join(directory, 'invalid.json');
     writeFileSync(invalidFile, '{"name": "x"');
-    expect(run(['parse', '--protocol', 'xml', '--tools', invalidFile]).stderr).toContain(
-      'is not valid JSON',
-    );
+    expect(
+      (await inProcess(['parse', '--protocol', 'xml', '--tools', invalidFile])).stderr,
+    ).toContain('is not valid JSON');
 
     const notArray = join(directory, 'object.json');
     writeFileSync(notArray, '{"name": "x"}');
-    expect(run(['parse', '--protocol', 'xml', '--tools', notArray]).stderr).toContain(
+    expect((await inProcess(['parse', '--protocol', 'xml', '--tools', notArray])).stderr).toContain(
       'must hold a JSON array',
     );
 
     const noSchema = join(directory, 'no-schema.json');
     writeFileSync(noSchema, '[{"name": "x"}]');
-    expect(run(['parse', '--protocol', 'xml', '--tools', noSchema]).stderr).toContain(
+    expect((await inProcess(['parse', '--protocol', 'xml', '--tools', noSchema])).stderr).toContain(
       '"inputSchema" must be a JSON Schema object',
     );
 
+    const chunkSize = ['--chunk-size', '0'];
     expect(
-      run(['parse', '--protocol', 'xml', '--tools', toolsFile, '--chunk-size', '0']).status,
+      (await inProcess(['parse', '--protocol', 'xml', '--tools', toolsFile, ...chunkSize])).status,
     ).toBe(2);
-    expect(run(['frobnicate']).status).toBe(2);
-    expect(run(['parse', '--bogus']).status).toBe(2);
+    expect((await inProcess(['frobnicate'])).status).toBe(2);
+    expect((await inProcess(['parse', '--bogus'])).status).toBe(2);
   });
 });
