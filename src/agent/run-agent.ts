@@ -13,12 +13,7 @@ import {
   type ToolDefinition,
   type ValidationProblem,
 } from '../core/index.ts';
-import {
-  classifyModelFailure,
-  isNetworkFailure,
-  ModelCallError,
-  networkErrorCode,
-} from '../core/model-call-error.ts';
+import { classifyModelFailure } from '../core/model-call-error.ts';
 import { CALLS_RUN_TOGETHER } from '../protocols/common/format-entry.ts';
 import { formatEntry, protocolByName } from '../protocols/index.ts';
 import { type ConversationEntry, renderConversation, type ToolOutcome } from './conversation.ts';
@@ -789,28 +784,5 @@ function runFailure(error: unknown, model: string): ToolwireError {
   // An AbortError the run did not ask for: the provider or its fetch was stopped.
   if (failure === undefined)
     return new ToolwireError('aborted', 'the model call was aborted', { cause: error });
-  // The AI SDK wraps a failed fetch in an APICallError without a status ("Cannot connect to
-  // API: …"); the network failure under it may carry no error code (port 9 is only "bad port").
-  if (failure.kind === 'model-bad-reply' && (isUnansweredApiCall(error) || hasNetworkCause(error)))
-    return new ModelCallError('model-unreachable', {
-      model,
-      detail: networkErrorCode(error) ?? failure.detail,
-      cause: error,
-    });
   return failure;
-}
-
-/** The AI SDK's `APICallError` with no HTTP status: the request got no answer at all. */
-function isUnansweredApiCall(error: unknown): boolean {
-  const call = error as { name?: unknown; statusCode?: unknown } | null;
-  return call?.name === 'AI_APICallError' && call.statusCode === undefined;
-}
-
-function hasNetworkCause(error: unknown): boolean {
-  let current = (error as { cause?: unknown } | null)?.cause;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    if (isNetworkFailure(current)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
 }

@@ -96,11 +96,30 @@ export function networkErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Whether a failure is a network one: nothing answered, or the connection dropped. */
+/**
+ * Whether a failure is a network one: nothing answered, or the connection dropped. Looks down
+ * the `cause` chain, where `fetch` and the clients built on it put the network's own error.
+ */
 export function isNetworkFailure(error: unknown): boolean {
   const code = networkErrorCode(error);
   if (code !== undefined) return UNREACHABLE_CODES.has(code);
-  return error instanceof TypeError && /fetch failed|network/i.test(error.message);
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof TypeError && /fetch failed|network|bad port/i.test(current.message))
+      return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * A client's error for a request that got no answer at all: the AI SDK's `APICallError`
+ * without a status ("Cannot connect to API: …"), whose cause may carry no error code (a fetch
+ * to a refused port such as 9 says only "bad port").
+ */
+function isUnansweredCall(error: unknown): boolean {
+  const call = error as { name?: unknown; statusCode?: unknown } | null;
+  return call?.name === 'AI_APICallError' && call.statusCode === undefined;
 }
 
 /**
@@ -130,7 +149,7 @@ export function classifyModelFailure(
       detail: message,
       cause: error,
     });
-  if (isNetworkFailure(error))
+  if (isNetworkFailure(error) || isUnansweredCall(error))
     return new ModelCallError('model-unreachable', {
       ...where,
       detail: networkErrorCode(error) ?? message,

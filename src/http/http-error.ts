@@ -1,10 +1,16 @@
-import { ToolwireError } from '../core/errors.ts';
+import { ToolwireError, type ToolwireErrorKind } from '../core/errors.ts';
 
 export interface HttpErrorDetails {
   /** The field of the request at fault, as a path (`messages[2].content`), when there is one. */
   readonly param?: string;
   /** More for the client to read beside the message (the server puts them in its error body). */
   readonly extra?: Readonly<Record<string, unknown>>;
+  /**
+   * What went wrong, when it is more than a refused request: a failed model call passed on
+   * (`model-timeout`…), a demanded call the model did not write. By default the kind of a
+   * toolwire error given as `cause`, else `request-refused`.
+   */
+  readonly kind?: ToolwireErrorKind;
   readonly cause?: unknown;
 }
 
@@ -16,7 +22,6 @@ export interface HttpErrorDetails {
  * the client's API (OpenAI's or Anthropic's error object).
  */
 export class HttpError extends ToolwireError {
-  declare readonly kind: 'request-refused';
   /** The HTTP status, 400 to 599. */
   readonly status: number;
   readonly param: string | undefined;
@@ -25,7 +30,10 @@ export class HttpError extends ToolwireError {
   constructor(status: number, message: string, details: HttpErrorDetails = {}) {
     if (!Number.isInteger(status) || status < 400 || status > 599)
       throw new RangeError(`HttpError: ${status} is not an error status (400 to 599)`);
-    super('request-refused', message, { cause: details.cause });
+    const kind =
+      details.kind ??
+      (ToolwireError.isInstance(details.cause) ? details.cause.kind : 'request-refused');
+    super(kind, message, { cause: details.cause });
     this.status = status;
     this.param = details.param;
     this.extra = details.extra ?? {};

@@ -217,7 +217,7 @@ function messageTurns(
   });
 }
 
-/** Reads and checks an Anthropic Messages request body; throws a 400 `ProxyError` naming the field. */
+/** Reads and checks an Anthropic Messages request body; throws a 400 `HttpError` naming the field. */
 export function readMessagesRequest(body: unknown): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
   const model = nameAt(fields.model, 'model', 'a model id (a string)');

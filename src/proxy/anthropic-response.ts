@@ -1,5 +1,6 @@
+import type { HttpError } from '../http/http-error.ts';
 import { coalesce } from './coalesce.ts';
-import { errorBody, type ProxyError } from './errors.ts';
+import { errorBody } from './errors.ts';
 import type { ReplyEvent } from './reply-events.ts';
 import type { ReplyEnd } from './reply-run.ts';
 
@@ -133,7 +134,7 @@ export class MessageEvents {
   }
 
   /** An error after the stream began: Anthropic's `error` event. */
-  error(error: ProxyError): string {
+  error(error: HttpError): string {
     return `event: error\ndata: ${JSON.stringify(errorBody('anthropic', error.status, error.message))}\n\n`;
   }
 }

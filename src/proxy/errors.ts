@@ -4,17 +4,6 @@ import { HttpError } from '../http/http-error.ts';
 /** Which API a client speaks: its errors and replies take that API's shapes. */
 export type ClientApi = 'openai' | 'anthropic';
 
-/**
- * TEMPORARY: the proxy's request readers and reply run still construct `ProxyError` as before
- * (`status, message, param`); it is the one `HttpError`. Remove when no file uses it.
- * @deprecated Use `HttpError`.
- */
-export class ProxyError extends HttpError {
-  constructor(status: number, message: string, param?: string) {
-    super(status, message, param === undefined ? {} : { param });
-  }
-}
-
 /** The error type OpenAI's API uses for a status. */
 function openAIErrorType(status: number): string {
   if (status === 401) return 'authentication_error';

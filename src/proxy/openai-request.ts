@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
 import { isToolChoiceConflict, planToolChoice } from '../core/tool-choice-policy.ts';
+import { HttpError } from '../http/http-error.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../http/json-shape.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
-import { ProxyError } from './errors.ts';
 import {
   arrayAt,
   booleanAt,
@@ -96,10 +96,10 @@ function argumentsOf(value: unknown, path: string, texts: JsonTextReader): unkno
       path,
       'nests arrays and objects deeper than the proxy reads (limits.maxJsonDepth)',
     );
-  throw new ProxyError(
+  throw new HttpError(
     413,
     `${path} holds more JSON values than the proxy reads in one request (limits.maxJsonValues)`,
-    path,
+    { param: path },
   );
 }
 
@@ -221,7 +221,7 @@ function toolResult(
 }
 
 /**
- * Reads and checks a chat completions request body; throws a 400 `ProxyError` naming the field.
+ * Reads and checks a chat completions request body; throws a 400 `HttpError` naming the field.
  * `texts` reads the JSON texts inside it (calls' arguments) within the request's limits.
  */
 export function readChatCompletionsRequest(

@@ -1,5 +1,6 @@
+import type { HttpError } from '../http/http-error.ts';
 import { coalesce } from './coalesce.ts';
-import { errorBody, type ProxyError } from './errors.ts';
+import { errorBody } from './errors.ts';
 import type { ReplyEvent } from './reply-events.ts';
 import type { ReplyEnd } from './reply-run.ts';
 import type { UpstreamUsage } from './upstream.ts';
@@ -109,7 +110,7 @@ export class ChatCompletionChunks {
   }
 
   /** An error after the stream began: OpenAI's error object as an event, then the end. */
-  error(error: ProxyError): string {
+  error(error: HttpError): string {
     return `data: ${JSON.stringify(errorBody('openai', error.status, error.message, error.param))}\n\ndata: [DONE]\n\n`;
   }
 }

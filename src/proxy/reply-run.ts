@@ -7,9 +7,9 @@ import {
   judgeAttempt,
   meetsDemand,
 } from '../core/tool-choice-policy.ts';
+import { HttpError } from '../http/http-error.ts';
 import { estimateJsonCost, measureJson } from '../http/json-shape.ts';
 import type { ChatRequest } from './conversation.ts';
-import { ProxyError } from './errors.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { type ReplyEvent, ReplyReader } from './reply-events.ts';
 import {
@@ -81,9 +81,10 @@ function chargeCalls(
     if (event.type !== 'call-end') continue;
     const shape = measureJson(event.input, settings.upstream.json);
     if ('exceeds' in shape)
-      throw new ProxyError(
+      throw new HttpError(
         502,
         `the model wrote a call of ${event.name} whose arguments hold more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
+        { kind: 'model-bad-reply' },
       );
     settings.memory?.grow(estimateJsonCost(2 * event.input.length, shape), 'reply');
     if (meetsDemand(demand, event.name)) met = true;
@@ -203,10 +204,10 @@ export async function* runReply(
       if (!started) {
         // A model that never starts the call would otherwise be held in memory to its end.
         if (heldBytes > settings.maxHeldBytes)
-          throw new ProxyError(
+          throw new HttpError(
             502,
             `tool_choice demanded ${describeDemand(demand!)}, and the model server's reply went past ${settings.maxHeldBytes} bytes (limits.maxUpstreamReplyBytes) without one starting; the proxy closed the connection`,
-            'tool_choice',
+            { param: 'tool_choice', kind: 'model-bad-reply' },
           );
         return undefined;
       }
@@ -276,10 +277,10 @@ export async function* runReply(
         messages = retryMessages(messages, reader.text, demand!);
         continue;
       }
-      throw new ProxyError(
+      throw new HttpError(
         422,
         notFollowedMessage('tool_choice', demand!, answers.join('\n\n'), answers.length),
-        'tool_choice',
+        { param: 'tool_choice', kind: 'tool-choice-not-followed' },
       );
     }
     if (held !== undefined && held.length > 0) yield held;

@@ -1,6 +1,6 @@
 import { type JsonSchema, setOwnProperty } from '../core/index.ts';
+import { HttpError } from '../http/http-error.ts';
 import { checkSchemaPatterns, UnsupportedPatternError } from '../schema/index.ts';
-import { ProxyError } from './errors.ts';
 
 /** Field readers for request bodies: each says which field was wrong and what it should be. */
 
@@ -63,15 +63,15 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
-export function invalid(path: string, message: string): ProxyError {
-  return new ProxyError(400, `${path} ${message}`, path);
+export function invalid(path: string, message: string): HttpError {
+  return new HttpError(400, `${path} ${message}`, { param: path });
 }
 
 /**
  * The 400 of a field that is not what it must be: missing (`messages is missing; it must be an
  * array of messages`), or present as something else (`… must be a string, not the number 42`).
  */
-export function mustBe(value: unknown, path: string, expected: string): ProxyError {
+export function mustBe(value: unknown, path: string, expected: string): HttpError {
   return value === undefined
     ? invalid(path, `is missing; it must be ${expected}`)
     : invalid(path, `must be ${expected}, not ${describeValue(value)}`);

@@ -11,8 +11,8 @@ import {
   retryTurns,
   type ToolChoicePlan,
 } from '../core/tool-choice-policy.ts';
+import { HttpError } from '../http/http-error.ts';
 import type { ChatRequest, UserContent } from './conversation.ts';
-import { ProxyError } from './errors.ts';
 
 /** A message as the model server gets it: only these three roles, text or the user's parts. */
 export type UpstreamMessage =
@@ -29,12 +29,12 @@ export const ONE_CALL_SENTENCE = 'Call at most one tool in this reply.';
 export function toolChoicePlan(request: ChatRequest): ToolChoicePlan<ToolDefinition> {
   const planned = planToolChoice(request.toolChoice, request.tools);
   if (!isToolChoiceConflict(planned)) return planned;
-  throw new ProxyError(
+  throw new HttpError(
     400,
     planned.conflict === 'no-tools'
       ? 'tool_choice demands a tool call, but the request declares no tools'
       : `tool_choice names the tool "${planned.toolName}", which is not among the request's tools`,
-    'tool_choice',
+    { param: 'tool_choice', kind: 'unknown-tool-choice' },
   );
 }
 

@@ -97,4 +97,20 @@ describe('model call failures', () => {
     const typed = new ModelCallError('model-timeout');
     expect(classifyModelFailure(typed)).toBe(typed);
   });
+
+  it('reads a call that got no answer as unreachable, even without an error code', () => {
+    const badPort = new TypeError('fetch failed', { cause: new Error('bad port') });
+    const unanswered = Object.assign(new Error('Cannot connect to API: bad port'), {
+      name: 'AI_APICallError',
+      cause: badPort,
+    });
+    expect(classifyModelFailure(unanswered, where)?.kind).toBe('model-unreachable');
+    const deep = new Error('stream failed', { cause: new TypeError('network error') });
+    expect(classifyModelFailure(deep)?.kind).toBe('model-unreachable');
+    const answered = Object.assign(new Error('Bad Request'), {
+      name: 'AI_APICallError',
+      statusCode: 400,
+    });
+    expect(classifyModelFailure(answered)?.kind).toBe('model-http-status');
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind, ToolwireError } from '../../src/core/errors.ts';
+import { ModelCallError } from '../../src/core/model-call-error.ts';
 import { HttpError } from '../../src/http/http-error.ts';
 
 describe('HttpError', () => {
@@ -45,5 +46,14 @@ describe('HttpError', () => {
   it('refuses a status that is not an error status', () => {
     for (const status of [200, 302, 399, 600, 404.5])
       expect(() => new HttpError(status, 'x')).toThrow(RangeError);
+  });
+
+  it('keeps the kind of the failure it passes on, or the kind it is given', () => {
+    const timeout = new ModelCallError('model-timeout', { timeoutMs: 1000 });
+    expect(new HttpError(504, 'late', { cause: timeout }).kind).toBe('model-timeout');
+    expect(new HttpError(422, 'no call', { kind: 'tool-choice-not-followed' }).kind).toBe(
+      'tool-choice-not-followed',
+    );
+    expect(new HttpError(500, 'odd', { cause: new Error('plain') }).kind).toBe('request-refused');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { HttpError } from '../../src/http/http-error.ts';
 import { protocolByName } from '../../src/protocols/index.ts';
 import { readMessagesRequest } from '../../src/proxy/anthropic-request.ts';
-import { ProxyError } from '../../src/proxy/errors.ts';
 import { readChatCompletionsRequest } from '../../src/proxy/openai-request.ts';
 import { ONE_CALL_SENTENCE, upstreamMessages } from '../../src/proxy/upstream-messages.ts';
 
@@ -15,13 +15,13 @@ const weather = {
   },
 };
 
-function refusal(read: () => unknown): ProxyError {
+function refusal(read: () => unknown): HttpError {
   try {
     read();
   } catch (error) {
-    expect(error).toBeInstanceOf(ProxyError);
-    expect((error as ProxyError).status).toBe(400);
-    return error as ProxyError;
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(400);
+    return error as HttpError;
   }
   throw new Error('the request was accepted');
 }
