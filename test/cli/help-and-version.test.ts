@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AGENT_USAGE } from '../../src/cli/agent-command.ts';
 import { PARSE_USAGE, parseCommand } from '../../src/cli/parse-command.ts';
+import { runCommandLine } from '../../src/cli/run-command-line.ts';
 import { SERVE_USAGE } from '../../src/cli/serve-command.ts';
 import { packageVersion } from '../../src/cli/version.ts';
 import { runCli } from '../support/child-process.ts';
@@ -14,9 +15,18 @@ const PACKAGE = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
 ) as { version: string };
 
-function run(args: string[], input = '') {
-  // `serve --help` must answer, not start a server: a hang fails the test (and is killed).
-  return runCli(args, { input });
+/**
+ * `toolwire ARGS` in this process: what it prints and its status, as the shell would see them
+ * (main.ts only hands these to the process). A few checks below run a real child process too.
+ */
+async function run(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCommandLine(args, {
+    stdout: { write: (text: string) => void (stdout += text) },
+    stderr: { write: (text: string) => void (stderr += text) },
+  });
+  return { status, stdout, stderr };
 }
 
 /** The first line of each command's usage: what tells one command's usage from another's. */
@@ -37,16 +47,19 @@ function expectUsageOfOnly(text: string, command: CommandName) {
 }
 
 describe('toolwire --help', () => {
-  it.each(['--help', '-h', 'help'])('%s prints the overview of every command, status 0', (flag) => {
-    const { status, stdout, stderr } = run([flag]);
-    expect(status).toBe(0);
-    expect(stderr).toBe('');
-    for (const line of Object.values(USAGE_LINES)) expect(stdout).toContain(line);
-    expect(stdout).toContain('--protocol takes');
-  });
+  it.each(['--help', '-h', 'help'])(
+    '%s prints the overview of every command, status 0',
+    async (flag) => {
+      const { status, stdout, stderr } = await run([flag]);
+      expect(status).toBe(0);
+      expect(stderr).toBe('');
+      for (const line of Object.values(USAGE_LINES)) expect(stdout).toContain(line);
+      expect(stdout).toContain('--protocol takes');
+    },
+  );
 
-  it('no command at all: the overview, status 2', () => {
-    const { status, stdout } = run([]);
+  it('no command at all: the overview, status 2', async () => {
+    const { status, stdout } = await run([]);
     expect(status).toBe(2);
     for (const line of Object.values(USAGE_LINES)) expect(stdout).toContain(line);
   });
@@ -57,8 +70,8 @@ describe('toolwire <command> --help', () => {
     ['--help', '-h'].map((flag) => [command, flag] as const),
   );
 
-  it.each(cases)('%s %s prints that command usage alone, status 0', (command, flag) => {
-    const { status, stdout, stderr } = run([command, flag]);
+  it.each(cases)('%s %s prints that command usage alone, status 0', async (command, flag) => {
+    const { status, stdout, stderr } = await run([command, flag]);
     expect(stderr).toBe('');
     expect(status).toBe(0);
     expect(stdout.startsWith(`Usage:\n${USAGE_LINES[command]}`)).toBe(true);
@@ -66,15 +79,16 @@ describe('toolwire <command> --help', () => {
     expect(stdout).toContain('--protocol takes');
   });
 
-  it('wins over what the command would otherwise need or do', () => {
+  it('wins over what the command would otherwise need or do', async () => {
     // parse would wait on standard input, agent needs a question and --root, serve would listen.
-    const parse = run(['parse', '--protocol', 'xml', '--tools', 'nowhere.json', '--help']);
+    const parse = await run(['parse', '--protocol', 'xml', '--tools', 'nowhere.json', '--help']);
     expect(parse.status).toBe(0);
     expectUsageOfOnly(parse.stdout, 'parse');
-    const agent = run(['agent', '--model', 'm', '-h']);
+    const agent = await run(['agent', '--model', 'm', '-h']);
     expect(agent.status).toBe(0);
     expectUsageOfOnly(agent.stdout, 'agent');
-    const serve = run(['serve', '--port', '0', '--help']);
+    // A real process: a server started by mistake would be killed at the bound, not hang here.
+    const serve = runCli(['serve', '--port', '0', '--help']);
     expect(serve.status).toBe(0);
     expect(serve.stdout).not.toContain('listening');
     expectUsageOfOnly(serve.stdout, 'serve');
@@ -82,11 +96,21 @@ describe('toolwire <command> --help', () => {
 });
 
 describe('toolwire --version', () => {
-  it.each(['--version', '-v'])('%s prints the version in package.json, status 0', (flag) => {
-    const { status, stdout, stderr } = run([flag]);
+  it.each(['--version', '-v'])('%s prints the version in package.json, status 0', async (flag) => {
+    const { status, stdout, stderr } = await run([flag]);
     expect(stderr).toBe('');
     expect(status).toBe(0);
     expect(stdout).toBe(`${PACKAGE.version}\n`);
+  });
+
+  it('as a real process too: what it prints and its status reach the shell', () => {
+    const { status, stdout, stderr } = runCli(['--version']);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(stdout).toBe(`${PACKAGE.version}\n`);
+    const usage = runCli(['parse', '--bogus']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('toolwire: unknown option --bogus');
   });
 
   it('reads the package.json two folders above the CLI file: from src/cli and dist/cli', () => {
@@ -121,8 +145,8 @@ describe('a usage error shows the usage of the command at hand', () => {
     ['serve', ['serve', '--port', 'x'], '--port must be'],
   ];
 
-  it.each(cases)('%s: %j', (command, args, message) => {
-    const { status, stdout, stderr } = run(args);
+  it.each(cases)('%s: %j', async (command, args, message) => {
+    const { status, stdout, stderr } = await run(args);
     expect(status).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain(`toolwire: ${message}`);
@@ -130,20 +154,20 @@ describe('a usage error shows the usage of the command at hand', () => {
     expect(stderr).toContain(`toolwire ${command} --help`);
   });
 
-  it('an unknown command: every command', () => {
-    const { status, stdout, stderr } = run(['frobnicate']);
+  it('an unknown command: every command', async () => {
+    const { status, stdout, stderr } = await run(['frobnicate']);
     expect(status).toBe(2);
     expect(stderr).toContain('unknown command "frobnicate"');
     for (const line of Object.values(USAGE_LINES)) expect(stdout + stderr).toContain(line);
   });
 
-  it('what the user typed reaches the terminal inert', () => {
+  it('what the user typed reaches the terminal inert', async () => {
     const title = '\x1b]0;owned\x07';
-    const unknownOption = run(['parse', `--x${title}`]);
+    const unknownOption = await run(['parse', `--x${title}`]);
     expect(unknownOption.status).toBe(2);
     expect(unknownOption.stderr).not.toContain('\x1b');
     expect(unknownOption.stderr).toContain('\\x1b]0;owned\\x07');
-    const unknownCommand = run([`x${title}`]);
+    const unknownCommand = await run([`x${title}`]);
     expect(unknownCommand.status).toBe(2);
     expect(unknownCommand.stderr).not.toContain('\x1b');
   });
@@ -191,7 +215,10 @@ describe('toolwire parse on a terminal', () => {
     const { status, err } = await parseWith(false);
     expect(status).toBe(0);
     expect(err).toBe('');
-    const piped = run(['parse', '--protocol', 'hermes', '--tools', toolsFile], 'Hello');
+    // A real process reading a real pipe.
+    const piped = runCli(['parse', '--protocol', 'hermes', '--tools', toolsFile], {
+      input: 'Hello',
+    });
     expect(piped.status).toBe(0);
     expect(piped.stderr).toBe('');
   });
