@@ -1,3 +1,4 @@
+export { ASK_USER_TOOL } from './ask-user.ts';
 export {
   type ConversationEntry,
   parseConversation,
@@ -11,6 +12,7 @@ export {
   runAgent,
   type ToolResultInput,
 } from './run-agent.ts';
+export { describeRunError, type ErrorPayload, type ModelEndpoint } from './run-error-report.ts';
 export type {
   AgentEvent,
   AgentResult,

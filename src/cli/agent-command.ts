@@ -1,10 +1,9 @@
-import { type AgentEvent, type AgentUsage, runAgent } from '../agent/index.ts';
+import { type AgentEvent, type AgentUsage, describeRunError, runAgent } from '../agent/index.ts';
 import { createCodeTools } from '../agent/tools/index.ts';
 import type { ToolwireError } from '../core/errors.ts';
 import { ModelCallError } from '../core/model-call-error.ts';
 import { protocolNameFor } from '../protocols/index.ts';
 // Not server/index.ts: that loads the HTTP server's packages, which `agent` does not need.
-import { describeRunError } from '../server/model-errors.ts';
 import { parseCommandLine } from './command-line.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import {

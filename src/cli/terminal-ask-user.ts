@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { AgentTool } from '../agent/index.ts';
-import { ASK_USER_TOOL } from '../server/tools.ts';
+import { type AgentTool, ASK_USER_TOOL } from '../agent/index.ts';
 
 /** Where the question is shown: the run's terminal view, which also stops its progress line. */
 export interface QuestionDisplay {

@@ -32,7 +32,6 @@ export {
   DEFAULT_CONVERSATION_LIMITS,
   parseConversationInput,
 } from './conversation-input.ts';
-export { describeRunError, type ErrorPayload, isUnreachableError } from './model-errors.ts';
 export {
   checkModelServer,
   type ModelServerCheck,

@@ -1,5 +1,5 @@
 import { type Context, Hono } from 'hono';
-import { ResumeMismatchError, resumeAgent, runAgent } from '../../agent/index.ts';
+import { describeRunError, ResumeMismatchError, resumeAgent, runAgent } from '../../agent/index.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import { formatBytes } from '../../http/memory-estimate.ts';
@@ -8,7 +8,6 @@ import { type ProtocolName, protocolNameFor } from '../../protocols/index.ts';
 import type { MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
 import { parseConversationInput } from '../conversation-input.ts';
-import { describeRunError } from '../model-errors.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';

@@ -3,9 +3,9 @@
  * reading of words): the `type` the page knows, the `kind`, and a hint where one helps.
  */
 import { describe, expect, it } from 'vitest';
+import { describeRunError } from '../../src/agent/run-error-report.ts';
 import { ToolwireError } from '../../src/core/errors.ts';
 import { ModelCallError } from '../../src/core/model-call-error.ts';
-import { describeRunError, isUnreachableError } from '../../src/server/model-errors.ts';
 
 const endpoint = { baseURL: 'http://127.0.0.1:9/v1', model: 'qwen2.5-coder:7b' };
 
@@ -84,15 +84,5 @@ describe('describeRunError', () => {
     expect(describeRunError(new ModelCallError('model-unreachable'), {}).message).toBe(
       'No model server answers at the configured address.',
     );
-  });
-});
-
-describe('isUnreachableError', () => {
-  it('is the kind, not the words', () => {
-    expect(isUnreachableError(new ModelCallError('model-unreachable'))).toBe(true);
-    expect(
-      isUnreachableError(new ModelCallError('model-bad-reply', { detail: 'ECONNREFUSED' })),
-    ).toBe(false);
-    expect(isUnreachableError('fetch failed ECONNREFUSED')).toBe(false);
   });
 });

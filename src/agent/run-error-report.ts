@@ -1,4 +1,4 @@
-import { isErrorOfKind, type ToolwireError, type ToolwireErrorKind } from '../core/errors.ts';
+import type { ToolwireError, ToolwireErrorKind } from '../core/errors.ts';
 import { ModelCallError } from '../core/model-call-error.ts';
 
 /** Where the model lives, to say so when it does not answer. */
@@ -20,14 +20,6 @@ export type ErrorPayload = {
   readonly kind: ToolwireErrorKind;
   readonly message: string;
 } & { readonly [key: string]: string };
-
-/**
- * Nothing answers at the model server's address (not an error the server itself sent back).
- * Kept for `server/index.ts`, which exports it: it is `isErrorOfKind(error, 'model-unreachable')`.
- */
-export function isUnreachableError(error: unknown): boolean {
-  return isErrorOfKind(error, 'model-unreachable');
-}
 
 /**
  * A failed run (the agent's `error` event) as the payload the page shows and the CLI prints,
