@@ -50,6 +50,8 @@ export type ToolwireErrorKind =
   | 'invalid-root'
   /** Parsing a source file in a worker failed. */
   | 'syntax-job-failed'
+  /** An optional peer dependency that a part of toolwire needs is not installed. */
+  | 'missing-package'
   // The AI SDK middleware.
   /** `toolChoice` demanded a call and the model answered without one. */
   | 'tool-choice-not-followed'
@@ -85,6 +87,7 @@ export const TOOLWIRE_ERROR_KINDS: readonly ToolwireErrorKind[] = [
   'unsupported-language',
   'invalid-root',
   'syntax-job-failed',
+  'missing-package',
   'tool-choice-not-followed',
   'unknown-tool-choice',
   'provider-tool-refused',

@@ -5,6 +5,7 @@
  * rather than with the loader's bare "Cannot find package".
  */
 import type * as AstGrep from '@ast-grep/napi';
+import { ToolwireError } from '../../core/errors.ts';
 
 const PACKAGE = '@ast-grep/napi';
 
@@ -23,12 +24,11 @@ async function loadAstGrep(): Promise<typeof AstGrep> {
   } catch (error) {
     // Installed but failing (no native binary for this platform, say): its own error says more.
     if (isInstalled(PACKAGE)) throw error;
-    const missing = new Error(
+    throw new ToolwireError(
+      'missing-package',
       `toolwire/code-tools needs ${PACKAGE}, an optional peer dependency of toolwire that is not installed: npm install ${PACKAGE}`,
       { cause: error },
     );
-    missing.name = 'MissingPackageError';
-    throw missing;
   }
 }
 
