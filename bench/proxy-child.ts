@@ -8,7 +8,7 @@
  * closes (after closing its server, so a `--cpu-prof` profile is written).
  */
 import { createProxyApp } from '../src/proxy/index.ts';
-import { startServer } from '../src/server/node-server.ts';
+import { startServer } from '../src/http/node-server.ts';
 import { createPassThroughApp } from './pass-through.ts';
 
 export type ProxySide = 'proxy' | 'pass-through';

@@ -32,7 +32,7 @@ import {
 import { type BenchUpstream, replyEvents, startBenchUpstream } from '../../bench/proxy-upstream.ts';
 import { benchSelection, withSection } from '../../bench/sections.ts';
 import { formatForModel, protocolByName } from '../../src/index.ts';
-import { type RunningServer, startServer } from '../../src/server/node-server.ts';
+import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 
 const replies = scriptedReplies(12, 41);
 

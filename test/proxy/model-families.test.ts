@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolCallToFormat, ToolDefinition } from '../../src/core/index.ts';
 import { FORMATS, formatEntry, formatForModel } from '../../src/protocols/registry.ts';
 import { createProxyApp } from '../../src/proxy/index.ts';
-import { type RunningServer, startServer } from '../../src/server/node-server.ts';
+import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,
