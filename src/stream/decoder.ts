@@ -1,5 +1,5 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { CARRIAGE_RETURN, LINE_FEED } from '../scan/char-codes.ts';
+import { BYTE_ORDER_MARK, CARRIAGE_RETURN, LINE_FEED } from '../scan/char-codes.ts';
 import type { DecodedEvent } from './blocks.ts';
 import {
   DEFAULT_MAX_BLOCK_CHARS,
@@ -55,8 +55,6 @@ export function decodeBlocks(
 }
 
 const STREAMING = { stream: true } as const;
-/** U+FEFF (not in scan/char-codes.ts). */
-const BYTE_ORDER_MARK = 0xfeff;
 
 interface StreamingTextDecoder {
   decode(input?: Uint8Array, options?: { stream?: boolean }): string;

@@ -13,6 +13,7 @@
 
 import {
   AMPERSAND,
+  DELETE,
   GREATER_THAN,
   HIGH_SURROGATE_FIRST,
   HIGH_SURROGATE_LAST,
@@ -20,9 +21,6 @@ import {
   QUOTATION_MARK,
   SPACE,
 } from '../scan/char-codes.ts';
-
-/** U+007F, the last control character of ASCII (not in scan/char-codes.ts). */
-const DELETE = 0x7f;
 
 /** Escapes an attribute value for a double-quoted attribute. */
 export function escapeAttribute(value: string): string {
