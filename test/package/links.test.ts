@@ -1,6 +1,6 @@
 /**
- * Every link of the README works on the npm registry, and every link between the docs works
- * inside the installed package (the rules: markdown-links.ts).
+ * Every link of the README and the docs works in a clone, on the repository host and inside the
+ * installed package (the rules: markdown-links.ts).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,6 @@ import {
   type LinkProblem,
   linkProblems,
   linksOf,
-  PACKAGE_FILES_URL,
   type PackageFiles,
 } from './markdown-links.ts';
 
@@ -46,26 +45,26 @@ function docPages(): string[] {
 
 const files = projectFiles();
 
-describe('the README on the registry', () => {
+describe('the README', () => {
   it('has links', () => {
     expect(linksOf(files.read('README.md')!).length).toBeGreaterThan(0);
   });
 
-  it('links only to https addresses, anchors on the page, and shipped files through unpkg', () => {
-    expect(linkProblems('README.md', files, false)).toEqual([]);
+  it('links only to https addresses, anchors on the page, and shipped files, relatively', () => {
+    expect(linkProblems('README.md', files)).toEqual([]);
   });
 
   it('links the docs it names', () => {
     const links = linksOf(files.read('README.md')!);
     for (const page of docPages().filter((page) => files.read('README.md')!.includes(page)))
-      expect(links, page).toContain(`${PACKAGE_FILES_URL}${page}`);
+      expect(links, page).toContain(page);
   });
 });
 
 describe('the docs inside the package', () => {
   it.each(docPages())('%s links only to existing, shipped files and headings', (page) => {
     expect(files.isShipped(page)).toBe(true);
-    expect(linkProblems(page, files, true)).toEqual([]);
+    expect(linkProblems(page, files)).toEqual([]);
   });
 });
 
@@ -82,11 +81,11 @@ describe('the link rules', () => {
   };
   const readme = (text: string): LinkProblem[] => {
     pages['README.md'] = text;
-    return linkProblems('README.md', fake, false);
+    return linkProblems('README.md', fake);
   };
   const doc = (text: string): LinkProblem[] => {
     pages['docs/b.md'] = `# B\n\n${text}`;
-    return linkProblems('docs/b.md', fake, true);
+    return linkProblems('docs/b.md', fake);
   };
 
   it('makes anchors as the registry does', () => {
@@ -98,9 +97,17 @@ describe('the link rules', () => {
     ]);
   });
 
-  it('refuses a relative link in the README, even to a file that exists', () => {
-    expect(readme('[a](docs/a.md)')).toHaveLength(1);
-    expect(readme('[a](./docs/a.md)')).toHaveLength(1);
+  it('lets the README link relatively, only to shipped files that exist', () => {
+    expect(readme('[a](docs/a.md) [a](./docs/a.md#twice-1)')).toEqual([]);
+    expect(readme('[a](docs/missing.md)')).toHaveLength(1);
+    expect(readme('[a](src/x.ts)')).toHaveLength(1);
+    expect(readme('[a](docs/a.md#nowhere)')).toHaveLength(1);
+    expect(readme('[a](../other/README.md)')).toHaveLength(1);
+  });
+
+  it('refuses links through a package CDN, which serves nothing of an unpublished package', () => {
+    expect(readme('[a](https://unpkg.com/toolwire/docs/a.md)')).toHaveLength(1);
+    expect(readme('[a](https://cdn.jsdelivr.net/npm/toolwire/docs/a.md)')).toHaveLength(1);
   });
 
   it('refuses http, other schemes and bare addresses that are not https', () => {
@@ -115,14 +122,6 @@ describe('the link rules', () => {
   it('checks an anchor on the page', () => {
     expect(readme('# Top\n\n[a](#top)')).toEqual([]);
     expect(readme('# Top\n\n[a](#bottom)')).toHaveLength(1);
-  });
-
-  it('checks an unpkg link: a shipped file that exists, and its heading', () => {
-    expect(readme(`[a](${PACKAGE_FILES_URL}docs/a.md#twice-1)`)).toEqual([]);
-    expect(readme(`[a](${PACKAGE_FILES_URL}docs/missing.md)`)).toHaveLength(1);
-    expect(readme(`[a](${PACKAGE_FILES_URL}src/x.ts)`)).toHaveLength(1);
-    expect(readme(`[a](${PACKAGE_FILES_URL}docs/a.md#nowhere)`)).toHaveLength(1);
-    expect(readme(`[a](${PACKAGE_FILES_URL}../other/README.md)`)).toHaveLength(1);
   });
 
   it('lets the docs link each other relatively, only to shipped files that exist', () => {

@@ -1,18 +1,14 @@
 /**
- * The link rules of the package's Markdown. The README is read on the npm registry, where the
- * package has no repository to resolve a relative link against, so each of its links is an
- * in-page anchor that exists or an absolute https address; one into the package's own files
- * goes through unpkg (`PACKAGE_FILES_URL`), which serves every file of the published package,
- * and must name a file the package ships. The docs are read inside the package, so they may
- * link each other relatively, but only to files that exist and ship.
+ * The link rules of the project's Markdown. The README and the docs are read in a clone, on the
+ * repository host and inside the installed package, so every link to the project's own files is
+ * relative, to a file that exists and ships (package.json `files`), with a heading that exists;
+ * anything else is an in-page anchor or an absolute https address. No link goes through a
+ * package CDN: the package is not on the registry, so such a link would be dead.
  */
 import MarkdownIt, { type Token } from 'markdown-it';
 
-/**
- * Where the registry's copy of a shipped file is served: unpkg serves any file of any published
- * npm package, latest version, as it is in the tarball, with no account or repository needed.
- */
-export const PACKAGE_FILES_URL = 'https://unpkg.com/toolwire/';
+/** Package CDNs: a link through one serves nothing while the package is not published. */
+const PACKAGE_CDNS = /^https:\/\/(?:unpkg\.com|cdn\.jsdelivr\.net|esm\.sh)\//i;
 
 /** What the rules need to know about the package. */
 export interface PackageFiles {
@@ -101,15 +97,8 @@ function splitAnchor(href: string): [string, string | undefined] {
   return hash === -1 ? [href, undefined] : [href.slice(0, hash), href.slice(hash + 1)];
 }
 
-/**
- * What is wrong with each link of the page at `page` (a path from the package root). The README
- * (`relativeAllowed` false) may not link relatively; the docs may, to shipped files.
- */
-export function linkProblems(
-  page: string,
-  files: PackageFiles,
-  relativeAllowed: boolean,
-): LinkProblem[] {
+/** What is wrong with each link of the page at `page` (a path from the package root). */
+export function linkProblems(page: string, files: PackageFiles): LinkProblem[] {
   const text = files.read(page);
   if (text === undefined) throw new Error(`no page ${page}`);
   const anchors = anchorsOf(text);
@@ -119,18 +108,13 @@ export function linkProblems(
     let problem: string | undefined;
     if (target === '') {
       problem = anchors.has(anchor ?? '') ? undefined : `no heading #${anchor} on the page`;
-    } else if (target.startsWith(PACKAGE_FILES_URL)) {
-      problem = fileLinkProblem(
-        normalise(decodeURI(target.slice(PACKAGE_FILES_URL.length))),
-        anchor,
-        files,
-      );
+    } else if (PACKAGE_CDNS.test(target)) {
+      problem =
+        'a package CDN, which serves nothing of an unpublished package: link the file relatively';
     } else if (/^https:\/\/[^/]/i.test(target)) {
       problem = undefined;
     } else if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) {
       problem = 'an address that is not https';
-    } else if (!relativeAllowed) {
-      problem = `a relative link, dead on the registry: use ${PACKAGE_FILES_URL}<path> or https`;
     } else {
       const folder = page.includes('/') ? page.slice(0, page.lastIndexOf('/') + 1) : '';
       problem = target.startsWith('/')
