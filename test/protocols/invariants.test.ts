@@ -128,7 +128,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         expect(contentOf(split)).toEqual(contentOf(whole));
         expect(streamingViolations(split)).toEqual([]);
       }),
-      { numRuns: 1500 },
+      { numRuns: 500 },
     );
   });
 
@@ -194,7 +194,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         expect(texts.map((part) => (part as { text: string }).text).join('')).toBe(text);
         expect(content.length).toBe(texts.length);
       }),
-      { numRuns: 1000 },
+      { numRuns: 400 },
     );
   });
 
@@ -275,7 +275,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
           expect(content.some((part) => part.type === 'error')).toBe(false);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: 400 },
     );
   });
 
@@ -292,7 +292,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         expect(calls[0]!.problems).toBeUndefined();
         expect(content.filter((part) => part.type !== 'tool-call')).toEqual([]);
       }),
-      { numRuns: 1000 },
+      { numRuns: 400 },
     );
   });
 });
