@@ -16,7 +16,7 @@ import { Pacer } from '../pacer.ts';
 import type { Settings } from '../settings.ts';
 import { runOnSyntaxWorker } from '../syntax/syntax-client.ts';
 import type { CodeTool, CodeToolExecuteOptions } from '../types.ts';
-import { type Definition, enclosing, findSymbol, symbolNames } from './outline.ts';
+import type { Definition } from './outline.ts';
 import { type FileTarget, splitSuffix } from './target.ts';
 
 /** Lines shown either side of a line that no definition encloses. */
@@ -133,10 +133,19 @@ async function runExtract(
   return extractRange(settings, file, 1, Number.POSITIVE_INFINITY, pacer);
 }
 
-/** The file's definitions, found on the syntax worker (see `file-outline.ts`). */
-function outlineOf(rel: string, text: string, pacer: Pacer): Promise<Definition[]> {
+/**
+ * The definitions named `symbol`, or the names there are: found on the syntax worker (see
+ * `file-outline.ts`), which sends back only the answer, not the file's whole outline.
+ */
+function symbolIn(rel: string, text: string, symbol: string, pacer: Pacer) {
   const grammar = languageOf(rel).grammar;
-  return runOnSyntaxWorker({ kind: 'outline', grammar, text }, pacer);
+  return runOnSyntaxWorker({ kind: 'symbol', grammar, text, symbol }, pacer);
+}
+
+/** The definition that encloses `line` (see `enclosing`), found on the syntax worker. */
+function enclosingIn(rel: string, text: string, line: number, pacer: Pacer) {
+  const grammar = languageOf(rel).grammar;
+  return runOnSyntaxWorker({ kind: 'enclosing', grammar, text, line }, pacer);
 }
 
 function numbered(lines: readonly string[], start: number, end: number, mark?: number) {
@@ -197,9 +206,8 @@ async function extractSymbol(
 ): Promise<string> {
   const text = await readWholeText(settings, file);
   const lines = splitLines(text);
-  const outline = await outlineOf(file.rel, text, pacer);
-  const found = findSymbol(outline, symbol);
-  if (found.length === 0) throw new SymbolNotFoundError(file.rel, symbol, symbolNames(outline));
+  const { found, names } = await symbolIn(file.rel, text, symbol, pacer);
+  if (found.length === 0) throw new SymbolNotFoundError(file.rel, symbol, names);
   const output = new CappedOutput(settings.maxOutputChars);
   output.add(
     found.length === 1
@@ -235,7 +243,7 @@ async function extractEnclosing(
       `Line ${line} is past the end of ${file.rel}, which has ${lines.length} lines.`,
     );
   }
-  const definition = enclosing(await outlineOf(file.rel, text, pacer), line);
+  const definition = await enclosingIn(file.rel, text, line, pacer);
   const output = new CappedOutput(settings.maxOutputChars);
   output.add(`File: ${file.rel}`);
   let left: Remainder | undefined;
