@@ -90,6 +90,9 @@ describe('runAgent: multi-step runs per protocol', () => {
   it('execute: a batch runs in parallel, results in call order whatever order they finish', async () => {
     const delays: Record<string, number> = { a: 300, b: 150, c: 10 };
     const finished: string[] = [];
+    // Parallel, counted rather than timed: all three are running before the first one ends.
+    let running = 0;
+    let mostRunning = 0;
     const tools: AgentTools = {
       wait: {
         inputSchema: {
@@ -98,7 +101,10 @@ describe('runAgent: multi-step runs per protocol', () => {
           required: ['name'],
         },
         execute: async ({ name }: { name: string }) => {
+          running++;
+          mostRunning = Math.max(mostRunning, running);
           await sleep(delays[name]!);
+          running--;
           finished.push(name);
           return `done ${name}`;
         },
@@ -108,14 +114,10 @@ describe('runAgent: multi-step runs per protocol', () => {
       '<think>three at once</think><execute>[{"name":"wait","args":{"name":"a"}},{"name":"wait","args":{"name":"b"}},{"name":"wait","args":{"name":"c"}}]</execute>',
       'All done.',
     ]);
-    const started = performance.now();
     const run = runAgent({ model, protocol: 'execute', tools, prompt: 'go' });
     const events = await collect(run);
-    const elapsed = performance.now() - started;
+    expect(mostRunning).toBe(3);
     expect(finished).toEqual(['c', 'b', 'a']);
-    // Parallel: close to the slowest (300 ms), far from the sum (460 ms), with room for a busy CI.
-    expect(elapsed).toBeGreaterThanOrEqual(300);
-    expect(elapsed).toBeLessThan(440);
     const results = JSON.parse(
       lastUserText(prompts[1]!).replace('<results>', '').replace('</results>', ''),
     );
@@ -433,9 +435,10 @@ describe('runAgent: limits', () => {
     const { model } = scriptedModel(['<slow></slow>']);
     const run = runAgent({ model, tools, prompt: 'x' });
     setTimeout(() => run.abort(), 30);
+    // It settles without the tool, which never does (any bound proves it; this one no load breaks).
     const started = performance.now();
     const result = await run.result;
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(15_000);
     expect(result.stopReason).toBe('aborted');
     expect(toolSignal?.aborted).toBe(true);
   });

@@ -423,7 +423,7 @@ describe('toolwire agent: the run on the terminal', () => {
     const started = Date.now();
     child.kill('SIGINT');
     expect(await closed).toBe(130);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(stderr.trim().split('\n')).toEqual([
       'toolwire: interrupted (Ctrl-C); the run was stopped',
     ]);
