@@ -65,7 +65,7 @@ afterAll(() => {
 
 describe('a parser-only install', () => {
   it('has none of the optional packages (the copy cannot reach them)', () => {
-    expect(importError('src/server/node-server.ts')).toContain('@hono/node-server');
+    expect(importError('src/http/node-server.ts')).toContain('@hono/node-server');
   });
 
   it('runs toolwire parse', () => {

@@ -1,2 +1,0 @@
-// TEMPORARY: moved to src/http/node-server.ts; remove when no file imports it
-export * from '../http/node-server.ts';
