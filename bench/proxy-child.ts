@@ -7,8 +7,9 @@
  * `{type:'cpu'}` with `{type:'cpu', micros}` (user + system time so far); exits when the channel
  * closes (after closing its server, so a `--cpu-prof` profile is written).
  */
-import { createProxyApp } from '../src/proxy/index.ts';
+
 import { startServer } from '../src/http/node-server.ts';
+import { createProxyApp } from '../src/proxy/index.ts';
 import { createPassThroughApp } from './pass-through.ts';
 
 export type ProxySide = 'proxy' | 'pass-through';

@@ -31,8 +31,8 @@ import {
 } from '../../bench/proxy-replies.ts';
 import { type BenchUpstream, replyEvents, startBenchUpstream } from '../../bench/proxy-upstream.ts';
 import { benchSelection, withSection } from '../../bench/sections.ts';
-import { formatForModel, protocolByName } from '../../src/index.ts';
 import { type RunningServer, startServer } from '../../src/http/node-server.ts';
+import { formatForModel, protocolByName } from '../../src/index.ts';
 
 const replies = scriptedReplies(12, 41);
 

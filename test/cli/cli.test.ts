@@ -39,7 +39,11 @@ async function inProcess(args: string[]) {
   let stderr = '';
   const status = await runCommandLine(args, {
     stdout: { write: () => {} },
-    stderr: { write: (text: string) => void (stderr += text) },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+      },
+    },
   });
   return { status, stderr };
 }

@@ -4,9 +4,9 @@
  */
 import { afterEach } from 'vitest';
 import type { ToolCallToFormat, ToolDefinition } from '../../src/core/index.ts';
+import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import { protocolByName } from '../../src/protocols/index.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
-import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,

@@ -16,8 +16,8 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createProxyApp } from '../../src/proxy/index.ts';
 import { startServer } from '../../src/http/node-server.ts';
+import { createProxyApp } from '../../src/proxy/index.ts';
 
 const MiB = 1024 * 1024;
 const attack = process.argv[2] ?? 'body';

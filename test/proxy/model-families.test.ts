@@ -2,9 +2,9 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolCallToFormat, ToolDefinition } from '../../src/core/index.ts';
+import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import { FORMATS, formatEntry, formatForModel } from '../../src/protocols/registry.ts';
 import { createProxyApp } from '../../src/proxy/index.ts';
-import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,

@@ -19,8 +19,16 @@ async function inProcess(args: string[]) {
   let stdout = '';
   let stderr = '';
   const status = await runCommandLine(args, {
-    stdout: { write: (text: string) => void (stdout += text) },
-    stderr: { write: (text: string) => void (stderr += text) },
+    stdout: {
+      write: (text: string) => {
+        stdout += text;
+      },
+    },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+      },
+    },
   });
   return { status, stdout, stderr };
 }

@@ -3,7 +3,7 @@
  * text pushed at once: many calls, many failed openers, a bare block of many calls, one large
  * argument, and the shapes that make its line opener (`call:` at the start of the output) look back.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
 import { expectLinearGrowth } from '../../support/growth.ts';
 import { TOOLS } from '../helpers.ts';
