@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // .ci/run asks for a JSON report so it can print one plain "N passed, N failed" line.
@@ -18,9 +19,20 @@ const WAITING = {
   clients: ['test/proxy/*-client.test.ts'],
 } as const;
 
+/**
+ * Node's compile cache for the child processes the tests start (the CLI, the server, the proxy):
+ * each loads the same few hundred source files, and with the cache a start costs about 40% less
+ * CPU (0.8 s to 0.47 s for `toolwire proxy --help`). Inside node_modules, so a clone's cleanup
+ * takes it along.
+ */
+const NODE_COMPILE_CACHE = fileURLToPath(
+  new URL('./node_modules/.cache/toolwire-tests/node-compile-cache', import.meta.url),
+);
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    env: { NODE_COMPILE_CACHE },
     // Vitest's default on a 2-core machine is one file at a time: the files that wait on a
     // browser or a child process would leave a core idle. Three keep both cores busy.
     maxWorkers: 3,
