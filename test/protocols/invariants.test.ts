@@ -128,7 +128,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         expect(contentOf(split)).toEqual(contentOf(whole));
         expect(streamingViolations(split)).toEqual([]);
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
   });
 
@@ -143,7 +143,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         }
         expect(contentOf(streamEvents(protocol, [...text], { tools }))).toEqual(whole);
       }),
-      { numRuns: 200 },
+      { numRuns: 120 },
     );
   });
 
@@ -170,7 +170,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         expect(contentOf(split)).toEqual(contentOf(whole));
         expect(streamingViolations(split)).toEqual([]);
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 
@@ -194,7 +194,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         expect(texts.map((part) => (part as { text: string }).text).join('')).toBe(text);
         expect(content.length).toBe(texts.length);
       }),
-      { numRuns: 400 },
+      { numRuns: 250 },
     );
   });
 
@@ -275,7 +275,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
           expect(content.some((part) => part.type === 'error')).toBe(false);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 250 },
     );
   });
 
@@ -292,7 +292,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         expect(calls[0]!.problems).toBeUndefined();
         expect(content.filter((part) => part.type !== 'tool-call')).toEqual([]);
       }),
-      { numRuns: 400 },
+      { numRuns: 250 },
     );
   });
 });
