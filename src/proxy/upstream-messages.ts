@@ -2,6 +2,7 @@ import {
   demandSentence,
   TOOLS_UNAVAILABLE,
   type ToolCallProtocol,
+  type ToolCallToFormat,
   type ToolChoiceDemand,
   type ToolDefinition,
 } from '../core/index.ts';
@@ -61,8 +62,22 @@ function joinBlocks(first: string, second: string): string {
 
 /** Joins text and call markup so that the markup starts on its own line. */
 function joinLines(first: string, second: string): string {
-  if (first.length === 0 || first.endsWith('\n') || second.startsWith('\n')) return first + second;
+  if (first.length === 0 || second.length === 0) return first + second;
+  if (first.endsWith('\n') || second.startsWith('\n')) return first + second;
   return `${first}\n${second}`;
+}
+
+/**
+ * An assistant message's text as the model's turn holds it: without the blank lines a reply's
+ * text kept from after its reasoning (`</think>\n\n`), which would otherwise open the turn or
+ * stand between two messages joined into one.
+ */
+function assistantText(text: string): string {
+  let start = 0;
+  while (start < text.length && (text[start] === '\n' || text[start] === '\r')) start++;
+  let end = text.length;
+  while (end > start && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
+  return text.slice(start, end);
 }
 
 /** A user message's content with text put before it (results, then what the user wrote). */
@@ -92,7 +107,10 @@ export function upstreamMessages(
       out.push({ role: 'user', content });
     }
   };
+  /** The assistant turn just written, while the next turn may continue it. */
+  let pendingAssistant: { text: string; calls: readonly ToolCallToFormat[] } | undefined;
   for (const turn of request.turns) {
+    if (turn.role !== 'assistant') pendingAssistant = undefined;
     switch (turn.role) {
       case 'user':
         pushUser(turn.content);
@@ -101,9 +119,20 @@ export function upstreamMessages(
         out.push(turn);
         break;
       case 'assistant': {
-        const markup = turn.calls.length > 0 ? protocol.formatToolCall(turn.calls) : '';
-        out.push({ role: 'assistant', content: joinLines(turn.text, markup) });
-        break;
+        // Consecutive assistant messages (Codex sends a call, then its text, as two) are one
+        // reply of the model's: one turn, its text first and its calls after, as a model writes.
+        const previous = pendingAssistant;
+        pendingAssistant = previous
+          ? {
+              text: joinBlocks(previous.text, assistantText(turn.text)),
+              calls: [...previous.calls, ...turn.calls],
+            }
+          : { text: assistantText(turn.text), calls: turn.calls };
+        if (previous) out.pop();
+        const { text, calls } = pendingAssistant;
+        const markup = calls.length > 0 ? protocol.formatToolCall(calls) : '';
+        out.push({ role: 'assistant', content: joinLines(text, markup) });
+        continue;
       }
       case 'tool-results':
         if (turn.results.length > 0) pushUser(protocol.formatToolResponse(turn.results));
