@@ -5,6 +5,7 @@ import {
   arrayAt,
   booleanAt,
   checkUniqueNames,
+  type FieldRule,
   type Fields,
   fieldsAt,
   invalid,
@@ -17,6 +18,33 @@ import {
   stringAt,
   textOf,
 } from './request-fields.ts';
+
+/**
+ * The Messages fields the proxy reads, refuses or drops, and more of Anthropic's own that mean
+ * nothing to a model server (Claude Code sends `output_config` with every request): they stay
+ * behind instead of reaching the model server as unknown settings.
+ */
+const MESSAGES_REQUEST_FIELDS: ReadonlyMap<string, FieldRule> = new Map([
+  ...MESSAGES_FIELDS,
+  ...(
+    [
+      'output_config',
+      'output_format',
+      'context_management',
+      'thinking',
+      'metadata',
+      'service_tier',
+      'container',
+      'mcp_servers',
+      'betas',
+      'inference_geo',
+      'cache_control',
+    ] as const
+  ).map((name): [string, FieldRule] => [name, 'dropped']),
+]);
+
+/** Put before each system message found inside `messages`, whose text joins the system text. */
+export const LATER_INSTRUCTION = 'Later instruction from the system:';
 
 /** Anthropic's sampling settings and their chat completions names (`top_k` is a common extension). */
 const SETTINGS: ReadonlyArray<readonly [string, string]> = [
@@ -221,7 +249,7 @@ function messageTurns(
 export function readMessagesRequest(body: unknown): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
   const model = nameAt(fields.model, 'model', 'a model id (a string)');
-  const settings = passedFields(fields, MESSAGES_FIELDS);
+  const settings = passedFields(fields, MESSAGES_REQUEST_FIELDS);
   const maxTokens = fields.max_tokens;
   if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
     throw mustBe(maxTokens, 'max_tokens', 'a whole number of at least 1');
@@ -231,12 +259,21 @@ export function readMessagesRequest(body: unknown): ChatRequest {
   if (messages.length === 0) throw invalid('messages', 'must hold at least one message');
   const turns: Turn[] = [];
   const calledTools = new Map<string, string>();
-  for (const [index, entry] of messages.entries())
-    messageTurns(
-      fieldsAt(entry, `messages[${index}]`, 'a message object ({role, content})'),
-      `messages[${index}]`,
-      calledTools,
-      turns,
+  // Claude Code puts system messages inside `messages` (its environment, after the first user
+  // message). Chat templates often refuse a system turn anywhere but first, so their text joins
+  // the system text, in order, each marked as given later.
+  const system = [textOf(fields.system, 'system')];
+  for (const [index, entry] of messages.entries()) {
+    const path = `messages[${index}]`;
+    const message = fieldsAt(entry, path, 'a message object ({role, content})');
+    if (message.role === 'system')
+      system.push(`${LATER_INSTRUCTION}\n${textOf(message.content, `${path}.content`)}`);
+    else messageTurns(message, path, calledTools, turns);
+  }
+  if (turns.length === 0)
+    throw invalid(
+      'messages',
+      'holds only system messages: it must hold a user or assistant message too',
     );
   for (const [from, to] of SETTINGS) {
     if (fields[from] !== undefined && fields[from] !== null) settings[to] = fields[from];
@@ -244,7 +281,7 @@ export function readMessagesRequest(body: unknown): ChatRequest {
   const stream = booleanAt(fields.stream, 'stream', false);
   return {
     model,
-    system: textOf(fields.system, 'system'),
+    system: system.filter((text) => text.length > 0).join('\n\n'),
     turns,
     tools,
     toolChoice: choice,

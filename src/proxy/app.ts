@@ -410,6 +410,9 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   );
   // No page may use the proxy: a browser's cross-site request is refused.
   app.use(sameOriginGuard());
+  // Claude Code probes the server with `HEAD /` before its first request: a bare 200, which says
+  // nothing but that the proxy is up, so it needs no key (Hono answers HEAD with the GET route).
+  app.get('/', (c) => c.body(null, 200));
   if (options.apiKey !== undefined) {
     const expected = options.apiKey;
     app.use(async (c, next) => {
