@@ -245,13 +245,22 @@ function messageTurns(
   });
 }
 
-/** Reads and checks an Anthropic Messages request body; throws a 400 `HttpError` naming the field. */
-export function readMessagesRequest(body: unknown): ChatRequest {
+/**
+ * Reads and checks an Anthropic Messages request body; throws a 400 `HttpError` naming the field.
+ * A `count_tokens` body (`forCounting`) has no `max_tokens`.
+ */
+export function readMessagesRequest(
+  body: unknown,
+  { forCounting = false }: { readonly forCounting?: boolean } = {},
+): ChatRequest {
   const fields = fieldsAt(body, 'the request body');
   const model = nameAt(fields.model, 'model', 'a model id (a string)');
   const settings = passedFields(fields, MESSAGES_REQUEST_FIELDS);
   const maxTokens = fields.max_tokens;
-  if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
+  if (
+    !(forCounting && maxTokens === undefined) &&
+    (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
+  )
     throw mustBe(maxTokens, 'max_tokens', 'a whole number of at least 1');
   const tools = toolsOf(fields.tools);
   const { choice, parallel } = toolChoiceOf(fields.tool_choice, tools);

@@ -35,6 +35,7 @@ import {
   type UpstreamTarget,
   upstreamTarget,
 } from './upstream.ts';
+import { type UpstreamMessage, upstreamMessages } from './upstream-messages.ts';
 
 export interface ProxyLimits {
   /** Largest request body read, in bytes; larger get 413. Default 16 MiB. */
@@ -303,6 +304,38 @@ async function streamedReply(
   return sseResponse(stream);
 }
 
+/** Longest the proxy waits for the model server's tokenizer before it estimates instead. */
+const TOKENIZE_TIMEOUT_MS = 10_000;
+
+/** The rendered prompt as one text: what a tokenizer counts (the chat template's own tokens aside). */
+function promptText(messages: readonly UpstreamMessage[]): string {
+  return messages
+    .map((message) =>
+      typeof message.content === 'string'
+        ? message.content
+        : message.content
+            .map((part) => (typeof part.text === 'string' ? part.text : ''))
+            .join('\n'),
+    )
+    .join('\n\n');
+}
+
+/**
+ * The model server's root, where llama.cpp and vLLM serve `/tokenize`: the base URL without its
+ * trailing `/v1`.
+ */
+function serverRoot(baseURL: string): string {
+  return baseURL.endsWith('/v1') ? baseURL.slice(0, -3) : baseURL;
+}
+
+/** How many tokens a `/tokenize` reply counts (llama.cpp: `tokens`; vLLM: `count` and `tokens`). */
+function tokenCountOf(reply: unknown): number | undefined {
+  if (typeof reply !== 'object' || reply === null) return undefined;
+  const { count, tokens } = reply as { count?: unknown; tokens?: unknown };
+  if (Number.isSafeInteger(count) && (count as number) >= 0) return count as number;
+  return Array.isArray(tokens) ? tokens.length : undefined;
+}
+
 /**
  * The proxy: `POST /v1/chat/completions` and `POST /v1/messages` with tools for a model server
  * that has none (or bad ones), and `GET /v1/models` passed through. Calls are read out of the
@@ -396,7 +429,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
       apiOf(c.req.path),
       new HttpError(
         404,
-        `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/messages and GET /v1/models`,
+        `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens and GET /v1/models`,
       ),
     ),
   );
@@ -484,6 +517,44 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   };
   app.post('/v1/chat/completions', answer('openai'));
   app.post('/v1/messages', answer('anthropic'));
+
+  // Claude Code asks how long its conversation is. The model server's tokenizer counts the prompt
+  // as the proxy renders it where it serves one (llama.cpp, vLLM); else an estimate of a token
+  // per four characters, and a header saying so.
+  app.post('/v1/messages/count_tokens', async (c) => {
+    const place = admit(c);
+    try {
+      const { body } = await readRequestJson(c.req.raw, limits, place.memory);
+      const request = readMessagesRequest(body, { forCounting: true });
+      const text = promptText(upstreamMessages(request, protocolFor(request.model)));
+      const tokenizer: UpstreamSettings = {
+        ...upstream,
+        baseURL: serverRoot(upstream.baseURL),
+        timeoutMs: Math.min(upstream.timeoutMs, TOKENIZE_TIMEOUT_MS),
+      };
+      let counted: number | undefined;
+      try {
+        const call = await callUpstream(tokenizer, '/tokenize', {
+          method: 'POST',
+          // llama.cpp reads `content`, vLLM `prompt` (and `model`); each ignores the other's.
+          body: { model: request.model, content: text, prompt: text, add_special: false },
+          authorization: upstreamAuthorization(c),
+          signal: place.controller.signal,
+        });
+        counted = tokenCountOf(await readReplyJson(call, tokenizer, place.memory, 'token count'));
+      } catch {
+        // No tokenizer there (404), or it failed: the estimate below answers.
+      }
+      const estimated = counted === undefined;
+      const inputTokens = counted ?? Math.max(1, Math.ceil(text.length / 4));
+      return Response.json(
+        { input_tokens: inputTokens },
+        { headers: { 'x-toolwire-token-count': estimated ? 'estimate' : 'tokenizer' } },
+      );
+    } finally {
+      place.done();
+    }
+  });
 
   return {
     app,
