@@ -39,6 +39,11 @@ export interface NamespacedTool {
 /** A Responses request, read into the proxy's neutral request and what only this API needs. */
 export interface ResponsesRequest {
   readonly chat: ChatRequest;
+  /**
+   * The system text from the input's (and the earlier conversation's) system and developer
+   * messages, without `instructions`: what a stored response carries over.
+   */
+  readonly inputSystem: string;
   /** Tool types the proxy cannot serve, left out of the prompt (`web_search`, `mcp`, …), in order. */
   readonly leftOutTools: readonly string[];
   /** The model's name of each namespaced tool, to give a call its namespace and name back. */
@@ -120,7 +125,6 @@ const ECHOED_FIELDS = [
   'text',
   'truncation',
   'user',
-  'service_tier',
   'store',
   'prompt_cache_key',
 ] as const;
@@ -499,9 +503,6 @@ export function readResponsesRequest(
   }
   const conversation = new Conversation(earlier);
   const instructions = optionalStringAt(fields.instructions, 'instructions');
-  // Instructions replace the earlier response's, as OpenAI does: they are not carried over.
-  if (earlier !== undefined) conversation.system.length = 0;
-  if (instructions !== undefined && instructions.length > 0) conversation.system.push(instructions);
   const input = fields.input;
   if (typeof input === 'string') conversation.turns.push({ role: 'user', content: input });
   else {
@@ -518,7 +519,11 @@ export function readResponsesRequest(
   return {
     chat: {
       model,
-      system: conversation.system.join('\n\n'),
+      // Instructions are this request's only: a later one continuing it does not inherit them.
+      system: [
+        ...(instructions === undefined || instructions.length === 0 ? [] : [instructions]),
+        ...conversation.system,
+      ].join('\n\n'),
       turns: conversation.turns,
       tools,
       toolChoice: toolChoiceOf(fields.tool_choice, tools),
@@ -528,6 +533,7 @@ export function readResponsesRequest(
       includeUsage: stream,
       settings,
     },
+    inputSystem: conversation.system.join('\n\n'),
     leftOutTools: leftOut,
     namespacedTools: namespaced,
     store: booleanAt(fields.store, 'store', true),

@@ -55,6 +55,7 @@ describe('reading Responses requests', () => {
       ],
     });
     expect(request.chat.system).toBe('First.\n\nSecond.\n\nThird.');
+    expect(request.inputSystem).toBe('Second.\n\nThird.');
     expect(request.chat.turns).toEqual([
       { role: 'user', content: 'Hello' },
       { role: 'assistant', text: 'Hi there', calls: [] },
@@ -326,7 +327,7 @@ describe('reading Responses requests', () => {
 
   it('continues a stored conversation named by previous_response_id', () => {
     const earlier: EarlierConversation = {
-      system: 'Old instructions',
+      system: 'Old system message',
       turns: [
         { role: 'user', content: 'Weather?' },
         {
@@ -353,7 +354,9 @@ describe('reading Responses requests', () => {
     );
     expect(asked).toEqual(['resp_1']);
     expect(request.previousResponseId).toBe('resp_1');
-    expect(request.chat.system).toBe('New instructions');
+    // The earlier instructions are not inherited; its input's system text is.
+    expect(request.chat.system).toBe('New instructions\n\nOld system message');
+    expect(request.inputSystem).toBe('Old system message');
     expect(request.chat.turns).toEqual([
       ...earlier.turns,
       {
