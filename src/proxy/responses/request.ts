@@ -97,8 +97,18 @@ const RESPONSES_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, FieldRu
       'stream_options',
       'background',
       'max_tool_calls',
+      'top_logprobs',
     ] as const
   ).map((key): [string, FieldRule] => [key, 'dropped']),
+  [
+    'prompt',
+    {
+      refuse: (value) =>
+        value === undefined || value === null
+          ? undefined
+          : "names a prompt template stored at OpenAI, which the proxy cannot read: send the prompt's text as input",
+    },
+  ],
   [
     'conversation',
     {
@@ -499,6 +509,8 @@ export function readResponsesRequest(
     if (earlier === undefined)
       throw new HttpError(404, `Previous response with id '${previousResponseId}' not found.`, {
         param: 'previous_response_id',
+        // OpenAI's error code for it, for the error body to carry.
+        extra: { code: 'previous_response_not_found' },
       });
   }
   const conversation = new Conversation(earlier);

@@ -312,6 +312,7 @@ describe('reading Responses requests', () => {
       user: 'u',
       truncation: 'auto',
       service_tier: 'auto',
+      top_logprobs: 2,
     });
     expect(request.chat.settings).toEqual({ temperature: 0.2, top_p: 0.9, max_tokens: 100 });
     expect(request.maxOutputTokens).toBe(100);
@@ -486,6 +487,7 @@ describe('refusing Responses requests, naming the field', () => {
       'previous_response_id',
     ],
     ['a stored conversation', { input: 'x', conversation: 'conv_1' }, 'conversation'],
+    ['a stored prompt template', { input: 'x', prompt: { id: 'pmpt_1' } }, 'prompt'],
   ];
   for (const [what, body, param] of cases) {
     it(`refuses ${what} (${param})`, () => {
@@ -508,5 +510,6 @@ describe('refusing Responses requests, naming the field', () => {
     );
     expect(error.param).toBe('previous_response_id');
     expect(error.message).toBe("Previous response with id 'resp_gone' not found.");
+    expect(error.extra).toEqual({ code: 'previous_response_not_found' });
   });
 });
