@@ -10,6 +10,12 @@ import { jsonForPrompt, resultJsonForPrompt } from './json-text.ts';
  * \u escapes, so neither a tag, a special token, a bracketed marker nor a JSON or Python call
  * survives in it. The format keeps its own framing around it (its template's tags, an envelope
  * object with its keys).
+ *
+ * A format whose model is read only by its own parser may instead write a text result as the text
+ * itself (`resultTextForPrompt`, qwen3-coder's way), breaking only its own tags and special tokens:
+ * the model then reads the result as its template renders it. Such a result is no call of that
+ * format, but may read as one to another format's parser that knows the tool names (xml's
+ * `<NAME>`), so a format `auto` prompts in (hermes) keeps the JSON.
  */
 
 /**
@@ -108,4 +114,64 @@ export function namedResultLines(
   key: 'content' | 'output' = 'content',
 ): string {
   return results.map((result) => namedResultJson(result, key)).join('\n');
+}
+
+/**
+ * The markup a format reads in a result's text: the names of its tags (`tool_call` stands for
+ * `<tool_call`, `</tool_call` and `<tool_call…>`), whatever its call or result block opens or
+ * closes with.
+ */
+export interface ResultTextGuard {
+  readonly tags: readonly string[];
+}
+
+/**
+ * A text result as the model's chat template renders it: the text itself, so `<path>` and
+ * `{"a":1}` reach the model as they are. Only what could be read as markup is broken, each by
+ * writing its first character as a \u escape (a spelling models read as that character):
+ * the `<` opening or closing one of the format's `guard` tags (a `</tool_response>` closing the
+ * result block early, a `<tool_call>` in it), and the `<`, `>` and `[` of chat-template special
+ * tokens (`<|im_start|>`, `<｜tool▁sep｜>`, `[TOOL_CALLS]`), which a server would tokenize as real
+ * ones. One pass, no backtracking. A value that is not text is prompt-safe JSON, as before.
+ */
+export function resultTextForPrompt(output: unknown, guard: ResultTextGuard): string {
+  if (typeof output !== 'string') return resultOutputJson(output);
+  let out = '';
+  let from = 0;
+  for (let index = 0; index < output.length; index++) {
+    const character = output.charAt(index);
+    let broken = false;
+    if (character === '<') {
+      const next = output[index + 1];
+      broken = next === '|' || next === '｜' || opensGuardedTag(output, index + 1, guard.tags);
+    } else if (character === '>') {
+      const previous = output[index - 1];
+      broken = previous === '|' || previous === '｜';
+    } else if (character === '[') {
+      broken = opensBracketToken(output, index + 1);
+    }
+    if (broken) {
+      out += `${output.slice(from, index)}\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+      from = index + 1;
+    }
+  }
+  return out + output.slice(from);
+}
+
+/** A text result's body after `Error: ` for a failure, written as `resultTextForPrompt` does. */
+export function resultTextBody(result: ToolResponseToFormat, guard: ResultTextGuard): string {
+  const output = resultTextForPrompt(result.output, guard);
+  return result.isError ? `Error: ${output}` : output;
+}
+
+/** Whether `text` at `start` (just after a `<`) names one of `tags`, as an opener or a closer. */
+function opensGuardedTag(text: string, start: number, tags: readonly string[]): boolean {
+  const from = text[start] === '/' ? start + 1 : start;
+  return tags.some((tag) => text.startsWith(tag, from));
+}
+
+/** Whether `text` at `start` (just after a `[`) begins a bracketed token: `/` or a capital. */
+function opensBracketToken(text: string, start: number): boolean {
+  const code = text.charCodeAt(start);
+  return code === 0x2f || (code >= 0x41 && code <= 0x5a);
 }

@@ -15,7 +15,9 @@ export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: st
 
 /**
  * `<tool_response>{"name": …, "content": …}</tool_response>`, one per result, in call order; the
- * content prompt-safe (see result-text.ts).
+ * content prompt-safe (see result-text.ts). It stays prompt-safe JSON, text too, rather than the
+ * text as it is (qwen3-coder's way): `auto` prompts in hermes and reads every format, so a hermes
+ * result must be a call to none of them, whatever tool names the request declares.
  */
 export function formatHermesToolResponse(
   results: readonly ToolResponseToFormat[],

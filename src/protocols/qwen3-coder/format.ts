@@ -8,7 +8,7 @@ import { propertiesOf, textOf } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
-import { resultBodyText } from '../common/result-text.ts';
+import { type ResultTextGuard, resultTextBody } from '../common/result-text.ts';
 
 /** The keys of a schema the template writes as their own tags; the others follow as JSON. */
 const PARAMETER_KEYS = new Set(['name', 'type', 'description']);
@@ -112,12 +112,30 @@ export function formatQwen3CoderToolCall(calls: readonly ToolCallToFormat[]): st
 }
 
 /**
- * Results as the template renders tool messages in a user turn: `<tool_response>` each. The
- * output is written as prompt-safe JSON, strings too (see result-text.ts), so no result can hold
- * a call of any format.
+ * The tags read in a result: this format's call, result block and reasoning tags, and those of
+ * the formats that write results with this writer (glm's `<arg_key>`, seed-oss's `<seed:…>`).
+ */
+const RESULT_GUARD: ResultTextGuard = {
+  tags: [
+    'tool_call',
+    'function',
+    'parameter',
+    'tool_response',
+    'think',
+    'arg_key',
+    'arg_value',
+    'seed:',
+  ],
+};
+
+/**
+ * Results as the template renders tool messages in a user turn: `<tool_response>` each, a text
+ * result as the text itself (see result-text.ts): only this format's own tags and special tokens
+ * in it are broken, so no result closes its block early or holds a call of this format. Other
+ * values are prompt-safe JSON.
  */
 export function formatToolResponses(results: readonly ToolResponseToFormat[]): string {
   return results
-    .map((result) => `<tool_response>\n${resultBodyText(result)}\n</tool_response>`)
+    .map((result) => `<tool_response>\n${resultTextBody(result, RESULT_GUARD)}\n</tool_response>`)
     .join('\n');
 }
