@@ -263,8 +263,9 @@ describe('reading Messages requests', () => {
       [{ ...base, tools, tool_choice: { type: 'tool', name: 'nope' } }, 'names the tool "nope"'],
       [{ ...base, tool_choice: { type: 'any' } }, 'declares no tools'],
       [
+        // A system message inside messages is read (issue 22), but not a conversation of only them.
         { ...base, messages: [{ role: 'system', content: 'x' }] },
-        'messages[0].role must be "user" or "assistant"',
+        'messages holds only system messages',
       ],
       [
         {
