@@ -72,6 +72,16 @@ describe('a plain text result', () => {
     expect(readsACall(protocol, rendered)).toBe(false);
   });
 
+  it.each(FORMATS.filter((entry) => !TEXT_AS_IS.includes(entry.name)).map((entry) => entry.name))(
+    'reaches the %s prompt as prompt-safe JSON, which that format needs to stay safe',
+    (name) => {
+      const protocol = FORMATS.find((entry) => entry.name === name)!.create();
+      const rendered = protocol.formatToolResponse([resultOf(plain)]);
+      expect(rendered).not.toContain('<path>');
+      expect(readsACall(protocol, rendered)).toBe(false);
+    },
+  );
+
   it('is written unescaped: only guarded tags and special tokens are broken', () => {
     const guard = { tags: ['tool_call', 'tool_response'] };
     expect(resultTextForPrompt(plain, guard)).toBe(plain);
