@@ -130,7 +130,7 @@ export interface ResultTextGuard {
  * `{"a":1}` reach the model as they are. Only what could be read as markup is broken, each by
  * writing its first character as a \u escape (a spelling models read as that character):
  * the `<` opening or closing one of the format's `guard` tags (a `</tool_response>` closing the
- * result block early, a `<tool_call>` in it), and the `<`, `>` and `[` of chat-template special
+ * result block early, a `<tool_call>` in it) or a tag that opens a call in any format, and the `<`, `>` and `[` of chat-template special
  * tokens (`<|im_start|>`, `<｜tool▁sep｜>`, `[TOOL_CALLS]`), which a server would tokenize as real
  * ones. One pass, no backtracking. A value that is not text is prompt-safe JSON, as before.
  */
@@ -164,10 +164,29 @@ export function resultTextBody(result: ToolResponseToFormat, guard: ResultTextGu
   return result.isError ? `Error: ${output}` : output;
 }
 
+/**
+ * Tags that open a call in some format whatever the tools are called, broken in every text result
+ * on top of the format's own: FunctionGemma's explicit call, the `<tool_call>` family, MiniMax's and
+ * Seed-OSS's prefixed ones, `<execute>`. (Markup that needs a declared tool's name, xml's `<NAME>`,
+ * is another format's to read only, and stays as it is.)
+ */
+const CALL_TAGS_OF_EVERY_FORMAT = [
+  'start_function_call',
+  'end_function_call',
+  'tool_call',
+  'function_call',
+  'minimax:',
+  'seed:',
+  'execute',
+];
+
 /** Whether `text` at `start` (just after a `<`) names one of `tags`, as an opener or a closer. */
 function opensGuardedTag(text: string, start: number, tags: readonly string[]): boolean {
   const from = text[start] === '/' ? start + 1 : start;
-  return tags.some((tag) => text.startsWith(tag, from));
+  return (
+    tags.some((tag) => text.startsWith(tag, from)) ||
+    CALL_TAGS_OF_EVERY_FORMAT.some((tag) => text.startsWith(tag, from))
+  );
 }
 
 /** Whether `text` at `start` (just after a `[`) begins a bracketed token: `/` or a capital. */
