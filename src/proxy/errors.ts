@@ -35,10 +35,24 @@ function anthropicErrorType(status: number): string {
 }
 
 /** The JSON body of an error, in the client's API shape. */
-export function errorBody(api: ClientApi, status: number, message: string, param?: string): object {
+export function errorBody(
+  api: ClientApi,
+  status: number,
+  message: string,
+  param?: string,
+  code?: string,
+): object {
   if (api === 'anthropic')
     return { type: 'error', error: { type: anthropicErrorType(status), message } };
-  return { error: { message, type: openAIErrorType(status), param: param ?? null, code: null } };
+  return {
+    error: { message, type: openAIErrorType(status), param: param ?? null, code: code ?? null },
+  };
+}
+
+/** The machine-readable code an error carries for OpenAI's shape (`previous_response_not_found`). */
+function codeOf(error: HttpError): string | undefined {
+  const code = error.extra.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**
@@ -80,7 +94,7 @@ function modelCallHttpError(error: ModelCallError): HttpError {
 
 /** The error's response in the client's API shape. */
 export function errorResponse(api: ClientApi, error: HttpError): Response {
-  return Response.json(errorBody(api, error.status, error.message, error.param), {
+  return Response.json(errorBody(api, error.status, error.message, error.param, codeOf(error)), {
     status: error.status,
     // A body that did not arrive in time is not read further: the connection ends with the answer.
     ...(error.status === 408 ? { headers: { connection: 'close' } } : {}),

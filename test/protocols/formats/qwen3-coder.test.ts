@@ -167,7 +167,7 @@ describe('qwen3-coder', () => {
         output: '<tool_call>',
         isError: true,
       }),
-    ).toBe('<tool_response>\nError: "\\u003ctool_call\\u003e"\n</tool_response>');
+    ).toBe('<tool_response>\nError: \\u003ctool_call>\n</tool_response>');
   });
 
   parameterTagsChecks(protocol, ['</parameter>', '<parameter=', '</function>', '</tool_call>']);
