@@ -28,6 +28,9 @@ import {
 import type { ReplyEvent } from './reply-events.ts';
 import { type ReplyEnd, runReply } from './reply-run.ts';
 import { readRequestJson } from './request-body.ts';
+import { type EarlierConversation, readResponsesRequest } from './responses/request.ts';
+import { checkServable, wholeResponse } from './responses/route.ts';
+import { DEFAULT_RESPONSE_STORE_LIMITS, ResponseStore } from './responses/store.ts';
 import {
   callUpstream,
   readReplyJson,
@@ -124,6 +127,10 @@ export interface ProxyOptions {
   readonly allowIpAddressHosts?: boolean;
   /** The fetch used to reach the model server (tests, custom agents). Default: global fetch. */
   readonly fetch?: typeof globalThis.fetch;
+  /** Most Responses API responses kept for `previous_response_id` (0 keeps none). Default 1000. */
+  readonly maxStoredResponses?: number;
+  /** Most bytes (as JSON) those kept responses may hold; past it the oldest go. Default 64 MiB. */
+  readonly maxStoredResponseBytes?: number;
 }
 
 export interface ProxyApp {
@@ -148,6 +155,23 @@ function checkedUpstream(value: string, apiKey: string | undefined): UpstreamTar
       'createProxyApp: the upstream URL carries credentials and upstreamApiKey is set: the model server takes one Authorization, give one of them',
     );
   return target;
+}
+
+/** The store of Responses API responses, its limits from the options (a TypeError naming a bad one). */
+function storeFor(options: ProxyOptions): ResponseStore<EarlierConversation> {
+  const limits = {
+    maxResponses: options.maxStoredResponses ?? DEFAULT_RESPONSE_STORE_LIMITS.maxResponses,
+    maxBytes: options.maxStoredResponseBytes ?? DEFAULT_RESPONSE_STORE_LIMITS.maxBytes,
+  };
+  for (const [name, value] of [
+    ['maxStoredResponses', limits.maxResponses],
+    ['maxStoredResponseBytes', limits.maxBytes],
+  ] as const)
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new TypeError(
+        `createProxyApp: ${name} must be a whole number of at least 0, not ${String(value)}`,
+      );
+  return new ResponseStore<EarlierConversation>(limits);
 }
 
 /** The largest retry count taken: each is a whole extra model call. */
@@ -337,8 +361,9 @@ function tokenCountOf(reply: unknown): number | undefined {
 }
 
 /**
- * The proxy: `POST /v1/chat/completions` and `POST /v1/messages` with tools for a model server
- * that has none (or bad ones), and `GET /v1/models` passed through. Calls are read out of the
+ * The proxy: `POST /v1/chat/completions`, `POST /v1/responses` (not streamed yet) and
+ * `POST /v1/messages` with tools for a model server that has none (or bad ones), and
+ * `GET /v1/models` passed through. Calls are read out of the
  * model's text in the protocol's format as it streams, checked against the tools' schemas, and
  * sent in the client's API shapes.
  */
@@ -366,6 +391,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     fetch: options.fetch ?? globalThis.fetch,
   };
   const budget = new MemoryBudget(limits.memoryBudgetBytes);
+  const responses = storeFor(options);
   /** The client's credentials go upstream only when the proxy has none of its own for it. */
   const upstreamAuthorization = (c: Context) =>
     upstream.authorization === undefined ? clientAuthorization(c) : undefined;
@@ -429,7 +455,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
       apiOf(c.req.path),
       new HttpError(
         404,
-        `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens and GET /v1/models`,
+        `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens and GET /v1/models`,
       ),
     ),
   );
@@ -476,34 +502,40 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     }
   });
 
+  /** Reads JSON texts inside a request (calls' arguments) within what the body's limits leave. */
+  const textsReader = (values: number) =>
+    new JsonTextReader({
+      maxDepth: Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH),
+      maxValues: limits.maxJsonValues - values,
+    });
+  /** The model's reply to a request, read in its format: the same run for every API. */
+  const replyRun = (c: Context, place: Place, request: ChatRequest, idPrefix: string) =>
+    runReply(request, {
+      upstream,
+      protocol: protocolFor(request.model),
+      parseOptions: {
+        maxCallChars: limits.maxCallChars,
+        maxDepth: Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH),
+        generateId: createIdGenerator(idPrefix),
+      },
+      toolChoiceRetries: retries,
+      maxHeldBytes: limits.maxUpstreamReplyBytes,
+      memory: place.memory,
+      authorization: upstreamAuthorization(c),
+      signal: place.controller.signal,
+    });
+
   const answer = (api: ClientApi) => async (c: Context) => {
     const place = admit(c);
     const { controller, done } = place;
     const abort = () => controller.abort();
     try {
       const { body, values } = await readRequestJson(c.req.raw, limits, place.memory);
-      // Arguments sent as JSON text are held to what the body's limits leave.
-      const texts = new JsonTextReader({
-        maxDepth: Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH),
-        maxValues: limits.maxJsonValues - values,
-      });
+      const texts = textsReader(values);
       const request =
         api === 'anthropic' ? readMessagesRequest(body) : readChatCompletionsRequest(body, texts);
       place.memory.grow(texts.cost);
-      const run = runReply(request, {
-        upstream,
-        protocol: protocolFor(request.model),
-        parseOptions: {
-          maxCallChars: limits.maxCallChars,
-          maxDepth: Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH),
-          generateId: createIdGenerator(api === 'anthropic' ? 'toolu' : 'call'),
-        },
-        toolChoiceRetries: retries,
-        maxHeldBytes: limits.maxUpstreamReplyBytes,
-        memory: place.memory,
-        authorization: upstreamAuthorization(c),
-        signal: controller.signal,
-      });
+      const run = replyRun(c, place, request, api === 'anthropic' ? 'toolu' : 'call');
       if (!request.stream) {
         const response = await wholeReply(api, request, run);
         done();
@@ -517,6 +549,22 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   };
   app.post('/v1/chat/completions', answer('openai'));
   app.post('/v1/messages', answer('anthropic'));
+
+  // The Responses API (Codex, the Agents SDK): the same reply run, answered as a `response`
+  // object; each one kept (unless `store: false`) for a later `previous_response_id`.
+  app.post('/v1/responses', async (c) => {
+    const place = admit(c);
+    try {
+      const { body, values } = await readRequestJson(c.req.raw, limits, place.memory);
+      const texts = textsReader(values);
+      const request = readResponsesRequest(body, { texts, earlier: (id) => responses.get(id) });
+      place.memory.grow(texts.cost);
+      checkServable(request);
+      return await wholeResponse(request, replyRun(c, place, request.chat, 'call'), responses);
+    } finally {
+      place.done();
+    }
+  });
 
   // Claude Code asks how long its conversation is. The model server's tokenizer counts the prompt
   // as the proxy renders it where it serves one (llama.cpp, vLLM); else an estimate of a token

@@ -1,0 +1,52 @@
+/**
+ * `POST /v1/responses`, not streamed: a reply run collected into OpenAI's `response` object, and
+ * the conversation it ends kept for a later `previous_response_id`.
+ */
+import { HttpError } from '../../http/http-error.ts';
+import type { ReplyEvent } from '../reply-events.ts';
+import type { ReplyEnd } from '../reply-run.ts';
+import type { EarlierConversation, ResponsesRequest } from './request.ts';
+import { conversationAfter, newItemId, ResponseBuilder } from './response.ts';
+import type { ResponseStore } from './store.ts';
+
+/** The header naming the tool types left out of the prompt (`web_search`, `mcp`, …), comma-separated. */
+export const LEFT_OUT_TOOLS_HEADER = 'x-toolwire-left-out-tools';
+
+/** Refuses what the route does not serve yet, before the model server is asked. */
+export function checkServable(request: ResponsesRequest): void {
+  if (request.chat.stream)
+    throw new HttpError(400, 'streamed responses are not served yet; send stream: false', {
+      param: 'stream',
+    });
+}
+
+/** Headers every Responses answer carries: which tools were left out, when any were. */
+export function responsesHeaders(request: ResponsesRequest): Record<string, string> {
+  return request.leftOutTools.length === 0
+    ? {}
+    : { [LEFT_OUT_TOOLS_HEADER]: [...new Set(request.leftOutTools)].join(', ') };
+}
+
+/**
+ * Reads the run to its end into a `response` object; keeps the conversation it ends in `store`
+ * unless the request said `store: false`.
+ */
+export async function wholeResponse(
+  request: ResponsesRequest,
+  run: AsyncGenerator<ReplyEvent[], ReplyEnd>,
+  store: ResponseStore<EarlierConversation>,
+): Promise<Response> {
+  const builder = new ResponseBuilder();
+  const createdAt = Math.floor(Date.now() / 1000);
+  for (;;) {
+    const step = await run.next();
+    if (!step.done) {
+      builder.add(step.value);
+      continue;
+    }
+    const identity = { id: newItemId('resp'), model: request.chat.model, createdAt };
+    const body = builder.build(identity, request, step.value);
+    if (request.store) store.put(identity.id, conversationAfter(request, builder.turn()));
+    return Response.json(body, { headers: responsesHeaders(request) });
+  }
+}
