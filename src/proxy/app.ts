@@ -29,7 +29,7 @@ import type { ReplyEvent } from './reply-events.ts';
 import { type ReplyEnd, runReply } from './reply-run.ts';
 import { readRequestJson } from './request-body.ts';
 import { type EarlierConversation, readResponsesRequest } from './responses/request.ts';
-import { checkServable, wholeResponse } from './responses/route.ts';
+import { checkServable, LeftOutToolsLog, wholeResponse } from './responses/route.ts';
 import { DEFAULT_RESPONSE_STORE_LIMITS, ResponseStore } from './responses/store.ts';
 import {
   callUpstream,
@@ -392,6 +392,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   };
   const budget = new MemoryBudget(limits.memoryBudgetBytes);
   const responses = storeFor(options);
+  const leftOutTools = new LeftOutToolsLog();
   /** The client's credentials go upstream only when the proxy has none of its own for it. */
   const upstreamAuthorization = (c: Context) =>
     upstream.authorization === undefined ? clientAuthorization(c) : undefined;
@@ -560,6 +561,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
       const request = readResponsesRequest(body, { texts, earlier: (id) => responses.get(id) });
       place.memory.grow(texts.cost);
       checkServable(request);
+      leftOutTools.note(request);
       return await wholeResponse(request, replyRun(c, place, request.chat, 'call'), responses);
     } finally {
       place.done();

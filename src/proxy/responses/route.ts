@@ -28,6 +28,28 @@ export function responsesHeaders(request: ResponsesRequest): Record<string, stri
 }
 
 /**
+ * Logs each tool type left out of the prompt the first time a request sends it: Codex sends some
+ * on every request, and once says it.
+ */
+export class LeftOutToolsLog {
+  private readonly seen = new Set<string>();
+  private readonly write: (line: string) => void;
+
+  constructor(write: (line: string) => void = (line) => console.warn(line)) {
+    this.write = write;
+  }
+
+  note(request: ResponsesRequest): void {
+    const fresh = [...new Set(request.leftOutTools)].filter((type) => !this.seen.has(type));
+    if (fresh.length === 0) return;
+    for (const type of fresh) this.seen.add(type);
+    this.write(
+      `toolwire proxy: tools of type ${fresh.join(', ')} cannot be served and are left out of the prompt`,
+    );
+  }
+}
+
+/**
  * Reads the run to its end into a `response` object; keeps the conversation it ends in `store`
  * unless the request said `store: false`.
  */

@@ -1,7 +1,8 @@
+import { request } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
-import { describe, expect, it } from 'vitest';
-import type { ToolCallToFormat } from '../../../src/core/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { correctionText, demandSentence, type ToolCallToFormat } from '../../../src/core/index.ts';
 import type { ProxyOptions } from '../../../src/proxy/index.ts';
 import { callText, hermes, proxyHarness, WEATHER } from '../harness.ts';
 import {
@@ -227,6 +228,23 @@ describe('POST /v1/responses, not streamed', () => {
     expect(sentTexts(upstream.requests[0]!)[0]).toContain('get_weather');
   });
 
+  it('left-out tool types are logged once per proxy, not on every request', async () => {
+    const warnings: unknown[][] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args) => {
+      warnings.push(args);
+    });
+    try {
+      const { client } = await clientFor([{ text: 'one' }, { text: 'two' }]);
+      const tools = [{ type: 'web_search' as const }, WEATHER_TOOL];
+      await client.responses.create({ model: 'scripted-model', input: 'a', tools });
+      await client.responses.create({ model: 'scripted-model', input: 'b', tools });
+      expect(warnings).toHaveLength(1);
+      expect(String(warnings[0]!.join(' '))).toContain('web_search');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('a text answer carries no left-out-tools header when none were left out', async () => {
     const { url } = await clientFor([{ text: 'Done.' }]);
     const reply = await fetch(`${url}/v1/responses`, {
@@ -244,6 +262,41 @@ describe('POST /v1/responses, not streamed', () => {
       .create({ model: 'scripted-model', input: 'Hi' })
       .catch((caught: unknown) => caught);
     expect((error as APIError).status).toBe(401);
+  });
+
+  it('tool_choice required: an answer without a call is retried with a correction', async () => {
+    const { client, upstream } = await clientFor([
+      { text: 'I think it is sunny.' },
+      { text: callText(PARIS, '') },
+    ]);
+    const response = await client.responses.create({
+      model: 'scripted-model',
+      input: 'Weather in Paris?',
+      tools: [WEATHER_TOOL],
+      tool_choice: 'required',
+    });
+    expect(response.output.map((item) => item.type)).toEqual(['function_call']);
+    expect(upstream.requests).toHaveLength(2);
+    expect(sentTexts(upstream.requests[0]!)[0]).toContain(demandSentence({ type: 'required' }));
+    expect(sentTexts(upstream.requests[1]!).at(-1)).toBe(correctionText({ type: 'required' }));
+  });
+
+  it('a request addressed to a foreign host name is refused (DNS rebinding)', async () => {
+    const { url, upstream } = await clientFor([{ text: 'never' }]);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const sent = request(
+        `${url}/v1/responses`,
+        { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } },
+        (reply) => {
+          reply.resume();
+          resolve(reply.statusCode);
+        },
+      );
+      sent.on('error', reject);
+      sent.end(JSON.stringify({ model: 'scripted-model', input: 'Hi' }));
+    });
+    expect(status).toBe(403);
+    expect(upstream.requests).toHaveLength(0);
   });
 
   it('createProxyApp refuses a negative maxStoredResponseBytes', async () => {
