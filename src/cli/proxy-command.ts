@@ -87,6 +87,8 @@ export async function proxyCommand(
     'max-upstream-reply-mb': { type: 'string' },
     'max-upstream-event-kb': { type: 'string' },
     'tool-choice-retries': { type: 'string' },
+    'max-stored-responses': { type: 'string' },
+    'max-stored-response-mb': { type: 'string' },
   });
   if (values.help) {
     out.write(helpOf(PROXY_USAGE));
@@ -124,6 +126,16 @@ export async function proxyCommand(
   const limits: Partial<ProxyLimits> = Object.fromEntries(
     Object.entries(given).filter(([, value]) => value !== undefined),
   );
+  const maxStoredResponses = wholeNumber(
+    values['max-stored-responses'],
+    '--max-stored-responses',
+    0,
+  );
+  const maxStoredResponseBytes = bytesSetting(
+    values['max-stored-response-mb'],
+    '--max-stored-response-mb',
+    MiB,
+  );
   const retries = wholeNumber(values['tool-choice-retries'], '--tool-choice-retries', 0);
   if (retries !== undefined && retries > 5)
     throw new UsageError(`--tool-choice-retries must be at most 5, not ${retries}`);
@@ -135,6 +147,8 @@ export async function proxyCommand(
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(upstreamApiKey === undefined ? {} : { upstreamApiKey }),
     ...(retries === undefined ? {} : { toolChoiceRetries: retries }),
+    ...(maxStoredResponses === undefined ? {} : { maxStoredResponses }),
+    ...(maxStoredResponseBytes === undefined ? {} : { maxStoredResponseBytes }),
     allowedHostnames: hosts.allowedHostnames,
     allowIpAddressHosts: hosts.allowIpAddressHosts,
     limits: { ...DEFAULT_PROXY_LIMITS, ...limits },

@@ -48,9 +48,10 @@ export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--h
                 [--max-requests N] [--max-body-mb N] [--upstream-timeout SECONDS]
                 [--tool-choice-retries N] [--body-timeout SECONDS] [--memory-budget-mb N]
                 [--max-upstream-reply-mb N] [--max-upstream-event-kb N]
+                [--max-stored-responses N] [--max-stored-response-mb N]
 
-Serves POST /v1/chat/completions (OpenAI), POST /v1/messages (Anthropic) and GET /v1/models
-with tools, in front of an OpenAI-compatible model server that has none (--upstream, e.g.
+Serves POST /v1/chat/completions (OpenAI), POST /v1/responses (OpenAI, not streamed yet),
+POST /v1/messages (Anthropic) and GET /v1/models with tools, in front of an OpenAI-compatible model server that has none (--upstream, e.g.
 http://127.0.0.1:11434/v1 for Ollama). The model is told the tools in its own format (--protocol
 model, the default, chooses it from each request's model name) and its calls come back as the
 client's API writes them. --port 0 picks a free port; the first line printed is the base URL.
@@ -60,4 +61,6 @@ again --tool-choice-retries times (default 1) when the model answers without a c
 Limits (docs/proxy.md): a body must arrive within --body-timeout (default 30 s); requests share
 --memory-budget-mb (default 1024, at most half the heap); a model server's whole reply is read up
 to --max-upstream-reply-mb (default 8) and each streamed event up to --max-upstream-event-kb
-(default 1024), then the upstream connection is closed and the client told.`;
+(default 1024), then the upstream connection is closed and the client told. Responses are kept
+for previous_response_id up to --max-stored-responses (default 1000; 0 keeps none) and
+--max-stored-response-mb (default 64), the oldest forgotten first.`;

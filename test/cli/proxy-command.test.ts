@@ -176,4 +176,37 @@ describe('toolwire proxy', () => {
       expect(bad.stderr).toContain(`${flag} must be a whole number of at least 1`);
     }
   });
+  it('--max-stored-responses and --max-stored-response-mb bound the responses kept', async () => {
+    upstream = await startScriptedUpstream([{ text: 'one' }, { text: 'two' }]);
+    const line = await startProxy([
+      '--upstream',
+      upstream.url,
+      '--port',
+      '0',
+      '--max-stored-responses',
+      '0',
+    ]);
+    const url = /(http:\/\/\S+\/v1)$/.exec(line)![1]!;
+    const post = (body: object) =>
+      fetch(`${url}/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', ...body }),
+      });
+    const first = await post({ input: 'hi' });
+    expect(first.status).toBe(200);
+    const { id } = (await first.json()) as { id: string };
+    // With room for none, the response was not kept: naming it is OpenAI's 404.
+    const next = await post({ input: 'and?', previous_response_id: id });
+    expect(next.status).toBe(404);
+    expect(await next.json()).toMatchObject({ error: { code: 'previous_response_not_found' } });
+    for (const [flag, value] of [
+      ['--max-stored-responses', '-1'],
+      ['--max-stored-response-mb', '0'],
+    ]) {
+      const bad = run(['proxy', '--upstream', 'http://127.0.0.1:9/v1', flag!, value!]);
+      expect(bad.status, flag).toBe(2);
+      expect(bad.stderr).toContain(`${flag} must be a whole number`);
+    }
+  });
 });
