@@ -1,6 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
 import { isToolChoiceConflict, planToolChoice } from '../core/tool-choice-policy.ts';
-import { HttpError } from '../http/http-error.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../http/json-shape.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
 import {
@@ -13,6 +12,7 @@ import {
   fieldsAt,
   invalid,
   isFields,
+  jsonTextAt,
   mustBe,
   nameAt,
   optionalStringAt,
@@ -88,19 +88,7 @@ function choiceOf(value: unknown): ToolChoiceSetting {
 function argumentsOf(value: unknown, path: string, texts: JsonTextReader): unknown {
   if (value === undefined || value === null || value === '') return {};
   if (typeof value !== 'string') return fieldsAt(value, path);
-  const read = texts.parse(value);
-  if ('value' in read) return read.value;
-  if (read.problem === 'syntax') throw invalid(path, `is not JSON text: ${read.message}`);
-  if (read.problem === 'maxDepth')
-    throw invalid(
-      path,
-      'nests arrays and objects deeper than the proxy reads (limits.maxJsonDepth)',
-    );
-  throw new HttpError(
-    413,
-    `${path} holds more JSON values than the proxy reads in one request (limits.maxJsonValues)`,
-    { param: path },
-  );
+  return jsonTextAt(value, path, texts);
 }
 
 function userContentOf(value: unknown, path: string): UserContent {

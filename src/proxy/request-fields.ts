@@ -1,5 +1,6 @@
 import { type JsonSchema, setOwnProperty } from '../core/index.ts';
 import { HttpError } from '../http/http-error.ts';
+import type { JsonTextReader } from '../http/json-shape.ts';
 import { checkSchemaPatterns, UnsupportedPatternError } from '../schema/index.ts';
 
 /** Field readers for request bodies: each says which field was wrong and what it should be. */
@@ -286,4 +287,24 @@ export function passedFields(
     }
   }
   return passed;
+}
+
+/**
+ * JSON text a request carries (a call's arguments), read within the request's limits: the value,
+ * or a 400 for text that is not JSON or nests too deep, a 413 for too many values.
+ */
+export function jsonTextAt(text: string, path: string, texts: JsonTextReader): unknown {
+  const read = texts.parse(text);
+  if ('value' in read) return read.value;
+  if (read.problem === 'syntax') throw invalid(path, `is not JSON text: ${read.message}`);
+  if (read.problem === 'maxDepth')
+    throw invalid(
+      path,
+      'nests arrays and objects deeper than the proxy reads (limits.maxJsonDepth)',
+    );
+  throw new HttpError(
+    413,
+    `${path} holds more JSON values than the proxy reads in one request (limits.maxJsonValues)`,
+    { param: path },
+  );
 }

@@ -13,6 +13,7 @@ import {
   fieldsAt,
   invalid,
   isFields,
+  jsonTextAt,
   mustBe,
   nameAt,
   optionalStringAt,
@@ -254,19 +255,7 @@ function toolChoiceOf(value: unknown, tools: readonly ToolDefinition[]): ToolCho
 /** A call's arguments: JSON text (as the API sends them), read within the request's limits. */
 function argumentsOf(value: unknown, path: string, texts: JsonTextReader): unknown {
   if (value === undefined || value === null || value === '') return {};
-  const read = texts.parse(stringAt(value, path, 'the arguments as JSON text (a string)'));
-  if ('value' in read) return read.value;
-  if (read.problem === 'syntax') throw invalid(path, `is not JSON text: ${read.message}`);
-  if (read.problem === 'maxDepth')
-    throw invalid(
-      path,
-      'nests arrays and objects deeper than the proxy reads (limits.maxJsonDepth)',
-    );
-  throw new HttpError(
-    413,
-    `${path} holds more JSON values than the proxy reads in one request (limits.maxJsonValues)`,
-    { param: path },
-  );
+  return jsonTextAt(stringAt(value, path, 'the arguments as JSON text (a string)'), path, texts);
 }
 
 const FILE_PLACEHOLDER = '[file — not shown, this model reads text only]';
