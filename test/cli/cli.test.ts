@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCommandLine } from '../../src/cli/run-command-line.ts';
 import { runCli } from '../support/child-process.ts';
+import { runInProcess as inProcess } from '../support/in-process-cli.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolwire-cli-'));
 const toolsFile = join(directory, 'tools.json');
@@ -32,20 +32,6 @@ function run(args: string[], input = '') {
       .filter((line) => line.length > 0)
       .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown }),
   };
-}
-
-/** `toolwire ARGS` run in this process, for usage errors (found before stdin is read). */
-async function inProcess(args: string[]) {
-  let stderr = '';
-  const status = await runCommandLine(args, {
-    stdout: { write: () => {} },
-    stderr: {
-      write: (text: string) => {
-        stderr += text;
-      },
-    },
-  });
-  return { status, stderr };
 }
 
 describe('toolwire parse', () => {

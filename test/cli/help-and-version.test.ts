@@ -6,36 +6,14 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AGENT_USAGE } from '../../src/cli/agent-command.ts';
 import { PARSE_USAGE, parseCommand } from '../../src/cli/parse-command.ts';
-import { runCommandLine } from '../../src/cli/run-command-line.ts';
 import { SERVE_USAGE } from '../../src/cli/serve-command.ts';
 import { packageVersion } from '../../src/cli/version.ts';
 import { runCli } from '../support/child-process.ts';
+import { runInProcess as run } from '../support/in-process-cli.ts';
 
 const PACKAGE = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
 ) as { version: string };
-
-/**
- * `toolwire ARGS` in this process: what it prints and its status, as the shell would see them
- * (main.ts only hands these to the process). A few checks below run a real child process too.
- */
-async function run(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await runCommandLine(args, {
-    stdout: {
-      write: (text: string) => {
-        stdout += text;
-      },
-    },
-    stderr: {
-      write: (text: string) => {
-        stderr += text;
-      },
-    },
-  });
-  return { status, stdout, stderr };
-}
 
 /** The first line of each command's usage: what tells one command's usage from another's. */
 const USAGE_LINES = {

@@ -4,34 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCommandLine } from '../../src/cli/run-command-line.ts';
 import { hostSettings } from '../../src/cli/serve-command.ts';
 import { FORMATS, formatForModel, PROTOCOL_NAMES } from '../../src/protocols/index.ts';
 import { canonicalHost, isLoopbackHostname } from '../../src/server/index.ts';
 import { spawnServe } from '../browser/support.ts';
 import { runCliAsync as runCli } from '../support/child-process.ts';
+import { runInProcess as inProcess } from '../support/in-process-cli.ts';
 import { postJson, statusFor, waitFor } from './helpers.ts';
 
 const RECORDING = fileURLToPath(new URL('../../examples/recorded-run.sse', import.meta.url));
-
-/** `toolwire ARGS` run in this process: its status and what it printed. */
-async function inProcess(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await runCommandLine(args, {
-    stdout: {
-      write: (text: string) => {
-        stdout += text;
-      },
-    },
-    stderr: {
-      write: (text: string) => {
-        stderr += text;
-      },
-    },
-  });
-  return { status, stdout, stderr };
-}
 
 describe('toolwire serve', () => {
   it('serves a recording with --replay, and stops cleanly on SIGTERM', async () => {
