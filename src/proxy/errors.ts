@@ -2,7 +2,14 @@ import { ModelCallError } from '../core/model-call-error.ts';
 import { HttpError } from '../http/http-error.ts';
 
 /** Which API a client speaks: its errors and replies take that API's shapes. */
-export type ClientApi = 'openai' | 'anthropic';
+export type ClientApi = 'openai' | 'anthropic' | 'ollama';
+
+/** The API a path belongs to: its errors (a 404 included) take that API's shape. */
+export function apiOfPath(path: string): ClientApi {
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+  if (path === '/api' || path.startsWith('/api/')) return 'ollama';
+  return 'openai';
+}
 
 /** The error type OpenAI's API uses for a status. */
 function openAIErrorType(status: number): string {
@@ -44,6 +51,8 @@ export function errorBody(
 ): object {
   if (api === 'anthropic')
     return { type: 'error', error: { type: anthropicErrorType(status), message } };
+  // Ollama's API says what went wrong in one string.
+  if (api === 'ollama') return { error: message };
   return {
     error: { message, type: openAIErrorType(status), param: param ?? null, code: code ?? null },
   };

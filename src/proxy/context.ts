@@ -1,0 +1,157 @@
+/**
+ * What every route of the proxy shares: its limits, the model server, the places among the
+ * requests answered at once with their memory, the reading of a request's body, and the one
+ * reply run every API answers from.
+ */
+import type { Context } from 'hono';
+import { createIdGenerator, type ToolCallProtocol } from '../core/index.ts';
+import { HttpError } from '../http/http-error.ts';
+import type { JsonBody } from '../http/json-body.ts';
+import { JsonTextReader } from '../http/json-shape.ts';
+import {
+  type ProtocolChoice,
+  type ProtocolName,
+  protocolByName,
+  protocolNameFor,
+} from '../protocols/index.ts';
+import type { ChatRequest } from './conversation.ts';
+import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
+import { type ProxyLimits, REQUEST_ENVELOPE_DEPTH } from './options.ts';
+import type { ReplyEvent } from './reply-events.ts';
+import { type ReplyEnd, runReply } from './reply-run.ts';
+import { readRequestJson } from './request-body.ts';
+import type { UpstreamSettings } from './upstream.ts';
+
+/** A place among the requests answered at once (429 when none is free) and a memory share. */
+export interface Place {
+  /** Aborted when the client leaves or the proxy closes: stops the model server's request. */
+  readonly controller: AbortController;
+  readonly memory: MemoryReservation;
+  /** Gives the place back; the first call counts. */
+  done(): void;
+}
+
+/** The model's reply to one request, as batches of reply events and how it ended. */
+export type ReplyRun = AsyncGenerator<ReplyEvent[], ReplyEnd>;
+
+export interface ProxyContext {
+  readonly limits: ProxyLimits;
+  readonly upstream: UpstreamSettings;
+  /** Takes a place for a request, or throws 429 when the proxy is answering its most. */
+  admit(c: Context): Place;
+  /** The request's JSON body within the limits, its cost charged to the place's memory. */
+  readBody(c: Context, place: Place): Promise<JsonBody>;
+  /** Reads JSON texts inside a request (calls' arguments) within what the body's values leave. */
+  textsReader(values: number): JsonTextReader;
+  /** The model's reply to a request, read in its format; ids of calls start with `idPrefix`. */
+  replyRun(c: Context, place: Place, request: ChatRequest, idPrefix: string): ReplyRun;
+  /** The client's credentials, when they go upstream (the proxy has none of its own). */
+  upstreamAuthorization(c: Context): string | undefined;
+  /** The format a model id's requests are written and read in. */
+  protocolFor(model: string): ToolCallProtocol;
+}
+
+export interface ProxyContextSettings {
+  readonly limits: ProxyLimits;
+  readonly upstream: UpstreamSettings;
+  readonly protocol: ProtocolChoice;
+  readonly toolChoiceRetries: number;
+}
+
+export interface ProxyContextHandle {
+  readonly context: ProxyContext;
+  /** Requests being answered now. */
+  active(): number;
+  /** Aborts the requests being answered. */
+  close(): void;
+}
+
+/** What an OpenAI client sends as its key, or an Anthropic client's `x-api-key` as one. */
+function clientAuthorization(c: Context): string | undefined {
+  const authorization = c.req.header('authorization');
+  if (authorization !== undefined) return authorization;
+  const key = c.req.header('x-api-key');
+  return key === undefined ? undefined : `Bearer ${key}`;
+}
+
+export function createProxyContext(settings: ProxyContextSettings): ProxyContextHandle {
+  const { limits, upstream } = settings;
+  const budget = new MemoryBudget(limits.memoryBudgetBytes);
+  const protocols = new Map<ProtocolName, ToolCallProtocol>();
+  const controllers = new Set<AbortController>();
+  let active = 0;
+
+  const protocolFor = (model: string): ToolCallProtocol => {
+    const name = protocolNameFor(settings.protocol, model);
+    let protocol = protocols.get(name);
+    if (!protocol) {
+      protocol = protocolByName(name);
+      protocols.set(name, protocol);
+    }
+    return protocol;
+  };
+
+  const upstreamAuthorization = (c: Context) =>
+    upstream.authorization === undefined ? clientAuthorization(c) : undefined;
+
+  const admit = (c: Context): Place => {
+    if (active >= limits.maxConcurrentRequests)
+      throw new HttpError(
+        429,
+        `the proxy is answering ${active} requests, its most at once (limits.maxConcurrentRequests); try again shortly`,
+      );
+    active++;
+    const controller = new AbortController();
+    controllers.add(controller);
+    const memory = budget.open();
+    let released = false;
+    const abort = () => controller.abort();
+    c.req.raw.signal.addEventListener('abort', abort, { once: true });
+    return {
+      controller,
+      memory,
+      done() {
+        if (released) return;
+        released = true;
+        active--;
+        controllers.delete(controller);
+        memory.release();
+        c.req.raw.signal.removeEventListener('abort', abort);
+      },
+    };
+  };
+
+  const callDepth = Math.max(1, limits.maxJsonDepth - REQUEST_ENVELOPE_DEPTH);
+  const context: ProxyContext = {
+    limits,
+    upstream,
+    admit,
+    readBody: (c, place) => readRequestJson(c.req.raw, limits, place.memory),
+    textsReader: (values) =>
+      new JsonTextReader({ maxDepth: callDepth, maxValues: limits.maxJsonValues - values }),
+    replyRun: (c, place, request, idPrefix) =>
+      runReply(request, {
+        upstream,
+        protocol: protocolFor(request.model),
+        parseOptions: {
+          maxCallChars: limits.maxCallChars,
+          maxDepth: callDepth,
+          generateId: createIdGenerator(idPrefix),
+        },
+        toolChoiceRetries: settings.toolChoiceRetries,
+        maxHeldBytes: limits.maxUpstreamReplyBytes,
+        memory: place.memory,
+        authorization: upstreamAuthorization(c),
+        signal: place.controller.signal,
+      }),
+    upstreamAuthorization,
+    protocolFor,
+  };
+  return {
+    context,
+    active: () => active,
+    close() {
+      for (const controller of controllers) controller.abort();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/** The proxy's options and limits, with their defaults. */
+import { getHeapStatistics } from 'node:v8';
+import { DEFAULT_JSON_SHAPE_LIMITS } from '../http/json-shape.ts';
+import type { ProtocolChoice } from '../protocols/index.ts';
+
+export interface ProxyLimits {
+  /** Largest request body read, in bytes; larger get 413. Default 16 MiB. */
+  readonly maxBodyBytes: number;
+  /** Longest a request's body may take to arrive; then 408. Default 30 s. */
+  readonly bodyTimeoutMs: number;
+  /**
+   * Deepest nesting of arrays and objects in a request body (400) or a whole model-server reply
+   * (502). Calls the model writes may nest 8 levels less, so they fit in the next request.
+   * Default 128.
+   */
+  readonly maxJsonDepth: number;
+  /** Most JSON values (keys included) in a request body (413) or a whole reply (502). Default 1,000,000. */
+  readonly maxJsonValues: number;
+  /**
+   * Memory all requests being answered may hold, as estimated from each body's size and count of
+   * values. A request that never fits gets 413, one that does not fit now 503. Default 1 GiB,
+   * or half of the heap limit when that is less.
+   */
+  readonly memoryBudgetBytes: number;
+  /** Requests answered at once (`/v1/models` included); more get 429. Default 64. */
+  readonly maxConcurrentRequests: number;
+  /** Longest one upstream request may take, its reply stream included. Default 10 minutes. */
+  readonly upstreamTimeoutMs: number;
+  /**
+   * Largest whole (not streamed) model-server reply read, in bytes, and most of a streamed reply
+   * held while `tool_choice` waits for a demanded call (its text plus a share per event).
+   * Past it the connection is closed and the client gets 502. Default 8 MiB.
+   */
+  readonly maxUpstreamReplyBytes: number;
+  /** Longest line or event of a streamed reply, in characters; past it as above. Default 1 MiB. */
+  readonly maxUpstreamEventBytes: number;
+  /** Largest number of characters one call may span. Default 16 MiB. */
+  readonly maxCallChars: number;
+}
+
+/** The default memory budget: 1 GiB, or half of the heap when the heap is smaller than 2 GiB. */
+const DEFAULT_MEMORY_BUDGET = Math.min(
+  2 ** 30,
+  Math.floor(getHeapStatistics().heap_size_limit / 2),
+);
+
+export const DEFAULT_PROXY_LIMITS: ProxyLimits = {
+  maxBodyBytes: 16 * 1024 * 1024,
+  bodyTimeoutMs: 30_000,
+  maxJsonDepth: DEFAULT_JSON_SHAPE_LIMITS.maxDepth,
+  maxJsonValues: DEFAULT_JSON_SHAPE_LIMITS.maxValues,
+  memoryBudgetBytes: DEFAULT_MEMORY_BUDGET,
+  maxConcurrentRequests: 64,
+  upstreamTimeoutMs: 10 * 60_000,
+  maxUpstreamReplyBytes: 8 * 1024 * 1024,
+  maxUpstreamEventBytes: 1024 * 1024,
+  maxCallChars: 16 * 1024 * 1024,
+};
+
+/**
+ * Levels of a request around a call's arguments (body, messages, message, content, block,
+ * input, and a margin): a call nested up to the rest can be sent back in the next request.
+ */
+export const REQUEST_ENVELOPE_DEPTH = 8;
+
+export interface ProxyOptions {
+  /**
+   * Base URL of the OpenAI-compatible model server, e.g. `http://127.0.0.1:11434/v1`. Credentials
+   * in it (`http://user:pass@host/v1`) are sent as basic authentication, never shown.
+   */
+  readonly upstream: string;
+  /**
+   * The format the model is told to write calls in and read in: a format's name or alias,
+   * `auto`, or `model` (the format of each request's model id). Default `model`.
+   */
+  readonly protocol?: ProtocolChoice;
+  /** When set, clients must send it (`Authorization: Bearer …` or `x-api-key`). */
+  readonly apiKey?: string;
+  /**
+   * The key sent to the model server; without one (and without credentials in `upstream`), the
+   * client's `Authorization` goes upstream.
+   */
+  readonly upstreamApiKey?: string;
+  /** Extra attempts when `tool_choice` demands a call and the model wrote none. Default 1. */
+  readonly toolChoiceRetries?: number;
+  readonly limits?: Partial<ProxyLimits>;
+  /** Host names requests may be addressed to. Default: the loopback names. */
+  readonly allowedHostnames?: readonly string[];
+  /** Also admit any IP address as the Host (a proxy listening on a network address). */
+  readonly allowIpAddressHosts?: boolean;
+  /** The fetch used to reach the model server (tests, custom agents). Default: global fetch. */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Most Responses API responses kept for `previous_response_id` (0 keeps none). Default 1000. */
+  readonly maxStoredResponses?: number;
+  /** Most bytes (as JSON) those kept responses may hold; past it the oldest go. Default 64 MiB. */
+  readonly maxStoredResponseBytes?: number;
+}
