@@ -1,8 +1,8 @@
-import type { ToolCallToFormat } from '../../core/index.ts';
 import type { Turn } from '../conversation.ts';
 import type { ReplyEvent } from '../reply-events.ts';
 import type { ReplyEnd } from '../reply-run.ts';
 import type { UpstreamUsage } from '../upstream.ts';
+import { type OutputItem, type OutputListener, ResponseOutput } from './output.ts';
 import type { EarlierConversation, ResponsesRequest } from './request.ts';
 
 /** A response's identity: its id (`resp_…`), the model as the client named it, and when it began. */
@@ -13,41 +13,12 @@ export interface ResponseIdentity {
   readonly createdAt: number;
 }
 
-type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
-
-export interface ReasoningItem {
-  readonly type: 'reasoning';
-  readonly id: string;
-  readonly summary: readonly [];
-  readonly content: readonly { readonly type: 'reasoning_text'; readonly text: string }[];
-}
-
-export interface MessageItem {
-  readonly type: 'message';
-  readonly id: string;
-  readonly role: 'assistant';
-  readonly status: ItemStatus;
-  readonly content: readonly {
-    readonly type: 'output_text';
-    readonly text: string;
-    readonly annotations: readonly [];
-  }[];
-}
-
-export interface FunctionCallItem {
-  readonly type: 'function_call';
-  readonly id: string;
-  readonly call_id: string;
-  /** The tool's name as the client declared it (without its namespace). */
-  readonly name: string;
-  /** The namespace of a tool declared inside a `namespace` entry. */
-  readonly namespace?: string;
-  /** The arguments' JSON text. */
-  readonly arguments: string;
-  readonly status: 'completed';
-}
-
-export type OutputItem = ReasoningItem | MessageItem | FunctionCallItem;
+export type {
+  FunctionCallItem,
+  MessageItem,
+  OutputItem,
+  ReasoningItem,
+} from './output.ts';
 
 export interface ResponseUsage {
   readonly input_tokens: number;
@@ -60,14 +31,23 @@ export interface ResponseUsage {
   readonly total_tokens: number;
 }
 
-/** OpenAI's `response` object, as the proxy answers a Responses request that does not stream. */
+/** Why a response failed, in OpenAI's codes: a failure the client could retry later, or any other. */
+export interface ResponseError {
+  readonly code: 'server_error' | 'rate_limit_exceeded';
+  readonly message: string;
+}
+
+/**
+ * OpenAI's `response` object: the whole answer to a Responses request that does not stream, and
+ * what a stream's lifecycle events carry (`in_progress` at its start, `failed` on an error).
+ */
 export interface ResponseObject {
   readonly id: string;
   readonly object: 'response';
   readonly created_at: number;
   readonly completed_at: number | null;
-  readonly status: 'completed' | 'incomplete';
-  readonly error: null;
+  readonly status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+  readonly error: ResponseError | null;
   readonly incomplete_details: { readonly reason: 'max_output_tokens' } | null;
   readonly model: string;
   readonly output: readonly OutputItem[];
@@ -150,104 +130,75 @@ function echoOf(
   };
 }
 
-type Piece =
-  | { kind: 'reasoning'; text: string }
-  | { kind: 'text'; text: string }
-  | { kind: 'call'; id: string; name: string; input: string };
+/** Where a response stands, and what it holds so far. */
+export interface ResponseState {
+  readonly status: ResponseObject['status'];
+  readonly output: readonly OutputItem[];
+  readonly usage?: ResponseUsage | undefined;
+  readonly error?: ResponseError;
+}
+
+/** The `response` object in a state: its identity, that state, and the request's echo fields. */
+export function responseObject(
+  identity: ResponseIdentity,
+  request: ResponsesRequest,
+  state: ResponseState,
+): ResponseObject {
+  return {
+    id: identity.id,
+    object: 'response',
+    created_at: identity.createdAt,
+    completed_at: state.status === 'completed' ? Math.floor(Date.now() / 1000) : null,
+    status: state.status,
+    error: state.error ?? null,
+    incomplete_details: state.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    model: identity.model,
+    output: state.output,
+    ...(state.usage === undefined ? {} : { usage: state.usage }),
+    access_programs: null,
+    ...echoOf(request),
+  };
+}
 
 /**
  * Collects a whole reply into a response's output items, in the order the model wrote them:
- * reasoning, text (one message per run of text), and each completed call.
+ * reasoning, text (one message per run of text), and each completed call. A stream writes the
+ * same items as they grow, through `listener`.
  */
 export class ResponseBuilder {
-  private readonly pieces: Piece[] = [];
-  private readonly newId: (prefix: string) => string;
+  private readonly request: ResponsesRequest;
+  private readonly output: ResponseOutput;
 
-  constructor(newId: (prefix: string) => string = newItemId) {
-    this.newId = newId;
+  constructor(
+    request: ResponsesRequest,
+    newId: (prefix: string) => string = newItemId,
+    listener?: OutputListener,
+  ) {
+    this.request = request;
+    this.output = new ResponseOutput(request.namespacedTools, newId, listener);
   }
 
   add(events: readonly ReplyEvent[]): void {
-    for (const event of events) {
-      const last = this.pieces[this.pieces.length - 1];
-      if (event.type === 'text' || event.type === 'reasoning') {
-        const kind = event.type;
-        if (last !== undefined && last.kind === kind) last.text += event.delta;
-        else this.pieces.push({ kind, text: event.delta });
-      } else if (event.type === 'call-end') {
-        this.pieces.push({ kind: 'call', id: event.id, name: event.name, input: event.input });
-      }
-      // Starts and pieces of calls matter to a stream only; an abandoned call's text follows as text.
-    }
+    this.output.add(events);
+  }
+
+  /** The items finished so far. */
+  items(): OutputItem[] {
+    return this.output.items();
   }
 
   /** What the assistant said in this reply, as a turn of the conversation a later request continues. */
   turn(): Turn & { readonly role: 'assistant' } {
-    const calls: ToolCallToFormat[] = [];
-    let text = '';
-    for (const piece of this.pieces) {
-      if (piece.kind === 'text') text += piece.text;
-      else if (piece.kind === 'call')
-        calls.push({ toolName: piece.name, toolCallId: piece.id, input: piece.input });
-    }
-    return { role: 'assistant', text: calls.length > 0 && text.trim() === '' ? '' : text, calls };
+    return this.output.turn();
   }
 
-  build(identity: ResponseIdentity, request: ResponsesRequest, end: ReplyEnd): ResponseObject {
+  build(identity: ResponseIdentity, end: ReplyEnd): ResponseObject {
     const incomplete = end.finishReason === 'length';
-    const hasCalls = this.pieces.some((piece) => piece.kind === 'call');
-    const output: OutputItem[] = [];
-    for (const piece of this.pieces) {
-      if (piece.kind === 'reasoning') {
-        if (piece.text.length > 0)
-          output.push({
-            type: 'reasoning',
-            id: this.newId('rs'),
-            summary: [],
-            content: [{ type: 'reasoning_text', text: piece.text }],
-          });
-      } else if (piece.kind === 'text') {
-        // With calls, text that is only the space around them is no message.
-        if (piece.text.length === 0 || (hasCalls && piece.text.trim() === '')) continue;
-        output.push({
-          type: 'message',
-          id: this.newId('msg'),
-          role: 'assistant',
-          status: 'completed',
-          content: [{ type: 'output_text', text: piece.text, annotations: [] }],
-        });
-      } else {
-        const namespaced = request.namespacedTools.get(piece.name);
-        output.push({
-          type: 'function_call',
-          id: this.newId('fc'),
-          call_id: piece.id,
-          name: namespaced?.name ?? piece.name,
-          ...(namespaced === undefined ? {} : { namespace: namespaced.namespace }),
-          arguments: piece.input,
-          status: 'completed',
-        });
-      }
-    }
-    // The length limit cut the last message short.
-    const last = output[output.length - 1];
-    if (incomplete && last?.type === 'message')
-      output[output.length - 1] = { ...last, status: 'incomplete' };
-    const usage = responseUsageOf(end.usage);
-    return {
-      id: identity.id,
-      object: 'response',
-      created_at: identity.createdAt,
-      completed_at: incomplete ? null : Math.floor(Date.now() / 1000),
+    return responseObject(identity, this.request, {
       status: incomplete ? 'incomplete' : 'completed',
-      error: null,
-      incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
-      model: identity.model,
-      output,
-      ...(usage === undefined ? {} : { usage }),
-      access_programs: null,
-      ...echoOf(request),
-    };
+      output: this.output.finish(incomplete),
+      usage: responseUsageOf(end.usage),
+    });
   }
 }
 

@@ -58,7 +58,7 @@ export async function wholeResponse(
   run: AsyncGenerator<ReplyEvent[], ReplyEnd>,
   store: ResponseStore<EarlierConversation>,
 ): Promise<Response> {
-  const builder = new ResponseBuilder();
+  const builder = new ResponseBuilder(request);
   const createdAt = Math.floor(Date.now() / 1000);
   for (;;) {
     const step = await run.next();
@@ -67,7 +67,7 @@ export async function wholeResponse(
       continue;
     }
     const identity = { id: newItemId('resp'), model: request.chat.model, createdAt };
-    const body = builder.build(identity, request, step.value);
+    const body = builder.build(identity, step.value);
     if (request.store) store.put(identity.id, conversationAfter(request, builder.turn()));
     return Response.json(body, { headers: responsesHeaders(request) });
   }

@@ -54,9 +54,9 @@ function built(
   end: ReplyEnd = stop,
 ): ResponseObject {
   const request = readResponsesRequest({ model: 'qwen3', ...body });
-  const builder = new ResponseBuilder(counter());
+  const builder = new ResponseBuilder(request, counter());
   builder.add(events);
-  return builder.build(identity, request, end);
+  return builder.build(identity, end);
 }
 
 describe("building OpenAI's response object", () => {
@@ -255,7 +255,7 @@ describe("building OpenAI's response object", () => {
       ],
       tools: [weather],
     });
-    const builder = new ResponseBuilder(counter());
+    const builder = new ResponseBuilder(request, counter());
     builder.add([
       { type: 'reasoning', delta: 'hmm' },
       { type: 'text', delta: '\n' },
