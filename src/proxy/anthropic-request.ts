@@ -172,11 +172,16 @@ function messageTurns(
   if (role === 'assistant') {
     const texts: string[] = [];
     const calls: ToolCallToFormat[] = [];
+    const thoughts: string[] = [];
     for (const [index, entry] of blocks.entries()) {
       const blockPath = `${path}.content[${index}]`;
       const block = fieldsAt(entry, blockPath);
       if (block.type === 'text') texts.push(stringAt(block.text, `${blockPath}.text`));
-      else if (block.type === 'tool_use') {
+      // The model's earlier reasoning; its `signature` (possibly empty) is Anthropic's to check.
+      else if (block.type === 'thinking') {
+        const thought = stringAt(block.thinking, `${blockPath}.thinking`);
+        if (thought.length > 0) thoughts.push(thought);
+      } else if (block.type === 'tool_use') {
         const id = stringAt(block.id, `${blockPath}.id`);
         const toolName = nameAt(block.name, `${blockPath}.name`);
         calledTools.set(id, toolName);
@@ -186,15 +191,20 @@ function messageTurns(
           input: block.input === undefined ? {} : fieldsAt(block.input, `${blockPath}.input`),
         });
       }
-      // Thinking blocks are the model's earlier reasoning: chat templates leave it out.
-      else if (block.type !== 'thinking' && block.type !== 'redacted_thinking')
+      // Redacted reasoning is encrypted for Anthropic's servers: no model server can read it.
+      else if (block.type !== 'redacted_thinking')
         throw mustBe(
           block.type,
           `${blockPath}.type`,
           '"text", "tool_use" or "thinking" in an assistant message',
         );
     }
-    turns.push({ role: 'assistant', text: texts.join('\n'), calls });
+    turns.push({
+      role: 'assistant',
+      text: texts.join('\n'),
+      calls,
+      ...(thoughts.length > 0 ? { reasoning: thoughts.join('\n') } : {}),
+    });
     return;
   }
   const results: ToolResponseToFormat[] = [];

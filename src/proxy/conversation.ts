@@ -36,6 +36,13 @@ export type Turn =
       readonly role: 'assistant';
       readonly text: string;
       readonly calls: readonly ToolCallToFormat[];
+      /**
+       * The model's reasoning before this reply's text and calls, as the client sent it back
+       * (Anthropic's `thinking` blocks, chat completions' `reasoning_content`, Responses'
+       * `reasoning` items); absent when there is none. Opaque reasoning (redacted or encrypted)
+       * is never here: only a model server that made it could read it.
+       */
+      readonly reasoning?: string;
     }
   /** The results of one or more calls, in call order. */
   | { readonly role: 'tool-results'; readonly results: readonly ToolResponseToFormat[] };

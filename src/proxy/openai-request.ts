@@ -173,7 +173,20 @@ function assistantTurn(
       });
     }
   }
-  return { role: 'assistant', text, calls };
+  const reasoning = reasoningOf(message, path);
+  return { role: 'assistant', text, calls, ...(reasoning === undefined ? {} : { reasoning }) };
+}
+
+/**
+ * The reasoning an assistant message carries back: `reasoning_content` (DeepSeek's name, which
+ * llama.cpp and vLLM answer with), else `reasoning` (newer vLLM's, Ollama's and OpenRouter's)
+ * when it is text. Empty reasoning is none.
+ */
+function reasoningOf(message: Fields, path: string): string | undefined {
+  const reasoning =
+    optionalStringAt(message.reasoning_content, `${path}.reasoning_content`) ??
+    (typeof message.reasoning === 'string' ? message.reasoning : undefined);
+  return reasoning === undefined || reasoning.length === 0 ? undefined : reasoning;
 }
 
 function textOrRefusal(message: Fields, path: string): string {

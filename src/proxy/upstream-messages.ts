@@ -17,8 +17,38 @@ import type { ChatRequest, UserContent } from './conversation.ts';
 
 /** A message as the model server gets it: only these three roles, text or the user's parts. */
 export type UpstreamMessage =
-  | { readonly role: 'system' | 'assistant'; readonly content: string }
+  | { readonly role: 'system'; readonly content: string }
+  | UpstreamAssistantMessage
   | { readonly role: 'user'; readonly content: UserContent };
+
+/**
+ * An assistant turn: its text with its calls as the format's markup, and the model's reasoning
+ * before them, when the client sent it back, in the message fields model servers read it from.
+ *
+ * The rule for earlier reasoning: it goes upstream beside the text, never in it, and the model's
+ * own chat template decides whether it stays. llama.cpp reads `reasoning_content` (and maps it to
+ * the field a template reads, `thinking` for gpt-oss), vLLM reads `reasoning` (newer releases; it
+ * copies it to `reasoning_content` for the templates), Ollama `reasoning`: both are sent. A
+ * template that keeps reasoning in history keeps it where its model was trained to see it (Qwen3's
+ * for the turns after the last user query, gpt-oss's analysis before a call), and the others
+ * (DeepSeek's, any template that never names the field) drop it. Written into the text as
+ * `<think>…</think>` it would reach every model, and read as the reply's words.
+ */
+export interface UpstreamAssistantMessage {
+  readonly role: 'assistant';
+  readonly content: string;
+  readonly reasoning_content?: string;
+  readonly reasoning?: string;
+}
+
+function assistantMessage(
+  content: string,
+  reasoning: string | undefined,
+): UpstreamAssistantMessage {
+  return reasoning === undefined || reasoning.length === 0
+    ? { role: 'assistant', content }
+    : { role: 'assistant', content, reasoning_content: reasoning, reasoning };
+}
 
 /** Told when the client asked for at most one call per reply. */
 export const ONE_CALL_SENTENCE = 'Call at most one tool in this reply.';
@@ -108,7 +138,9 @@ export function upstreamMessages(
     }
   };
   /** The assistant turn just written, while the next turn may continue it. */
-  let pendingAssistant: { text: string; calls: readonly ToolCallToFormat[] } | undefined;
+  let pendingAssistant:
+    | { text: string; calls: readonly ToolCallToFormat[]; reasoning: string }
+    | undefined;
   for (const turn of request.turns) {
     if (turn.role !== 'assistant') pendingAssistant = undefined;
     switch (turn.role) {
@@ -122,16 +154,18 @@ export function upstreamMessages(
         // Consecutive assistant messages (Codex sends a call, then its text, as two) are one
         // reply of the model's: one turn, its text first and its calls after, as a model writes.
         const previous = pendingAssistant;
+        const reasoning = turn.reasoning ?? '';
         pendingAssistant = previous
           ? {
               text: joinBlocks(previous.text, assistantText(turn.text)),
               calls: [...previous.calls, ...turn.calls],
+              reasoning: joinBlocks(previous.reasoning, reasoning),
             }
-          : { text: assistantText(turn.text), calls: turn.calls };
+          : { text: assistantText(turn.text), calls: turn.calls, reasoning };
         if (previous) out.pop();
         const { text, calls } = pendingAssistant;
         const markup = calls.length > 0 ? protocol.formatToolCall(calls) : '';
-        out.push({ role: 'assistant', content: joinLines(text, markup) });
+        out.push(assistantMessage(joinLines(text, markup), pendingAssistant.reasoning));
         continue;
       }
       case 'tool-results':

@@ -379,11 +379,25 @@ class Conversation {
     // A message after the same reply's calls starts a new turn; before them, it is the reply's text.
     if (last?.role === 'assistant' && last.calls.length === 0)
       this.turns[this.turns.length - 1] = {
-        role: 'assistant',
+        ...last,
         text: last.text.length > 0 ? `${last.text}\n${text}` : text,
-        calls: [],
       };
     else this.turns.push({ role: 'assistant', text, calls: [] });
+  }
+
+  /**
+   * A reasoning item opens the reply it belongs to (OpenAI sends it before the reply's message
+   * and calls): it starts an assistant turn, or joins one that holds only reasoning so far.
+   */
+  reasoning(text: string): void {
+    if (text.length === 0) return;
+    const last = this.last();
+    if (last?.role === 'assistant' && last.text.length === 0 && last.calls.length === 0)
+      this.turns[this.turns.length - 1] = {
+        ...last,
+        reasoning: last.reasoning === undefined ? text : `${last.reasoning}\n${text}`,
+      };
+    else this.turns.push({ role: 'assistant', text: '', calls: [], reasoning: text });
   }
 
   call(call: ToolCallToFormat & { readonly toolCallId: string }): void {
@@ -457,9 +471,8 @@ function readItem(
       );
       return;
     case 'reasoning':
-      // Checked, then left out: the conversation's turns have no place for earlier reasoning,
-      // and chat templates drop it from history anyway.
-      reasoningTextOf(item, path);
+      // Its summary or text joins the reply it opens; `encrypted_content` is OpenAI's only.
+      conversation.reasoning(reasoningTextOf(item, path));
       return;
     default:
       if (typeof type === 'string' && LEFT_OUT_ITEMS.has(type)) return;

@@ -159,7 +159,7 @@ describe('reading Responses requests', () => {
     });
   });
 
-  it('reads reasoning items (summary or text) and drops them, encrypted content included', () => {
+  it('reads reasoning items (text, else summary) into the reply they open; encrypted content stays behind', () => {
     const request = read({
       input: [
         { role: 'user', content: 'Hi' },
@@ -180,7 +180,32 @@ describe('reading Responses requests', () => {
     });
     expect(request.chat.turns).toEqual([
       { role: 'user', content: 'Hi' },
+      { role: 'assistant', text: 'Hello', calls: [], reasoning: 'thought\nt' },
+    ]);
+    expect(JSON.stringify(request.chat.turns)).not.toContain('opaque');
+  });
+
+  it('starts a new assistant turn at a reasoning item after a reply, and keeps it with the calls', () => {
+    const request = read({
+      input: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'call it' }] },
+        { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{}' },
+        // Only encrypted: nothing to read, and no turn of its own.
+        { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'opaque==' },
+      ],
+      tools: [{ type: 'function', name: 'get_weather', parameters: {} }],
+    });
+    expect(request.chat.turns).toEqual([
+      { role: 'user', content: 'Hi' },
       { role: 'assistant', text: 'Hello', calls: [] },
+      {
+        role: 'assistant',
+        text: '',
+        calls: [{ toolName: 'get_weather', toolCallId: 'c1', input: {} }],
+        reasoning: 'call it',
+      },
     ]);
   });
 
