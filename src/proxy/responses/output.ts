@@ -101,8 +101,9 @@ export class ResponseOutput {
   private readonly calls = new Map<string, OpenItem>();
   /** White space held outside a message. */
   private space = '';
-  /** The reply's text and completed calls: the assistant's turn in a stored conversation. */
+  /** The reply's text, reasoning items and completed calls: the assistant's turn in a stored conversation. */
   private text = '';
+  private readonly reasoning: string[] = [];
   private readonly completed: ToolCallToFormat[] = [];
   private finished = false;
 
@@ -172,10 +173,14 @@ export class ResponseOutput {
   /** What the assistant said in this reply, as a turn of the conversation a later request continues. */
   turn(): Turn & { readonly role: 'assistant' } {
     const calls = [...this.completed];
+    const open = this.open?.item.type === 'reasoning' ? [this.open.text] : [];
+    const reasoning = [...this.reasoning, ...open].join('\n');
     return {
       role: 'assistant',
       text: calls.length > 0 && this.text.trim() === '' ? '' : this.text,
       calls,
+      // As a client sends reasoning items back: each item's text, one after the other.
+      ...(reasoning.length === 0 ? {} : { reasoning }),
     };
   }
 
@@ -245,6 +250,7 @@ export class ResponseOutput {
             ...(open.item as ReasoningItem),
             content: [{ type: 'reasoning_text', text: open.text }],
           };
+    if (item.type === 'reasoning') this.reasoning.push(open.text);
     this.slots[open.index] = item;
     this.listener.done(open.index, item);
   }

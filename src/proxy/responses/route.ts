@@ -1,24 +1,23 @@
 /**
- * `POST /v1/responses`, not streamed: a reply run collected into OpenAI's `response` object, and
- * the conversation it ends kept for a later `previous_response_id`.
+ * `POST /v1/responses`: a reply run collected into OpenAI's `response` object or streamed as its
+ * events, and the conversation it ends kept for a later `previous_response_id`.
  */
-import { HttpError } from '../../http/http-error.ts';
+import { SSE_HEADERS } from '../../stream/sse.ts';
 import type { ReplyEvent } from '../reply-events.ts';
 import type { ReplyEnd } from '../reply-run.ts';
+import type { ReplyWriter } from '../reply-writing.ts';
 import type { EarlierConversation, ResponsesRequest } from './request.ts';
-import { conversationAfter, newItemId, ResponseBuilder } from './response.ts';
+import {
+  conversationAfter,
+  newItemId,
+  ResponseBuilder,
+  type ResponseIdentity,
+} from './response.ts';
 import type { ResponseStore } from './store.ts';
+import { ResponseEvents } from './stream.ts';
 
 /** The header naming the tool types left out of the prompt (`web_search`, `mcp`, …), comma-separated. */
 export const LEFT_OUT_TOOLS_HEADER = 'x-toolwire-left-out-tools';
-
-/** Refuses what the route does not serve yet, before the model server is asked. */
-export function checkServable(request: ResponsesRequest): void {
-  if (request.chat.stream)
-    throw new HttpError(400, 'streamed responses are not served yet; send stream: false', {
-      param: 'stream',
-    });
-}
 
 /** Headers every Responses answer carries: which tools were left out, when any were. */
 export function responsesHeaders(request: ResponsesRequest): Record<string, string> {
@@ -49,6 +48,37 @@ export class LeftOutToolsLog {
   }
 }
 
+/** A new response's identity: its id, the model as the client named it, and now. */
+export function responseIdentity(request: ResponsesRequest): ResponseIdentity {
+  return {
+    id: newItemId('resp'),
+    model: request.chat.model,
+    createdAt: Math.floor(Date.now() / 1000),
+  };
+}
+
+/** The headers of a streamed response: Server-Sent Events', and the left-out tools. */
+export function streamHeaders(request: ResponsesRequest): Record<string, string> {
+  return { ...SSE_HEADERS, ...responsesHeaders(request) };
+}
+
+/**
+ * Writes the run as Responses stream events; once it has ended well, keeps the conversation it
+ * ends in `store` unless the request said `store: false`.
+ */
+export function responseStreamWriter(
+  request: ResponsesRequest,
+  store: ResponseStore<EarlierConversation>,
+): ReplyWriter {
+  return new ResponseEvents({
+    identity: responseIdentity(request),
+    request,
+    onFinish: (response, turn) => {
+      if (request.store) store.put(response.id, conversationAfter(request, turn));
+    },
+  });
+}
+
 /**
  * Reads the run to its end into a `response` object; keeps the conversation it ends in `store`
  * unless the request said `store: false`.
@@ -59,14 +89,13 @@ export async function wholeResponse(
   store: ResponseStore<EarlierConversation>,
 ): Promise<Response> {
   const builder = new ResponseBuilder(request);
-  const createdAt = Math.floor(Date.now() / 1000);
+  const identity = responseIdentity(request);
   for (;;) {
     const step = await run.next();
     if (!step.done) {
       builder.add(step.value);
       continue;
     }
-    const identity = { id: newItemId('resp'), model: request.chat.model, createdAt };
     const body = builder.build(identity, step.value);
     if (request.store) store.put(identity.id, conversationAfter(request, builder.turn()));
     return Response.json(body, { headers: responsesHeaders(request) });

@@ -5,8 +5,14 @@
  */
 import type { Context, Hono } from 'hono';
 import type { ProxyContext } from '../context.ts';
+import { streamedReply } from '../reply-writing.ts';
 import { type EarlierConversation, readResponsesRequest } from '../responses/request.ts';
-import { checkServable, type LeftOutToolsLog, wholeResponse } from '../responses/route.ts';
+import {
+  type LeftOutToolsLog,
+  responseStreamWriter,
+  streamHeaders,
+  wholeResponse,
+} from '../responses/route.ts';
 import type { ResponseStore } from '../responses/store.ts';
 
 export interface ResponsesRouteSettings {
@@ -26,11 +32,19 @@ export function responsesRoute(
       const texts = proxy.textsReader(values);
       const request = readResponsesRequest(body, { texts, earlier: (id) => store.get(id) });
       place.memory.grow(texts.cost);
-      checkServable(request);
       leftOutTools.note(request);
-      return await wholeResponse(request, proxy.replyRun(c, place, request.chat, 'call'), store);
-    } finally {
+      const run = proxy.replyRun(c, place, request.chat, 'call');
+      // The stream gives the place back when it ends.
+      if (request.chat.stream)
+        return await streamedReply(responseStreamWriter(request, store), run, place, {
+          headers: streamHeaders(request),
+        });
+      const response = await wholeResponse(request, run, store);
       place.done();
+      return response;
+    } catch (error) {
+      place.done();
+      throw error;
     }
   });
 }

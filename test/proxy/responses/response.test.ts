@@ -270,6 +270,8 @@ describe("building OpenAI's response object", () => {
           role: 'assistant',
           text: '',
           calls: [{ toolName: 'get_weather', toolCallId: 'call_a', input: '{"city":"Oslo"}' }],
+          // The reasoning goes back as the client would send its reasoning item.
+          reasoning: 'hmm',
         },
       ],
     });

@@ -199,19 +199,6 @@ describe('POST /v1/responses, not streamed', () => {
     expect((error as APIError).status).toBe(404);
   });
 
-  it('stream: true is refused with a 400 for now, before the model server is asked', async () => {
-    const { url, upstream } = await clientFor([{ text: 'never' }]);
-    const reply = await fetch(`${url}/v1/responses`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'scripted-model', input: 'Hi', stream: true }),
-    });
-    expect(reply.status).toBe(400);
-    const body = (await reply.json()) as { error: { message: string } };
-    expect(body.error.message).toBe('streamed responses are not served yet; send stream: false');
-    expect(upstream.requests).toHaveLength(0);
-  });
-
   it('tools the proxy cannot serve are left out and named in x-toolwire-left-out-tools', async () => {
     const { url, upstream } = await clientFor([{ text: 'Done.' }]);
     const reply = await fetch(`${url}/v1/responses`, {
