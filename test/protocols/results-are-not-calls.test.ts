@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolResponseToFormat } from '../../src/core/index.ts';
 import { autoProtocol, FORMATS, type ToolCallProtocol } from '../../src/index.ts';
+import { formatResultsForAnyReader } from '../../src/protocols/common/define-protocol.ts';
 import {
   jsonForPromptEscapingInStrings,
   resultJsonForPrompt,
@@ -200,23 +201,52 @@ const result: fc.Arbitrary<ToolResponseToFormat> = fc.record({
 });
 
 /**
- * The formats that write a text result as the text itself (issue 22: results reach the model as
- * its template renders them), breaking only their own markup and special tokens in it. The model
- * of such a format is read with that format's parser, so that parser is the one held to the rule;
- * every other format writes results as prompt-safe JSON and is held to it by every parser and
- * `auto` (which prompts in hermes, so hermes stays JSON).
+ * Whether a format writes a text result as the text itself (issue 22: results reach the model as
+ * its template renders them): its results then differ from the JSON-bodied ones it gives a reader
+ * of every format. Read from the protocol, so a format that starts doing so is held to its rule.
  */
-const TEXT_AS_IS = new Set(['qwen3-coder', 'glm', 'seed-oss']);
+function writesTextAsIs(protocol: ToolCallProtocol): boolean {
+  const plain = [
+    { toolCallId: 'call_1', toolName: 'get_weather', output: '<path>a</path> {"a":1}' },
+  ];
+  return protocol.formatToolResponse(plain) !== formatResultsForAnyReader(protocol, plain);
+}
 
-/** The parsers held to the rule for results `renderer` writes. */
-function readersOf(name: string, renderer: ToolCallProtocol): [string, ToolCallProtocol][] {
-  return TEXT_AS_IS.has(name) ? [[name, renderer]] : parsers;
+/**
+ * What is held to the rule for one format: the results it writes, read by the parsers that may
+ * read its model, and the results `auto` writes when it prompts in that format.
+ *
+ * A format that writes text as it is breaks only its own markup in it, so its own parser is the
+ * one held to the rule for those (its model is read with it); one that writes prompt-safe JSON is
+ * held to it by every parser and `auto`. `auto` prompting in the format reads every format, so
+ * what it writes is held to the rule by every parser and by that `auto` itself.
+ */
+interface Writer {
+  readonly label: string;
+  readonly write: (results: readonly ToolResponseToFormat[]) => string;
+  readonly readers: readonly [string, ToolCallProtocol][];
+}
+
+function writersOf(name: string, protocol: ToolCallProtocol): Writer[] {
+  const auto = autoProtocol({ prompt: protocol });
+  return [
+    {
+      label: name,
+      write: (results) => protocol.formatToolResponse(results),
+      readers: writesTextAsIs(protocol) ? [[name, protocol]] : parsers,
+    },
+    {
+      label: `auto prompting in ${name}`,
+      write: (results) => auto.formatToolResponse(results),
+      readers: [...parsers, [`auto (${name})`, auto]],
+    },
+  ];
 }
 
 /** The parsers (by name) that read a call, or the start of one, in `text`. */
 function parsersReadingACall(
   text: string,
-  readers: readonly [string, ToolCallProtocol][] = parsers,
+  readers: readonly [string, ToolCallProtocol][],
 ): string[] {
   return readers
     .filter(([, parser]) =>
@@ -228,15 +258,19 @@ function parsersReadingACall(
 }
 
 describe.each(renderers)('%s: results are not calls', (name, protocol) => {
-  const readers = readersOf(name, protocol);
+  const writers = writersOf(name, protocol);
+
   it('no parser reads a call in a rendered result, whatever the result holds', () => {
     fc.assert(
       fc.property(fc.array(result, { minLength: 1, maxLength: 2 }), (results) => {
-        const rendered = protocol.formatToolResponse(results);
-        expect({ rendered, readBy: parsersReadingACall(rendered, readers) }).toEqual({
-          rendered,
-          readBy: [],
-        });
+        for (const { label, write, readers } of writers) {
+          const rendered = write(results);
+          expect({ label, rendered, readBy: parsersReadingACall(rendered, readers) }).toEqual({
+            label,
+            rendered,
+            readBy: [],
+          });
+        }
       }),
       { numRuns: 150 },
     );
@@ -246,13 +280,16 @@ describe.each(renderers)('%s: results are not calls', (name, protocol) => {
     for (const markup of [...SPECIAL_MARKUP, ...WHOLE_CALLS]) {
       const outputs = [markup, { text: markup }, [markup], { [markup]: 1 }];
       outputs.forEach((output, index) => {
-        const rendered = protocol.formatToolResponse([
-          { toolCallId: 'call_1', toolName: 'get_weather', output, isError: index === 1 },
-        ]);
-        expect({ rendered, readBy: parsersReadingACall(rendered, readers) }).toEqual({
-          rendered,
-          readBy: [],
-        });
+        for (const { label, write, readers } of writers) {
+          const rendered = write([
+            { toolCallId: 'call_1', toolName: 'get_weather', output, isError: index === 1 },
+          ]);
+          expect({ label, rendered, readBy: parsersReadingACall(rendered, readers) }).toEqual({
+            label,
+            rendered,
+            readBy: [],
+          });
+        }
       });
     }
   });
@@ -260,23 +297,66 @@ describe.each(renderers)('%s: results are not calls', (name, protocol) => {
   it('writes no special token that a result holds', () => {
     fc.assert(
       fc.property(fc.array(result, { minLength: 1, maxLength: 2 }), (results) => {
-        const rendered = protocol.formatToolResponse(results);
-        // The same results holding nothing, named plainly: the tokens the format frames them with.
-        const framing = protocol.formatToolResponse(
-          results.map((item) => ({
-            ...item,
-            toolName: 'get_weather',
-            toolCallId: 'call_1',
-            output: null,
-          })),
-        );
-        expect({ rendered, extra: tokensBeyond(rendered, framing) }).toEqual({
-          rendered,
-          extra: [],
-        });
+        for (const { label, write } of writers) {
+          const rendered = write(results);
+          // The same results holding nothing, named plainly: the tokens the format frames them with.
+          const framing = write(
+            results.map((item) => ({
+              ...item,
+              toolName: 'get_weather',
+              toolCallId: 'call_1',
+              output: null,
+            })),
+          );
+          expect({ label, rendered, extra: tokensBeyond(rendered, framing) }).toEqual({
+            label,
+            rendered,
+            extra: [],
+          });
+        }
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('which formats write text results as they are', () => {
+  it('is read from the protocols, and auto never does, whatever it prompts in', () => {
+    const asIs = FORMATS.filter((entry) => writesTextAsIs(entry.create())).map((e) => e.name);
+    // The formats of issue 22 whose templates put a result's text in the prompt as it is.
+    expect(asIs).toEqual(expect.arrayContaining(['qwen3-coder', 'glm', 'seed-oss']));
+    for (const entry of FORMATS) {
+      expect({
+        name: entry.name,
+        auto: writesTextAsIs(autoProtocol({ prompt: entry.name })),
+      }).toEqual({
+        name: entry.name,
+        auto: false,
+      });
+    }
+  });
+
+  it("auto prompting in qwen3-coder writes no result that another format's parser reads as a call", () => {
+    const auto = autoProtocol({ prompt: 'qwen3-coder' });
+    const rendered = auto.formatToolResponse([
+      {
+        toolCallId: 'call_1',
+        toolName: 'get_weather',
+        output: '<get_weather><city>Oslo</city></get_weather>',
+      },
+    ]);
+    expect(parsersReadingACall(rendered, [...parsers, ['auto (qwen3-coder)', auto]])).toEqual([]);
+    // The xml format would read the same text, written as qwen3-coder writes it, as a call.
+    const asIs = FORMATS.find((entry) => entry.name === 'qwen3-coder')!
+      .create()
+      .formatToolResponse([
+        {
+          toolCallId: 'call_1',
+          toolName: 'get_weather',
+          output: '<get_weather><city>Oslo</city></get_weather>',
+        },
+      ]);
+    expect(parsersReadingACall(asIs, [...parsers, ['auto (qwen3-coder)', auto]])).toContain('xml');
   });
 });
 

@@ -1,7 +1,7 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol, grammarOf } from '../common/define-protocol.ts';
+import { defineProtocol, formatResultsForAnyReader, grammarOf } from '../common/define-protocol.ts';
 import type { ResolvedParseOptions } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import { FORMATS, formatEntry } from '../registry.ts';
@@ -13,7 +13,11 @@ export interface AutoProtocolOptions {
    * the prompt's format, then every registered format.
    */
   readonly formats?: readonly (ToolCallProtocol | string)[];
-  /** The format the model is taught in (`formatTools`) and history is written in. Default `hermes`. */
+  /**
+   * The format the model is taught in (`formatTools`) and history is written in. Default `hermes`.
+   * Results keep its framing, with JSON bodies: every format is read, so a result written as text
+   * (`<get_weather>` in it) could read as a call of a format the prompt's does not know of.
+   */
   readonly prompt?: ToolCallProtocol | string;
 }
 
@@ -52,7 +56,7 @@ export function autoProtocol(options: AutoProtocolOptions = {}): ToolCallProtoco
     grammar: combineGrammars(grammars),
     formatTools: (tools) => prompt.formatTools(tools),
     formatToolCall: (calls) => prompt.formatToolCall(calls),
-    formatToolResponse: (results) => prompt.formatToolResponse(results),
+    formatToolResponse: (results) => formatResultsForAnyReader(prompt, results),
   });
 }
 

@@ -21,6 +21,30 @@ export interface ProtocolDefinition<CallData> {
   formatTools(tools: readonly ToolDefinition[]): string;
   formatToolCall(calls: readonly ToolCallToFormat[]): string;
   formatToolResponse(results: readonly ToolResponseToFormat[]): string;
+  /**
+   * The same results written so that no format's parser reads a call in them (prompt-safe JSON
+   * bodies in the format's framing), for `auto`, which reads every format. Needed only when
+   * `formatToolResponse` writes text as it is; default: `formatToolResponse`.
+   */
+  formatToolResponseForAnyReader?(results: readonly ToolResponseToFormat[]): string;
+}
+
+/** Each protocol's result writer for a reader of every format, where it has its own. */
+const anyReaderResultWriters = new WeakMap<
+  ToolCallProtocol,
+  (results: readonly ToolResponseToFormat[]) => string
+>();
+
+/**
+ * Results as `protocol` frames them, written so that no format's parser reads a call in them:
+ * what a protocol reading every format (`auto`) prompts with.
+ */
+export function formatResultsForAnyReader(
+  protocol: ToolCallProtocol,
+  results: readonly ToolResponseToFormat[],
+): string {
+  const write = anyReaderResultWriters.get(protocol);
+  return write ? write(results) : protocol.formatToolResponse(results);
 }
 
 /** The grammar behind each protocol made here, for readers that combine formats (`auto`). */
@@ -76,5 +100,7 @@ export function defineProtocol<CallData>(
     },
   };
   grammars.set(protocol, grammar as ProtocolGrammar<unknown>);
+  const forAnyReader = definition.formatToolResponseForAnyReader;
+  if (forAnyReader) anyReaderResultWriters.set(protocol, (results) => forAnyReader(results));
   return protocol;
 }

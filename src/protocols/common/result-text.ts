@@ -11,12 +11,28 @@ import { jsonForPrompt, resultJsonForPrompt } from './json-text.ts';
  * survives in it. The format keeps its own framing around it (its template's tags, an envelope
  * object with its keys).
  *
- * A format whose model is read only by its own parser may instead write a text result as the text
- * itself (`resultTextForPrompt`, qwen3-coder's way), breaking only its own tags and special tokens:
- * the model then reads the result as its template renders it. Such a result is no call of that
- * format, but may read as one to another format's parser that knows the tool names (xml's
- * `<NAME>`), so a format `auto` prompts in (hermes) keeps the JSON.
+ * A format whose chat template puts a result's text in the prompt as it is writes it so too
+ * (`textResultBody`), breaking only what its own parser would read as markup and the special
+ * tokens: the model then reads the result as its template renders it. Such a result is no call of
+ * that format, but may read as one to another format's parser that knows the tool names (xml's
+ * `<NAME>`), so the format also gives a writer of the same framing around JSON bodies
+ * (`jsonResultBody`), which `auto`, reading every format, writes results with.
  */
+
+/**
+ * Writes one result's body inside a format's framing: its output, after `Error: ` for a failure
+ * where the format says so. A format's result writer takes one, so the same framing serves its
+ * model (the text as it is) and `auto` (prompt-safe JSON).
+ */
+export type ResultBodyWriter = (result: ToolResponseToFormat) => string;
+
+/** The body as prompt-safe JSON: read as a call by no format's parser. */
+export const jsonResultBody: ResultBodyWriter = (result) => resultBodyText(result);
+
+/** The body as the template renders it: the text itself, only `guard`'s markup broken. */
+export function textResultBody(guard: ResultTextGuard): ResultBodyWriter {
+  return (result) => resultTextBody(result, guard);
+}
 
 /**
  * The output of a result as prompt-safe JSON text (text results as a JSON string), compact or
@@ -123,6 +139,11 @@ export function namedResultLines(
  */
 export interface ResultTextGuard {
   readonly tags: readonly string[];
+  /**
+   * Markup that is no tag, broken at its first character wherever it stands in the text
+   * (functionary's `>>>` recipient line). Each must be at least one character long.
+   */
+  readonly literals?: readonly string[];
 }
 
 /**
@@ -136,6 +157,7 @@ export interface ResultTextGuard {
  */
 export function resultTextForPrompt(output: unknown, guard: ResultTextGuard): string {
   if (typeof output !== 'string') return resultOutputJson(output);
+  const literals = guard.literals ?? [];
   let out = '';
   let from = 0;
   for (let index = 0; index < output.length; index++) {
@@ -150,6 +172,8 @@ export function resultTextForPrompt(output: unknown, guard: ResultTextGuard): st
     } else if (character === '[') {
       broken = opensBracketToken(output, index + 1);
     }
+    if (!broken && literals.length > 0)
+      broken = literals.some((literal) => output.startsWith(literal, index));
     if (broken) {
       out += `${output.slice(from, index)}\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
       from = index + 1;

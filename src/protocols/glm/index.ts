@@ -8,7 +8,7 @@ import {
   type ParameterTagsSyntax,
 } from '../common/parameter-tags-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
-import { formatToolResponses } from '../qwen3-coder/format.ts';
+import { formatToolResponses, formatToolResponsesForAnyReader } from '../qwen3-coder/format.ts';
 import { formatGlmToolCall, formatGlmTools } from './format.ts';
 
 /** The name right after `<tool_call>`, then `<arg_key>k</arg_key><arg_value>v</arg_value>` pairs. */
@@ -48,6 +48,7 @@ export function glmProtocol(): ToolCallProtocol {
     // GLM's template puts results after `<|observation|>`, each in `<tool_response>`; the
     // special token itself is the server's to add.
     formatToolResponse: formatToolResponses,
+    formatToolResponseForAnyReader: formatToolResponsesForAnyReader,
   });
 }
 

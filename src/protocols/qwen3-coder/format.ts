@@ -8,7 +8,12 @@ import { propertiesOf, textOf } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
-import { type ResultTextGuard, resultTextBody } from '../common/result-text.ts';
+import {
+  jsonResultBody,
+  type ResultBodyWriter,
+  type ResultTextGuard,
+  textResultBody,
+} from '../common/result-text.ts';
 
 /** The keys of a schema the template writes as their own tags; the others follow as JSON. */
 const PARAMETER_KEYS = new Set(['name', 'type', 'description']);
@@ -128,14 +133,22 @@ const RESULT_GUARD: ResultTextGuard = {
   ],
 };
 
+const RESULT_TEXT = textResultBody(RESULT_GUARD);
+
 /**
  * Results as the template renders tool messages in a user turn: `<tool_response>` each, a text
  * result as the text itself (see result-text.ts): only this format's own tags and special tokens
  * in it are broken, so no result closes its block early or holds a call of this format. Other
  * values are prompt-safe JSON.
  */
-export function formatToolResponses(results: readonly ToolResponseToFormat[]): string {
-  return results
-    .map((result) => `<tool_response>\n${resultTextBody(result, RESULT_GUARD)}\n</tool_response>`)
-    .join('\n');
+export function formatToolResponses(
+  results: readonly ToolResponseToFormat[],
+  body: ResultBodyWriter = RESULT_TEXT,
+): string {
+  return results.map((result) => `<tool_response>\n${body(result)}\n</tool_response>`).join('\n');
+}
+
+/** The same results with JSON bodies, for a reader of every format (`auto`). */
+export function formatToolResponsesForAnyReader(results: readonly ToolResponseToFormat[]): string {
+  return formatToolResponses(results, jsonResultBody);
 }

@@ -8,7 +8,12 @@ import {
   type ParameterTagsSyntax,
 } from '../common/parameter-tags-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
-import { formatQwen3CoderToolCall, formatQwen3CoderTools, formatToolResponses } from './format.ts';
+import {
+  formatQwen3CoderToolCall,
+  formatQwen3CoderTools,
+  formatToolResponses,
+  formatToolResponsesForAnyReader,
+} from './format.ts';
 
 /** `<function=NAME>` `<parameter=KEY>` value `</parameter>` `</function>`, values on their own lines. */
 export const QWEN3_CODER_SYNTAX: ParameterTagsSyntax = {
@@ -57,6 +62,7 @@ export function qwen3CoderProtocol(): ToolCallProtocol {
     formatTools: formatQwen3CoderTools,
     formatToolCall: formatQwen3CoderToolCall,
     formatToolResponse: formatToolResponses,
+    formatToolResponseForAnyReader: formatToolResponsesForAnyReader,
   });
 }
 

@@ -8,7 +8,7 @@ import {
   type ParameterTagsSyntax,
 } from '../common/parameter-tags-body.ts';
 import { SEED_THINK_TAGS } from '../common/reasoning-tags.ts';
-import { formatToolResponses } from '../qwen3-coder/format.ts';
+import { formatToolResponses, formatToolResponsesForAnyReader } from '../qwen3-coder/format.ts';
 import { formatSeedOssToolCall, formatSeedOssTools } from './format.ts';
 
 /** Qwen3-Coder's tags, with values written inline (`<parameter=k>v</parameter>`). */
@@ -50,6 +50,7 @@ export function seedOssProtocol(): ToolCallProtocol {
     formatTools: formatSeedOssTools,
     formatToolCall: formatSeedOssToolCall,
     formatToolResponse: formatToolResponses,
+    formatToolResponseForAnyReader: formatToolResponsesForAnyReader,
   });
 }
 
