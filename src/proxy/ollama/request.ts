@@ -189,8 +189,6 @@ function assistantTurn(
   ledger: CallLedger,
   texts: JsonTextReader,
 ): Turn {
-  // The model's earlier reasoning is checked, then left out: chat templates drop it from history.
-  optionalStringAt(message.thinking, `${path}.thinking`);
   const text = withImageNote(contentOf(message, path), imagesOf(message, path).length);
   const calls: ToolCallToFormat[] = [];
   if (message.tool_calls !== undefined && message.tool_calls !== null) {
@@ -212,7 +210,14 @@ function assistantTurn(
     }
   }
   ledger.made(calls);
-  return { role: 'assistant', text, calls };
+  // The model's earlier reasoning goes upstream beside the text, for the chat template to keep or drop.
+  const reasoning = optionalStringAt(message.thinking, `${path}.thinking`);
+  return {
+    role: 'assistant',
+    text,
+    calls,
+    ...(reasoning === undefined || reasoning.length === 0 ? {} : { reasoning }),
+  };
 }
 
 /** Reads `messages` into turns; the leading system messages become the system text. */

@@ -1,5 +1,127 @@
-/** Ollama's own API (`/api/chat`, `/api/tags`, `/api/show`): not served yet. */
-import type { Hono } from 'hono';
-import type { ProxyContext } from '../context.ts';
+/**
+ * Ollama's own API: `POST /api/chat` with tools (read from the model's text like every API's),
+ * streamed as NDJSON lines or whole; `GET /api/tags`, `POST /api/show`, `GET /api/version` and
+ * `GET /api/ps` passed through to an Ollama server at the upstream's root, or answered from the
+ * chat completions API of a model server that is not Ollama. Errors take Ollama's shape
+ * (`{"error": "…"}`) for every `/api/` path (errors.ts).
+ */
+import type { Context, Hono } from 'hono';
+import type { Place, ProxyContext } from '../context.ts';
+import {
+  type OllamaServerAccess,
+  ollamaRunning,
+  ollamaShow,
+  ollamaTags,
+  ollamaVersion,
+} from '../ollama/models.ts';
+import { readOllamaChatRequest } from '../ollama/request.ts';
+import {
+  OllamaChatBuilder,
+  OllamaChatLines,
+  type OllamaReplyIdentity,
+  ollamaLoadReply,
+} from '../ollama/response.ts';
+import { collectReply, type ReplyWriter, streamedReply } from '../reply-writing.ts';
 
-export function ollamaRoutes(_app: Hono, _proxy: ProxyContext): void {}
+/** The header naming the `options` the proxy did not send on (`num_ctx`, `repeat_penalty`, …). */
+export const LEFT_OUT_OPTIONS_HEADER = 'x-toolwire-left-out-options';
+
+/** Option names a header may carry: plain names only (a client's odd key cannot break the header). */
+const OPTION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Most option names the header lists. */
+const MAX_LISTED_OPTIONS = 32;
+
+function leftOutHeaders(names: readonly string[]): Record<string, string> {
+  const listed = names.filter((name) => OPTION_NAME.test(name)).slice(0, MAX_LISTED_OPTIONS);
+  return listed.length === 0 ? {} : { [LEFT_OUT_OPTIONS_HEADER]: listed.join(', ') };
+}
+
+function lineWriter(identity: OllamaReplyIdentity): ReplyWriter {
+  const lines = new OllamaChatLines(identity);
+  return {
+    // Ollama's first line is the model's first piece: nothing to send before it.
+    start: () => '',
+    encode: (batch) => lines.encode(batch),
+    finish: (end) => lines.finish(end),
+    error: (error) => lines.error(error),
+  };
+}
+
+/**
+ * A route that asks the model server one thing for the client (`ask`) and answers its JSON,
+ * holding a place among the requests answered at once while it does.
+ */
+function passedThrough(
+  proxy: ProxyContext,
+  ask: (access: OllamaServerAccess, c: Context, place: Place) => Promise<unknown>,
+) {
+  return async (c: Context) => {
+    const place = proxy.admit(c);
+    try {
+      const access: OllamaServerAccess = {
+        upstream: proxy.upstream,
+        authorization: proxy.upstreamAuthorization(c),
+        signal: place.controller.signal,
+        memory: place.memory,
+      };
+      return Response.json(await ask(access, c, place));
+    } finally {
+      place.done();
+    }
+  };
+}
+
+export function ollamaRoutes(app: Hono, proxy: ProxyContext): void {
+  app.post('/api/chat', async (c: Context) => {
+    // Ollama's total_duration counts from the request's arrival.
+    const startedAt = performance.now();
+    const place = proxy.admit(c);
+    try {
+      const { body, values } = await proxy.readBody(c, place);
+      const texts = proxy.textsReader(values);
+      const request = readOllamaChatRequest(body, texts);
+      place.memory.grow(texts.cost);
+      if (request.kind === 'load') {
+        // The model server loads its models itself: Ollama's one answer, streamed or not.
+        place.done();
+        return Response.json(ollamaLoadReply(request.model, request.doneReason));
+      }
+      const { chat } = request;
+      const headers = leftOutHeaders(request.leftOutOptions);
+      const identity: OllamaReplyIdentity = { model: chat.model, startedAt };
+      const run = proxy.replyRun(c, place, chat, 'call');
+      if (chat.stream)
+        return await streamedReply(lineWriter(identity), run, place, {
+          contentType: 'application/x-ndjson',
+          headers,
+        });
+      const builder = new OllamaChatBuilder(identity);
+      const reply = await collectReply(run, builder);
+      place.done();
+      return Response.json(reply, { headers });
+    } catch (error) {
+      place.done();
+      throw error;
+    }
+  });
+
+  app.get(
+    '/api/tags',
+    passedThrough(proxy, (access) => ollamaTags(access)),
+  );
+  app.post(
+    '/api/show',
+    passedThrough(proxy, async (access, c, place) => {
+      const { body } = await proxy.readBody(c, place);
+      return ollamaShow(access, body);
+    }),
+  );
+  app.get(
+    '/api/version',
+    passedThrough(proxy, (access) => ollamaVersion(access)),
+  );
+  app.get(
+    '/api/ps',
+    passedThrough(proxy, (access) => ollamaRunning(access)),
+  );
+}

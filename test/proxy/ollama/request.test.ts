@@ -143,7 +143,7 @@ describe('reading Ollama /api/chat requests', () => {
     });
   });
 
-  it('reads assistant calls with arguments as objects (or JSON text), and drops their thinking', () => {
+  it('reads assistant calls with arguments as objects (or JSON text), and their thinking as reasoning', () => {
     const { chat } = read({
       messages: [
         { role: 'user', content: 'Weather in Paris and Rome?' },
@@ -164,6 +164,7 @@ describe('reading Ollama /api/chat requests', () => {
     expect(chat.turns[1]).toEqual({
       role: 'assistant',
       text: '',
+      reasoning: 'Two cities: two calls.',
       calls: [
         { toolName: 'get_weather', toolCallId: 'call_a', input: { city: 'Paris' } },
         { toolName: 'get_weather', toolCallId: 'call_1_1', input: { city: 'Rome' } },
@@ -386,6 +387,10 @@ describe('reading Ollama /api/chat requests', () => {
         'tools[0].type must be "function" (the proxy describes function tools to the model), not the string "web_search"',
       ],
       [{ tools: [weather, weather] }, 'tools[1] declares the tool "get_weather" a second time'],
+      [
+        { messages: [{ role: 'assistant', content: '', thinking: 3 }] },
+        'messages[0].thinking must be a string, not the number 3',
+      ],
       [{ options: [] }, 'options must be an object of model options, not an array []'],
       [
         { options: { temperature: 'hot' } },
