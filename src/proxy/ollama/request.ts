@@ -293,12 +293,18 @@ function responseFormatOf(
   return format;
 }
 
-/** `think`: on (the model's default), off, or a level, as chat completions' `reasoning_effort`. */
-function reasoningEffortOf(value: unknown): string | undefined {
-  if (value === undefined || value === null || value === true) return undefined;
-  // Ollama's own chat completions API reads "none" as thinking off.
-  if (value === false) return 'none';
-  if (value === 'low' || value === 'medium' || value === 'high' || value === 'max') return value;
+/**
+ * `think` as chat completions settings. True is the model's default (a model that thinks does):
+ * nothing is sent. False asks the chat template not to think (`enable_thinking`, which Qwen3's
+ * and other templates read; vLLM and llama.cpp pass `chat_template_kwargs` to the template, and
+ * servers that do not know it leave it). A level is `reasoning_effort`; Ollama's `max` is past
+ * chat completions' `high`, its highest.
+ */
+function thinkSettings(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null || value === true) return {};
+  if (value === false) return { chat_template_kwargs: { enable_thinking: false } };
+  if (value === 'low' || value === 'medium' || value === 'high') return { reasoning_effort: value };
+  if (value === 'max') return { reasoning_effort: 'high' };
   throw mustBe(value, 'think', 'true, false, "low", "medium", "high" or "max"');
 }
 
@@ -392,8 +398,7 @@ export function readOllamaChatRequest(
   const leftOutOptions = readOptions(fields.options, settings);
   const responseFormat = responseFormatOf(fields.format, tools);
   if (responseFormat !== undefined) settings.response_format = responseFormat;
-  const effort = reasoningEffortOf(fields.think);
-  if (effort !== undefined) settings.reasoning_effort = effort;
+  Object.assign(settings, thinkSettings(fields.think));
   return {
     kind: 'chat',
     chat: {

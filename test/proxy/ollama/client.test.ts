@@ -142,6 +142,27 @@ describe('the ollama client through the proxy', () => {
     expect(rendered).toContain('<tool_response>');
   });
 
+  it('asks the model server for JSON in the format given, and for no thinking', async () => {
+    const { url, upstream } = await start([{ text: '{"age":22}' }]);
+    const schema = { type: 'object', properties: { age: { type: 'integer' } } };
+    const reply = await new Ollama({ host: url }).chat({
+      model: 'qwen3:8b',
+      messages: [{ role: 'user', content: 'Ollama is 22. JSON please.' }],
+      format: schema,
+      think: false,
+      keep_alive: '10m',
+    });
+    expect(JSON.parse(reply.message.content)).toEqual({ age: 22 });
+    const sent = upstream.requests[0]!;
+    expect(sent.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'response', schema },
+    });
+    expect(sent.chat_template_kwargs).toEqual({ enable_thinking: false });
+    expect(sent).not.toHaveProperty('keep_alive');
+    expect(sent).not.toHaveProperty('think');
+  });
+
   it('lists the models of a model server that is not Ollama from /v1/models', async () => {
     const { url } = await start([]);
     const list = await new Ollama({ host: url }).list();
