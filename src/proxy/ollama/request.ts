@@ -295,16 +295,17 @@ function responseFormatOf(
 
 /**
  * `think` as chat completions settings. True is the model's default (a model that thinks does):
- * nothing is sent. False asks the chat template not to think (`enable_thinking`, which Qwen3's
- * and other templates read; vLLM and llama.cpp pass `chat_template_kwargs` to the template, and
- * servers that do not know it leave it). A level is `reasoning_effort`; Ollama's `max` is past
- * chat completions' `high`, its highest.
+ * nothing is sent. A level is `reasoning_effort`, and false is its `none` (vLLM and Ollama's own
+ * chat completions API read both, `max` too); false also asks the chat template itself not to
+ * think (`enable_thinking`, which Qwen3's and other templates read), for servers that pass
+ * `chat_template_kwargs` on (llama.cpp, vLLM) but do not read `reasoning_effort`.
  */
 function thinkSettings(value: unknown): Record<string, unknown> {
   if (value === undefined || value === null || value === true) return {};
-  if (value === false) return { chat_template_kwargs: { enable_thinking: false } };
-  if (value === 'low' || value === 'medium' || value === 'high') return { reasoning_effort: value };
-  if (value === 'max') return { reasoning_effort: 'high' };
+  if (value === false)
+    return { reasoning_effort: 'none', chat_template_kwargs: { enable_thinking: false } };
+  if (value === 'low' || value === 'medium' || value === 'high' || value === 'max')
+    return { reasoning_effort: value };
   throw mustBe(value, 'think', 'true, false, "low", "medium", "high" or "max"');
 }
 

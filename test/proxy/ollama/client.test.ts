@@ -158,6 +158,7 @@ describe('the ollama client through the proxy', () => {
       type: 'json_schema',
       json_schema: { name: 'response', schema },
     });
+    expect(sent.reasoning_effort).toBe('none');
     expect(sent.chat_template_kwargs).toEqual({ enable_thinking: false });
     expect(sent).not.toHaveProperty('keep_alive');
     expect(sent).not.toHaveProperty('think');

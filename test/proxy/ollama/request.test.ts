@@ -299,14 +299,15 @@ describe('reading Ollama /api/chat requests', () => {
     );
   });
 
-  it('passes think on: true as the default, false to the chat template, a level as reasoning_effort', () => {
+  it('passes think on: true as the default, a level as reasoning_effort, false as none and to the chat template', () => {
     expect(read({ think: true }).chat.settings).toEqual({});
     expect(read({ think: false }).chat.settings).toEqual({
+      reasoning_effort: 'none',
       chat_template_kwargs: { enable_thinking: false },
     });
     expect(read({ think: 'low' }).chat.settings).toEqual({ reasoning_effort: 'low' });
     expect(read({ think: 'high' }).chat.settings).toEqual({ reasoning_effort: 'high' });
-    expect(read({ think: 'max' }).chat.settings).toEqual({ reasoning_effort: 'high' });
+    expect(read({ think: 'max' }).chat.settings).toEqual({ reasoning_effort: 'max' });
     expect(refusal(() => read({ think: 'very' })).message).toBe(
       'think must be true, false, "low", "medium", "high" or "max", not the string "very"',
     );
