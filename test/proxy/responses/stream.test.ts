@@ -267,6 +267,33 @@ describe('streaming a response as Responses events', () => {
     expect(final.output).toHaveLength(2);
   });
 
+  it('stores the turn as a whole response would: a withdrawn call is no call, its text is text', () => {
+    const turns: unknown[] = [];
+    const request = readResponsesRequest({ model: 'qwen3', input: 'x', tools: [weather] });
+    const writer = new ResponseEvents({
+      identity,
+      request,
+      newId: counter(),
+      onFinish: (_, turn) => turns.push(turn),
+    });
+    const events: ReplyEvent[] = [
+      { type: 'reasoning', delta: 'Think.' },
+      { type: 'call-start', id: 'call_x', name: 'get_weather' },
+      { type: 'call-abandoned', id: 'call_x' },
+      { type: 'text', delta: '<tool_call>{' },
+    ];
+    writer.start();
+    writer.encode(events);
+    writer.finish(stop);
+    const builder = new ResponseBuilder(request, counter());
+    builder.add(events);
+    builder.build(identity, stop);
+    expect(turns).toEqual([
+      { role: 'assistant', text: '<tool_call>{', calls: [], reasoning: 'Think.' },
+    ]);
+    expect(turns[0]).toEqual(builder.turn());
+  });
+
   it('white space around calls makes no message; a call read whole goes out at once', () => {
     const batches: ReplyEvent[][] = [
       [{ type: 'text', delta: '\n  ' }],
