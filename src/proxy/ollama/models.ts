@@ -43,8 +43,9 @@ export function ollamaRoot(upstream: UpstreamSettings): UpstreamSettings {
 const NOT_SERVED = new Set([404, 405]);
 
 /**
- * The Ollama server's JSON answer at `path`, or undefined when the server does not serve it
- * (404, 405). Any other failure is thrown, as the model server's.
+ * The Ollama server's JSON answer at `path`, or undefined when the server does not serve it: it
+ * answers 404 or 405, or something that is not JSON (a web page some servers show at any path).
+ * Any other failure is thrown, as the model server's.
  */
 async function fromOllama(
   access: OllamaServerAccess,
@@ -62,9 +63,10 @@ async function fromOllama(
   } catch (error) {
     if (
       ModelCallError.isInstance(error) &&
-      error.kind === 'model-http-status' &&
-      error.status !== undefined &&
-      NOT_SERVED.has(error.status)
+      (error.kind === 'model-bad-reply' ||
+        (error.kind === 'model-http-status' &&
+          error.status !== undefined &&
+          NOT_SERVED.has(error.status)))
     )
       return undefined;
     throw error;

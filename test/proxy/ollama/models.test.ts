@@ -37,6 +37,11 @@ function access(
     });
     const route = routes[new URL(url).pathname];
     if (!route) return Response.json({ error: 'page not found' }, { status: 404 });
+    if (typeof route.body === 'string')
+      return new Response(route.body, {
+        status: route.status ?? 200,
+        headers: { 'content-type': 'text/html' },
+      });
     return Response.json(route.body, { status: route.status ?? 200 });
   }) as typeof globalThis.fetch;
   const upstream: UpstreamSettings = {
@@ -126,6 +131,14 @@ describe("Ollama's model endpoints", () => {
       'http://127.0.0.1:11434/api/tags',
       'http://127.0.0.1:11434/v1/models',
     ]);
+  });
+
+  it('answers /api/tags from /v1/models when the root answers a web page', async () => {
+    const server = access({
+      '/api/tags': { body: '<!doctype html><p>Welcome</p>' },
+      '/v1/models': { body: { data: [{ id: 'local-model' }] } },
+    });
+    expect(await ollamaTags(server)).toMatchObject({ models: [{ name: 'local-model' }] });
   });
 
   it('reads a model list without data as no models', () => {
