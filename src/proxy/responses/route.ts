@@ -3,15 +3,14 @@
  * events, and the conversation it ends kept for a later `previous_response_id`.
  */
 import { SSE_HEADERS } from '../../stream/sse.ts';
-import type { ReplyEvent } from '../reply-events.ts';
-import type { ReplyEnd } from '../reply-run.ts';
-import type { ReplyWriter } from '../reply-writing.ts';
+import type { ReplyCollector, ReplyWriter } from '../reply-writing.ts';
 import type { EarlierConversation, ResponsesRequest } from './request.ts';
 import {
   conversationAfter,
   newItemId,
   ResponseBuilder,
   type ResponseIdentity,
+  type ResponseObject,
 } from './response.ts';
 import type { ResponseStore } from './store.ts';
 import { ResponseEvents } from './stream.ts';
@@ -80,24 +79,21 @@ export function responseStreamWriter(
 }
 
 /**
- * Reads the run to its end into a `response` object; keeps the conversation it ends in `store`
- * unless the request said `store: false`.
+ * Collects the run into a `response` object; keeps the conversation it ends in `store` unless
+ * the request said `store: false`.
  */
-export async function wholeResponse(
+export function responseCollector(
   request: ResponsesRequest,
-  run: AsyncGenerator<ReplyEvent[], ReplyEnd>,
   store: ResponseStore<EarlierConversation>,
-): Promise<Response> {
+): ReplyCollector<ResponseObject> {
   const builder = new ResponseBuilder(request);
   const identity = responseIdentity(request);
-  for (;;) {
-    const step = await run.next();
-    if (!step.done) {
-      builder.add(step.value);
-      continue;
-    }
-    const body = builder.build(identity, step.value);
-    if (request.store) store.put(identity.id, conversationAfter(request, builder.turn()));
-    return Response.json(body, { headers: responsesHeaders(request) });
-  }
+  return {
+    add: (events) => builder.add(events),
+    build: (end) => {
+      const response = builder.build(identity, end);
+      if (request.store) store.put(identity.id, conversationAfter(request, builder.turn()));
+      return response;
+    },
+  };
 }

@@ -1,17 +1,18 @@
 /**
  * `POST /v1/responses`: OpenAI's Responses API (Codex, the Agents SDK). The same reply run as
- * every API, answered as a `response` object; each one kept (unless `store: false`) for a later
- * `previous_response_id`.
+ * every API, answered as a `response` object or streamed as its events; each one kept (unless
+ * `store: false`) for a later `previous_response_id`.
  */
 import type { Context, Hono } from 'hono';
 import type { ProxyContext } from '../context.ts';
-import { streamedReply } from '../reply-writing.ts';
+import { collectReply, streamedReply } from '../reply-writing.ts';
 import { type EarlierConversation, readResponsesRequest } from '../responses/request.ts';
 import {
   type LeftOutToolsLog,
+  responseCollector,
   responseStreamWriter,
+  responsesHeaders,
   streamHeaders,
-  wholeResponse,
 } from '../responses/route.ts';
 import type { ResponseStore } from '../responses/store.ts';
 
@@ -39,9 +40,9 @@ export function responsesRoute(
         return await streamedReply(responseStreamWriter(request, store), run, place, {
           headers: streamHeaders(request),
         });
-      const response = await wholeResponse(request, run, store);
+      const response = await collectReply(run, responseCollector(request, store));
       place.done();
-      return response;
+      return Response.json(response, { headers: responsesHeaders(request) });
     } catch (error) {
       place.done();
       throw error;
