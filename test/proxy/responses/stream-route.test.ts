@@ -304,6 +304,34 @@ describe('POST /v1/responses, streamed', () => {
     expect((error as APIError).status).toBe(500);
   });
 
+  it('a client that leaves mid-stream cancels the model server request', async () => {
+    const { client, upstream } = await clientFor([{ text: 'x'.repeat(400), delayMs: 20 }]);
+    const stream = await client.responses.create({
+      model: 'scripted-model',
+      input: 'Talk.',
+      stream: true,
+    });
+    for await (const event of stream) if (event.type === 'response.output_text.delta') break;
+    await expect.poll(() => upstream.disconnects, { timeout: 3000 }).toBe(1);
+  });
+
+  it('parallel_tool_calls: false streams the first call as a call, the next as the text written', async () => {
+    const TOKYO: ToolCallToFormat = { ...PARIS, toolCallId: 'c2', input: { city: 'Tokyo' } };
+    const { client } = await clientFor([{ text: callText([PARIS, TOKYO]) }]);
+    const final = await client.responses
+      .stream({
+        model: 'scripted-model',
+        input: 'Weather in Paris and Tokyo?',
+        tools: [WEATHER_TOOL],
+        parallel_tool_calls: false,
+      })
+      .finalResponse();
+    const calls = final.output.filter((item) => item.type === 'function_call');
+    expect(calls.map((call) => JSON.parse(call.arguments))).toEqual([{ city: 'Paris' }]);
+    expect(final.output_text).toContain('Tokyo');
+    expect(final.parallel_tool_calls).toBe(false);
+  });
+
   it('a streamed response names the left-out tools in its header', async () => {
     const { url } = await clientFor([{ text: 'Done.' }]);
     const reply = await fetch(`${url}/v1/responses`, {
