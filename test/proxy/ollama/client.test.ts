@@ -266,6 +266,16 @@ describe('the ollama client through the proxy', () => {
     expect(error.message).toMatch(/model server/);
   });
 
+  it('cancels the model server request when the client aborts the stream', async () => {
+    const { url, upstream } = await start([{ text: 'x'.repeat(400), delayMs: 20 }]);
+    const client = new Ollama({ host: url });
+    const stream = await client.chat({ model: 'qwen3:8b', messages: [QUESTION], stream: true });
+    for await (const part of stream) if (part.message.content.length > 0) break;
+    // Leaving the loop does not close the connection in ollama-js: abort() does.
+    stream.abort();
+    await expect.poll(() => upstream.disconnects, { timeout: 3000 }).toBe(1);
+  });
+
   it('answers NDJSON with the options it left out named in a header', async () => {
     const { url } = await start([{ text: 'Hi!' }]);
     const response = await fetch(`${url}/api/chat`, {
