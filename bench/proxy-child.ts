@@ -1,18 +1,22 @@
 /**
- * One proxy of the proxy bench in a process of its own, so the CPU time it reports is its own:
- * toolwire's proxy or the pass-through, in front of the bench's model server.
+ * One proxy of the proxy bench in a process of its own, so the CPU time and memory it reports
+ * are its own: toolwire's proxy, the Hono pass-through, or the plain node `http` pipe, in front
+ * of the bench's model server.
  *
- * Child: node bench/proxy-child.ts <proxy|pass-through> <upstream base URL>, with an IPC channel:
- * sends `{type:'ready', url}` (the base URL clients use, `http://127.0.0.1:PORT/v1`); answers
- * `{type:'cpu'}` with `{type:'cpu', micros}` (user + system time so far); exits when the channel
- * closes (after closing its server, so a `--cpu-prof` profile is written).
+ * Child: node bench/proxy-child.ts <proxy|pass-through|pipe> <upstream base URL>, with an IPC
+ * channel (bench/proxy-ipc.ts): `ready` with the base URL clients use
+ * (`http://127.0.0.1:PORT/v1`), `cpu` and `stats` answered; exits when the channel closes (after
+ * closing its server, so a `--cpu-prof` profile is written). The pipe is started from
+ * bench/pipe.ts itself, so its process does not load the proxy's modules.
  */
-
 import { startServer } from '../src/http/node-server.ts';
 import { createProxyApp } from '../src/proxy/index.ts';
 import { createPassThroughApp } from './pass-through.ts';
+import { startPipe } from './pipe.ts';
+import { serveBenchIpc } from './proxy-ipc.ts';
 
-export type ProxySide = 'proxy' | 'pass-through';
+export const PROXY_SIDES = ['proxy', 'pass-through', 'pipe'] as const;
+export type ProxySide = (typeof PROXY_SIDES)[number];
 
 /**
  * More than the bench's most concurrent streams: the default (64) would answer the 100-stream
@@ -20,7 +24,7 @@ export type ProxySide = 'proxy' | 'pass-through';
  */
 export const BENCH_MAX_CONCURRENT_REQUESTS = 256;
 
-export function benchServerApp(side: ProxySide, upstream: string) {
+export function benchServerApp(side: 'proxy' | 'pass-through', upstream: string) {
   return side === 'proxy'
     ? createProxyApp({
         upstream,
@@ -30,24 +34,22 @@ export function benchServerApp(side: ProxySide, upstream: string) {
     : createPassThroughApp(upstream);
 }
 
+/** Starts the side's server on a free loopback port: its URL (`http://127.0.0.1:PORT`), and how to stop it. */
+export async function startSide(
+  side: ProxySide,
+  upstream: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  if (side === 'pipe') return startPipe(upstream);
+  return startServer(benchServerApp(side, upstream), { port: 0, host: '127.0.0.1' });
+}
+
 if (import.meta.main) {
   const [side, upstream] = process.argv.slice(2);
-  if (!process.send || (side !== 'proxy' && side !== 'pass-through') || !upstream)
+  const known = PROXY_SIDES.find((name) => name === side);
+  if (!process.send || !known || !upstream)
     throw new Error(
-      'usage (as a child with IPC): node bench/proxy-child.ts <proxy|pass-through> <upstream URL>',
+      `usage (as a child with IPC): node bench/proxy-child.ts <${PROXY_SIDES.join('|')}> <upstream URL>`,
     );
-  const server = await startServer(benchServerApp(side, upstream), {
-    port: 0,
-    host: '127.0.0.1',
-  });
-  process.on('message', (message: { type?: string }) => {
-    if (message.type !== 'cpu') return;
-    const usage = process.cpuUsage();
-    process.send!({ type: 'cpu', micros: usage.user + usage.system });
-  });
-  process.on('disconnect', () => {
-    // process.exit() still writes a --cpu-prof profile; the upstream pool would keep us alive.
-    void server.close().then(() => process.exit(0));
-  });
-  process.send({ type: 'ready', url: `${server.url}/v1` });
+  const server = await startSide(known, upstream);
+  serveBenchIpc(`${server.url}/v1`, () => server.close());
 }

@@ -1,7 +1,8 @@
 /**
- * The proxy bench's load generator: streaming chat completions requests sent by a number of
- * concurrent workers over kept-alive connections, each timed to its first byte, its first token
- * and its end, with its body kept for the checks (which run after a batch, outside its timing).
+ * The proxy bench's load generator: requests (chat completions, Messages or Responses, streamed
+ * or not) sent by a number of concurrent workers over kept-alive connections, each timed to its
+ * first byte, its first token and its end, with its body kept for the checks (which run after a
+ * batch, outside its timing).
  */
 import { Agent, request } from 'node:http';
 
@@ -11,11 +12,18 @@ export interface Job {
   /** Base URL, `http://127.0.0.1:PORT/v1`. */
   readonly url: string;
   readonly reply: number;
+  /** Under the base URL; default `/chat/completions`. */
+  readonly path?: string;
+  /** The request body; default the reply's in the `bodies` given to `runJobs`. */
+  readonly body?: Buffer;
+  /** What the bench makes of the reply: the checks read it by this (default none). */
+  readonly tag?: string;
 }
 
 export interface Exchange {
   readonly side: string;
   readonly reply: number;
+  readonly tag?: string;
   readonly status: number;
   /** From sending the request to the response body's first byte. */
   readonly firstByteMs: number;
@@ -28,10 +36,13 @@ export interface Exchange {
 }
 
 /**
- * The first event with something in it: content or reasoning that is not empty, or a call.
- * Matched on the JSON text as it arrives, so finding it costs the client next to nothing.
+ * The first event with something in it: content or reasoning that is not empty, or a call, in
+ * any of the APIs (chat completions' `content` and `tool_calls`, Messages' `text` and `tool_use`,
+ * Responses' `delta` and `function_call`). Matched on the JSON text as it arrives, so finding it
+ * costs the client next to nothing.
  */
-const FIRST_TOKEN = /"(?:content|reasoning_content)":"[^"]|"tool_calls":\[/;
+const FIRST_TOKEN =
+  /"(?:content|reasoning_content|text|delta)":"[^"]|"tool_calls":\[|"type":"(?:tool_use|function_call)"/;
 
 /** A client connection pool that never queues a request for want of a socket. */
 export function benchAgent(): Agent {
@@ -63,6 +74,7 @@ export function exchange(
       resolve({
         side: job.side,
         reply: job.reply,
+        ...(job.tag === undefined ? {} : { tag: job.tag }),
         status,
         firstByteMs,
         firstTokenMs,
@@ -72,14 +84,14 @@ export function exchange(
       });
     };
     const outgoing = request(
-      `${job.url}/chat/completions`,
+      `${job.url}${job.path ?? '/chat/completions'}`,
       {
         method: 'POST',
         agent,
         headers: {
           'content-type': 'application/json',
           'content-length': body.byteLength,
-          accept: 'text/event-stream',
+          accept: 'application/json, text/event-stream',
         },
       },
       (response) => {
@@ -125,7 +137,7 @@ export async function runJobs(
     while (next < jobs.length) {
       const at = next++;
       const job = jobs[at]!;
-      const body = bodies[job.reply];
+      const body = job.body ?? bodies[job.reply];
       if (!body) throw new RangeError(`no request body for reply ${job.reply}`);
       results[at] = await exchange(agent, job, body);
     }

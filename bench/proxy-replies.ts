@@ -138,11 +138,20 @@ export function tokenPieces(text: string, random: Random): string[] {
   return pieces;
 }
 
+/** Characters per token of `tokenPieces`, on average (pieces of 1 to 6). */
+const CHARS_PER_TOKEN = 3.5;
+
 /**
  * `count` replies alternating between the formats, each a few sentences and one call (every
- * fifth two, as parallel calls), the same for a given seed.
+ * fifth two, as parallel calls), the same for a given seed. With `tokensPerReply`, the prose is
+ * as long as it takes for the whole reply to come to about that many tokens (a model that
+ * explains before it calls), never shorter than it would be without.
  */
-export function scriptedReplies(count: number, seed: number): ScriptedReply[] {
+export function scriptedReplies(
+  count: number,
+  seed: number,
+  tokensPerReply?: number,
+): ScriptedReply[] {
   const formats = Object.keys(REPLY_FORMATS) as ReplyFormat[];
   const replies: ScriptedReply[] = [];
   for (let index = 0; index < count; index++) {
@@ -151,8 +160,14 @@ export function scriptedReplies(count: number, seed: number): ScriptedReply[] {
     const protocol = protocolByName(format);
     const calls = [benchCall(random, index)];
     if (index % 5 === 4) calls.push(benchCall(random, index + count));
-    const said = prose(random, between(random, 60, 240));
-    const text = `${said}\n\n${protocol.formatToolCall(calls)}`;
+    const callText = protocol.formatToolCall(calls);
+    const shortest = between(random, 60, 240);
+    const sized =
+      tokensPerReply === undefined
+        ? shortest
+        : Math.max(shortest, Math.round(tokensPerReply * CHARS_PER_TOKEN) - callText.length - 2);
+    const said = prose(random, sized);
+    const text = `${said}\n\n${callText}`;
     replies.push({
       index,
       format,
@@ -166,20 +181,116 @@ export function scriptedReplies(count: number, seed: number): ScriptedReply[] {
   return replies;
 }
 
+/**
+ * Short replies (a sentence, then one small call), numbered after the `after` long ones: what the
+ * proxy bench's first-byte probes ask for, so a probe takes a fraction of a second even paced.
+ */
+export function probeReplies(count: number, seed: number, after: number): ScriptedReply[] {
+  const formats = Object.keys(REPLY_FORMATS) as ReplyFormat[];
+  return Array.from({ length: count }, (_, at) => {
+    const index = after + at;
+    const random = seededRandom(seed + index);
+    const format = formats[at % formats.length]!;
+    const calls: FixtureCall[] = [
+      { toolName: 'search', input: { query: `probe ${index}`, allow_tests: at % 2 === 0 } },
+    ];
+    const said = prose(random, between(random, 10, 30));
+    const text = `${said}\n\n${protocolByName(format).formatToolCall(calls)}`;
+    return {
+      index,
+      format,
+      model: REPLY_FORMATS[format],
+      prose: said,
+      calls,
+      text,
+      tokens: tokenPieces(text, random),
+    };
+  });
+}
+
+/**
+ * Every reply the bench's model server knows: `count` long ones (about `tokensPerReply` tokens
+ * each, or as short as they come when 0), then `probes` short ones.
+ */
+export function benchReplySet(
+  count: number,
+  seed: number,
+  tokensPerReply: number,
+  probes: number,
+): ScriptedReply[] {
+  return [
+    ...scriptedReplies(count, seed, tokensPerReply > 0 ? tokensPerReply : undefined),
+    ...probeReplies(probes, seed, count),
+  ];
+}
+
+/** The APIs the proxy serves that the bench asks through it. */
+export const BENCH_APIS = ['chat', 'messages', 'responses'] as const;
+export type BenchApi = (typeof BENCH_APIS)[number];
+
+/** Each API's path under the base URL (`…/v1`). */
+export const API_PATHS: Readonly<Record<BenchApi, string>> = {
+  chat: '/chat/completions',
+  messages: '/messages',
+  responses: '/responses',
+};
+
+const SYSTEM_TEXT = 'You are a coding agent. Use the tools to change the project.';
+
+function userText(reply: ScriptedReply): string {
+  return `Make the change described in ${REPLY_MARK}${reply.index}, then run the tests.`;
+}
+
+/**
+ * The request a client of `api` sends for a reply: the same system text, user message and tools
+ * in that API's shape, streamed or not. Chat completions is also what a pass-through forwards.
+ */
+export function apiRequestBody(api: BenchApi, reply: ScriptedReply, stream: boolean): string {
+  if (api === 'chat') return chatRequestBody(reply, stream);
+  if (api === 'messages')
+    return JSON.stringify({
+      model: reply.model,
+      max_tokens: 8192,
+      stream,
+      system: SYSTEM_TEXT,
+      messages: [{ role: 'user', content: userText(reply) }],
+      tools: BENCH_TOOLS.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.inputSchema,
+      })),
+      tool_choice: { type: 'auto' },
+      temperature: 0.2,
+    });
+  return JSON.stringify({
+    model: reply.model,
+    stream,
+    store: false,
+    instructions: SYSTEM_TEXT,
+    input: [{ type: 'message', role: 'user', content: userText(reply) }],
+    tools: BENCH_TOOLS.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema,
+      strict: false,
+    })),
+    tool_choice: 'auto',
+    temperature: 0.2,
+  });
+}
+
 /** The words in the user message that name the reply the upstream is to send. */
 const REPLY_MARK = 'bench reply #';
 
-/** The chat completions request a client sends for a reply: its tools, streamed. */
-export function chatRequestBody(reply: ScriptedReply): string {
+/** The chat completions request a client sends for a reply: its tools, streamed unless not. */
+export function chatRequestBody(reply: ScriptedReply, stream = true): string {
   return JSON.stringify({
     model: reply.model,
-    stream: true,
+    stream,
     messages: [
-      { role: 'system', content: 'You are a coding agent. Use the tools to change the project.' },
-      {
-        role: 'user',
-        content: `Make the change described in ${REPLY_MARK}${reply.index}, then run the tests.`,
-      },
+      { role: 'system', content: SYSTEM_TEXT },
+      { role: 'user', content: userText(reply) },
     ],
     tools: BENCH_TOOLS.map((tool) => ({
       type: 'function',
@@ -188,6 +299,16 @@ export function chatRequestBody(reply: ScriptedReply): string {
     tool_choice: 'auto',
     temperature: 0.2,
   });
+}
+
+/** A message's text: its content string, or its text parts joined. */
+function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const part of content as { type?: unknown; text?: unknown }[])
+    if (part?.type === 'text' && typeof part.text === 'string') text += part.text;
+  return text;
 }
 
 /**
@@ -199,10 +320,12 @@ export function requestedReply(body: unknown): number | undefined {
   if (!Array.isArray(messages)) return undefined;
   for (let at = messages.length - 1; at >= 0; at--) {
     const message = messages[at] as { role?: unknown; content?: unknown } | null;
-    if (message?.role !== 'user' || typeof message.content !== 'string') continue;
-    const start = message.content.lastIndexOf(REPLY_MARK);
+    if (message?.role !== 'user') continue;
+    const text = textOf(message.content);
+    if (text === undefined) continue;
+    const start = text.lastIndexOf(REPLY_MARK);
     if (start < 0) return undefined;
-    const digits = /^\d+/.exec(message.content.slice(start + REPLY_MARK.length));
+    const digits = /^\d+/.exec(text.slice(start + REPLY_MARK.length));
     return digits ? Number(digits[0]) : undefined;
   }
   return undefined;

@@ -6,15 +6,18 @@
  *
  * Pace: 0 writes each token on its own turn of the event loop (every token is a write of its own,
  * as from a real server, but nothing waits); more than 0 waits that many milliseconds between
- * tokens, a model's real pace.
+ * tokens, a model's real pace (the long replies only: the probes' short ones come unpaced).
  *
- * Child: node bench/proxy-upstream.ts <replies> <seed>, with an IPC channel: sends
+ * A request that is not streamed (`stream` not true) gets the whole reply as one chat completion.
+ *
+ * Child: node bench/proxy-upstream.ts <replies> <seed> [<tokens per reply> <probe replies>] (see
+ * `benchReplySet`), with an IPC channel: sends
  * `{type:'ready', url}`, takes `{type:'pace', ms}` (answered `{type:'pace', ms}`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { requestedReply, type ScriptedReply, scriptedReplies } from './proxy-replies.ts';
+import { benchReplySet, requestedReply, type ScriptedReply } from './proxy-replies.ts';
 
 export interface BenchUpstream {
   /** Base URL, `http://127.0.0.1:PORT/v1`. */
@@ -46,6 +49,29 @@ export function replyEvents(reply: ScriptedReply): string[] {
   ];
 }
 
+/** A reply as its server answers a request that is not streamed: one chat completion. */
+export function replyJson(reply: ScriptedReply): string {
+  return JSON.stringify({
+    id: `chatcmpl-bench-${reply.index}`,
+    object: 'chat.completion',
+    created: 1,
+    model: reply.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: reply.text },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage: {
+      prompt_tokens: 400,
+      completion_tokens: reply.tokens.length,
+      total_tokens: 400 + reply.tokens.length,
+    },
+  });
+}
+
 async function readBody(request: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of request) parts.push(part as Buffer);
@@ -57,12 +83,22 @@ function failWith(response: ServerResponse, status: number, message: string): vo
   response.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
 }
 
-/** Starts the server on a free loopback port. */
+/**
+ * Starts the server on a free loopback port. Replies numbered `pacedBelow` or more (the probes'
+ * short ones) always come unpaced.
+ */
 export async function startBenchUpstream(
   replies: readonly ScriptedReply[],
   pace = 0,
+  pacedBelow = Number.POSITIVE_INFINITY,
 ): Promise<BenchUpstream> {
-  const events = replies.map(replyEvents);
+  // Indexed by the reply's own number (probe replies come after the long ones).
+  const events: string[][] = [];
+  const wholes: Buffer[] = [];
+  for (const reply of replies) {
+    events[reply.index] = replyEvents(reply);
+    wholes[reply.index] = Buffer.from(replyJson(reply));
+  }
   const state = { pace };
   const server: Server = createServer(async (request, response) => {
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
@@ -70,8 +106,11 @@ export async function startBenchUpstream(
       return;
     }
     let index: number | undefined;
+    let streamed = false;
     try {
-      index = requestedReply(JSON.parse(await readBody(request)));
+      const body = JSON.parse(await readBody(request));
+      index = requestedReply(body);
+      streamed = body?.stream === true;
     } catch {
       index = undefined;
     }
@@ -80,12 +119,22 @@ export async function startBenchUpstream(
       failWith(response, 400, 'the request names no scripted reply');
       return;
     }
+    if (!streamed) {
+      // A whole reply is written at once, pace or not: a server sends it when it is done.
+      const whole = wholes[index!]!;
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': whole.byteLength,
+      });
+      response.end(whole);
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let gone = false;
     response.on('close', () => {
       gone = true;
     });
-    const waitMs = state.pace;
+    const waitMs = index! < pacedBelow ? state.pace : 0;
     for (const [at, event] of stream.entries()) {
       if (gone) return;
       // The role event goes out at once, as a server sends it when the first token is ready.
@@ -114,10 +163,12 @@ export async function startBenchUpstream(
 }
 
 if (import.meta.main) {
-  const [count, seed] = process.argv.slice(2).map(Number);
+  const [count, seed, tokens = 0, probes = 0] = process.argv.slice(2).map(Number);
   if (!process.send || !Number.isInteger(count) || !Number.isInteger(seed))
-    throw new Error('usage (as a child with IPC): node bench/proxy-upstream.ts <replies> <seed>');
-  const upstream = await startBenchUpstream(scriptedReplies(count!, seed!));
+    throw new Error(
+      'usage (as a child with IPC): node bench/proxy-upstream.ts <replies> <seed> [<tokens per reply> <probe replies>]',
+    );
+  const upstream = await startBenchUpstream(benchReplySet(count!, seed!, tokens, probes), 0, count);
   process.on('message', (message: { type?: string; ms?: number }) => {
     if (message.type === 'pace' && typeof message.ms === 'number') {
       upstream.pace = message.ms;

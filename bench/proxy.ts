@@ -1,91 +1,104 @@
 /**
- * toolwire's proxy against a pass-through proxy on the same stack (Hono on @hono/node-server,
- * forwarding bytes without reading them), both in front of one scripted model server that
- * streams the same replies token by token: streamed chat completions requests with tools, 1, 10
- * and 100 at once.
+ * toolwire's proxy against a plain node `http` pipe (bench/pipe.ts: bytes forwarded unread over
+ * a kept-alive agent), both in front of one scripted model server that streams ~1,480 SSE events
+ * per reply (a model explaining, then calling a tool), measured from outside:
  *
- * - CPU per request: each proxy runs in a process of its own and reports process.cpuUsage()
- *   before and after a batch, so the time is its alone (the model server and this load generator
- *   run in other processes). Median of the rounds.
- * - Time to first byte, as the client sees it, for the model server asked directly, through the
- *   pass-through and through toolwire's proxy; what the proxy adds is the difference of the
- *   percentiles. Pooled over the rounds.
- * - Fast: the server writes each token on its own turn of its event loop without waiting, so
- *   the proxies' own cost is what is timed (at 10 and 100 streams the machine is saturated and
- *   the times include waiting for a core). Paced: the server waits between tokens as a model
- *   does, the three sides' requests interleaved, which is the first byte a client meets.
- * - Every reply is checked (the text through the pass-through, the calls and their arguments
- *   through the proxy) after its batch: a wrong or cut-off reply fails the bench.
+ * - for chat completions, Anthropic Messages and the Responses API, streamed and not: the
+ *   proxy's CPU per request against the pipe's (the pipe is asked the equivalent chat
+ *   completions request, and the model server sends both the same reply);
+ * - not streamed, at 50 concurrent requests: requests per second against the pipe's;
+ * - paced (the model server waits between tokens, as a model writes), 50 streams: what each adds
+ *   to the first byte of a new request over the model server asked directly;
+ * - the proxy's RSS once it has served 10,000 requests (and the pipe's, for reference).
+ *
+ * Each measurement is taken in 3 process sets (fresh proxy, pipe and pass-through processes,
+ * bench/proxy-set.ts), the sides interleaved within each, and the figures are the medians over
+ * the sets: on a shared 2-core machine one set is often noisy. The Hono pass-through
+ * (bench/pass-through.ts, toolwire's own stack) is a second reference, on chat completions.
+ * Every reply is checked: a wrong or cut-off reply fails the bench.
  *
  * Standalone: `node bench/proxy.ts` (`--json` for the raw results). `npm run bench` runs it in a
  * process of its own; `TOOLWIRE_BENCH=proxy npm run bench` runs only this and updates the `proxy`
  * key of bench/results.json. `TOOLWIRE_BENCH_PROXY_PROFILE=<folder>` runs toolwire's proxy under
- * `node --cpu-prof`, writes its profile there and prints where its time went (the figures of
- * such a run are marked as profiled: the profiler slows it).
+ * `node --cpu-prof`, writes its profiles there and prints where the last one's time went (the
+ * figures of such a run are marked as profiled: the profiler slows it).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import {
   newestProfile,
-  type ProfileEntry,
   type ProfileSummary,
   readProfile,
   summariseProfile,
 } from './cpu-profile.ts';
-import { benchInChild, formatMs, formatRatio, formatTable, median } from './measure.ts';
+import { benchInChild, median } from './measure.ts';
 import { exchangeProblem } from './proxy-check.ts';
-import type { ProxySide } from './proxy-child.ts';
-import { benchAgent, type Exchange, type Job, runJobs } from './proxy-load.ts';
-import { chatRequestBody, REPLY_FORMATS, scriptedReplies } from './proxy-replies.ts';
+import { benchAgent, exchange } from './proxy-load.ts';
+import { type BenchChild, startChild } from './proxy-processes.ts';
+import {
+  API_PATHS,
+  apiRequestBody,
+  BENCH_APIS,
+  type BenchApi,
+  benchReplySet,
+  REPLY_FORMATS,
+} from './proxy-replies.ts';
+import { proxyTables } from './proxy-report.ts';
+import { runProcessSet, type SetResult, type SetSettings } from './proxy-set.ts';
 import { writeSection } from './sections.ts';
 
-export const SIDES = ['direct', 'pass-through', 'proxy'] as const;
-export type Side = (typeof SIDES)[number];
-export type Mode = 'fast' | 'paced';
+export { proxyTables } from './proxy-report.ts';
 
 export const PROXY_TARGETS = {
-  /** toolwire's CPU per request over the pass-through's. */
-  cpuRatio: 1.5,
-  /** What the proxy adds to the first byte over the pass-through, at the median. */
+  /** toolwire's CPU per request over the pipe's, streamed and not. */
+  cpuRatio: 1.3,
+  /** toolwire's requests per second over the pipe's, not streamed. */
+  throughputRatio: 0.7,
+  /** What the proxy adds to the first byte, at the median, where the pipe adds less. */
   addedFirstByteP50Ms: 2,
+  /** What the proxy adds to the first byte at p99, over what the pipe adds. */
+  addedFirstByteP99Ratio: 2,
+  /** Below this an added p99 is measurement noise: a pipe adding less is counted as this. */
+  addedFirstByteFloorMs: 1,
+  /** The proxy's RSS after `rssAfterRequests` requests. */
+  rssMb: 150,
 } as const;
 
-export interface ProxyBenchSettings {
+export interface ProxyBenchSettings extends SetSettings {
   readonly replies: number;
   readonly seed: number;
-  /** Requests per side at the start, untimed, so every process has tiered up. */
-  readonly warmupRequests: number;
-  readonly warmupConcurrency: number;
-  readonly rounds: number;
-  /** Concurrent streams and requests per side per round (fast). */
-  readonly levels: readonly { readonly streams: number; readonly requests: number }[];
-  /** Milliseconds between tokens in the paced run. */
-  readonly paceMs: number;
-  /** Concurrent streams and requests per side (paced, the sides interleaved). */
-  readonly pacedLevels: readonly { readonly streams: number; readonly requests: number }[];
-  /** A folder: run toolwire's proxy under --cpu-prof and write its profile there. */
+  /** How long each long reply is: ~this many tokens, one SSE event each. */
+  readonly tokensPerReply: number;
+  /** Short replies the first-byte probes ask for. */
+  readonly probeReplies: number;
+  /** Fresh sets of processes the measurements are repeated in; figures are their medians. */
+  readonly processSets: number;
+  /** A folder: run toolwire's proxy under --cpu-prof and write its profiles there. */
   readonly profileDir?: string;
 }
 
-/** Sized to keep this section near a minute on a two-core machine. */
+/** Sized to keep this section near 2-3 minutes on a two-core machine. */
 export const PROXY_BENCH_SETTINGS: ProxyBenchSettings = {
   replies: 20,
   seed: 3100,
-  warmupRequests: 200,
-  warmupConcurrency: 10,
-  rounds: 3,
-  levels: [
-    { streams: 1, requests: 40 },
-    { streams: 10, requests: 100 },
-    { streams: 100, requests: 200 },
-  ],
-  // 100 tokens a second: a fast server, the most events per second a proxy meets from a stream.
-  paceMs: 10,
-  pacedLevels: [
-    { streams: 10, requests: 20 },
-    { streams: 100, requests: 100 },
-  ],
+  tokensPerReply: 1480,
+  probeReplies: 10,
+  processSets: 3,
+  warmupRequests: 24,
+  warmupConcurrency: 8,
+  cpuStreams: 5,
+  cpuRequests: 20,
+  throughputConcurrency: 50,
+  throughputRequests: 400,
+  throughputRounds: 3,
+  // 200 tokens a second per stream, 50 streams: a busy model server.
+  paceMs: 5,
+  pacedStreams: 50,
+  probeWorkers: 2,
+  probeGapMs: 20,
+  rampMs: 1000,
+  rssAfterRequests: 10_000,
+  passThrough: true,
 };
 
 export interface Percentiles {
@@ -93,32 +106,59 @@ export interface Percentiles {
   readonly p99: number;
 }
 
-export interface SideFigures {
-  readonly requests: number;
-  readonly failed: number;
-  /** CPU (user + system) of the side's process per request; the median of the rounds. */
-  readonly cpuMsPerRequest?: number;
-  readonly cpuMsPerRequestRounds?: readonly number[];
-  readonly firstByteMs: Percentiles;
-  readonly firstTokenMs: Percentiles;
-  readonly totalMs: Percentiles;
+/** A figure of each process set, and their median. */
+export interface OverSets {
+  readonly median: number;
+  readonly sets: readonly number[];
 }
 
-export interface LevelResult {
-  readonly mode: Mode;
-  readonly streams: number;
-  readonly sides: Readonly<Record<Side, SideFigures>>;
-  /** toolwire's CPU per request / the pass-through's. */
-  readonly cpuRatio: number;
-  /** Percentile of the proxy minus the same percentile of the other side. */
-  readonly addedFirstByteMs: {
-    readonly overPassThrough: Percentiles;
-    readonly overDirect: Percentiles;
-  };
-  readonly addedFirstTokenMs: {
-    readonly overPassThrough: Percentiles;
-    readonly overDirect: Percentiles;
-  };
+export interface CpuRow {
+  readonly api: BenchApi;
+  readonly stream: boolean;
+  /** `not served`: the proxy refused the request (Responses streamed, before it was). */
+  readonly served: boolean;
+  readonly proxyMs?: OverSets;
+  readonly pipeMs?: OverSets;
+  readonly passThroughMs?: OverSets;
+  /** Proxy over pipe, per set (same batch or round), and their median. */
+  readonly ratio?: OverSets;
+}
+
+export interface ThroughputRow {
+  readonly api: BenchApi;
+  readonly proxyPerSecond: OverSets;
+  readonly pipePerSecond: OverSets;
+  /** Proxy over pipe: per set the median of the rounds' ratios. */
+  readonly ratio: OverSets;
+}
+
+export interface FirstByteRow {
+  /** `pipe`, or the proxy on an API. */
+  readonly side: 'pipe' | BenchApi;
+  readonly served: boolean;
+  readonly probes?: OverSets;
+  readonly firstByteMs?: { readonly p50: OverSets; readonly p99: OverSets };
+  /** The direct twins' first bytes (all of the batch's, whatever API the probe was). */
+  readonly directMs?: { readonly p50: OverSets; readonly p99: OverSets };
+  /** Percentiles of what each probe took beyond its direct twin. */
+  readonly addedMs?: { readonly p50: OverSets; readonly p99: OverSets };
+}
+
+export interface PacedSideRow {
+  readonly side: 'pipe' | 'proxy';
+  readonly cpuMsPerRequest: OverSets;
+  readonly loopDelayP99Ms: OverSets;
+  readonly loopDelayMaxMs: OverSets;
+  /** First byte of the long streams themselves (they start together over the ramp). */
+  readonly streamFirstByteMs: { readonly p50: OverSets; readonly p99: OverSets };
+}
+
+export interface MemoryRow {
+  readonly side: 'pipe' | 'proxy';
+  readonly requests: OverSets;
+  readonly rssMbAfterWarmup: OverSets;
+  readonly rssMb: OverSets;
+  readonly heapUsedMb: OverSets;
 }
 
 export interface ProxyTarget {
@@ -131,11 +171,19 @@ export interface ProxyBenchResult {
   readonly settings: ProxyBenchSettings;
   readonly formats: readonly string[];
   readonly replyChars: { readonly min: number; readonly median: number; readonly max: number };
-  readonly replyTokens: { readonly min: number; readonly median: number; readonly max: number };
-  readonly levels: readonly LevelResult[];
+  /** SSE events per long reply as the model server streams it (tokens, role, finish, [DONE]). */
+  readonly replyEvents: { readonly min: number; readonly median: number; readonly max: number };
+  readonly responsesStreamed: 'served' | 'not served';
+  readonly cpu: readonly CpuRow[];
+  readonly throughput: readonly ThroughputRow[];
+  readonly passThroughPerSecond?: OverSets;
+  readonly firstByte: readonly FirstByteRow[];
+  readonly paced: readonly PacedSideRow[];
+  readonly memory: readonly MemoryRow[];
   readonly targets: readonly ProxyTarget[];
   /** Replies that were wrong, cut off or refused; any fails the bench. */
   readonly failures: readonly string[];
+  readonly sets: readonly SetResult[];
   readonly profile?: ProfileSummary & { readonly file: string };
   readonly seconds: number;
 }
@@ -151,132 +199,227 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(rank, 1)) - 1]!;
 }
 
-function percentiles(values: readonly number[]): Percentiles {
+export function percentiles(values: readonly number[]): Percentiles {
   return { p50: percentile(values, 50), p99: percentile(values, 99) };
 }
 
-function difference(a: Percentiles, b: Percentiles): Percentiles {
-  return { p50: a.p50 - b.p50, p99: a.p99 - b.p99 };
+/** The median of the finite values of each set (NaN where none is). */
+export function overSets(sets: readonly number[]): OverSets {
+  return { median: median(sets.filter(Number.isFinite)), sets };
 }
 
-/** One side's figures from its checked exchanges and the CPU each round of them took. */
-export function sideFigures(
-  exchanges: readonly Exchange[],
-  failed: number,
-  cpuMsPerRequestRounds: readonly number[],
-): SideFigures {
-  return {
-    requests: exchanges.length + failed,
-    failed,
-    ...(cpuMsPerRequestRounds.length > 0
-      ? { cpuMsPerRequest: median(cpuMsPerRequestRounds), cpuMsPerRequestRounds }
-      : {}),
-    firstByteMs: percentiles(exchanges.map((result) => result.firstByteMs)),
-    firstTokenMs: percentiles(exchanges.map((result) => result.firstTokenMs)),
-    totalMs: percentiles(exchanges.map((result) => result.totalMs)),
-  };
-}
-
-/** The comparisons of one level: CPU ratio and what the proxy adds to the first byte and token. */
-export function levelResult(
-  mode: Mode,
-  streams: number,
-  sides: Readonly<Record<Side, SideFigures>>,
-): LevelResult {
-  const proxy = sides.proxy;
-  return {
-    mode,
-    streams,
-    sides,
-    cpuRatio:
-      (proxy.cpuMsPerRequest ?? Number.NaN) / (sides['pass-through'].cpuMsPerRequest ?? Number.NaN),
-    addedFirstByteMs: {
-      overPassThrough: difference(proxy.firstByteMs, sides['pass-through'].firstByteMs),
-      overDirect: difference(proxy.firstByteMs, sides.direct.firstByteMs),
-    },
-    addedFirstTokenMs: {
-      overPassThrough: difference(proxy.firstTokenMs, sides['pass-through'].firstTokenMs),
-      overDirect: difference(proxy.firstTokenMs, sides.direct.firstTokenMs),
-    },
-  };
-}
-
-export function proxyTargets(levels: readonly LevelResult[]): ProxyTarget[] {
-  const list: ProxyTarget[] = [];
-  for (const level of levels) {
-    const where = `${level.mode}, ${level.streams} stream${level.streams === 1 ? '' : 's'}`;
-    list.push({
-      target: `${where}: proxy CPU/request ≤ ${PROXY_TARGETS.cpuRatio}x pass-through`,
-      value: formatRatio(level.cpuRatio),
-      pass: level.cpuRatio <= PROXY_TARGETS.cpuRatio,
-    });
-    const added = level.addedFirstByteMs.overPassThrough.p50;
-    list.push({
-      target: `${where}: added first byte p50 < ${PROXY_TARGETS.addedFirstByteP50Ms} ms`,
-      value: `${formatMs(added)} ms`,
-      pass: added < PROXY_TARGETS.addedFirstByteP50Ms,
-    });
-  }
-  return list;
+/** Proxy over pipe of each pair of values, and the median of those ratios. */
+export function ratios(proxy: readonly number[], pipe: readonly number[]): number[] {
+  return proxy.map((value, at) => value / pipe[at]!);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The processes.
+// From the sets' figures to the rows.
 
-interface BenchChild {
-  /** Base URL clients use, `http://127.0.0.1:PORT/v1`. */
-  readonly url: string;
-  /** Asks the child something over IPC and waits for its answer of the same type. */
-  ask(message: { type: string; [field: string]: unknown }): Promise<Record<string, unknown>>;
-  stop(): Promise<void>;
+export function cpuRows(
+  sets: readonly SetResult[],
+  apis: readonly BenchApi[],
+  streamedApis: readonly BenchApi[],
+): CpuRow[] {
+  const rows: CpuRow[] = [];
+  for (const stream of [true, false])
+    for (const api of apis) {
+      if (stream && !streamedApis.includes(api)) {
+        rows.push({ api, stream, served: false });
+        continue;
+      }
+      let proxy: number[];
+      let pipe: number[];
+      let passThrough: number[] | undefined;
+      let perSet: number[];
+      if (stream) {
+        const cases = sets.map((set) => set.cpuStreamed.find((entry) => entry.api === api));
+        proxy = cases.map((entry) => entry?.ms.proxy ?? Number.NaN);
+        pipe = cases.map((entry) => entry?.ms.pipe ?? Number.NaN);
+        if (api === 'chat')
+          passThrough = cases.map((entry) => entry?.ms['pass-through'] ?? Number.NaN);
+        perSet = ratios(proxy, pipe);
+      } else {
+        const proxyRounds = sets.map((set) => set.throughput[`proxy ${api}`]?.cpuMs ?? []);
+        const pipeRounds = sets.map((set) => set.throughput.pipe?.cpuMs ?? []);
+        proxy = proxyRounds.map((rounds) => median(rounds));
+        pipe = pipeRounds.map((rounds) => median(rounds));
+        if (api === 'chat')
+          passThrough = sets.map((set) => median(set.throughput['pass-through']?.cpuMs ?? []));
+        perSet = proxyRounds.map((rounds, at) => median(ratios(rounds, pipeRounds[at]!)));
+      }
+      rows.push({
+        api,
+        stream,
+        served: true,
+        proxyMs: overSets(proxy),
+        pipeMs: overSets(pipe),
+        ...(passThrough?.some(Number.isFinite) ? { passThroughMs: overSets(passThrough) } : {}),
+        ratio: overSets(perSet),
+      });
+    }
+  return rows;
 }
 
-function startChild(
-  script: string,
-  args: readonly string[],
-  execArgv: string[] = [],
-): Promise<BenchChild> {
-  const path = new URL(`./${script}`, import.meta.url).pathname;
-  const child: ChildProcess = fork(path, [...args], {
-    execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+export function throughputRows(
+  sets: readonly SetResult[],
+  apis: readonly BenchApi[],
+): ThroughputRow[] {
+  return apis.map((api) => {
+    const proxyRounds = sets.map((set) => set.throughput[`proxy ${api}`]?.perSecond ?? []);
+    const pipeRounds = sets.map((set) => set.throughput.pipe?.perSecond ?? []);
+    return {
+      api,
+      proxyPerSecond: overSets(proxyRounds.map((rounds) => median(rounds))),
+      pipePerSecond: overSets(pipeRounds.map((rounds) => median(rounds))),
+      ratio: overSets(proxyRounds.map((rounds, at) => median(ratios(rounds, pipeRounds[at]!)))),
+    };
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const reply = (type: string) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const onMessage = (message: Record<string, unknown>) => {
-        if (message?.type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(message);
-      };
-      const onExit = (code: number | null) => {
-        child.off('message', onMessage);
-        reject(
-          new Error(
-            `bench/${script} ${args[0] ?? ''} exited (status ${code}) before answering ${type}`,
-          ),
-        );
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  return reply('ready').then((ready) => ({
-    url: String(ready.url),
-    ask(message) {
-      const answer = reply(message.type);
-      child.send(message);
-      return answer;
-    },
-    async stop() {
-      if (child.connected) child.disconnect();
-      await exited;
-    },
-  }));
 }
 
-async function cpuMicros(child: BenchChild): Promise<number> {
-  return Number((await child.ask({ type: 'cpu' })).micros);
+function percentilesOverSets(perSet: readonly Percentiles[]) {
+  return {
+    p50: overSets(perSet.map((entry) => entry.p50)),
+    p99: overSets(perSet.map((entry) => entry.p99)),
+  };
+}
+
+export function firstByteRows(
+  sets: readonly SetResult[],
+  apis: readonly BenchApi[],
+  streamedApis: readonly BenchApi[],
+): FirstByteRow[] {
+  const row = (side: 'pipe' | BenchApi): FirstByteRow => {
+    if (side !== 'pipe' && !streamedApis.includes(side)) return { side, served: false };
+    const api: BenchApi = side === 'pipe' ? 'chat' : side;
+    const batches = sets.map((set) =>
+      set.paced.find((batch) => batch.side === (side === 'pipe' ? 'pipe' : 'proxy')),
+    );
+    return {
+      side,
+      served: true,
+      probes: overSets(batches.map((batch) => batch?.addedFirstByteMs[api]?.length ?? 0)),
+      firstByteMs: percentilesOverSets(
+        batches.map((batch) => percentiles(batch?.probeFirstByteMs[api] ?? [])),
+      ),
+      directMs: percentilesOverSets(
+        batches.map((batch) => percentiles(batch?.directFirstByteMs ?? [])),
+      ),
+      addedMs: percentilesOverSets(
+        batches.map((batch) => percentiles(batch?.addedFirstByteMs[api] ?? [])),
+      ),
+    };
+  };
+  return [row('pipe'), ...apis.map(row)];
+}
+
+export function pacedRows(sets: readonly SetResult[]): PacedSideRow[] {
+  return (['pipe', 'proxy'] as const).map((side) => {
+    const batches = sets.map((set) => set.paced.find((batch) => batch.side === side));
+    return {
+      side,
+      cpuMsPerRequest: overSets(batches.map((batch) => batch?.cpuMsPerRequest ?? Number.NaN)),
+      loopDelayP99Ms: overSets(batches.map((batch) => batch?.loopDelayMs.p99 ?? Number.NaN)),
+      loopDelayMaxMs: overSets(batches.map((batch) => batch?.loopDelayMs.max ?? Number.NaN)),
+      streamFirstByteMs: percentilesOverSets(
+        batches.map((batch) => percentiles(batch?.streamFirstByteMs ?? [])),
+      ),
+    };
+  });
+}
+
+export function memoryRows(sets: readonly SetResult[]): MemoryRow[] {
+  return (['proxy', 'pipe'] as const).map((side) => {
+    const figures = sets.map((set) => set.memory[side]);
+    const of = (pick: (entry: NonNullable<(typeof figures)[number]>) => number) =>
+      overSets(figures.map((entry) => (entry ? pick(entry) : Number.NaN)));
+    return {
+      side,
+      requests: of((entry) => entry.requests),
+      rssMbAfterWarmup: of((entry) => entry.rssMbAfterWarmup),
+      rssMb: of((entry) => entry.rssMb),
+      heapUsedMb: of((entry) => entry.heapUsedMb),
+    };
+  });
+}
+
+function ms(value: number): string {
+  if (!Number.isFinite(value)) return '-';
+  const text = Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
+  return `${value >= 0 ? '+' : ''}${text} ms`;
+}
+
+function times(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}x` : '-';
+}
+
+/** Every target judged on the medians: one line each, with its value and whether it passed. */
+export function proxyTargets(
+  cpu: readonly CpuRow[],
+  throughput: readonly ThroughputRow[],
+  firstByte: readonly FirstByteRow[],
+  memory: readonly MemoryRow[],
+  streams: number,
+  rssAfterRequests: number,
+): ProxyTarget[] {
+  const list: ProxyTarget[] = [];
+  for (const row of cpu) {
+    const what = `proxy ${row.api}${row.stream ? ' streamed' : ''}: CPU/request ≤ ${PROXY_TARGETS.cpuRatio}x the pipe's`;
+    if (!row.served) {
+      list.push({ target: what, value: 'not served', pass: false });
+      continue;
+    }
+    const ratio = row.ratio!.median;
+    list.push({ target: what, value: times(ratio), pass: ratio <= PROXY_TARGETS.cpuRatio });
+  }
+  for (const row of throughput) {
+    const ratio = row.ratio.median;
+    list.push({
+      target: `proxy ${row.api}: requests/s not streamed ≥ ${PROXY_TARGETS.throughputRatio}x the pipe's`,
+      value: times(ratio),
+      pass: ratio >= PROXY_TARGETS.throughputRatio,
+    });
+  }
+  const pipe = firstByte.find((row) => row.side === 'pipe');
+  const pipeP50 = pipe?.addedMs?.p50.median ?? Number.NaN;
+  const pipeP99 = pipe?.addedMs?.p99.median ?? Number.NaN;
+  for (const row of firstByte) {
+    if (row.side === 'pipe') continue;
+    const where = `proxy ${row.side} streamed, ${streams} streams`;
+    if (!row.served || !row.addedMs) {
+      list.push({ target: `${where}: added first byte`, value: 'not served', pass: false });
+      continue;
+    }
+    // Where the pipe itself adds 2 ms or more (a machine too busy), the target cannot be shown
+    // met: a miss, saying why.
+    const p50 = row.addedMs.p50.median;
+    const judged = pipeP50 < PROXY_TARGETS.addedFirstByteP50Ms;
+    list.push({
+      target: `${where}: added first byte p50 < ${PROXY_TARGETS.addedFirstByteP50Ms} ms (where the pipe's is)`,
+      value: judged ? ms(p50) : `${ms(p50)}; not judged: the pipe's is ${ms(pipeP50)}`,
+      pass: judged && p50 < PROXY_TARGETS.addedFirstByteP50Ms,
+    });
+    const p99 = row.addedMs.p99.median;
+    const limit =
+      PROXY_TARGETS.addedFirstByteP99Ratio * Math.max(pipeP99, PROXY_TARGETS.addedFirstByteFloorMs);
+    list.push({
+      target: `${where}: added first byte p99 ≤ ${PROXY_TARGETS.addedFirstByteP99Ratio}x the pipe's`,
+      value: `${ms(p99)} vs pipe ${ms(pipeP99)}`,
+      pass: p99 <= limit,
+    });
+  }
+  // The last set served the requests before its RSS was read; the others served fewer.
+  const proxyMemory = memory.find((row) => row.side === 'proxy');
+  if (proxyMemory) {
+    const rss = proxyMemory.rssMb.sets.at(-1) ?? Number.NaN;
+    const served = proxyMemory.requests.sets.at(-1) ?? 0;
+    list.push({
+      target: `proxy RSS after ${rssAfterRequests} requests < ${PROXY_TARGETS.rssMb} MB`,
+      value: `${rss.toFixed(0)} MB after ${served}`,
+      pass: rss < PROXY_TARGETS.rssMb && served >= rssAfterRequests,
+    });
+  }
+  return list;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,158 +429,129 @@ function progress(message: string): void {
   process.stderr.write(`[proxy] ${message}\n`);
 }
 
-interface Batch {
-  /** The exchanges whose replies were right. */
-  readonly exchanges: Exchange[];
-  readonly failed: Partial<Record<Side, number>>;
-  /** CPU ms per request of each proxy process over the batch, by side. */
-  readonly cpuMsPerRequest: Partial<Record<Side, number>>;
-}
-
 /** The most failures listed; the count says how many more there were. */
 const LISTED_FAILURES = 10;
+
+/**
+ * Whether the proxy serves streamed requests of the API: Responses answered 400 to
+ * `stream: true` before streamed responses were added, and is then measured not streamed only.
+ */
+async function servesStreamed(
+  proxyUrl: string,
+  api: BenchApi,
+  world: { replies: ReturnType<typeof benchReplySet> },
+): Promise<{ served: boolean; problem?: string }> {
+  const agent = benchAgent();
+  try {
+    const reply = world.replies[0]!;
+    const result = await exchange(
+      agent,
+      { side: 'proxy', url: proxyUrl, reply: reply.index, path: API_PATHS[api], tag: api },
+      Buffer.from(apiRequestBody(api, reply, true)),
+    );
+    if (result.status === 400) return { served: false };
+    const problem = exchangeProblem(result, world.replies, api);
+    return problem === undefined ? { served: true } : { served: true, problem };
+  } finally {
+    agent.destroy();
+  }
+}
+
+function stats(values: readonly number[]) {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
+}
 
 export async function benchProxy(
   settings: ProxyBenchSettings = PROXY_BENCH_SETTINGS,
   log: (message: string) => void = progress,
 ): Promise<ProxyBenchResult> {
   const started = performance.now();
-  const replies = scriptedReplies(settings.replies, settings.seed);
-  const bodies = replies.map((reply) => Buffer.from(chatRequestBody(reply)));
+  const replies = benchReplySet(
+    settings.replies,
+    settings.seed,
+    settings.tokensPerReply,
+    settings.probeReplies,
+  );
   const profileDir =
     settings.profileDir === undefined ? undefined : resolvePath(settings.profileDir);
   if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const failures: string[] = [];
+  let failureCount = 0;
+  const fail = (message: string) => {
+    failureCount++;
+    if (failures.length < LISTED_FAILURES) failures.push(message);
+  };
 
   const upstream = await startChild('proxy-upstream.ts', [
     String(settings.replies),
     String(settings.seed),
+    String(settings.tokensPerReply),
+    String(settings.probeReplies),
   ]);
-  const children: BenchChild[] = [upstream];
-  const failures: string[] = [];
-  let failureCount = 0;
   const agent = benchAgent();
   try {
-    const startSide = async (side: ProxySide, execArgv: string[] = []) => {
-      const child = await startChild('proxy-child.ts', [side, upstream.url], execArgv);
-      children.push(child);
-      return child;
-    };
-    const passThrough = await startSide('pass-through');
-    const proxy = await startSide(
-      'proxy',
-      profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-    );
-    const processes: Partial<Record<Side, BenchChild>> = { 'pass-through': passThrough, proxy };
-    const urls: Record<Side, string> = {
-      direct: upstream.url,
-      'pass-through': passThrough.url,
-      proxy: proxy.url,
-    };
-    const jobsFor = (side: Side, count: number): Job[] =>
-      Array.from({ length: count }, (_, at) => ({
-        side,
-        url: urls[side],
-        reply: at % replies.length,
-      }));
-
-    /** Runs the jobs, CPU read around them, then checks every reply. */
-    const run = async (label: string, jobs: Job[], streams: number): Promise<Batch> => {
-      const measured = SIDES.filter(
-        (side) => processes[side] && jobs.some((job) => job.side === side),
-      );
-      const before = await Promise.all(measured.map((side) => cpuMicros(processes[side]!)));
-      const exchanges = await runJobs(agent, jobs, streams, bodies);
-      const after = await Promise.all(measured.map((side) => cpuMicros(processes[side]!)));
-      const cpuMsPerRequest: Partial<Record<Side, number>> = {};
-      measured.forEach((side, at) => {
-        const requests = jobs.filter((job) => job.side === side).length;
-        cpuMsPerRequest[side] = (after[at]! - before[at]!) / 1000 / requests;
-      });
-      const ok: Exchange[] = [];
-      const failed: Partial<Record<Side, number>> = {};
-      for (const result of exchanges) {
-        const problem = exchangeProblem(result, replies, result.side === 'proxy');
-        if (problem === undefined) {
-          ok.push(result);
-          continue;
-        }
-        const side = result.side as Side;
-        failed[side] = (failed[side] ?? 0) + 1;
-        failureCount++;
-        if (failures.length < LISTED_FAILURES)
-          failures.push(
-            `${label}, ${result.side}, reply ${result.reply} (${replies[result.reply]?.format}): ${problem}`,
-          );
+    // Which APIs the proxy streams, asked of a proxy of its own before the sets begin.
+    const apis = [...BENCH_APIS];
+    const streamedApis: BenchApi[] = [];
+    const probe: BenchChild = await startChild('proxy-child.ts', ['proxy', upstream.url]);
+    try {
+      for (const api of apis) {
+        const { served, problem } = await servesStreamed(probe.url, api, { replies });
+        if (problem) fail(`first ${api} streamed request: ${problem}`);
+        if (served) streamedApis.push(api);
+        else log(`${api} streamed: not served (400); measured not streamed only`);
       }
-      return { exchanges: ok, failed, cpuMsPerRequest };
-    };
-
-    log(`warm-up: ${settings.warmupRequests} requests per side`);
-    for (const side of SIDES)
-      await run('warm-up', jobsFor(side, settings.warmupRequests), settings.warmupConcurrency);
-
-    const levels: LevelResult[] = [];
-    const collect = (mode: Mode, streams: number, batches: Batch[]) => {
-      const figures = {} as Record<Side, SideFigures>;
-      for (const side of SIDES) {
-        const exchanges = batches.flatMap((batch) =>
-          batch.exchanges.filter((result) => result.side === side),
-        );
-        const rounds = batches.flatMap((batch) => batch.cpuMsPerRequest[side] ?? []);
-        const failed = batches.reduce((sum, batch) => sum + (batch.failed[side] ?? 0), 0);
-        figures[side] = sideFigures(exchanges, failed, rounds);
-      }
-      levels.push(levelResult(mode, streams, figures));
-    };
-
-    for (const level of settings.levels) {
-      const batches: Batch[] = [];
-      for (let round = 0; round < settings.rounds; round++) {
-        // Each round starts with another side, so drift does not land on one side alone.
-        for (let at = 0; at < SIDES.length; at++) {
-          const side = SIDES[(at + round) % SIDES.length]!;
-          log(`fast, ${level.streams} streams, round ${round + 1}/${settings.rounds}: ${side}`);
-          batches.push(
-            await run(
-              `fast ${level.streams} streams`,
-              jobsFor(side, level.requests),
-              level.streams,
-            ),
-          );
-        }
-      }
-      collect('fast', level.streams, batches);
+    } finally {
+      await probe.stop();
     }
 
-    await upstream.ask({ type: 'pace', ms: settings.paceMs });
-    for (const level of settings.pacedLevels) {
-      log(`paced (${settings.paceMs} ms a token), ${level.streams} streams, sides interleaved`);
-      const jobs: Job[] = [];
-      for (let at = 0; at < level.requests; at++)
-        for (const side of SIDES) jobs.push({ side, url: urls[side], reply: at % replies.length });
-      collect('paced', level.streams, [
-        await run(`paced ${level.streams} streams`, jobs, level.streams),
-      ]);
-    }
-    await upstream.ask({ type: 'pace', ms: 0 });
+    const world = {
+      upstream,
+      agent,
+      replies,
+      longReplies: settings.replies,
+      probeReplies: settings.probeReplies,
+      streamedApis,
+      apis,
+      log,
+      fail,
+      proxyExecArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    };
+    const sets: SetResult[] = [];
+    for (let order = 0; order < settings.processSets; order++)
+      sets.push(await runProcessSet(world, settings, order, order === settings.processSets - 1));
 
     if (failureCount > failures.length)
       failures.push(`… and ${failureCount - failures.length} more failed replies`);
-    for (const child of children.splice(0)) await child.stop();
+    const cpu = cpuRows(sets, apis, streamedApis);
+    const throughput = throughputRows(sets, apis);
+    const firstByte = firstByteRows(sets, apis, streamedApis);
+    const memory = memoryRows(sets);
+    const passThrough = sets.map((set) => median(set.throughput['pass-through']?.perSecond ?? []));
     const profileFile = profileDir ? newestProfile(profileDir) : undefined;
-    const stats = (values: number[]) => ({
-      min: Math.min(...values),
-      median: median(values),
-      max: Math.max(...values),
-    });
+    const long = replies.slice(0, settings.replies);
     return {
       settings,
       formats: Object.keys(REPLY_FORMATS),
-      replyChars: stats(replies.map((reply) => reply.text.length)),
-      replyTokens: stats(replies.map((reply) => reply.tokens.length)),
-      levels,
-      targets: proxyTargets(levels),
+      replyChars: stats(long.map((reply) => reply.text.length)),
+      replyEvents: stats(long.map((reply) => reply.tokens.length + 3)),
+      responsesStreamed: streamedApis.includes('responses') ? 'served' : 'not served',
+      cpu,
+      throughput,
+      ...(passThrough.some(Number.isFinite) ? { passThroughPerSecond: overSets(passThrough) } : {}),
+      firstByte,
+      paced: pacedRows(sets),
+      memory,
+      targets: proxyTargets(
+        cpu,
+        throughput,
+        firstByte,
+        memory,
+        settings.pacedStreams,
+        settings.rssAfterRequests,
+      ),
       failures,
+      sets,
       ...(profileFile
         ? { profile: { file: profileFile, ...summariseProfile(readProfile(profileFile)) } }
         : {}),
@@ -445,141 +559,12 @@ export async function benchProxy(
     };
   } finally {
     agent.destroy();
-    for (const child of children) await child.stop();
+    await upstream.stop();
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Report.
-
-function passMiss(pass: boolean): string {
-  return pass ? 'PASS' : 'MISS';
-}
-
-function pair(values: Percentiles): string {
-  return `${formatMs(values.p50)} / ${formatMs(values.p99)}`;
-}
-
-function signed(ms: number): string {
-  return ms >= 0 ? `+${formatMs(ms)}` : `-${formatMs(-ms)}`;
-}
-
-function signedPair(values: Percentiles): string {
-  return `${signed(values.p50)} / ${signed(values.p99)}`;
-}
-
-function cpuCell(figures: SideFigures): string {
-  return figures.cpuMsPerRequest === undefined ? '-' : formatMs(figures.cpuMsPerRequest);
-}
-
-function profileTable(title: string, entries: readonly ProfileEntry[]): string {
-  return formatTable(
-    [title, 'ms', '% busy'],
-    entries.map((entry) => [entry.label, formatMs(entry.ms), entry.percent.toFixed(1)]),
-  );
-}
-
-/** The tables `npm run bench` prints for this section. */
-export function proxyTables(result: ProxyBenchResult): string {
-  const { settings } = result;
-  const label = (level: LevelResult) => `${level.mode} ${level.streams}`;
-  const cpuRows = result.levels.map((level) => [
-    label(level),
-    String(level.sides.proxy.requests),
-    cpuCell(level.sides.proxy),
-    cpuCell(level.sides['pass-through']),
-    formatRatio(level.cpuRatio),
-    passMiss(level.cpuRatio <= PROXY_TARGETS.cpuRatio),
-  ]);
-  const firstByteRows = result.levels.map((level) => [
-    label(level),
-    pair(level.sides.direct.firstByteMs),
-    pair(level.sides['pass-through'].firstByteMs),
-    pair(level.sides.proxy.firstByteMs),
-    signedPair(level.addedFirstByteMs.overPassThrough),
-    signedPair(level.addedFirstByteMs.overDirect),
-    passMiss(level.addedFirstByteMs.overPassThrough.p50 < PROXY_TARGETS.addedFirstByteP50Ms),
-  ]);
-  const firstTokenRows = result.levels.map((level) => [
-    label(level),
-    pair(level.sides.direct.firstTokenMs),
-    pair(level.sides['pass-through'].firstTokenMs),
-    pair(level.sides.proxy.firstTokenMs),
-    signedPair(level.addedFirstTokenMs.overPassThrough),
-    pair(level.sides['pass-through'].totalMs),
-    pair(level.sides.proxy.totalMs),
-  ]);
-  const lines = [
-    `Proxy: toolwire's proxy vs a pass-through proxy (same Hono + @hono/node-server stack, bytes ` +
-      'forwarded unread), streamed chat completions with tools',
-    `   ${settings.replies} scripted replies (${result.formats.join(', ')}), ` +
-      `${result.replyChars.min}-${result.replyChars.max} characters (median ${result.replyChars.median}), ` +
-      `${result.replyTokens.min}-${result.replyTokens.max} tokens of 1-6 characters; prose, then 1-2 calls`,
-    `   fast: ${settings.rounds} rounds per level, each side in turn, no wait between tokens; ` +
-      `paced: ${settings.paceMs} ms a token, the three sides' requests interleaved`,
-    `   warm-up ${settings.warmupRequests} requests per side; every reply checked` +
-      (result.profile ? '; PROFILED RUN (--cpu-prof on the proxy): figures inflated' : ''),
-    '',
-    '   CPU per request (each proxy in its own process, user + system; median of the rounds)',
-    formatTable(
-      [
-        'mode streams',
-        'requests',
-        'proxy ms',
-        'pass-through ms',
-        'ratio',
-        `target ≤ ${PROXY_TARGETS.cpuRatio}x`,
-      ],
-      cpuRows,
-    ),
-    '',
-    '   Time to first byte of the response body, ms p50 / p99 (pooled over the rounds);',
-    '   added = the proxy percentile minus the same percentile of the pass-through / the server asked directly',
-    formatTable(
-      [
-        'mode streams',
-        'direct',
-        'pass-through',
-        'proxy',
-        'added over pass',
-        'added over direct',
-        `p50 < ${PROXY_TARGETS.addedFirstByteP50Ms} ms`,
-      ],
-      firstByteRows,
-    ),
-    '',
-    '   Time to the first token (first event with text or a call) and to the end, ms p50 / p99',
-    formatTable(
-      [
-        'mode streams',
-        'direct',
-        'pass-through',
-        'proxy',
-        'added over pass',
-        'end pass',
-        'end proxy',
-      ],
-      firstTokenRows,
-    ),
-  ];
-  if (result.profile) {
-    const profile = result.profile;
-    lines.push(
-      '',
-      `   Where toolwire's proxy spent its CPU (${profile.file}; ` +
-        `${formatMs(profile.totalMs - profile.idleMs)} ms busy of ${formatMs(profile.totalMs)} ms sampled)`,
-      profileTable('function (self time)', profile.functions),
-      '',
-      profileTable('file (self time)', profile.files),
-      '',
-      profileTable('project function (total time, with what it calls)', profile.projectTotals),
-    );
-  }
-  if (result.failures.length > 0)
-    lines.push('', '   FAILED replies:', ...result.failures.map((failure) => `     ${failure}`));
-  lines.push(`   (${result.seconds.toFixed(0)} s, in a process of its own)`);
-  return lines.join('\n');
-}
+// What bench/run.ts calls.
 
 /** This section in a fresh process, away from the other sections' JIT state and garbage. */
 export function benchProxyInChild(): Promise<ProxyBenchResult> {
