@@ -1,3 +1,4 @@
+import { IncomingMessage } from 'node:http';
 import { HttpError } from './http-error.ts';
 import { type JsonShape, type JsonShapeLimits, measureJson } from './json-shape.ts';
 
@@ -35,7 +36,7 @@ export interface JsonBody {
  * overflowing the stack of what walks it.
  */
 export async function readJsonBody(
-  request: Request,
+  request: Request | IncomingMessage,
   limits: JsonBodyLimits,
   options: JsonBodyOptions = {},
 ): Promise<JsonBody> {
@@ -46,7 +47,12 @@ export async function readJsonBody(
   };
   const most = (limit: keyof JsonBodyLimits) =>
     `the most ${options.reader ?? 'this server'} reads${setting(limit)}`;
-  const type = request.headers.get('content-type') ?? '';
+  const header = (name: string): string | undefined => {
+    if (!(request instanceof IncomingMessage)) return request.headers.get(name) ?? undefined;
+    const value = request.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const type = header('content-type') ?? '';
   if (!/^application\/json\b/i.test(type))
     throw new HttpError(
       415,
@@ -54,18 +60,18 @@ export async function readJsonBody(
     );
   const tooLarge = () =>
     new HttpError(413, `the body is larger than ${limits.maxBytes} bytes, ${most('maxBytes')}`);
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  const declared = Number(header('content-length') ?? Number.NaN);
   if (declared > limits.maxBytes) throw tooLarge();
-  if (!request.body) throw new HttpError(400, 'the request has no body; a JSON object is expected');
+  const reader = bodyReader(request);
+  if (!reader) throw new HttpError(400, 'the request has no body; a JSON object is expected');
 
-  const reader = request.body.getReader();
   let timedOut = false;
   const timer =
     limits.timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
           timedOut = true;
-          reader.cancel().catch(() => {});
+          reader.cancel();
         }, limits.timeoutMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -94,7 +100,7 @@ export async function readJsonBody(
       chunks.push(read.value);
     }
   } catch (error) {
-    reader.cancel().catch(() => {});
+    reader.cancel();
     throw error;
   } finally {
     clearTimeout(timer);
@@ -125,6 +131,88 @@ export async function readJsonBody(
   } catch (error) {
     throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/** A body read chunk by chunk: `done` at its end; `cancel` stops reading (a pending read ends). */
+interface BodyReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(): void;
+}
+
+/** A reader of a web request's body or of Node's (read straight from the socket's stream). */
+function bodyReader(request: Request | IncomingMessage): BodyReader | undefined {
+  if (request instanceof IncomingMessage) return incomingReader(request);
+  if (!request.body) return undefined;
+  const reader = request.body.getReader();
+  return { read: () => reader.read(), cancel: () => void reader.cancel().catch(() => {}) };
+}
+
+function incomingReader(incoming: IncomingMessage): BodyReader {
+  const chunks: Uint8Array[] = [];
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    // One chunk at a time: a body is not read faster than it is counted against the limits.
+    incoming.pause();
+    notify();
+  };
+  const onEnd = () => {
+    ended = true;
+    notify();
+  };
+  const onError = (error: unknown) => {
+    failure ??= error;
+    notify();
+  };
+  const onClose = () => {
+    if (!incoming.complete) onError(new Error('the client closed the connection'));
+    else onEnd();
+  };
+  const stop = () => {
+    incoming.off('data', onData);
+    incoming.off('end', onEnd);
+    incoming.off('error', onError);
+    incoming.off('close', onClose);
+  };
+  incoming.on('data', onData);
+  incoming.on('end', onEnd);
+  incoming.on('error', onError);
+  incoming.on('close', onClose);
+  return {
+    async read() {
+      for (;;) {
+        const chunk = chunks.shift();
+        if (chunk !== undefined) {
+          if (chunks.length === 0 && !ended) incoming.resume();
+          return { done: false, value: chunk };
+        }
+        if (failure !== undefined) {
+          stop();
+          throw failure;
+        }
+        if (ended) {
+          stop();
+          return { done: true };
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+    cancel() {
+      ended = true;
+      chunks.length = 0;
+      stop();
+      notify();
+    },
+  };
 }
 
 function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {

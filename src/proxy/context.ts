@@ -3,6 +3,7 @@
  * requests answered at once with their memory, the reading of a request's body, and the one
  * reply run every API answers from.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { createIdGenerator, type ToolCallProtocol } from '../core/index.ts';
 import { HttpError } from '../http/http-error.ts';
@@ -18,7 +19,7 @@ import type { ChatRequest } from './conversation.ts';
 import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { type ProxyLimits, REQUEST_ENVELOPE_DEPTH } from './options.ts';
 import type { ReplyEvent } from './reply-events.ts';
-import { type ReplyEnd, runReply } from './reply-run.ts';
+import { type ReplyRun, startReply } from './reply-run.ts';
 import { readRequestJson } from './request-body.ts';
 import type { UpstreamSettings } from './upstream.ts';
 
@@ -29,10 +30,25 @@ export interface Place {
   readonly memory: MemoryReservation;
   /** Gives the place back; the first call counts. */
   done(): void;
+  /** Node's response, when Node serves the request: a stream is written straight to it. */
+  readonly outgoing?: ServerResponse;
 }
 
-/** The model's reply to one request, as batches of reply events and how it ended. */
-export type ReplyRun = AsyncGenerator<ReplyEvent[], ReplyEnd>;
+/**
+ * The model's reply to one request, not started yet: started with the sink that takes its
+ * batches of reply events as they are read (streamed or collected).
+ */
+export type PendingReply = (sink: (events: ReplyEvent[]) => void) => ReplyRun;
+
+/** Node's request and response, when @hono/node-server serves the app. */
+function nodeBindings(
+  c: Context,
+): { incoming: IncomingMessage; outgoing: ServerResponse } | undefined {
+  const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  return env?.incoming !== undefined && env.outgoing !== undefined
+    ? { incoming: env.incoming, outgoing: env.outgoing }
+    : undefined;
+}
 
 export interface ProxyContext {
   readonly limits: ProxyLimits;
@@ -44,7 +60,7 @@ export interface ProxyContext {
   /** Reads JSON texts inside a request (calls' arguments) within what the body's values leave. */
   textsReader(values: number): JsonTextReader;
   /** The model's reply to a request, read in its format; ids of calls start with `idPrefix`. */
-  replyRun(c: Context, place: Place, request: ChatRequest, idPrefix: string): ReplyRun;
+  replyRun(c: Context, place: Place, request: ChatRequest, idPrefix: string): PendingReply;
   /** The client's credentials, when they go upstream (the proxy has none of its own). */
   upstreamAuthorization(c: Context): string | undefined;
   /** The format a model id's requests are written and read in. */
@@ -105,18 +121,26 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
     controllers.add(controller);
     const memory = budget.open();
     let released = false;
-    const abort = () => controller.abort();
-    c.req.raw.signal.addEventListener('abort', abort, { once: true });
+    const node = nodeBindings(c);
+    // A client that leaves stops the model server's request: Node says so when its response
+    // closes before it ended; any other server through the request's signal.
+    const abort = () => {
+      if (!node?.outgoing.writableFinished) controller.abort();
+    };
+    if (node) node.outgoing.once('close', abort);
+    else c.req.raw.signal.addEventListener('abort', abort, { once: true });
     return {
       controller,
       memory,
+      ...(node ? { outgoing: node.outgoing } : {}),
       done() {
         if (released) return;
         released = true;
         active--;
         controllers.delete(controller);
         memory.release();
-        c.req.raw.signal.removeEventListener('abort', abort);
+        if (node) node.outgoing.off('close', abort);
+        else c.req.raw.signal.removeEventListener('abort', abort);
       },
     };
   };
@@ -126,24 +150,29 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
     limits,
     upstream,
     admit,
-    readBody: (c, place) => readRequestJson(c.req.raw, limits, place.memory),
+    readBody: (c, place) =>
+      readRequestJson(nodeBindings(c)?.incoming ?? c.req.raw, limits, place.memory),
     textsReader: (values) =>
       new JsonTextReader({ maxDepth: callDepth, maxValues: limits.maxJsonValues - values }),
-    replyRun: (c, place, request, idPrefix) =>
-      runReply(request, {
-        upstream,
-        protocol: protocolFor(request.model),
-        parseOptions: {
-          maxCallChars: limits.maxCallChars,
-          maxDepth: callDepth,
-          generateId: createIdGenerator(idPrefix),
+    replyRun: (c, place, request, idPrefix) => (sink) =>
+      startReply(
+        request,
+        {
+          upstream,
+          protocol: protocolFor(request.model),
+          parseOptions: {
+            maxCallChars: limits.maxCallChars,
+            maxDepth: callDepth,
+            generateId: createIdGenerator(idPrefix),
+          },
+          toolChoiceRetries: settings.toolChoiceRetries,
+          maxHeldBytes: limits.maxUpstreamReplyBytes,
+          memory: place.memory,
+          authorization: upstreamAuthorization(c),
+          signal: place.controller.signal,
         },
-        toolChoiceRetries: settings.toolChoiceRetries,
-        maxHeldBytes: limits.maxUpstreamReplyBytes,
-        memory: place.memory,
-        authorization: upstreamAuthorization(c),
-        signal: place.controller.signal,
-      }),
+        sink,
+      ),
     upstreamAuthorization,
     protocolFor,
   };

@@ -88,7 +88,8 @@ export interface ProxyOptions {
   readonly allowedHostnames?: readonly string[];
   /** Also admit any IP address as the Host (a proxy listening on a network address). */
   readonly allowIpAddressHosts?: boolean;
-  /** The fetch used to reach the model server (tests, custom agents). Default: global fetch. */
+  /** The fetch used to reach the model server (tests, custom agents). Default: Node's own HTTP
+   * client, with connections kept alive. */
   readonly fetch?: typeof globalThis.fetch;
   /** Most Responses API responses kept for `previous_response_id` (0 keeps none). Default 1000. */
   readonly maxStoredResponses?: number;

@@ -16,7 +16,8 @@ import {
   callUpstream,
   checkStreamType,
   readReply,
-  readStream,
+  streamPieces,
+  type UpstreamCall,
   type UpstreamPiece,
   type UpstreamSettings,
   type UpstreamUsage,
@@ -158,9 +159,20 @@ function upstreamBody(
   };
 }
 
+/** A reply being read: how it ends, and a hold on its reading while the client catches up. */
+export interface ReplyRun {
+  /** How the reply ended; rejects with what stopped it. */
+  readonly ended: Promise<ReplyEnd>;
+  /** Stops reading the model server until `resume` (the client's buffer is full). */
+  pause(): void;
+  resume(): void;
+}
+
 /**
- * One reply to a chat request, as batches of reply events: asks the model server (streamed when
- * the client streams), reads calls out of its text as they come, and returns how it ended.
+ * One reply to a chat request: asks the model server (streamed when the client streams), reads
+ * calls out of its text as they come, and hands `sink` each batch of reply events on the turn
+ * the model server's bytes arrived, with no promise between a network read and the events it
+ * makes.
  *
  * The first batch, empty, comes as soon as the model server has answered (unless a call is
  * demanded), so a streaming client gets its response's head without waiting for the first token.
@@ -169,10 +181,36 @@ function upstreamBody(
  * answer without a call is then retried with a correction, and after the last attempt fails the
  * client gets a clear error instead of a reply (422, before anything was sent).
  */
-export async function* runReply(
+export function startReply(
   request: ChatRequest,
   settings: ReplyRunSettings,
-): AsyncGenerator<ReplyEvent[], ReplyEnd> {
+  sink: (events: ReplyEvent[]) => void,
+): ReplyRun {
+  let call: UpstreamCall | undefined;
+  let paused = false;
+  const ended = runAttempts(request, settings, sink, (current) => {
+    call = current;
+    if (paused) current.response.body.pause();
+  });
+  return {
+    ended,
+    pause() {
+      paused = true;
+      call?.response.body.pause();
+    },
+    resume() {
+      paused = false;
+      call?.response.body.resume();
+    },
+  };
+}
+
+async function runAttempts(
+  request: ChatRequest,
+  settings: ReplyRunSettings,
+  sink: (events: ReplyEvent[]) => void,
+  onCall: (call: UpstreamCall) => void,
+): Promise<ReplyEnd> {
   const plan = toolChoicePlan(request);
   const demand = plan.demand;
   const parseOptions: ParseOptions = { ...settings.parseOptions, tools: plan.read };
@@ -191,8 +229,11 @@ export async function* runReply(
     let heldBytes = 0;
     let finishReason: string | undefined;
     let demandMet = demand === undefined;
-    const release = (events: ReplyEvent[]): ReplyEvent[] | undefined => {
-      if (held === undefined) return events.length > 0 ? events : undefined;
+    const release = (events: ReplyEvent[]): void => {
+      if (held === undefined) {
+        if (events.length > 0) sink(events);
+        return;
+      }
       let started = false;
       for (const event of events) {
         held.push(event);
@@ -209,11 +250,11 @@ export async function* runReply(
             `tool_choice demanded ${describeDemand(demand!)}, and the model server's reply went past ${settings.maxHeldBytes} bytes (limits.maxUpstreamReplyBytes) without one starting; the proxy closed the connection`,
             { param: 'tool_choice', kind: 'model-bad-reply' },
           );
-        return undefined;
+        return;
       }
       const out = held;
       held = undefined;
-      return out;
+      sink(out);
     };
     const take = (piece: UpstreamPiece, out: ReplyEvent[]) => {
       if (piece.reasoning !== undefined) out.push({ type: 'reasoning', delta: piece.reasoning });
@@ -232,23 +273,22 @@ export async function* runReply(
       authorization: settings.authorization,
       signal: settings.signal,
     });
+    onCall(call);
     // An answer that is no reply at all is an error before anything goes out.
     if (request.stream) await checkStreamType(call);
     // The server answered: a client not waiting for a demanded call may be told so at once.
-    if (attempt === 1 && held === undefined) yield [];
+    if (attempt === 1 && held === undefined) sink([]);
     try {
       if (request.stream) {
-        for await (const pieces of readStream(call, settings.upstream, settings.memory)) {
+        await streamPieces(call, settings.upstream, settings.memory, (pieces) => {
           const out: ReplyEvent[] = [];
           for (const piece of pieces) take(piece, out);
-          const ready = release(out);
-          if (ready) yield ready;
-        }
+          release(out);
+        });
       } else {
         const out: ReplyEvent[] = [];
         take(await readReply(call, settings.upstream, settings.memory), out);
-        const ready = release(out);
-        if (ready) yield ready;
+        release(out);
       }
     } catch (error) {
       // Whatever stopped the reply, nothing more of it is read.
@@ -261,8 +301,7 @@ export async function* runReply(
     const out: ReplyEvent[] = [];
     reader.end(interrupted, out);
     if (chargeCalls(out, 0, settings, demand)) demandMet = true;
-    const ready = release(out);
-    if (ready) yield ready;
+    release(out);
 
     const verdict = judgeAttempt({
       demand,
@@ -283,7 +322,7 @@ export async function* runReply(
         { param: 'tool_choice', kind: 'tool-choice-not-followed' },
       );
     }
-    if (held !== undefined && held.length > 0) yield held;
+    if (held !== undefined && held.length > 0) sink(held);
     const calls = reader.calls;
     return { finishReason: finishReasonFor(finishReason, calls), calls, usage };
   }

@@ -1,13 +1,20 @@
 /**
  * How a reply run reaches the client, whichever API it speaks: streamed through the API's event
  * writer, or collected whole by the API's builder.
+ *
+ * Served by Node (the proxy's own server), a stream is written straight to Node's response on
+ * the turn the model server's bytes arrived: no web stream, no encoder, no promise between a
+ * network read and the write it makes, and reading pauses while the client's buffer is full.
+ * Served any other way (`app.request`, another runtime), it is a web stream.
  */
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { HttpError } from '../http/http-error.ts';
-import { sseResponse } from '../http/sse-response.ts';
-import type { Place, ReplyRun } from './context.ts';
+import { SSE_HEADERS, sseResponse } from '../http/sse-response.ts';
+import type { PendingReply, Place } from './context.ts';
 import { httpErrorOf } from './errors.ts';
 import type { ReplyEvent } from './reply-events.ts';
-import type { ReplyEnd } from './reply-run.ts';
+import type { ReplyEnd, ReplyRun } from './reply-run.ts';
 
 /** How one API writes a streamed reply, as the text of its wire format (SSE events, NDJSON lines). */
 export interface ReplyWriter {
@@ -29,82 +36,140 @@ export interface StreamedReplyOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The stream's media type when it is not Server-Sent Events (Ollama's NDJSON). */
   readonly contentType?: string;
-  /** Called once the stream has ended (or failed, or the client left). */
-  readonly onEnd?: () => void;
 }
 
-/** Reads the run to its end into the API's body. */
+/** Reads the reply to its end into the API's body. */
 export async function collectReply<Body>(
-  run: ReplyRun,
+  pending: PendingReply,
   collector: ReplyCollector<Body>,
 ): Promise<Body> {
-  for (;;) {
-    const step = await run.next();
-    if (step.done) return collector.build(step.value);
-    collector.add(step.value);
-  }
+  const run = pending((events) => collector.add(events));
+  return collector.build(await run.ended);
 }
 
 /**
  * Streams a reply. The response begins once the first batch is ready, so an error before it (no
  * model server, its error status, a demanded call never written) is an HTTP error in the
- * client's format; an error after it ends the stream with the API's error event.
+ * client's format; an error after it ends the stream with the API's error event. The place is
+ * given back when the stream ends.
  */
 export async function streamedReply(
   writer: ReplyWriter,
-  run: ReplyRun,
+  pending: PendingReply,
   place: Place,
   options: StreamedReplyOptions = {},
 ): Promise<Response> {
-  const encoder = new TextEncoder();
-  let first: IteratorResult<ReplyEvent[], ReplyEnd> | undefined = await run.next();
-  let started = false;
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    place.done();
-    options.onEnd?.();
+  // Batches come before anything is written: held until the head is sent.
+  let early: ReplyEvent[][] | undefined = [];
+  let write: (events: ReplyEvent[]) => void = (events) => early?.push(events);
+  let began: () => void = () => {};
+  const beginning = new Promise<void>((resolve) => {
+    began = resolve;
+  });
+  const run = pending((events) => {
+    began();
+    write(events);
+  });
+  // Whichever comes first: the first batch, or the end (a failure before it is thrown here).
+  await Promise.race([beginning, run.ended]);
+  const headers: Record<string, string> =
+    options.contentType === undefined
+      ? { ...SSE_HEADERS, ...options.headers }
+      : { 'content-type': options.contentType, 'cache-control': 'no-cache', ...options.headers };
+  const waiting = early;
+  early = undefined;
+  const outgoing = place.outgoing;
+  if (outgoing !== undefined) {
+    write = writeToNode(outgoing, writer, run, place, headers, waiting);
+    return RESPONSE_ALREADY_SENT;
+  }
+  return webStream(writer, run, place, headers, waiting, (next) => {
+    write = next;
+  });
+}
+
+/** Ends the stream with the run's end, or its error event. */
+function ending(writer: ReplyWriter, run: ReplyRun): Promise<string> {
+  return run.ended.then(
+    (end) => writer.finish(end),
+    (error: unknown) => writer.error(httpErrorOf(error)),
+  );
+}
+
+function writeToNode(
+  outgoing: ServerResponse,
+  writer: ReplyWriter,
+  run: ReplyRun,
+  place: Place,
+  headers: Record<string, string>,
+  waiting: readonly ReplyEvent[][],
+): (events: ReplyEvent[]) => void {
+  let waitingForDrain = false;
+  const resume = () => {
+    waitingForDrain = false;
+    run.resume();
   };
+  const send = (text: string) => {
+    if (text.length === 0 || outgoing.destroyed) return;
+    // The client reads slower than the model writes: stop reading until its buffer drains.
+    if (!outgoing.write(text) && !waitingForDrain) {
+      waitingForDrain = true;
+      run.pause();
+      outgoing.once('drain', resume);
+    }
+  };
+  outgoing.writeHead(200, headers);
+  let text = writer.start();
+  for (const events of waiting) text += writer.encode(events);
+  send(text);
+  void ending(writer, run).then((last) => {
+    if (!outgoing.destroyed) outgoing.end(last);
+    place.done();
+  });
+  return (events) => send(writer.encode(events));
+}
+
+function webStream(
+  writer: ReplyWriter,
+  run: ReplyRun,
+  place: Place,
+  headers: Record<string, string>,
+  waiting: readonly ReplyEvent[][],
+  setWrite: (write: (events: ReplyEvent[]) => void) => void,
+): Response {
+  const encoder = new TextEncoder();
+  let closed = false;
   const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        let text = started ? '' : writer.start();
-        started = true;
-        // A pull that enqueues nothing is not called again: read on until there is output
-        // (a call's end, say, writes nothing in chat completions) or the reply is over.
-        for (;;) {
-          const step = first ?? (await run.next());
-          first = undefined;
-          text += step.done ? writer.finish(step.value) : writer.encode(step.value);
-          if (step.done) {
-            controller.enqueue(encoder.encode(text));
-            controller.close();
-            end();
-            return;
-          }
-          if (text.length > 0) break;
-        }
+    start(controller) {
+      const send = (text: string) => {
+        if (text.length === 0 || closed) return;
         controller.enqueue(encoder.encode(text));
-      } catch (error) {
-        controller.enqueue(encoder.encode(writer.error(httpErrorOf(error))));
+        if ((controller.desiredSize ?? 1) <= 0) run.pause();
+      };
+      let text = writer.start();
+      for (const events of waiting) text += writer.encode(events);
+      send(text);
+      setWrite((events) => send(writer.encode(events)));
+      void ending(writer, run).then((last) => {
+        if (closed) return;
+        send(last);
+        closed = true;
         controller.close();
-        end();
-      }
+        place.done();
+      });
     },
-    async cancel() {
+    pull() {
+      run.resume();
+    },
+    cancel() {
       // The client went away: stop asking the model server.
+      closed = true;
       place.controller.abort();
-      end();
-      await run.return(undefined as never).catch(() => {});
+      place.done();
     },
   });
-  if (options.contentType === undefined) return sseResponse(stream, options.headers);
-  return new Response(stream, {
-    headers: {
-      'content-type': options.contentType,
-      'cache-control': 'no-cache',
-      ...options.headers,
-    },
-  });
+  // The SSE headers are the default; the caller's (a media type of its own) replace them.
+  return headers['content-type'] === SSE_HEADERS['content-type']
+    ? sseResponse(stream, headers)
+    : new Response(stream, { headers });
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { type JsonBody, readJsonBody } from '../http/json-body.ts';
 import { estimateJsonCost } from '../http/json-shape.ts';
 import type { MemoryReservation } from './memory-budget.ts';
@@ -16,7 +17,7 @@ export interface BodyLimits {
  * arrives and once it is measured: 413 when it never fits, 503 when it does not fit now.
  */
 export function readRequestJson(
-  request: Request,
+  request: Request | IncomingMessage,
   limits: BodyLimits,
   reservation: MemoryReservation,
 ): Promise<JsonBody> {

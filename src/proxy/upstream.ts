@@ -4,6 +4,12 @@ import { ModelCallError, networkErrorCode } from '../core/model-call-error.ts';
 import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../http/json-shape.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { isFields } from './request-fields.ts';
+import {
+  fetchTransport,
+  type UpstreamBody,
+  type UpstreamResponse,
+  type UpstreamTransport,
+} from './upstream-transport.ts';
 
 /** Where the model server is and how to reach it. */
 export interface UpstreamSettings {
@@ -25,7 +31,10 @@ export interface UpstreamSettings {
   readonly maxEventBytes: number;
   /** Nesting and values a whole reply may have: it is parsed like a request body. */
   readonly json: JsonShapeLimits;
-  readonly fetch: typeof globalThis.fetch;
+  /** How requests reach the server; default: a `fetch` transport over `fetch` (or the global one). */
+  readonly transport?: UpstreamTransport;
+  /** The fetch used when no transport is given. */
+  readonly fetch?: typeof globalThis.fetch;
 }
 
 /** Token counts as chat completions reports them. */
@@ -151,31 +160,22 @@ function messageIn(text: string): string {
  * the cap (the caller hangs up); a read that fails throws.
  */
 async function readBytesCapped(
-  response: Response,
+  body: UpstreamBody,
   maxBytes: number,
   onChunk?: (bytes: number) => void,
 ): Promise<{ bytes: Uint8Array; whole: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(0), whole: true };
-  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let whole = false;
-  while (size <= maxBytes) {
-    const { done, value } = await reader.read();
-    if (done) {
-      whole = true;
-      break;
+  let whole = true;
+  await body.forEach((chunk) => {
+    size += chunk.byteLength;
+    chunks.push(chunk);
+    onChunk?.(chunk.byteLength);
+    if (size > maxBytes) {
+      whole = false;
+      body.cancel();
     }
-    size += value.byteLength;
-    chunks.push(value);
-    try {
-      onChunk?.(value.byteLength);
-    } catch (error) {
-      await reader.cancel().catch(() => {});
-      throw error;
-    }
-  }
-  if (!whole) await reader.cancel().catch(() => {});
+  });
   const bytes = new Uint8Array(Math.min(size, maxBytes));
   let offset = 0;
   for (const chunk of chunks) {
@@ -186,8 +186,8 @@ async function readBytesCapped(
   return { bytes, whole };
 }
 
-async function readCapped(response: Response): Promise<string> {
-  const { bytes } = await readBytesCapped(response, MAX_ERROR_BODY_BYTES);
+async function readCapped(response: UpstreamResponse): Promise<string> {
+  const { bytes } = await readBytesCapped(response.body, MAX_ERROR_BODY_BYTES);
   return new TextDecoder().decode(bytes);
 }
 
@@ -232,8 +232,9 @@ export function upstreamFailure(
     });
   if ((error as { name?: string } | null)?.name === 'AbortError') return error;
   const cause = (error as { cause?: { message?: string } } | null)?.cause;
+  // fetch puts the network's error (and its code) in `cause`; Node's client throws it as it is.
   const why =
-    networkErrorCode(cause) ?? cause?.message ?? (error as Error | null)?.message ?? String(error);
+    networkErrorCode(error) ?? cause?.message ?? (error as Error | null)?.message ?? String(error);
   return new ModelCallError('model-unreachable', {
     baseURL: settings.baseURL,
     detail: why,
@@ -244,7 +245,7 @@ export function upstreamFailure(
 
 /** The model server's answer, or the error the client gets instead. */
 export interface UpstreamCall {
-  readonly response: Response;
+  readonly response: UpstreamResponse;
   /** Aborts when the upstream time limit passes, to tell a timeout from other failures. */
   readonly timeout: AbortSignal;
   /** Closes the connection: the reply went past a limit, so nothing more of it is read. */
@@ -266,9 +267,11 @@ export async function callUpstream(
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const authorization = settings.authorization ?? init.authorization;
   if (authorization !== undefined) headers.authorization = authorization;
-  let response: Response;
+  let response: UpstreamResponse;
+  const transport = settings.transport ?? fetchTransport(settings.fetch ?? globalThis.fetch);
   try {
-    response = await settings.fetch(`${settings.baseURL}${path}`, {
+    response = await transport.send({
+      url: `${settings.baseURL}${path}`,
       method: init.method,
       headers,
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
@@ -277,7 +280,7 @@ export async function callUpstream(
   } catch (error) {
     throw upstreamFailure(error, settings, timeout);
   }
-  if (!response.ok) {
+  if (response.status < 200 || response.status > 299) {
     const text = await readCapped(response).catch(() => '');
     throw new ModelCallError('model-http-status', {
       baseURL: settings.baseURL,
@@ -285,7 +288,14 @@ export async function callUpstream(
       detail: upstreamMessage(text),
     });
   }
-  return { response, timeout, hangUp: () => hangUp.abort() };
+  return {
+    response,
+    timeout,
+    hangUp() {
+      response.body.cancel();
+      hangUp.abort();
+    },
+  };
 }
 
 function reasoningOf(fields: Readonly<Record<string, unknown>>): string | undefined {
@@ -355,7 +365,7 @@ export async function readReplyJson(
   let read: Awaited<ReturnType<typeof readBytesCapped>>;
   const reserved = memory?.bytes ?? 0;
   try {
-    read = await readBytesCapped(call.response, settings.maxReplyBytes, (bytes) =>
+    read = await readBytesCapped(call.response.body, settings.maxReplyBytes, (bytes) =>
       memory?.grow(bytes, 'reply'),
     );
   } catch (error) {
@@ -400,8 +410,8 @@ export async function readReply(
 }
 
 /** The media type of a response, lower case, without parameters (`text/event-stream`). */
-function mediaType(response: Response): string {
-  const type = response.headers.get('content-type') ?? '';
+function mediaType(response: UpstreamResponse): string {
+  const type = response.header('content-type') ?? '';
   const end = type.indexOf(';');
   return (end < 0 ? type : type.slice(0, end)).trim().toLowerCase();
 }
@@ -414,7 +424,7 @@ function mediaType(response: Response): string {
 export async function checkStreamType(call: UpstreamCall, baseURL?: string): Promise<void> {
   const type = mediaType(call.response);
   if (type === '' || type === 'text/event-stream' || type === 'application/json') return;
-  const { bytes } = await readBytesCapped(call.response, EXCERPT_CHARS).catch(() => ({
+  const { bytes } = await readBytesCapped(call.response.body, EXCERPT_CHARS).catch(() => ({
     bytes: new Uint8Array(0),
   }));
   call.hangUp();
@@ -425,21 +435,32 @@ export async function checkStreamType(call: UpstreamCall, baseURL?: string): Pro
 }
 
 /**
- * A streamed reply's pieces, a batch per network read. A server that answers a streamed
- * request with one JSON reply is read as that reply.
+ * Whether an event's JSON text may go past the nesting or count of values a reply may have. A
+ * text of n characters holds at most n values and nests at most n/2 levels, so the usual event
+ * (a token in a chunk of a few hundred characters) needs no count at all.
  */
-export async function* readStream(
+function mayExceedShape(text: string, limits: JsonShapeLimits): boolean {
+  return text.length > limits.maxValues || text.length > 2 * limits.maxDepth;
+}
+
+/**
+ * Reads a streamed reply, handing `onPieces` the pieces of each network read on the turn it
+ * arrives (nothing waits between the read and the reply events it makes), and resolves at the
+ * stream's end. A server that answers a streamed request with one JSON reply is read as that
+ * reply. A fault (a bad event, a limit) hangs up and rejects; so does a broken connection.
+ * `pause` and `resume` of the call's body hold the reading while the client catches up.
+ */
+export async function streamPieces(
   call: UpstreamCall,
   settings: UpstreamSettings,
-  memory?: MemoryReservation,
-): AsyncGenerator<UpstreamPiece[]> {
+  memory: MemoryReservation | undefined,
+  onPieces: (pieces: UpstreamPiece[]) => void,
+): Promise<void> {
   if (mediaType(call.response) === 'application/json') {
-    yield [await readReply(call, settings, memory)];
+    onPieces([await readReply(call, settings, memory)]);
     return;
   }
   await checkStreamType(call, settings.baseURL);
-  const body = call.response.body;
-  if (!body) return;
   let batch: UpstreamPiece[] = [];
   let done = false;
   let fault: unknown;
@@ -460,13 +481,15 @@ export async function* readStream(
         return;
       }
       // An event is read like a whole reply, within its nesting and values.
-      const shape = measureJson(event.data, settings.json);
-      if ('exceeds' in shape) {
-        fault = badReply(
-          settings.baseURL,
-          `the model server sent a stream event with more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
-        );
-        return;
+      if (mayExceedShape(event.data, settings.json)) {
+        const shape = measureJson(event.data, settings.json);
+        if ('exceeds' in shape) {
+          fault = badReply(
+            settings.baseURL,
+            `the model server sent a stream event with more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
+          );
+          return;
+        }
       }
       let data: unknown;
       try {
@@ -485,28 +508,23 @@ export async function* readStream(
       }
     },
   });
-  const reader = body.getReader();
   const decoder = new TextDecoder();
+  const body = call.response.body;
   try {
-    while (!done) {
-      let read: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        read = await reader.read();
-      } catch (error) {
-        throw upstreamFailure(error, settings, call.timeout, true);
-      }
-      if (read.done) break;
-      parser.feed(decoder.decode(read.value, { stream: true }));
-      if (fault !== undefined) call.hangUp();
+    await body.forEach((chunk) => {
+      if (done) return;
+      parser.feed(decoder.decode(chunk, { stream: true }));
       if (batch.length > 0) {
         const pieces = batch;
         batch = [];
-        yield pieces;
+        onPieces(pieces);
       }
       if (fault !== undefined) throw fault;
-    }
-  } finally {
-    // Stops the upstream request when the client went away or the reply is over.
-    reader.cancel().catch(() => {});
+      // The server may keep the connection open after [DONE]: nothing more is read.
+      if (done) body.cancel();
+    });
+  } catch (error) {
+    call.hangUp();
+    throw upstreamFailure(error, settings, call.timeout, true);
   }
 }

@@ -8,6 +8,7 @@ import { startServer } from '../../src/http/node-server.ts';
 import { errorResponse, httpErrorOf } from '../../src/proxy/errors.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
 import { SSE_HEADERS } from '../../src/stream/sse.ts';
+import { joinedChatStream } from './harness.ts';
 import {
   type ScriptedReply,
   type ScriptedUpstream,
@@ -488,7 +489,11 @@ describe('proxy: one call at a time', () => {
         '/v1/chat/completions',
         post(chat({ stream, parallel_tool_calls: false })),
       );
-      const text = stream ? await response.text() : JSON.stringify(await json(response));
+      // Streamed, the text and arguments are also joined from their pieces.
+      const raw = stream ? await response.text() : '';
+      const text = stream
+        ? `${raw}${JSON.stringify(joinedChatStream(raw))}`
+        : JSON.stringify(await json(response));
       expect(text.match(/"type":"function"/g)).toHaveLength(1);
       expect(text).toContain('Oslo');
       // The second call is content: its markup, escaped in JSON, with its arguments.

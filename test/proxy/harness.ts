@@ -49,6 +49,23 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export const tokens = (text: string): string[] =>
   Array.from({ length: Math.ceil(text.length / 3) }, (_, i) => text.slice(i * 3, i * 3 + 3));
 
+/**
+ * A streamed chat completion's text and each call's arguments, joined from their deltas: the
+ * proxy sends each piece as the model server's read brought it, so a word may span events.
+ */
+export function joinedChatStream(sse: string): { content: string; arguments: string[] } {
+  let content = '';
+  const args: string[] = [];
+  for (const line of sse.split('\n')) {
+    if (!line.startsWith('data: {')) continue;
+    const delta = JSON.parse(line.slice(6)).choices?.[0]?.delta ?? {};
+    if (typeof delta.content === 'string') content += delta.content;
+    for (const call of delta.tool_calls ?? [])
+      args[call.index] = (args[call.index] ?? '') + (call.function?.arguments ?? '');
+  }
+  return { content, arguments: args };
+}
+
 export interface RunningProxy {
   /** `http://127.0.0.1:PORT`: clients add `/v1` (OpenAI) or their own path (Anthropic). */
   readonly url: string;
