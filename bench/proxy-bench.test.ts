@@ -14,18 +14,7 @@ import { summariseProfile } from './cpu-profile.ts';
 import { seededRandom } from './fixtures.ts';
 import { createPassThroughApp } from './pass-through.ts';
 import { type RunningPipe, startPipe } from './pipe.ts';
-import {
-  benchProxy,
-  cpuRows,
-  firstByteRows,
-  memoryRows,
-  overSets,
-  PROXY_BENCH_SETTINGS,
-  type ProxyTarget,
-  percentile,
-  proxyTargets,
-  throughputRows,
-} from './proxy.ts';
+import { benchProxy, PROXY_BENCH_SETTINGS } from './proxy.ts';
 import {
   forwardedProblem,
   forwardedWholeProblem,
@@ -35,6 +24,18 @@ import {
   replyProblem,
 } from './proxy-check.ts';
 import { benchServerApp } from './proxy-child.ts';
+import {
+  cpuRows,
+  firstByteRows,
+  memoryRows,
+  overSets,
+  type ProxyTarget,
+  pacedCpuRatio,
+  pacedRows,
+  percentile,
+  proxyTargets,
+  throughputRows,
+} from './proxy-figures.ts';
 import { benchAgent, type Exchange, exchange, runJobs } from './proxy-load.ts';
 import {
   API_PATHS,
@@ -403,6 +404,7 @@ describe('proxy bench figures', () => {
         paced: [
           {
             side: 'pipe',
+            streams: 50,
             probeFirstByteMs: { chat: [2, 3] },
             addedFirstByteMs: { chat: [0.5, 1] },
             directFirstByteMs: [1, 2],
@@ -413,6 +415,7 @@ describe('proxy bench figures', () => {
           },
           {
             side: 'proxy',
+            streams: 50,
             probeFirstByteMs: { chat: added, messages: [5] },
             addedFirstByteMs: { chat: added, messages: [4] },
             directFirstByteMs: [1],
@@ -424,7 +427,7 @@ describe('proxy bench figures', () => {
         ],
       }),
     ];
-    const rows = firstByteRows(sets, ['chat', 'messages', 'responses'], ['chat', 'messages']);
+    const rows = firstByteRows(sets, ['chat', 'messages', 'responses'], ['chat', 'messages'], 50);
     expect(rows.map((row) => `${row.side} ${row.served}`)).toEqual([
       'pipe true',
       'chat true',
@@ -436,6 +439,7 @@ describe('proxy bench figures', () => {
     expect(rows[1]!.addedMs!.p99.median).toBe(99);
     expect(rows[1]!.probes!.sets).toEqual([100]);
     expect(rows[2]!.addedMs!.p99.median).toBe(4);
+    expect(pacedCpuRatio(pacedRows(sets))!.median).toBe(2);
   });
 
   it('targets: pass and miss on each limit; not served misses; p50 not judged where the pipe adds 2 ms or more', () => {
@@ -449,6 +453,7 @@ describe('proxy bench figures', () => {
         paced: [
           {
             side: 'pipe',
+            streams: 50,
             probeFirstByteMs: { chat: pipeAdded },
             addedFirstByteMs: { chat: pipeAdded },
             directFirstByteMs: [1],
@@ -459,11 +464,12 @@ describe('proxy bench figures', () => {
           },
           {
             side: 'proxy',
+            streams: 50,
             probeFirstByteMs: { chat: proxyAdded },
             addedFirstByteMs: { chat: proxyAdded },
             directFirstByteMs: [1],
             streamFirstByteMs: [],
-            cpuMsPerRequest: 1,
+            cpuMsPerRequest: 1.3,
             loopDelayMs: loop,
             probes: 1,
           },
@@ -476,10 +482,13 @@ describe('proxy bench figures', () => {
     ];
     const judge = (figures: SetResult[]) =>
       proxyTargets(
-        cpuRows(figures, ['chat'], ['chat']),
-        throughputRows(figures, ['chat']),
-        firstByteRows(figures, ['chat'], ['chat']),
-        memoryRows(figures),
+        {
+          cpu: cpuRows(figures, ['chat'], ['chat']),
+          throughput: throughputRows(figures, ['chat']),
+          firstByte: firstByteRows(figures, ['chat'], ['chat'], 50),
+          paced: pacedRows(figures),
+          memory: memoryRows(figures),
+        },
         50,
         10_000,
       );
@@ -489,6 +498,7 @@ describe('proxy bench figures', () => {
     expect(good.map((target) => `${target.pass ? 'PASS' : 'MISS'} ${target.target}`)).toEqual([
       "PASS proxy chat streamed: CPU/request ≤ 1.3x the pipe's",
       "PASS proxy chat: CPU/request ≤ 1.3x the pipe's",
+      "PASS proxy streamed, 50 paced streams: CPU/request ≤ 1.3x the pipe's",
       "MISS proxy chat: requests/s not streamed ≥ 0.7x the pipe's",
       "PASS proxy chat streamed, 50 streams: added first byte p50 < 2 ms (where the pipe's is)",
       "PASS proxy chat streamed, 50 streams: added first byte p99 ≤ 2x the pipe's",
@@ -513,12 +523,45 @@ describe('proxy bench figures', () => {
     expect(p99Of(judge(sets([0, 0.1], [0, 2.1], 100, 10_000))).pass).toBe(false);
   });
 
+  it('targets: with the probes alone, p50 is judged and p99 is not', () => {
+    const batch = (side: 'pipe' | 'proxy', added: number[]) => ({
+      side,
+      streams: 0,
+      probeFirstByteMs: { chat: added },
+      addedFirstByteMs: { chat: added },
+      directFirstByteMs: [1],
+      streamFirstByteMs: [],
+      cpuMsPerRequest: 1,
+      loopDelayMs: loop,
+      probes: added.length,
+    });
+    const figures = [setOf({ paced: [batch('pipe', [0.2, 0.4]), batch('proxy', [1.9, 90])] })];
+    const alone = firstByteRows(figures, ['chat'], ['chat'], 0);
+    expect(alone.map((row) => [row.streams, row.side, row.addedMs!.p50.median])).toEqual([
+      [0, 'pipe', 0.2],
+      [0, 'chat', 1.9],
+    ]);
+    const targets = proxyTargets(
+      { cpu: [], throughput: [], firstByte: alone, paced: pacedRows(figures), memory: [] },
+      50,
+      10_000,
+    );
+    expect(targets.map((target) => `${target.pass ? 'PASS' : 'MISS'} ${target.target}`)).toEqual([
+      "PASS proxy chat streamed, probes alone: added first byte p50 < 2 ms (where the pipe's is)",
+    ]);
+    // The paced CPU comes from the batches with long streams only: there are none here.
+    expect(pacedRows(figures)[0]!.cpuMsPerRequest.median).toBeNaN();
+  });
+
   it('targets: an API the proxy does not stream is a row that says so, and misses', () => {
     const targets = proxyTargets(
-      cpuRows([setOf({})], ['responses'], []),
-      [],
-      firstByteRows([setOf({})], ['responses'], []),
-      [],
+      {
+        cpu: cpuRows([setOf({})], ['responses'], []),
+        throughput: [],
+        firstByte: firstByteRows([setOf({})], ['responses'], [], 50),
+        paced: [],
+        memory: [],
+      },
       50,
       10_000,
     );
@@ -639,15 +682,14 @@ describe('proxy bench run', () => {
         throughputRounds: 2,
         paceMs: 1,
         pacedStreams: 3,
-        probeWorkers: 1,
-        probeGapMs: 1,
+        probeIntervalMs: 10,
         rampMs: 30,
-        rssAfterRequests: 120,
+        rssAfterRequests: 400,
       },
       () => {},
     );
     expect(result.failures).toEqual([]);
-    expect(result.sets).toHaveLength(2);
+    expect(result.setSeconds).toHaveLength(2);
     expect(result.cpu).toHaveLength(6);
     for (const row of result.cpu.filter((entry) => entry.served)) {
       expect(row.proxyMs!.median).toBeGreaterThan(0);
@@ -658,8 +700,18 @@ describe('proxy bench run', () => {
     expect(result.passThroughPerSecond!.median).toBeGreaterThan(0);
     expect(result.firstByte.find((row) => row.side === 'pipe')!.probes!.median).toBeGreaterThan(0);
     const memory = result.memory.find((row) => row.side === 'proxy')!;
-    expect(memory.requests.sets[1]).toBeGreaterThanOrEqual(120);
+    expect(memory.requests.sets[1]).toBeGreaterThanOrEqual(400);
     expect(memory.requests.sets[0]).toBeLessThan(memory.requests.sets[1]!);
-    expect(result.targets.at(-1)!.target).toBe('proxy RSS after 120 requests < 150 MB');
+    expect(result.targets.at(-1)!.target).toBe('proxy RSS after 400 requests < 150 MB');
+    expect(result.firstByte.map((row) => `${row.streams} ${row.side}`)).toEqual([
+      '0 pipe',
+      '0 chat',
+      '0 messages',
+      '0 responses',
+      '3 pipe',
+      '3 chat',
+      '3 messages',
+      '3 responses',
+    ]);
   });
 });

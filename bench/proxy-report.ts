@@ -1,7 +1,13 @@
 /** The tables the proxy bench prints: its figures, the ratios to the pipe, pass or miss per target. */
 import type { ProfileEntry } from './cpu-profile.ts';
 import { formatMs, formatTable } from './measure.ts';
-import { type OverSets, PROXY_TARGETS, type ProxyBenchResult, type ProxyTarget } from './proxy.ts';
+import {
+  type OverSets,
+  PROXY_TARGETS,
+  type ProxyBenchResult,
+  type ProxyTarget,
+  pacedCpuRatio,
+} from './proxy-figures.ts';
 
 function passMiss(pass: boolean): string {
   return pass ? 'PASS' : 'MISS';
@@ -69,10 +75,14 @@ export function proxyTables(result: ProxyBenchResult): string {
     targetOf(result.targets, `proxy ${row.api}: requests/s`),
   ]);
   const firstByteRows = result.firstByte.map((row) => {
-    const name = row.side === 'pipe' ? 'pipe (chat)' : `proxy ${row.side}`;
-    if (!row.served || !row.addedMs)
-      return [name, 'not served', '', '', '', '', '', 'MISS', 'MISS'];
-    const start = `proxy ${row.side} streamed, ${settings.pacedStreams} streams: added first byte`;
+    const level = row.streams === 0 ? 'alone' : `${row.streams} streams`;
+    const name = `${level}, ${row.side === 'pipe' ? 'pipe (chat)' : `proxy ${row.side}`}`;
+    const last = row.streams === settings.pacedStreams ? 'MISS' : '';
+    if (!row.served || !row.addedMs) return [name, 'not served', '', '', '', '', '', 'MISS', last];
+    const pipe = result.firstByte.find(
+      (entry) => entry.streams === row.streams && entry.side === 'pipe',
+    );
+    const start = `proxy ${row.side} streamed, ${row.streams === 0 ? 'probes alone' : `${row.streams} streams`}: added first byte`;
     return [
       name,
       String(row.probes?.sets.join('/') ?? '-'),
@@ -80,16 +90,21 @@ export function proxyTables(result: ProxyBenchResult): string {
       `${msOf(row.directMs!.p50.median)} / ${msOf(row.directMs!.p99.median)}`,
       spread(row.addedMs.p50, signedMs),
       spread(row.addedMs.p99, signedMs),
-      row.side === 'pipe'
+      row.side === 'pipe' || !pipe?.addedMs
         ? ''
-        : ratioOf(row.addedMs.p99.median / result.firstByte[0]!.addedMs!.p99.median),
+        : ratioOf(row.addedMs.p99.median / pipe.addedMs.p99.median),
       row.side === 'pipe' ? '' : targetOf(result.targets, `${start} p50`),
-      row.side === 'pipe' ? '' : targetOf(result.targets, `${start} p99`),
+      row.side === 'pipe' || row.streams !== settings.pacedStreams
+        ? ''
+        : targetOf(result.targets, `${start} p99`),
     ];
   });
+  const pacedRatio = pacedCpuRatio(result.paced);
   const pacedRows = result.paced.map((row) => [
     row.side,
     spread(row.cpuMsPerRequest, msOf),
+    row.side === 'proxy' ? spread(pacedRatio, ratioOf) : '',
+    row.side === 'proxy' ? targetOf(result.targets, 'proxy streamed, ') : '',
     spread(row.loopDelayP99Ms, msOf),
     spread(row.loopDelayMaxMs, msOf),
     `${msOf(row.streamFirstByteMs.p50.median)} / ${msOf(row.streamFirstByteMs.p99.median)}`,
@@ -138,10 +153,11 @@ export function proxyTables(result: ProxyBenchResult): string {
       throughputRows,
     ),
     '',
-    `   First byte, paced (${settings.paceMs} ms a token), ${settings.pacedStreams} long streams through the ` +
-      `side while ${settings.probeWorkers} probe workers send short streamed requests through it, each with a twin`,
-    "   sent to the server directly at the same moment; added = a probe's first byte minus its twin's; ms;",
-    "   probes = per set (the proxy's rotate over the APIs)",
+    `   First byte: a short streamed request (probe) through the side every ${settings.probeIntervalMs} ms, each with a twin sent to`,
+    `   the server directly at the same moment; alone: ${settings.probesAlone} probes, nothing else running; ` +
+      `${settings.pacedStreams} streams: while that many long`,
+    `   streams run through the side, paced at ${settings.paceMs} ms a token. added = a probe's first byte minus its twin's, ms;`,
+    "   probes = per set (the proxy's rotate over the APIs); p99 judged at the streams",
     formatTable(
       [
         'side',
@@ -157,9 +173,18 @@ export function proxyTables(result: ProxyBenchResult): string {
       firstByteRows,
     ),
     '',
-    '   During the paced batches: CPU per request, event loop delay, first byte of the long streams (ms)',
+    '   During the paced batches (each upstream read one event): CPU per request (the long streams and the',
+    '   probes: the same count through either side), event loop delay, first byte of the long streams (ms)',
     formatTable(
-      ['side', 'CPU ms', 'loop delay p99', 'loop delay max', 'streams p50 / p99'],
+      [
+        'side',
+        'CPU ms',
+        'proxy/pipe',
+        `≤ ${PROXY_TARGETS.cpuRatio}x`,
+        'loop delay p99',
+        'loop delay max',
+        'streams p50 / p99',
+      ],
       pacedRows,
     ),
     '',

@@ -10,9 +10,11 @@
  * - throughput, not streamed: each side alone, in turn, at a fixed concurrency, several rounds;
  *   requests per second and CPU per request;
  * - first byte, paced: the model server waits between the long replies' tokens as a model
- *   writes; a number of long streams run through one side while probe workers send short
- *   streamed requests through it, each with a twin sent to the model server directly at the same
- *   moment; what the side adds is a probe's first byte minus its twin's;
+ *   writes; a number of long streams run through one side while short streamed requests (probes)
+ *   go through it at a fixed interval, each with a twin sent to the model server directly at the
+ *   same moment; what the side adds is a probe's first byte minus its twin's; the side's CPU
+ *   per request over the batch; and the same probes with no long stream running, where a
+ *   side's own cost is all there is to add;
  * - memory: in one set, requests (not streamed) until each side has served a number of them;
  *   then its RSS.
  *
@@ -47,13 +49,14 @@ export interface SetSettings {
   readonly throughputRequests: number;
   readonly throughputRounds: number;
   /**
-   * Paced first byte: ms between tokens of the long replies, long streams through the side, probe
-   * workers, and each worker's wait between probes (the probes' own replies come unpaced).
+   * Paced first byte: ms between tokens of the long replies, long streams through the side, and
+   * ms between one probe and the next (the probes' own replies come unpaced).
    */
   readonly paceMs: number;
   readonly pacedStreams: number;
-  readonly probeWorkers: number;
-  readonly probeGapMs: number;
+  readonly probeIntervalMs: number;
+  /** Probes sent through each side with no long stream running (at the same interval). */
+  readonly probesAlone: number;
   /** The long streams start spread over this long, so their tokens do not come in step. */
   readonly rampMs: number;
   /** RSS is read once each side has served this many requests (in the last set only). */
@@ -97,6 +100,8 @@ export interface ThroughputFigures {
 /** One side's paced batch. */
 export interface PacedBatch {
   readonly side: 'pipe' | 'proxy';
+  /** Long streams running through the side (0: the probes alone). */
+  readonly streams: number;
   /** First bytes of the probes through the side, by API (the pipe's are all chat), ms. */
   readonly probeFirstByteMs: Partial<Record<BenchApi, number[]>>;
   /**
@@ -308,94 +313,97 @@ export async function runProcessSet(
     const paced: PacedBatch[] = [];
     const pacedSides =
       order % 2 === 0 ? (['pipe', 'proxy'] as const) : (['proxy', 'pipe'] as const);
-    for (const side of pacedSides) {
-      log(
-        `set ${order + 1}: first byte, ${side}, ${settings.pacedStreams} streams paced at ${settings.paceMs} ms a token`,
-      );
-      const apis: readonly BenchApi[] = side === 'proxy' ? world.streamedApis : ['chat'];
-      const child = processes[side]!;
-      await childStats(child); // resets its event loop delay
-      const before = await cpuMicros(child);
-      const servedBefore = served[side];
-      let running = 0;
-      let ended = 0;
-      let probing = true;
-      const streams = Array.from({ length: settings.pacedStreams }, async (_, at) => {
-        await new Promise((resolve) =>
-          setTimeout(resolve, (at * settings.rampMs) / settings.pacedStreams),
+    const levels = [0, settings.pacedStreams];
+    for (const streamCount of levels)
+      for (const side of pacedSides) {
+        log(
+          streamCount === 0
+            ? `set ${order + 1}: first byte, ${side}, probes alone`
+            : `set ${order + 1}: first byte, ${side}, ${streamCount} streams paced at ${settings.paceMs} ms a token`,
         );
-        running++;
-        const [result] = await runJobs(
-          agent,
-          [job(side, apis[at % apis.length]!, true, longReply(at))],
-          1,
-          [],
-        );
-        running--;
-        ended++;
-        // Once the long streams start ending, fewer than the number asked run: stop probing.
-        probing = false;
-        return result!;
-      });
-      await new Promise((resolve) => setTimeout(resolve, settings.rampMs));
-      const keepGoing = () => probing && ended === 0 && running > 0;
-      // Each probe worker sends a request through the side and its twin directly, at once.
-      const pairs: { through: Exchange; direct: Exchange }[] = [];
-      await Promise.all(
-        Array.from({ length: settings.probeWorkers }, async (_, worker) => {
-          for (let sent = 0; keepGoing(); sent++) {
-            const reply = probeReply(worker * 31 + sent);
-            const api = apis[(worker + sent) % apis.length]!;
+        const apis: readonly BenchApi[] = side === 'proxy' ? world.streamedApis : ['chat'];
+        const child = processes[side]!;
+        await childStats(child); // resets its event loop delay
+        const before = await cpuMicros(child);
+        const servedBefore = served[side];
+        const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+        const longReplies = Array.from({ length: streamCount }, (_, at) => longReply(at));
+        const streams = longReplies.map(async (reply, at) => {
+          await sleep((at * settings.rampMs) / streamCount);
+          const [result] = await runJobs(
+            agent,
+            [job(side, apis[at % apis.length]!, true, reply)],
+            1,
+            [],
+          );
+          return result!;
+        });
+        // Probes from the end of the ramp until the shortest long stream could end (every one of
+        // them runs all that time), one pair every interval whether the last has answered or not:
+        // the same count through either side, and a slow answer does not put the next one off.
+        // Alone, a fixed number of them.
+        const shortest = Math.min(...longReplies.map((reply) => replies[reply]!.tokens.length));
+        const rampMs = streamCount === 0 ? 0 : settings.rampMs;
+        const windowMs = shortest * settings.paceMs - rampMs;
+        const probes =
+          streamCount === 0
+            ? settings.probesAlone
+            : Math.max(1, Math.floor(windowMs / settings.probeIntervalMs));
+        const pairs = await Promise.all(
+          Array.from({ length: probes }, async (_, n) => {
+            await sleep(rampMs + n * settings.probeIntervalMs);
+            const reply = probeReply(n);
+            const api = apis[n % apis.length]!;
             const twins = [job(side, api, true, reply), job('direct', 'chat', true, reply)];
+            // Each probe through the side has a twin sent to the model server at the same moment.
             const [through, direct] = await Promise.all(
               twins.map((twin) => exchange(agent, twin, twin.body)),
             );
-            pairs.push({ through: through!, direct: direct! });
-            await new Promise((resolve) => setTimeout(resolve, settings.probeGapMs));
-          }
-        }),
-      );
-      const long = await Promise.all(streams);
-      const after = await cpuMicros(child);
-      const stats = await childStats(child);
-      const label = `first byte ${side}`;
-      const probeFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
-      const addedFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
-      const directFirstByteMs: number[] = [];
-      const add = (lists: Partial<Record<BenchApi, number[]>>, api: BenchApi, value: number) => {
-        const list = lists[api] ?? [];
-        list.push(value);
-        lists[api] = list;
-      };
-      const through = checked(
-        label,
-        pairs.map((pair) => pair.through),
-      );
-      const direct = new Set(
-        checked(
-          `${label} (direct)`,
-          pairs.map((pair) => pair.direct),
-        ),
-      );
-      const right = new Set(through);
-      for (const pair of pairs) {
-        if (!right.has(pair.through) || !direct.has(pair.direct)) continue;
-        const api = apiOfKind(pair.through.tag as ReplyKind);
-        add(probeFirstByteMs, api, pair.through.firstByteMs);
-        add(addedFirstByteMs, api, pair.through.firstByteMs - pair.direct.firstByteMs);
-        directFirstByteMs.push(pair.direct.firstByteMs);
+            return { through: through!, direct: direct! };
+          }),
+        );
+        const long = await Promise.all(streams);
+        const after = await cpuMicros(child);
+        const stats = await childStats(child);
+        const label = `first byte ${side}`;
+        const probeFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
+        const addedFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
+        const directFirstByteMs: number[] = [];
+        const add = (lists: Partial<Record<BenchApi, number[]>>, api: BenchApi, value: number) => {
+          const list = lists[api] ?? [];
+          list.push(value);
+          lists[api] = list;
+        };
+        const through = checked(
+          label,
+          pairs.map((pair) => pair.through),
+        );
+        const direct = new Set(
+          checked(
+            `${label} (direct)`,
+            pairs.map((pair) => pair.direct),
+          ),
+        );
+        const right = new Set(through);
+        for (const pair of pairs) {
+          if (!right.has(pair.through) || !direct.has(pair.direct)) continue;
+          const api = apiOfKind(pair.through.tag as ReplyKind);
+          add(probeFirstByteMs, api, pair.through.firstByteMs);
+          add(addedFirstByteMs, api, pair.through.firstByteMs - pair.direct.firstByteMs);
+          directFirstByteMs.push(pair.direct.firstByteMs);
+        }
+        paced.push({
+          side,
+          streams: streamCount,
+          probeFirstByteMs,
+          addedFirstByteMs,
+          directFirstByteMs,
+          streamFirstByteMs: checked(label, long).map((result) => result.firstByteMs),
+          cpuMsPerRequest: (after - before) / 1000 / (served[side] - servedBefore),
+          loopDelayMs: stats.loopDelayMs,
+          probes: pairs.length,
+        });
       }
-      paced.push({
-        side,
-        probeFirstByteMs,
-        addedFirstByteMs,
-        directFirstByteMs,
-        streamFirstByteMs: checked(label, long).map((result) => result.firstByteMs),
-        cpuMsPerRequest: (after - before) / 1000 / (served[side] - servedBefore),
-        loopDelayMs: stats.loopDelayMs,
-        probes: pairs.length,
-      });
-    }
     await world.upstream.ask({ type: 'pace', ms: 0 });
 
     // Memory: each side serves requests (not streamed) up to the count, then its RSS is read.
