@@ -140,8 +140,8 @@ export function namedResultLines(
 export interface ResultTextGuard {
   readonly tags: readonly string[];
   /**
-   * Markup that is no tag, broken at its first character wherever it stands in the text
-   * (functionary's `>>>` recipient line). Each must be at least one character long.
+   * Markup broken wherever it stands in the text, at its first character that is not white
+   * space: the format's call openers as its parser reads them (`>>>`, `{"name"`, `\ncall:`).
    */
   readonly literals?: readonly string[];
 }
@@ -157,29 +157,79 @@ export interface ResultTextGuard {
  */
 export function resultTextForPrompt(output: unknown, guard: ResultTextGuard): string {
   if (typeof output !== 'string') return resultOutputJson(output);
-  const literals = guard.literals ?? [];
+  const literals = literalsByFirstCharacter(guard);
   let out = '';
   let from = 0;
+  /** Where a literal that starts with white space (`\ncall:`) is broken: its first other character. */
+  let breakAt = -1;
   for (let index = 0; index < output.length; index++) {
     const character = output.charAt(index);
-    let broken = false;
-    if (character === '<') {
-      const next = output[index + 1];
-      broken = next === '|' || next === '｜' || opensGuardedTag(output, index + 1, guard.tags);
-    } else if (character === '>') {
-      const previous = output[index - 1];
-      broken = previous === '|' || previous === '｜';
-    } else if (character === '[') {
-      broken = opensBracketToken(output, index + 1);
+    let broken = index === breakAt || opensMarkup(output, index, character, guard.tags);
+    if (!broken) {
+      const found = literals
+        .get(character)
+        ?.find(({ literal }) => output.startsWith(literal, index));
+      if (found !== undefined) {
+        if (found.offset === 0) broken = true;
+        else breakAt = Math.max(breakAt, index + found.offset);
+      }
     }
-    if (!broken && literals.length > 0)
-      broken = literals.some((literal) => output.startsWith(literal, index));
     if (broken) {
       out += `${output.slice(from, index)}\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
       from = index + 1;
     }
   }
   return out + output.slice(from);
+}
+
+/** Whether `character`, at `index`, begins or ends a guarded tag or a special token. */
+function opensMarkup(
+  output: string,
+  index: number,
+  character: string,
+  tags: readonly string[],
+): boolean {
+  if (character === '<') {
+    const next = output[index + 1];
+    return next === '|' || next === '｜' || opensGuardedTag(output, index + 1, tags);
+  }
+  if (character === '>') {
+    const previous = output[index - 1];
+    return previous === '|' || previous === '｜';
+  }
+  return character === '[' && opensBracketToken(output, index + 1);
+}
+
+/** A guarded literal, and where it is broken: its first character that is not white space. */
+interface GuardedLiteral {
+  readonly literal: string;
+  readonly offset: number;
+}
+
+/** Each guard's literals grouped by their first character, made once per guard. */
+const literalGroups = new WeakMap<
+  ResultTextGuard,
+  ReadonlyMap<string, readonly GuardedLiteral[]>
+>();
+
+function literalsByFirstCharacter(
+  guard: ResultTextGuard,
+): ReadonlyMap<string, readonly GuardedLiteral[]> {
+  let groups = literalGroups.get(guard);
+  if (groups === undefined) {
+    const grouping = new Map<string, GuardedLiteral[]>();
+    for (const literal of guard.literals ?? []) {
+      const offset = literal.length - literal.trimStart().length;
+      if (offset === literal.length) continue;
+      const first = literal.charAt(0);
+      const group = grouping.get(first);
+      if (group) group.push({ literal, offset });
+      else grouping.set(first, [{ literal, offset }]);
+    }
+    groups = grouping;
+    literalGroups.set(guard, groups);
+  }
+  return groups;
 }
 
 /** A text result's body after `Error: ` for a failure, written as `resultTextForPrompt` does. */

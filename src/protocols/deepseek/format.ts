@@ -2,7 +2,7 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
-import { resultBodyText } from '../common/result-text.ts';
+import { jsonResultBody, type ResultBodyWriter } from '../common/result-text.ts';
 import { functionDeclaration, openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Whose conventions a prompt follows: V3 and R1, V3.1 (also V3.2-Exp), or V3.2's DSML. */
@@ -51,19 +51,21 @@ export function formatDeepseekToolCall(
 
 /**
  * V3 and R1 wrap a turn's results in `<｜tool▁outputs▁begin｜>`; V3.1 writes each result in its
- * own `<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`, in call order. The output is prompt-safe
- * JSON, text too (see result-text.ts).
+ * own `<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`, in call order; V3.2 in `<result>`. `body`
+ * writes each output: the text as it is, as the templates put it (the format's `resultText`), or
+ * prompt-safe JSON (the default, for a reader of every format).
  */
 export function formatDeepseekToolResponse(
   results: readonly ToolResponseToFormat[],
   version: DeepseekVersion,
+  body: ResultBodyWriter = jsonResultBody,
 ): string {
   if (version === 'v3.2') {
-    const each = results.map((result) => `<result>${resultBodyText(result)}</result>`);
+    const each = results.map((result) => `<result>${body(result)}</result>`);
     return `<function_results>\n${each.join('\n')}\n</function_results>`;
   }
   const each = results.map(
-    (result) => `<｜tool▁output▁begin｜>${resultBodyText(result)}<｜tool▁output▁end｜>`,
+    (result) => `<｜tool▁output▁begin｜>${body(result)}<｜tool▁output▁end｜>`,
   );
   return version === 'v3'
     ? `<｜tool▁outputs▁begin｜>${each.join('\n')}<｜tool▁outputs▁end｜>`

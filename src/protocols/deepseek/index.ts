@@ -8,6 +8,7 @@ import { MarkupBody } from '../common/markup-body.ts';
 import { type NamedJsonConfig, namedJsonBody } from '../common/named-json-body.ts';
 import { ParameterTagsBody, type ParameterTagsOpener } from '../common/parameter-tags-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import { textResultBody } from '../common/result-text.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { dsmlOpeners, dsmlToolNamesIn } from './dsml.ts';
 import {
@@ -171,6 +172,15 @@ class DeepseekCallBody implements CallBody {
 }
 
 /**
+ * A text result as the templates write it, the text itself: what could open a call here (the
+ * openers, special tokens all) or close V3.2's result block is broken.
+ */
+const RESULT_TEXT = textResultBody({
+  tags: ['result', 'function_results'],
+  literals: OPENERS.map((opener) => opener.literal),
+});
+
+/**
  * DeepSeek V3, R1 and V3.1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME
  * \n```json\n{…}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>` (V3, R1) and
  * `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>` (V3.1), V3.2's DSML
@@ -193,7 +203,8 @@ export function deepseekProtocol(options: DeepseekProtocolOptions = {}): ToolCal
     },
     formatTools: (tools) => formatDeepseekTools(tools, version),
     formatToolCall: (calls) => formatDeepseekToolCall(calls, version),
-    formatToolResponse: (results) => formatDeepseekToolResponse(results, version),
+    formatToolResponse: (results) => formatDeepseekToolResponse(results, version, RESULT_TEXT),
+    formatToolResponseForAnyReader: (results) => formatDeepseekToolResponse(results, version),
   });
 }
 

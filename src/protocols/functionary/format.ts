@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { resultBodyText } from '../common/result-text.ts';
+import { jsonResultBody, type ResultBodyWriter } from '../common/result-text.ts';
 import { functionDeclaration } from '../common/tool-declarations.ts';
 import { typescriptNamespace } from '../common/typescript-tools.ts';
 
@@ -23,20 +23,19 @@ export function formatFunctionaryToolCall(
 }
 
 /**
- * Results as the templates give them back: one `tool` message each (v3.2), or `ipython`
- * (v3.1), in call order. The output is written as JSON text, strings too, so no result can
- * hold a call of any format (`>>>NAME` included).
+ * Results as the templates give them back: one `tool` message each (v3.2), or `ipython` (v3.1),
+ * in call order, the content as it is. `body` writes each output: the text itself (the format's
+ * `resultText`, with `>>>`, `<function=` and special tokens broken) or prompt-safe JSON (the
+ * default, for a reader of every format).
  */
 export function formatFunctionaryToolResponse(
   results: readonly ToolResponseToFormat[],
   version: FunctionaryVersion,
+  body: ResultBodyWriter = jsonResultBody,
 ): string {
   const role = version === 'v3.1' ? 'ipython' : 'tool';
   return results
-    .map(
-      (result) =>
-        `<|start_header_id|>${role}<|end_header_id|>\n\n${resultBodyText(result)}<|eot_id|>`,
-    )
+    .map((result) => `<|start_header_id|>${role}<|end_header_id|>\n\n${body(result)}<|eot_id|>`)
     .join('');
 }
 

@@ -8,6 +8,7 @@ import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts'
 import { JsonCallsBody } from '../common/json-calls-body.ts';
 import { type NamedJsonConfig, namedJsonBody } from '../common/named-json-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import { textResultBody } from '../common/result-text.ts';
 import type { CallBody, CallContext, ResolvedParseOptions } from '../engine/call-body.ts';
 import {
   type FunctionaryVersion,
@@ -230,6 +231,15 @@ class TextBody implements CallBody {
 }
 
 /**
+ * A text result as the templates write it, the text itself, with the openers that stand anywhere
+ * broken (a recipient line opens a call only at the output's start).
+ */
+const RESULT_TEXT = textResultBody({
+  tags: [],
+  literals: FIXED_OPENERS.map((opener) => opener.literal),
+});
+
+/**
  * MeetKai's Functionary: v3.1 (Llama 3.1 based) writes `<function=NAME>{…}</function>` and
  * `<|python_tag|>code`; v3.2 writes `>>>NAME\n{…}` per call and `>>>all\ntext` for its answer.
  */
@@ -240,7 +250,8 @@ export function functionaryProtocol(options: FunctionaryProtocolOptions = {}): T
     grammar: { reasoningTags: THINK_TAGS, callOpeners: openersFor, openCall },
     formatTools: (tools) => formatFunctionaryTools(tools, version),
     formatToolCall: (calls) => formatFunctionaryToolCall(calls, version),
-    formatToolResponse: (results) => formatFunctionaryToolResponse(results, version),
+    formatToolResponse: (results) => formatFunctionaryToolResponse(results, version, RESULT_TEXT),
+    formatToolResponseForAnyReader: (results) => formatFunctionaryToolResponse(results, version),
   });
 }
 

@@ -7,7 +7,12 @@ import type {
 import { DOT, MINUS } from '../../scan/char-codes.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { isNamePart, isNameStart } from '../common/python-call-values.ts';
-import { resultNameText, resultOutputJson } from '../common/result-text.ts';
+import {
+  type ResultTextGuard,
+  resultNameText,
+  resultOutputJson,
+  resultTextForPrompt,
+} from '../common/result-text.ts';
 
 const ESCAPE = '<escape>';
 
@@ -54,16 +59,23 @@ export function formatFunctionGemmaToolCall(calls: readonly ToolCallToFormat[]):
 
 /**
  * `<start_function_response>response:NAME{value:<escape>…<escape>}<end_function_response>` per
- * result (`error:` for an error). FunctionGemma's strings have no escapes, so a string could
- * hold `<escape>` or a bare `call:NAME{…}`: the output is written as prompt-safe JSON text inside
- * it, which escapes both, for objects and strings alike. The name is what the model called: a
- * name that is not a plain one (markup, a special token) is written as a prompt-safe JSON string.
+ * result (`error:` for an error). FunctionGemma's strings have no escapes, so a string could hold
+ * `<escape>` or a bare `call:NAME{…}`: a text result is the text itself with those broken (`text`,
+ * the format's guard), else the output is prompt-safe JSON text inside it, which escapes both,
+ * for objects and strings alike (for a reader of every format). The name is what the model
+ * called: a name that is not a plain one (markup, a special token) is a prompt-safe JSON string.
  */
-export function formatFunctionGemmaToolResponse(results: readonly ToolResponseToFormat[]): string {
+export function formatFunctionGemmaToolResponse(
+  results: readonly ToolResponseToFormat[],
+  text?: ResultTextGuard,
+): string {
   return results
     .map((result) => {
       const key = result.isError ? 'error' : 'value';
-      const body = `{${key}:${ESCAPE}${resultOutputJson(result.output)}${ESCAPE}}`;
+      const output = text
+        ? resultTextForPrompt(result.output, text)
+        : resultOutputJson(result.output);
+      const body = `{${key}:${ESCAPE}${output}${ESCAPE}}`;
       return `<start_function_response>response:${resultNameText(result.toolName)}${body}<end_function_response>`;
     })
     .join('');

@@ -10,6 +10,7 @@ import { defineProtocol } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
 import { isNamePart } from '../common/python-call-values.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { ResultTextGuard } from '../common/result-text.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { ForeignCallBody, type ForeignCallMarkup } from './foreign-call.ts';
 import {
@@ -51,6 +52,20 @@ const OPENERS: readonly Opener<GemmaCall>[] = [
   { literal: `\n${CALL_PREFIX}`, delimited: false, data: { explicit: false } },
   { literal: '<|tool_call>', delimited: false, data: { explicit: true, foreign: GEMMA4 } },
 ];
+
+/**
+ * What a text result may not hold as it is: the `<escape>` that would end its string, the
+ * response and call tags (a bare `call:` opens a call only at the output's start).
+ */
+const RESULT_GUARD: ResultTextGuard = {
+  tags: [
+    'escape',
+    'start_function_response',
+    'end_function_response',
+    'start_function_call',
+    'end_function_call',
+  ],
+};
 
 const Phase = {
   Prefix: 0,
@@ -349,7 +364,8 @@ export function functionGemmaProtocol(): ToolCallProtocol {
     },
     formatTools: formatFunctionGemmaTools,
     formatToolCall: formatFunctionGemmaToolCall,
-    formatToolResponse: formatFunctionGemmaToolResponse,
+    formatToolResponse: (results) => formatFunctionGemmaToolResponse(results, RESULT_GUARD),
+    formatToolResponseForAnyReader: (results) => formatFunctionGemmaToolResponse(results),
   });
 }
 

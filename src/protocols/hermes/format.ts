@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { namedResultJson } from '../common/result-text.ts';
+import { namedResultJson, type ResultTextGuard, resultTextBody } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: string): string {
@@ -14,12 +14,25 @@ export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: st
 }
 
 /**
- * `<tool_response>{"name": …, "content": …}</tool_response>`, one per result, in call order; the
- * content prompt-safe (see result-text.ts). It stays prompt-safe JSON, text too, rather than the
- * text as it is (qwen3-coder's way): `auto` prompts in hermes and reads every format, so a hermes
- * result must be a call to none of them, whatever tool names the request declares.
+ * `<tool_response>` per result, in call order, as the template renders a tool message: a text
+ * result as the text itself (see result-text.ts), with only what hermes's parser reads as a call
+ * (`guard`: its openers, its result tag) and special tokens broken; other values prompt-safe JSON.
  */
 export function formatHermesToolResponse(
+  results: readonly ToolResponseToFormat[],
+  tag: string,
+  guard: ResultTextGuard,
+): string {
+  return results
+    .map((result) => `<${tag}>\n${resultTextBody(result, guard)}\n</${tag}>`)
+    .join('\n');
+}
+
+/**
+ * `<tool_response>{"name": …, "content": …}</tool_response>`, one per result, all prompt-safe
+ * JSON: for `auto`, which prompts in hermes by default and reads every format.
+ */
+export function formatHermesToolResponseJson(
   results: readonly ToolResponseToFormat[],
   tag: string,
 ): string {

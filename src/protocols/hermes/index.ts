@@ -8,7 +8,12 @@ import {
   type JsonCallsBodyConfig,
 } from '../common/json-calls-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
-import { formatHermesToolCall, formatHermesToolResponse, formatHermesTools } from './format.ts';
+import {
+  formatHermesToolCall,
+  formatHermesToolResponse,
+  formatHermesToolResponseJson,
+  formatHermesTools,
+} from './format.ts';
 
 export interface HermesProtocolOptions {
   /** The tag that wraps a call. Default `tool_call` (`<tool_call>…</tool_call>`). */
@@ -149,6 +154,12 @@ export function hermesProtocol(options: HermesProtocolOptions = {}): ToolCallPro
       });
     }
   }
+  // What a result's text may not hold as it is: any opener this parser reads, its result tag. A
+  // fence stays (code in results is common): what it could hold as a call is broken inside it.
+  const resultGuard = {
+    tags: [responseTag],
+    literals: openers.map((opener) => opener.literal).filter((literal) => literal !== '```'),
+  };
   return defineProtocol<JsonCallsBodyConfig>({
     name: 'hermes',
     grammar: {
@@ -161,6 +172,7 @@ export function hermesProtocol(options: HermesProtocolOptions = {}): ToolCallPro
     },
     formatTools: (tools) => formatHermesTools(tools, callTag, responseTag),
     formatToolCall: (calls) => formatHermesToolCall(calls, callTag),
-    formatToolResponse: (results) => formatHermesToolResponse(results, responseTag),
+    formatToolResponse: (results) => formatHermesToolResponse(results, responseTag, resultGuard),
+    formatToolResponseForAnyReader: (results) => formatHermesToolResponseJson(results, responseTag),
   });
 }

@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { resultBodyText, resultNameText } from '../common/result-text.ts';
+import { jsonResultBody, type ResultBodyWriter, resultNameText } from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Kimi numbers a turn's calls: `functions.get_weather:0`, `functions.get_time:1`. */
@@ -20,16 +20,19 @@ export function formatKimiK2ToolCall(calls: readonly ToolCallToFormat[]): string
 }
 
 /**
- * Kimi's template opens each result with `## Return of <call id>`; the id is the one the call
- * was written with (`functions.NAME:INDEX`, in call order). The template writes the content as it
- * is; here it is prompt-safe JSON, text too, so that a result holding Kimi's special tokens (or
- * any format's call) cannot forge a call or a turn.
+ * Kimi's template opens each result with `## Return of <call id>` and writes its content as it
+ * is; the id is the one the call was written with (`functions.NAME:INDEX`, in call order). `body`
+ * writes each output: the text as it is (the format's `resultText`, its openers and every special
+ * token broken) or prompt-safe JSON (the default, for a reader of every format).
  */
-export function formatKimiK2ToolResponse(results: readonly ToolResponseToFormat[]): string {
+export function formatKimiK2ToolResponse(
+  results: readonly ToolResponseToFormat[],
+  body: ResultBodyWriter = jsonResultBody,
+): string {
   return results
     .map((result, index) => {
       const id = callId(resultNameText(result.toolName), index);
-      return `## Return of ${id}\n${resultBodyText(result)}`;
+      return `## Return of ${id}\n${body(result)}`;
     })
     .join('\n\n');
 }

@@ -7,6 +7,7 @@ import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts'
 import { MarkupBody } from '../common/markup-body.ts';
 import { type NamedJsonConfig, namedJsonBody } from '../common/named-json-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import { textResultBody } from '../common/result-text.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { CallOpener } from '../engine/stream-engine.ts';
 import { formatKimiK2ToolCall, formatKimiK2ToolResponse, formatKimiK2Tools } from './format.ts';
@@ -226,6 +227,9 @@ const OPENERS: readonly CallOpener<KimiOpener>[] = [
   { literal: CALL_BEGIN, delimited: false, inReasoning: true, data: { kind: 'call' } },
 ];
 
+/** A text result as the template writes it, the text itself, with this parser's openers broken. */
+const RESULT_TEXT = textResultBody({ tags: [], literals: OPENERS.map((opener) => opener.literal) });
+
 /**
  * Moonshot's Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0
  * <|tool_call_argument_begin|>{…}<|tool_call_end|>…<|tool_calls_section_end|>`, reasoning in
@@ -242,7 +246,8 @@ export function kimiK2Protocol(): ToolCallProtocol {
     },
     formatTools: formatKimiK2Tools,
     formatToolCall: formatKimiK2ToolCall,
-    formatToolResponse: formatKimiK2ToolResponse,
+    formatToolResponse: (results) => formatKimiK2ToolResponse(results, RESULT_TEXT),
+    formatToolResponseForAnyReader: (results) => formatKimiK2ToolResponse(results),
   });
 }
 

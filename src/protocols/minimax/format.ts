@@ -2,7 +2,13 @@ import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
-import { envelopeJson, resultEnvelope, resultOutputJson } from '../common/result-text.ts';
+import {
+  envelopeJson,
+  type ResultTextGuard,
+  resultEnvelope,
+  resultOutputJson,
+  resultTextForPrompt,
+} from '../common/result-text.ts';
 import { functionDeclaration } from '../common/tool-declarations.ts';
 
 /**
@@ -56,18 +62,24 @@ export function formatMinimaxToolCall(calls: readonly ToolCallToFormat[]): strin
 }
 
 /**
- * Results as the template renders tool messages: `<response>` each. The output is written as
- * JSON text, strings too, so no result can hold a call of any format. Hermes reads JSON calls
- * in `<response>` tags, so an object or an array goes in `{"result": …}`: a result that is a
- * call's JSON stays data.
+ * Results as the template renders tool messages: `<response>` each. A text result is the text
+ * itself, as the template writes it, when `text` guards it (what this parser reads as a call and
+ * the `</response>` closer broken), else prompt-safe JSON (for a reader of every format). An
+ * object or an array goes in `{"result": …}` as prompt-safe JSON: hermes reads JSON calls in
+ * `<response>` tags, so a result that is a call's JSON stays data.
  */
-export function formatMinimaxToolResponse(results: readonly ToolResponseToFormat[]): string {
+export function formatMinimaxToolResponse(
+  results: readonly ToolResponseToFormat[],
+  text?: ResultTextGuard,
+): string {
   return results
     .map((result) => {
       const output =
         typeof result.output === 'object' && result.output !== null
           ? envelopeJson(resultEnvelope({ result: result.output }))
-          : resultOutputJson(result.output);
+          : text
+            ? resultTextForPrompt(result.output, text)
+            : resultOutputJson(result.output);
       return `<response>${result.isError ? `Error: ${output}` : output}</response>`;
     })
     .join('\n');

@@ -8,6 +8,7 @@ import {
   type ParameterTagsSyntax,
 } from '../common/parameter-tags-body.ts';
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { ResultTextGuard } from '../common/result-text.ts';
 import { formatMinimaxToolCall, formatMinimaxToolResponse, formatMinimaxTools } from './format.ts';
 
 /** `<invoke name="f">` `<parameter name="k">v</parameter>` `</invoke>`, values inline. */
@@ -36,6 +37,12 @@ const OPENERS: readonly Opener<ParameterTagsOpener>[] = [
   },
 ];
 
+/** What a text result may not hold as it is: this parser's openers, the result block's tags. */
+const RESULT_GUARD: ResultTextGuard = {
+  tags: ['response', 'minimax:', 'invoke', 'parameter'],
+  literals: OPENERS.map((opener) => opener.literal),
+};
+
 /**
  * MiniMax-M2's format:
  * `<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n</minimax:tool_call>`,
@@ -51,7 +58,8 @@ export function minimaxProtocol(): ToolCallProtocol {
     },
     formatTools: formatMinimaxTools,
     formatToolCall: formatMinimaxToolCall,
-    formatToolResponse: formatMinimaxToolResponse,
+    formatToolResponse: (results) => formatMinimaxToolResponse(results, RESULT_GUARD),
+    formatToolResponseForAnyReader: (results) => formatMinimaxToolResponse(results),
   });
 }
 

@@ -1,7 +1,12 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { describeToolSection } from '../common/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { resultBodyText, resultNameText } from '../common/result-text.ts';
+import {
+  type ResultTextGuard,
+  resultBodyText,
+  resultNameText,
+  resultTextBody,
+} from '../common/result-text.ts';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
 
@@ -68,16 +73,26 @@ export function formatXmlToolCall(calls: readonly ToolCallToFormat[]): string {
 
 /**
  * `<tool_result tool_name="…">…</tool_result>` as Probe's XML protocol prints it; failures start
- * with `Error:`. The content is prompt-safe JSON, objects indented as Probe prints them, text as
- * a JSON string (see result-text.ts): nothing a tool returns can be read back as a call, by this
- * format or any other.
+ * with `Error:`. A text result is the text itself, XML-escaped (`asText`): with no `<` left in it,
+ * nothing a tool returns opens a tag, so none is read back as a call of this format, whatever the
+ * tools are called (special tokens, `[TOOL_CALLS]` too, are broken as in every text result). Other values, and every result for a reader of every format (`auto`), are
+ * prompt-safe JSON, objects indented as Probe prints them (see result-text.ts).
  */
-export function formatXmlToolResponse(results: readonly ToolResponseToFormat[]): string {
+/** XML escaping leaves no tag to guard: only special tokens are broken in a text result. */
+const NO_TAGS: ResultTextGuard = { tags: [] };
+
+export function formatXmlToolResponse(
+  results: readonly ToolResponseToFormat[],
+  asText = false,
+): string {
   return results
-    .map(
-      (result) =>
-        `<tool_result tool_name="${escapeXmlAttribute(resultNameText(result.toolName))}">\n${escapeXmlText(resultBodyText(result, 2))}\n</tool_result>`,
-    )
+    .map((result) => {
+      const body =
+        asText && typeof result.output === 'string'
+          ? resultTextBody(result, NO_TAGS)
+          : resultBodyText(result, 2);
+      return `<tool_result tool_name="${escapeXmlAttribute(resultNameText(result.toolName))}">\n${escapeXmlText(body)}\n</tool_result>`;
+    })
     .join('\n');
 }
 

@@ -25,7 +25,8 @@ export function xmlProtocol(): ToolCallProtocol {
     },
     formatTools: formatXmlTools,
     formatToolCall: formatXmlToolCall,
-    formatToolResponse: formatXmlToolResponse,
+    formatToolResponse: (results) => formatXmlToolResponse(results, true),
+    formatToolResponseForAnyReader: (results) => formatXmlToolResponse(results),
   });
 }
 
