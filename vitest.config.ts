@@ -42,7 +42,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'scripts/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...Object.values(WAITING).flat()],
         },
       },

@@ -2,13 +2,13 @@
  * The scripted model reads the tool prompts the project renders and writes calls its parsers read
  * back: checked here, cheaply, before the large end-to-end runs depend on it.
  *
- *   node --test scripts/e2e/
+ *   npx vitest run scripts/e2e/ (part of npm test)
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { protocolByName, type ToolDefinition } from '../../src/index.ts';
 import {
   markerCommand,

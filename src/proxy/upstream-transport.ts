@@ -50,8 +50,8 @@ export interface UpstreamTransport {
 /** Node's HTTP client, with connections kept alive between requests (one pool per proxy). */
 export function nodeTransport(): UpstreamTransport {
   const agents = {
-    'http:': new HttpAgent({ keepAlive: true, noDelay: true }),
-    'https:': new HttpsAgent({ keepAlive: true, noDelay: true }),
+    'http:': new HttpAgent({ keepAlive: true }),
+    'https:': new HttpsAgent({ keepAlive: true }),
   };
   return {
     send(request) {
