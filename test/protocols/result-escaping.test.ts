@@ -107,6 +107,7 @@ describe('a plain text result', () => {
         'hermes',
         'kimi-k2',
         'minimax',
+        'mistral',
         'qwen3-coder',
         'seed-oss',
         'xml',

@@ -1,7 +1,13 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { envelopeJson, resultEnvelope, resultOutputJson } from '../common/result-text.ts';
+import {
+  envelopeJson,
+  type ResultTextGuard,
+  resultEnvelope,
+  resultOutputJson,
+  resultTextForPrompt,
+} from '../common/result-text.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /** Which tokenizer generation's conventions prompts are written in. */
@@ -47,24 +53,30 @@ function resultContent(result: ToolResponseToFormat): unknown {
 
 /**
  * `[TOOL_RESULTS]…[/TOOL_RESULTS]` per result: before v11 a JSON object with `content` and
- * `call_id`; from v11 on the call id, `[TOOL_CONTENT]` and the content as JSON (the id is left
- * out when there is none, as v13 does).
+ * `call_id`; from v11 on the call id, `[TOOL_CONTENT]` and the content (the id is left out when
+ * there is none, as v13 does). A v11 text result is the text itself, as mistral-common writes it,
+ * when `text` guards it (the openers this parser reads broken; `[/TOOL_RESULTS]` and every other
+ * bracketed token are broken in any text result); otherwise, and for a reader of every format,
+ * the content is prompt-safe JSON (see result-text.ts).
  */
 export function formatMistralToolResponse(
   results: readonly ToolResponseToFormat[],
   style: MistralStyle,
+  text?: ResultTextGuard,
 ): string {
   return results
     .map((result) => {
       const id = mistralCallId(result.toolCallId);
-      // The result as prompt-safe JSON (see result-text.ts): no result can hold
-      // `[TOOL_CALLS]`, or a call any other format reads, as markup.
       if (style === 'pre-v11') {
         const envelope = resultEnvelope({ content: resultContent(result), call_id: id });
         return `[TOOL_RESULTS]${envelopeJson(envelope)}[/TOOL_RESULTS]`;
       }
-      const text = resultOutputJson(resultContent(result));
-      return `[TOOL_RESULTS]${id ? `${id}[TOOL_CONTENT]` : ''}${text}[/TOOL_RESULTS]`;
+      const content = resultContent(result);
+      const body =
+        text && typeof content === 'string'
+          ? resultTextForPrompt(content, text)
+          : resultOutputJson(content);
+      return `[TOOL_RESULTS]${id ? `${id}[TOOL_CONTENT]` : ''}${body}[/TOOL_RESULTS]`;
     })
     .join('');
 }

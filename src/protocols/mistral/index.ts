@@ -12,6 +12,7 @@ import {
   openJsonCall,
 } from '../common/json-call-formats-openers.ts';
 import { MISTRAL_THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { ResultTextGuard } from '../common/result-text.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { CallOpener } from '../engine/stream-engine.ts';
 import { argumentsBody, argumentsBodyAfterBrace } from './arguments-body.ts';
@@ -59,6 +60,15 @@ const FIXED_OPENERS: readonly CallOpener<MistralOpening>[] = [
 ];
 
 const BARE_ARRAYS = bareArrayOpeners(MISTRAL_SHAPE, bareArrayLiterals(['name']));
+
+/**
+ * What a text result may not hold as it is: the openers read anywhere in a reply (a stripped
+ * call, `\nNAME{`, opens one only at the output's start).
+ */
+const RESULT_GUARD: ResultTextGuard = {
+  tags: [],
+  literals: [...FIXED_OPENERS, ...BARE_ARRAYS].map((opener) => opener.literal),
+};
 
 /** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
 const MAX_CACHED_TOOL_LISTS = 64;
@@ -129,7 +139,8 @@ export function mistralProtocol(options: MistralProtocolOptions = {}): ToolCallP
     },
     formatTools: (tools) => formatMistralTools(tools, style),
     formatToolCall: (calls) => formatMistralToolCall(calls, style),
-    formatToolResponse: (results) => formatMistralToolResponse(results, style),
+    formatToolResponse: (results) => formatMistralToolResponse(results, style, RESULT_GUARD),
+    formatToolResponseForAnyReader: (results) => formatMistralToolResponse(results, style),
   });
 }
 
