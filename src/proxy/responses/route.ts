@@ -2,7 +2,8 @@
  * `POST /v1/responses`: a reply run collected into OpenAI's `response` object or streamed as its
  * events, and the conversation it ends kept for a later `previous_response_id`.
  */
-import { SSE_HEADERS } from '../../stream/sse.ts';
+import { SSE_HEADERS } from '../../http/sse-response.ts';
+import { listedNamesLine, plainNames } from '../listed-names.ts';
 import type { ReplyCollector, ReplyWriter } from '../reply-writing.ts';
 import type { EarlierConversation, ResponsesRequest } from './request.ts';
 import {
@@ -20,10 +21,12 @@ export const LEFT_OUT_TOOLS_HEADER = 'x-toolwire-left-out-tools';
 
 /** Headers every Responses answer carries: which tools were left out, when any were. */
 export function responsesHeaders(request: ResponsesRequest): Record<string, string> {
-  return request.leftOutTools.length === 0
-    ? {}
-    : { [LEFT_OUT_TOOLS_HEADER]: [...new Set(request.leftOutTools)].join(', ') };
+  const line = listedNamesLine(request.leftOutTools);
+  return line === '' ? {} : { [LEFT_OUT_TOOLS_HEADER]: line };
 }
+
+/** The most tool types the log remembers having named (each is named once). */
+const MAX_REMEMBERED_TYPES = 256;
 
 /**
  * Logs each tool type left out of the prompt the first time a request sends it: Codex sends some
@@ -38,8 +41,9 @@ export class LeftOutToolsLog {
   }
 
   note(request: ResponsesRequest): void {
-    const fresh = [...new Set(request.leftOutTools)].filter((type) => !this.seen.has(type));
-    if (fresh.length === 0) return;
+    const { listed } = plainNames(request.leftOutTools);
+    const fresh = listed.filter((type) => !this.seen.has(type));
+    if (fresh.length === 0 || this.seen.size >= MAX_REMEMBERED_TYPES) return;
     for (const type of fresh) this.seen.add(type);
     this.write(
       `toolwire proxy: tools of type ${fresh.join(', ')} cannot be served and are left out of the prompt`,

@@ -7,6 +7,7 @@
  */
 import type { Context, Hono } from 'hono';
 import type { Place, ProxyContext } from '../context.ts';
+import { listedNamesLine } from '../listed-names.ts';
 import {
   type OllamaServerAccess,
   ollamaRunning,
@@ -26,14 +27,9 @@ import { collectReply, type ReplyWriter, streamedReply } from '../reply-writing.
 /** The header naming the `options` the proxy did not send on (`num_ctx`, `repeat_penalty`, …). */
 export const LEFT_OUT_OPTIONS_HEADER = 'x-toolwire-left-out-options';
 
-/** Option names a header may carry: plain names only (a client's odd key cannot break the header). */
-const OPTION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-/** Most option names the header lists. */
-const MAX_LISTED_OPTIONS = 32;
-
 function leftOutHeaders(names: readonly string[]): Record<string, string> {
-  const listed = names.filter((name) => OPTION_NAME.test(name)).slice(0, MAX_LISTED_OPTIONS);
-  return listed.length === 0 ? {} : { [LEFT_OUT_OPTIONS_HEADER]: listed.join(', ') };
+  const line = listedNamesLine(names);
+  return line === '' ? {} : { [LEFT_OUT_OPTIONS_HEADER]: line };
 }
 
 function lineWriter(identity: OllamaReplyIdentity): ReplyWriter {

@@ -289,7 +289,9 @@ describe('the ollama client through the proxy', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/x-ndjson');
-    expect(response.headers.get('x-toolwire-left-out-options')).toBe('num_ctx, mirostat');
+    expect(response.headers.get('x-toolwire-left-out-options')).toBe(
+      'num_ctx, mirostat (and 1 other)',
+    );
     const lines = (await response.text())
       .trimEnd()
       .split('\n')

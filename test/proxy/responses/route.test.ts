@@ -215,6 +215,31 @@ describe('POST /v1/responses, not streamed', () => {
     expect(sentTexts(upstream.requests[0]!)[0]).toContain('get_weather');
   });
 
+  it('a left-out tool type that is not a plain name is counted, never repeated in the header or log', async () => {
+    const warnings: unknown[][] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args) => {
+      warnings.push(args);
+    });
+    try {
+      const { url } = await clientFor([{ text: 'Done.' }]);
+      const reply = await fetch(`${url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'scripted-model',
+          input: 'Hi',
+          tools: [{ type: 'web_search' }, { type: 'evil\r\nx-forged: 1' }, WEATHER_TOOL],
+        }),
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('x-toolwire-left-out-tools')).toBe('web_search (and 1 other)');
+      expect(reply.headers.has('x-forged')).toBe(false);
+      expect(warnings.map((line) => line.join(' ')).join('\n')).not.toContain('evil');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('left-out tool types are logged once per proxy, not on every request', async () => {
     const warnings: unknown[][] = [];
     const warn = vi.spyOn(console, 'warn').mockImplementation((...args) => {
