@@ -17,6 +17,11 @@ export interface JsonBodyOptions {
   readonly settings?: Partial<Record<keyof JsonBodyLimits, string>>;
   /** Called with each chunk's size as it arrives (a memory budget grows); may throw to refuse. */
   readonly onBytes?: (bytes: number) => void;
+  /**
+   * Reads the body as JSON whatever its content type says (Ollama's API: its clients and its
+   * documented `curl -d` calls send none, or a form's). Default: only `application/json`.
+   */
+  readonly anyContentType?: boolean;
   /** Called once the body is measured, before it is parsed; may throw to refuse. */
   readonly onMeasured?: (bytes: number, shape: JsonShape) => void;
 }
@@ -53,7 +58,7 @@ export async function readJsonBody(
     return Array.isArray(value) ? value.join(', ') : value;
   };
   const type = header('content-type') ?? '';
-  if (!/^application\/json\b/i.test(type))
+  if (!options.anyContentType && !/^application\/json\b/i.test(type))
     throw new HttpError(
       415,
       `the body must be JSON, sent with content-type application/json (got ${type ? JSON.stringify(type.slice(0, 100)) : 'none'})`,

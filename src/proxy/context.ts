@@ -55,8 +55,11 @@ export interface ProxyContext {
   readonly upstream: UpstreamSettings;
   /** Takes a place for a request, or throws 429 when the proxy is answering its most. */
   admit(c: Context): Place;
-  /** The request's JSON body within the limits, its cost charged to the place's memory. */
-  readBody(c: Context, place: Place): Promise<JsonBody>;
+  /**
+   * The request's JSON body within the limits, its cost charged to the place's memory; sent as
+   * `application/json` unless `anyContentType` (Ollama's API, whose clients often say nothing).
+   */
+  readBody(c: Context, place: Place, anyContentType?: boolean): Promise<JsonBody>;
   /** Reads JSON texts inside a request (calls' arguments) within what the body's values leave. */
   textsReader(values: number): JsonTextReader;
   /** The model's reply to a request, read in its format; ids of calls start with `idPrefix`. */
@@ -150,8 +153,8 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
     limits,
     upstream,
     admit,
-    readBody: (c, place) =>
-      readRequestJson(nodeBindings(c)?.incoming ?? c.req.raw, limits, place.memory),
+    readBody: (c, place, anyContentType = false) =>
+      readRequestJson(nodeBindings(c)?.incoming ?? c.req.raw, limits, place.memory, anyContentType),
     textsReader: (values) =>
       new JsonTextReader({ maxDepth: callDepth, maxValues: limits.maxJsonValues - values }),
     replyRun: (c, place, request, idPrefix) => (sink) =>

@@ -20,6 +20,7 @@ export function readRequestJson(
   request: Request | IncomingMessage,
   limits: BodyLimits,
   reservation: MemoryReservation,
+  anyContentType = false,
 ): Promise<JsonBody> {
   return readJsonBody(
     request,
@@ -31,6 +32,7 @@ export function readRequestJson(
     },
     {
       reader: 'the proxy',
+      anyContentType,
       settings: {
         maxBytes: 'limits.maxBodyBytes',
         timeoutMs: 'limits.bodyTimeoutMs',

@@ -116,6 +116,15 @@ describe('readJsonBody', () => {
     );
   });
 
+  it('reads a body of any content type as JSON when told anyContentType', async () => {
+    const request = () => jsonRequest('{"a":1}', { 'content-type': 'text/plain' });
+    expect((await refusal(request())).status).toBe(415);
+    expect(await readJsonBody(request(), LIMITS, { anyContentType: true })).toEqual({
+      body: { a: 1 },
+      values: 3,
+    });
+  });
+
   it('refuses a body larger than maxBytes (413) by its Content-Length or as its bytes arrive', async () => {
     const limits = { ...LIMITS, maxBytes: 10 };
     expect(await refusal(jsonRequest('"x"', { 'content-length': '11' }), limits)).toEqual({

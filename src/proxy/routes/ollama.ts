@@ -27,6 +27,9 @@ import { collectReply, type ReplyWriter, streamedReply } from '../reply-writing.
 /** The header naming the `options` the proxy did not send on (`num_ctx`, `repeat_penalty`, …). */
 export const LEFT_OUT_OPTIONS_HEADER = 'x-toolwire-left-out-options';
 
+/** Ollama reads any body as JSON: its docs' `curl -d` sends a form's content type. */
+const OLLAMA_BODIES_UNTYPED = true;
+
 function leftOutHeaders(names: readonly string[]): Record<string, string> {
   const line = listedNamesLine(names);
   return line === '' ? {} : { [LEFT_OUT_OPTIONS_HEADER]: line };
@@ -73,7 +76,7 @@ export function ollamaRoutes(app: Hono, proxy: ProxyContext): void {
     const startedAt = performance.now();
     const place = proxy.admit(c);
     try {
-      const { body, values } = await proxy.readBody(c, place);
+      const { body, values } = await proxy.readBody(c, place, OLLAMA_BODIES_UNTYPED);
       const texts = proxy.textsReader(values);
       const request = readOllamaChatRequest(body, texts);
       place.memory.grow(texts.cost);
@@ -108,7 +111,7 @@ export function ollamaRoutes(app: Hono, proxy: ProxyContext): void {
   app.post(
     '/api/show',
     passedThrough(proxy, async (access, c, place) => {
-      const { body } = await proxy.readBody(c, place);
+      const { body } = await proxy.readBody(c, place, OLLAMA_BODIES_UNTYPED);
       return ollamaShow(access, body);
     }),
   );

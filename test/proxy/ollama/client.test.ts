@@ -276,6 +276,25 @@ describe('the ollama client through the proxy', () => {
     await expect.poll(() => upstream.disconnects, { timeout: 3000 }).toBe(1);
   });
 
+  it("reads a body sent without JSON's content type, as Ollama does (curl -d); the OpenAI routes still refuse it", async () => {
+    const { url } = await start([{ text: 'Hi!' }, { text: 'unused' }]);
+    const body = JSON.stringify({
+      model: 'qwen3:8b',
+      stream: false,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const ollama = await fetch(`${url}/api/chat`, { method: 'POST', headers: form, body });
+    expect(ollama.status).toBe(200);
+    expect(((await ollama.json()) as { message: { content: string } }).message.content).toBe('Hi!');
+    const openai = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: form,
+      body,
+    });
+    expect(openai.status).toBe(415);
+  });
+
   it('answers NDJSON with the options it left out named in a header', async () => {
     const { url } = await start([{ text: 'Hi!' }]);
     const response = await fetch(`${url}/api/chat`, {
