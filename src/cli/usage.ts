@@ -50,9 +50,11 @@ export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--h
                 [--max-upstream-reply-mb N] [--max-upstream-event-kb N]
                 [--max-stored-responses N] [--max-stored-response-mb N]
 
-Serves POST /v1/chat/completions (OpenAI), POST /v1/responses (OpenAI, not streamed yet),
-POST /v1/messages (Anthropic) and GET /v1/models with tools, in front of an OpenAI-compatible model server that has none (--upstream, e.g.
-http://127.0.0.1:11434/v1 for Ollama). The model is told the tools in its own format (--protocol
+Serves POST /v1/chat/completions and POST /v1/responses (OpenAI), POST /v1/messages
+(Anthropic), POST /api/chat (Ollama), GET /v1/models, GET /api/tags and POST /api/show with
+tools, in front of an OpenAI-compatible model server that has none (--upstream, e.g.
+http://127.0.0.1:11434/v1 for Ollama; Ollama's /api/tags and /api/show go to the server's root,
+or are answered from /v1/models). The model is told the tools in its own format (--protocol
 model, the default, chooses it from each request's model name) and its calls come back as the
 client's API writes them. --port 0 picks a free port; the first line printed is the base URL.
 --api-key-env VAR: clients must send the key in VAR; the client's Authorization goes upstream

@@ -95,8 +95,9 @@ function clientKey(c: Context): string | undefined {
 }
 
 /**
- * The proxy: `POST /v1/chat/completions`, `POST /v1/responses` and `POST /v1/messages` with
- * tools for a model server that has none (or bad ones), and `GET /v1/models` passed through.
+ * The proxy: `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages` and
+ * Ollama's `POST /api/chat` with tools for a model server that has none (or bad ones), and the
+ * model lists passed through.
  * Calls are read out of the model's text in the protocol's format as it streams, checked
  * against the tools' schemas, and sent in the client's API shapes. Each API's route is a
  * module of `routes/`; what they share is the proxy's context (`context.ts`).
@@ -147,7 +148,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
       apiOfPath(c.req.path),
       new HttpError(
         404,
-        `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens and GET /v1/models`,
+        `${c.req.method} ${c.req.path} is not served here: the proxy answers POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, POST /api/chat, GET /api/tags, POST /api/show, GET /api/version and GET /api/ps`,
       ),
     ),
   );
