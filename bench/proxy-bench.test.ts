@@ -36,7 +36,7 @@ import {
   proxyTargets,
   throughputRows,
 } from './proxy-figures.ts';
-import { benchAgent, type Exchange, exchange, runJobs } from './proxy-load.ts';
+import { benchAgent, dropIdleConnections, type Exchange, exchange, runJobs } from './proxy-load.ts';
 import {
   API_PATHS,
   apiRequestBody,
@@ -317,6 +317,21 @@ describe('proxy bench servers', () => {
           expect(replyProblem(kind, result.body, set[0]!), kind).toEqual(expect.any(String));
         }
       }
+  });
+
+  it('idle connections are closed between batches, so none is reused after the server closed it', async () => {
+    const pool = benchAgent();
+    try {
+      await runJobs(pool, jobs('pipe', `${pipe.url}/v1`).slice(0, 2), 2, bodies);
+      const idle = () => Object.values(pool.freeSockets).flat().length;
+      expect(idle()).toBe(2);
+      dropIdleConnections(pool);
+      expect(idle()).toBe(0);
+      const [again] = await runJobs(pool, jobs('pipe', `${pipe.url}/v1`).slice(0, 1), 1, bodies);
+      expect(again!.status).toBe(200);
+    } finally {
+      pool.destroy();
+    }
   });
 
   it('paced, the upstream waits between the long replies tokens, not the probes', async () => {

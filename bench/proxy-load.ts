@@ -49,6 +49,18 @@ export function benchAgent(): Agent {
   return new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 }
 
+/**
+ * Closes the pool's idle connections. Called before each batch: a server closes a connection
+ * idle past its keep-alive time (5 s for Node's), and a client busy checking the last batch's
+ * replies may not have seen that yet, so the next batch's first request on it would be reset.
+ */
+export function dropIdleConnections(agent: Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) {
+    // Out of the pool at once (the agent forgets a closed socket only when it has closed).
+    for (const socket of sockets?.splice(0) ?? []) socket.destroy();
+  }
+}
+
 /** Longest one exchange may take: a reply that never ends fails the run instead of hanging it. */
 export const EXCHANGE_TIMEOUT_MS = 30_000;
 

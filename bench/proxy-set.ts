@@ -4,17 +4,17 @@
  * model server, and every measurement taken on them once:
  *
  * - warm-up: every case through every side, untimed, so the JIT has tiered up;
+ * - first byte, alone: short streamed requests (probes) go through each side at a fixed
+ *   interval, each with a twin sent to the model server directly at the same moment; what the
+ *   side adds is a probe's first byte minus its twin's: with nothing else running, its own cost;
  * - CPU, streamed: for each API, its streamed requests through the proxy and the same replies
  *   asked of the pipe as streamed chat completions, their jobs interleaved in one batch (so a
  *   noisy neighbour slows both alike); each process's CPU time over the batch per request;
  * - throughput, not streamed: each side alone, in turn, at a fixed concurrency, several rounds;
  *   requests per second and CPU per request;
- * - first byte, paced: the model server waits between the long replies' tokens as a model
- *   writes; a number of long streams run through one side while short streamed requests (probes)
- *   go through it at a fixed interval, each with a twin sent to the model server directly at the
- *   same moment; what the side adds is a probe's first byte minus its twin's; the side's CPU
- *   per request over the batch; and the same probes with no long stream running, where a
- *   side's own cost is all there is to add;
+ * - first byte, paced: the same probes while a number of long streams run through the side,
+ *   the model server sending their tokens at a model's pace; the side's CPU per request and
+ *   event loop delay over the batch;
  * - memory: in one set, requests (not streamed) until each side has served a number of them;
  *   then its RSS.
  *
@@ -23,7 +23,7 @@
  */
 import type { Agent } from 'node:http';
 import { exchangeProblem, type ReplyKind } from './proxy-check.ts';
-import { type Exchange, exchange, type Job, runJobs } from './proxy-load.ts';
+import { dropIdleConnections, type Exchange, exchange, type Job, runJobs } from './proxy-load.ts';
 import {
   type BenchChild,
   type ChildStats,
@@ -223,6 +223,7 @@ export async function runProcessSet(
       const sides = (Object.keys(processes) as MeasuredSide[]).filter((side) =>
         jobs.some((entry) => entry.side === side),
       );
+      dropIdleConnections(agent);
       const before = await Promise.all(sides.map((side) => cpuMicros(processes[side]!)));
       const begun = performance.now();
       const exchanges = await runJobs(agent, jobs, concurrency, []);
@@ -256,6 +257,104 @@ export async function runProcessSet(
       pipe: await childStats(pipe),
       proxy: await childStats(proxy),
     };
+
+    // First byte: probes through one side, each with a twin sent directly; long streams beside.
+    const paced: PacedBatch[] = [];
+    const pacedSides =
+      order % 2 === 0 ? (['pipe', 'proxy'] as const) : (['proxy', 'pipe'] as const);
+    const firstByteBatch = async (side: 'pipe' | 'proxy', streamCount: number) => {
+      log(
+        streamCount === 0
+          ? `set ${order + 1}: first byte, ${side}, probes alone`
+          : `set ${order + 1}: first byte, ${side}, ${streamCount} streams paced at ${settings.paceMs} ms a token`,
+      );
+      const apis: readonly BenchApi[] = side === 'proxy' ? world.streamedApis : ['chat'];
+      const child = processes[side]!;
+      dropIdleConnections(agent);
+      await childStats(child); // resets its event loop delay
+      const before = await cpuMicros(child);
+      const servedBefore = served[side];
+      const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      const longReplies = Array.from({ length: streamCount }, (_, at) => longReply(at));
+      const streams = longReplies.map(async (reply, at) => {
+        await sleep((at * settings.rampMs) / streamCount);
+        const [result] = await runJobs(
+          agent,
+          [job(side, apis[at % apis.length]!, true, reply)],
+          1,
+          [],
+        );
+        return result!;
+      });
+      // Probes from the end of the ramp until the shortest long stream could end (every one of
+      // them runs all that time), one pair every interval whether the last has answered or not:
+      // the same count through either side, and a slow answer does not put the next one off.
+      // Alone, a fixed number of them.
+      const shortest = Math.min(...longReplies.map((reply) => replies[reply]!.tokens.length));
+      const rampMs = streamCount === 0 ? 0 : settings.rampMs;
+      const windowMs = shortest * settings.paceMs - rampMs;
+      const probes =
+        streamCount === 0
+          ? settings.probesAlone
+          : Math.max(1, Math.floor(windowMs / settings.probeIntervalMs));
+      const pairs = await Promise.all(
+        Array.from({ length: probes }, async (_, n) => {
+          await sleep(rampMs + n * settings.probeIntervalMs);
+          const reply = probeReply(n);
+          const api = apis[n % apis.length]!;
+          const twins = [job(side, api, true, reply), job('direct', 'chat', true, reply)];
+          // Each probe through the side has a twin sent to the model server at the same moment.
+          const [through, direct] = await Promise.all(
+            twins.map((twin) => exchange(agent, twin, twin.body)),
+          );
+          return { through: through!, direct: direct! };
+        }),
+      );
+      const long = await Promise.all(streams);
+      const after = await cpuMicros(child);
+      const stats = await childStats(child);
+      const label = `first byte ${side}`;
+      const probeFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
+      const addedFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
+      const directFirstByteMs: number[] = [];
+      const add = (lists: Partial<Record<BenchApi, number[]>>, api: BenchApi, value: number) => {
+        const list = lists[api] ?? [];
+        list.push(value);
+        lists[api] = list;
+      };
+      const through = checked(
+        label,
+        pairs.map((pair) => pair.through),
+      );
+      const direct = new Set(
+        checked(
+          `${label} (direct)`,
+          pairs.map((pair) => pair.direct),
+        ),
+      );
+      const right = new Set(through);
+      for (const pair of pairs) {
+        if (!right.has(pair.through) || !direct.has(pair.direct)) continue;
+        const api = apiOfKind(pair.through.tag as ReplyKind);
+        add(probeFirstByteMs, api, pair.through.firstByteMs);
+        add(addedFirstByteMs, api, pair.through.firstByteMs - pair.direct.firstByteMs);
+        directFirstByteMs.push(pair.direct.firstByteMs);
+      }
+      paced.push({
+        side,
+        streams: streamCount,
+        probeFirstByteMs,
+        addedFirstByteMs,
+        directFirstByteMs,
+        streamFirstByteMs: checked(label, long).map((result) => result.firstByteMs),
+        cpuMsPerRequest: (after - before) / 1000 / (served[side] - servedBefore),
+        loopDelayMs: stats.loopDelayMs,
+        probes: pairs.length,
+      });
+    };
+
+    // The probes alone first, on processes not yet holding the later phases' garbage.
+    for (const side of pacedSides) await firstByteBatch(side, 0);
 
     // CPU per streamed request, the sides interleaved in each batch.
     const cpuStreamed: CpuCase[] = [];
@@ -308,102 +407,9 @@ export async function runProcessSet(
       }
     }
 
-    // First byte, paced: long streams through one side, probes through it and direct.
+    // First byte again, with the long streams running through the side, paced.
     await world.upstream.ask({ type: 'pace', ms: settings.paceMs });
-    const paced: PacedBatch[] = [];
-    const pacedSides =
-      order % 2 === 0 ? (['pipe', 'proxy'] as const) : (['proxy', 'pipe'] as const);
-    const levels = [0, settings.pacedStreams];
-    for (const streamCount of levels)
-      for (const side of pacedSides) {
-        log(
-          streamCount === 0
-            ? `set ${order + 1}: first byte, ${side}, probes alone`
-            : `set ${order + 1}: first byte, ${side}, ${streamCount} streams paced at ${settings.paceMs} ms a token`,
-        );
-        const apis: readonly BenchApi[] = side === 'proxy' ? world.streamedApis : ['chat'];
-        const child = processes[side]!;
-        await childStats(child); // resets its event loop delay
-        const before = await cpuMicros(child);
-        const servedBefore = served[side];
-        const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-        const longReplies = Array.from({ length: streamCount }, (_, at) => longReply(at));
-        const streams = longReplies.map(async (reply, at) => {
-          await sleep((at * settings.rampMs) / streamCount);
-          const [result] = await runJobs(
-            agent,
-            [job(side, apis[at % apis.length]!, true, reply)],
-            1,
-            [],
-          );
-          return result!;
-        });
-        // Probes from the end of the ramp until the shortest long stream could end (every one of
-        // them runs all that time), one pair every interval whether the last has answered or not:
-        // the same count through either side, and a slow answer does not put the next one off.
-        // Alone, a fixed number of them.
-        const shortest = Math.min(...longReplies.map((reply) => replies[reply]!.tokens.length));
-        const rampMs = streamCount === 0 ? 0 : settings.rampMs;
-        const windowMs = shortest * settings.paceMs - rampMs;
-        const probes =
-          streamCount === 0
-            ? settings.probesAlone
-            : Math.max(1, Math.floor(windowMs / settings.probeIntervalMs));
-        const pairs = await Promise.all(
-          Array.from({ length: probes }, async (_, n) => {
-            await sleep(rampMs + n * settings.probeIntervalMs);
-            const reply = probeReply(n);
-            const api = apis[n % apis.length]!;
-            const twins = [job(side, api, true, reply), job('direct', 'chat', true, reply)];
-            // Each probe through the side has a twin sent to the model server at the same moment.
-            const [through, direct] = await Promise.all(
-              twins.map((twin) => exchange(agent, twin, twin.body)),
-            );
-            return { through: through!, direct: direct! };
-          }),
-        );
-        const long = await Promise.all(streams);
-        const after = await cpuMicros(child);
-        const stats = await childStats(child);
-        const label = `first byte ${side}`;
-        const probeFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
-        const addedFirstByteMs: Partial<Record<BenchApi, number[]>> = {};
-        const directFirstByteMs: number[] = [];
-        const add = (lists: Partial<Record<BenchApi, number[]>>, api: BenchApi, value: number) => {
-          const list = lists[api] ?? [];
-          list.push(value);
-          lists[api] = list;
-        };
-        const through = checked(
-          label,
-          pairs.map((pair) => pair.through),
-        );
-        const direct = new Set(
-          checked(
-            `${label} (direct)`,
-            pairs.map((pair) => pair.direct),
-          ),
-        );
-        const right = new Set(through);
-        for (const pair of pairs) {
-          if (!right.has(pair.through) || !direct.has(pair.direct)) continue;
-          const api = apiOfKind(pair.through.tag as ReplyKind);
-          add(probeFirstByteMs, api, pair.through.firstByteMs);
-          add(addedFirstByteMs, api, pair.through.firstByteMs - pair.direct.firstByteMs);
-          directFirstByteMs.push(pair.direct.firstByteMs);
-        }
-        paced.push({
-          side,
-          streams: streamCount,
-          probeFirstByteMs,
-          addedFirstByteMs,
-          directFirstByteMs,
-          streamFirstByteMs: checked(label, long).map((result) => result.firstByteMs),
-          cpuMsPerRequest: (after - before) / 1000 / (served[side] - servedBefore),
-          loopDelayMs: stats.loopDelayMs,
-          probes: pairs.length,
-        });
-      }
+    for (const side of pacedSides) await firstByteBatch(side, settings.pacedStreams);
     await world.upstream.ask({ type: 'pace', ms: 0 });
 
     // Memory: each side serves requests (not streamed) up to the count, then its RSS is read.

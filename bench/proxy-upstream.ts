@@ -5,8 +5,9 @@
  * the same for every side measured.
  *
  * Pace: 0 writes each token on its own turn of the event loop (every token is a write of its own,
- * as from a real server, but nothing waits); more than 0 waits that many milliseconds between
- * tokens, a model's real pace (the long replies only: the probes' short ones come unpaced).
+ * as from a real server, but nothing waits); more than 0 sends a token every that many
+ * milliseconds, a model's real pace, caught up when a timer fires late (the long replies only:
+ * the probes' short ones come unpaced).
  *
  * A request that is not streamed (`stream` not true) gets the whole reply as one chat completion.
  *
@@ -135,10 +136,18 @@ export async function startBenchUpstream(
       gone = true;
     });
     const waitMs = index! < pacedBelow ? state.pace : 0;
+    const begun = performance.now();
     for (const [at, event] of stream.entries()) {
       if (gone) return;
       // The role event goes out at once, as a server sends it when the first token is ready.
-      if (at > 0) await (waitMs > 0 ? sleep(waitMs) : nextTurn());
+      // Paced, token `at` is due `at` paces after the start: a timer that fires late is caught up
+      // (the tokens due go out together), so a reply takes its length times the pace however
+      // busy the machine is, and the load a side meets is the rate asked.
+      if (at > 0 && waitMs === 0) await nextTurn();
+      if (at > 0 && waitMs > 0) {
+        const early = begun + at * waitMs - performance.now();
+        if (early > 0) await sleep(early);
+      }
       response.write(event);
     }
     response.end();

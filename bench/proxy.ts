@@ -63,7 +63,7 @@ export const PROXY_BENCH_SETTINGS: ProxyBenchSettings = {
   tokensPerReply: 1480,
   probeReplies: 10,
   processSets: 3,
-  warmupRequests: 24,
+  warmupRequests: 16,
   warmupConcurrency: 8,
   cpuStreams: 5,
   cpuRequests: 20,
