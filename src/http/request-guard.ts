@@ -55,7 +55,13 @@ function admits(policy: HostPolicy, hostname: string): boolean {
 export function hostGuard(policy: HostPolicy): MiddlewareHandler {
   return async (c, next) => {
     const header = c.req.header('host');
-    const hosts = [...(header === undefined ? [] : [header]), new URL(c.req.url).host];
+    // Node serves an origin-form target (`/path`) at the URL it builds from the Host header:
+    // checking the header checks both, and the URL need not be parsed on every request.
+    const target = (c.env as { incoming?: { url?: unknown } } | undefined)?.incoming?.url;
+    const originForm = header !== undefined && typeof target === 'string' && target.startsWith('/');
+    const hosts = originForm
+      ? [header]
+      : [...(header === undefined ? [] : [header]), new URL(c.req.url).host];
     for (const host of hosts) {
       const canonical = canonicalHost(host);
       if (canonical === undefined || !admits(policy, canonical.hostname))

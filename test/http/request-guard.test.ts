@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpError } from '../../src/http/http-error.ts';
@@ -225,6 +226,35 @@ describe('the guards on any Hono app', () => {
     app.get('/', (c) => c.text('ok'));
     return app;
   }
+
+  it('served by Node, check an absolute-form target by its own host, and an origin-form one by Host', async () => {
+    const server = await startServer(
+      { app: guarded(['localhost']), close() {} },
+      { port: 0, host: '127.0.0.1' },
+    );
+    /** The status line of a request written by hand (fetch cannot send an absolute-form target). */
+    const statusOf = (target: string, host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(server.port, '127.0.0.1', () =>
+          socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+        );
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (part: string) => {
+          text += part;
+        });
+        socket.on('end', () => resolve(text.slice(0, text.indexOf('\r\n'))));
+        socket.on('error', reject);
+      });
+    try {
+      expect(await statusOf('/', 'localhost')).toBe('HTTP/1.1 200 OK');
+      expect(await statusOf('/', 'evil.example')).toBe('HTTP/1.1 403 Forbidden');
+      expect(await statusOf('http://evil.example/', 'localhost')).toBe('HTTP/1.1 403 Forbidden');
+      expect(await statusOf('http://localhost/', 'localhost')).toBe('HTTP/1.1 200 OK');
+    } finally {
+      await server.close();
+    }
+  });
 
   it('refuse with an HttpError (403, request-refused) that names how to address the app', async () => {
     const app = guarded(['localhost', 'devbox.lan']);
