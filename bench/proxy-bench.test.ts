@@ -46,6 +46,7 @@ import {
   chatRequestBody,
   probeReplies,
   REPLY_FORMATS,
+  replyRanges,
   requestedReply,
   scriptedReplies,
   tokenPieces,
@@ -110,8 +111,33 @@ describe('proxy bench replies', () => {
     }
   });
 
+  it('the set with paced replies: the same calls in shorter replies, numbered after the long ones', () => {
+    const shape = { count: 4, seed: 41, tokensPerReply: 600, pacedTokensPerReply: 200, probes: 2 };
+    const set = benchReplySet(shape);
+    const ranges = replyRanges(shape);
+    expect(ranges).toEqual({
+      long: { from: 0, count: 4 },
+      paced: { from: 4, count: 4 },
+      probes: { from: 8, count: 2 },
+    });
+    expect(set.map((reply) => reply.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (let at = 0; at < 4; at++) {
+      const [long, paced] = [set[at]!, set[4 + at]!];
+      expect(paced.calls).toEqual(long.calls);
+      expect(paced.tokens.length).toBeLessThan(long.tokens.length / 2);
+      expect(requestedReply(JSON.parse(chatRequestBody(paced)))).toBe(4 + at);
+    }
+    expect(replyRanges({ ...shape, pacedTokensPerReply: 0 }).probes.from).toBe(4);
+  });
+
   it('the set: long replies, then short probe replies, each at the index it is named by', () => {
-    const set = benchReplySet(4, 41, 200, 3);
+    const set = benchReplySet({
+      count: 4,
+      seed: 41,
+      tokensPerReply: 200,
+      pacedTokensPerReply: 0,
+      probes: 3,
+    });
     expect(set.map((reply) => reply.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(set.slice(4).every((reply) => reply.tokens.length < 60)).toBe(true);
     expect(set.slice(0, 4).every((reply) => reply.tokens.length > 150)).toBe(true);
@@ -235,7 +261,13 @@ describe('proxy bench checks', () => {
 });
 
 describe('proxy bench servers', () => {
-  const set = benchReplySet(6, 41, 300, 2);
+  const set = benchReplySet({
+    count: 6,
+    seed: 41,
+    tokensPerReply: 300,
+    pacedTokensPerReply: 0,
+    probes: 2,
+  });
   let upstream: BenchUpstream;
   let passThrough: RunningServer;
   let proxy: RunningServer;
@@ -697,6 +729,7 @@ describe('proxy bench run', () => {
         throughputRounds: 2,
         paceMs: 1,
         pacedStreams: 3,
+        pacedTokensPerReply: 80,
         probeIntervalMs: 10,
         rampMs: 30,
         rssAfterRequests: 400,

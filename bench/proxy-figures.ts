@@ -28,6 +28,11 @@ export interface ProxyBenchSettings extends SetSettings {
   readonly seed: number;
   /** How long each long reply is: ~this many tokens, one SSE event each. */
   readonly tokensPerReply: number;
+  /**
+   * How long the paced streams' replies are (the same calls, shorter prose), so a paced batch
+   * lasts this many tokens times the pace.
+   */
+  readonly pacedTokensPerReply: number;
   /** Short replies the first-byte probes ask for. */
   readonly probeReplies: number;
   /** Fresh sets of processes the measurements are repeated in; figures are their medians. */
@@ -110,6 +115,12 @@ export interface ProxyBenchResult {
   readonly replyChars: { readonly min: number; readonly median: number; readonly max: number };
   /** SSE events per long reply as the model server streams it (tokens, role, finish, [DONE]). */
   readonly replyEvents: { readonly min: number; readonly median: number; readonly max: number };
+  /** The same for the paced streams' replies. */
+  readonly pacedReplyEvents: {
+    readonly min: number;
+    readonly median: number;
+    readonly max: number;
+  };
   readonly responsesStreamed: 'served' | 'not served';
   readonly cpu: readonly CpuRow[];
   readonly throughput: readonly ThroughputRow[];

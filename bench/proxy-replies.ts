@@ -208,19 +208,61 @@ export function probeReplies(count: number, seed: number, after: number): Script
   });
 }
 
+/** What the bench's model server knows: how many replies of each kind, and how long. */
+export interface ReplySetShape {
+  readonly count: number;
+  readonly seed: number;
+  /** About this many tokens each (0: as short as they come). */
+  readonly tokensPerReply: number;
+  /**
+   * The same `count` replies again (the same calls) at about this many tokens, for the paced
+   * streams; 0: none.
+   */
+  readonly pacedTokensPerReply: number;
+  /** Short replies the first-byte probes ask for. */
+  readonly probes: number;
+}
+
+export interface ReplyRange {
+  /** The index of its first reply. */
+  readonly from: number;
+  readonly count: number;
+}
+
+export interface ReplyRanges {
+  readonly long: ReplyRange;
+  readonly paced: ReplyRange;
+  readonly probes: ReplyRange;
+}
+
+/** Where each kind of reply is in the set. */
+export function replyRanges(shape: ReplySetShape): ReplyRanges {
+  const paced = shape.pacedTokensPerReply > 0 ? shape.count : 0;
+  return {
+    long: { from: 0, count: shape.count },
+    paced: { from: shape.count, count: paced },
+    probes: { from: shape.count + paced, count: shape.probes },
+  };
+}
+
+/** The replies numbered from `from` on (their request names them by their number). */
+function renumbered(replies: readonly ScriptedReply[], from: number): ScriptedReply[] {
+  return replies.map((reply, at) => ({ ...reply, index: from + at }));
+}
+
 /**
- * Every reply the bench's model server knows: `count` long ones (about `tokensPerReply` tokens
- * each, or as short as they come when 0), then `probes` short ones.
+ * Every reply the bench's model server knows, each at the index it is named by: the long ones,
+ * the paced ones, then the probes' short ones (see `replyRanges`).
  */
-export function benchReplySet(
-  count: number,
-  seed: number,
-  tokensPerReply: number,
-  probes: number,
-): ScriptedReply[] {
+export function benchReplySet(shape: ReplySetShape): ScriptedReply[] {
+  const { count, seed, tokensPerReply, pacedTokensPerReply, probes } = shape;
+  const ranges = replyRanges(shape);
   return [
     ...scriptedReplies(count, seed, tokensPerReply > 0 ? tokensPerReply : undefined),
-    ...probeReplies(probes, seed, count),
+    ...(pacedTokensPerReply > 0
+      ? renumbered(scriptedReplies(count, seed, pacedTokensPerReply), ranges.paced.from)
+      : []),
+    ...probeReplies(probes, seed, ranges.probes.from),
   ];
 }
 

@@ -156,8 +156,10 @@ export function proxyTables(result: ProxyBenchResult): string {
     `   First byte: a short streamed request (probe) through the side every ${settings.probeIntervalMs} ms, each with a twin sent to`,
     `   the server directly at the same moment; alone: ${settings.probesAlone} probes, nothing else running; ` +
       `${settings.pacedStreams} streams: while that many long`,
-    `   streams run through the side, paced at ${settings.paceMs} ms a token. added = a probe's first byte minus its twin's, ms;`,
-    "   probes = per set (the proxy's rotate over the APIs); p99 judged at the streams",
+    `   streams run through the side, paced at ${settings.paceMs} ms a token (replies of ${result.pacedReplyEvents.min}-` +
+      `${result.pacedReplyEvents.max} events: the same calls, shorter prose).`,
+    "   added = a probe's first byte minus its twin's, ms; probes = per set (the proxy's rotate over the",
+    '   APIs); p99 judged at the streams',
     formatTable(
       [
         'side',

@@ -31,7 +31,14 @@ import {
   cpuMicros,
   startChild,
 } from './proxy-processes.ts';
-import { API_PATHS, apiRequestBody, type BenchApi, type ScriptedReply } from './proxy-replies.ts';
+import {
+  API_PATHS,
+  apiRequestBody,
+  type BenchApi,
+  type ReplyRange,
+  type ReplyRanges,
+  type ScriptedReply,
+} from './proxy-replies.ts';
 
 /** The processes measured: the pipe (the floor), toolwire's proxy, the Hono pass-through. */
 export type MeasuredSide = 'pipe' | 'proxy' | 'pass-through';
@@ -69,8 +76,8 @@ export interface BenchWorld {
   readonly agent: Agent;
   /** Long replies (index 0..n-1), then the probes' short ones, each at its own index. */
   readonly replies: readonly ScriptedReply[];
-  readonly longReplies: number;
-  readonly probeReplies: number;
+  /** Where the long, paced and probe replies are in `replies`. */
+  readonly ranges: ReplyRanges;
   /** The APIs whose streamed requests the proxy serves (Responses may not be, yet). */
   readonly streamedApis: readonly BenchApi[];
   readonly apis: readonly BenchApi[];
@@ -201,8 +208,12 @@ export async function runProcessSet(
         tag: replyKind(side, api, stream),
       } satisfies Job;
     };
-    const longReply = (at: number) => (at + order * 7) % world.longReplies;
-    const probeReply = (at: number) => world.longReplies + (at % world.probeReplies);
+    const { long, paced: pacedRange, probes: probeRange } = world.ranges;
+    const pick = (range: ReplyRange, at: number) => range.from + ((at + order * 7) % range.count);
+    const longReply = (at: number) => pick(long, at);
+    const pacedReply = (at: number) =>
+      pacedRange.count > 0 ? pick(pacedRange, at) : longReply(at);
+    const probeReply = (at: number) => pick(probeRange, at);
 
     /** The exchanges whose replies were right; the others are recorded as failures. */
     const checked = (label: string, exchanges: readonly Exchange[]): Exchange[] => {
@@ -275,7 +286,7 @@ export async function runProcessSet(
       const before = await cpuMicros(child);
       const servedBefore = served[side];
       const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-      const longReplies = Array.from({ length: streamCount }, (_, at) => longReply(at));
+      const longReplies = Array.from({ length: streamCount }, (_, at) => pacedReply(at));
       const streams = longReplies.map(async (reply, at) => {
         await sleep((at * settings.rampMs) / streamCount);
         const [result] = await runJobs(

@@ -11,14 +11,20 @@
  *
  * A request that is not streamed (`stream` not true) gets the whole reply as one chat completion.
  *
- * Child: node bench/proxy-upstream.ts <replies> <seed> [<tokens per reply> <probe replies>] (see
- * `benchReplySet`), with an IPC channel: sends
+ * Child: node bench/proxy-upstream.ts <reply set shape as JSON> (see `benchReplySet`), with an
+ * IPC channel: sends
  * `{type:'ready', url}`, takes `{type:'pace', ms}` (answered `{type:'pace', ms}`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { benchReplySet, requestedReply, type ScriptedReply } from './proxy-replies.ts';
+import {
+  benchReplySet,
+  type ReplySetShape,
+  replyRanges,
+  requestedReply,
+  type ScriptedReply,
+} from './proxy-replies.ts';
 
 export interface BenchUpstream {
   /** Base URL, `http://127.0.0.1:PORT/v1`. */
@@ -172,12 +178,16 @@ export async function startBenchUpstream(
 }
 
 if (import.meta.main) {
-  const [count, seed, tokens = 0, probes = 0] = process.argv.slice(2).map(Number);
-  if (!process.send || !Number.isInteger(count) || !Number.isInteger(seed))
+  const shape = JSON.parse(process.argv[2] ?? 'null') as ReplySetShape | null;
+  if (!process.send || !Number.isInteger(shape?.count) || !Number.isInteger(shape?.seed))
     throw new Error(
-      'usage (as a child with IPC): node bench/proxy-upstream.ts <replies> <seed> [<tokens per reply> <probe replies>]',
+      'usage (as a child with IPC): node bench/proxy-upstream.ts <reply set shape as JSON>',
     );
-  const upstream = await startBenchUpstream(benchReplySet(count!, seed!, tokens, probes), 0, count);
+  const upstream = await startBenchUpstream(
+    benchReplySet(shape!),
+    0,
+    replyRanges(shape!).probes.from,
+  );
   process.on('message', (message: { type?: string; ms?: number }) => {
     if (message.type === 'pace' && typeof message.ms === 'number') {
       upstream.pace = message.ms;

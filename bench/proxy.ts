@@ -48,6 +48,8 @@ import {
   type BenchApi,
   benchReplySet,
   REPLY_FORMATS,
+  type ReplySetShape,
+  replyRanges,
 } from './proxy-replies.ts';
 import { proxyTables } from './proxy-report.ts';
 import { runProcessSet, type SetResult } from './proxy-set.ts';
@@ -61,6 +63,9 @@ export const PROXY_BENCH_SETTINGS: ProxyBenchSettings = {
   replies: 20,
   seed: 3100,
   tokensPerReply: 1480,
+  // Paced at 10 ms a token (100 tokens a second, as a model writes), replies of half the length
+  // (the same calls) keep a batch near 8 s.
+  pacedTokensPerReply: 740,
   probeReplies: 10,
   processSets: 3,
   warmupRequests: 16,
@@ -70,8 +75,7 @@ export const PROXY_BENCH_SETTINGS: ProxyBenchSettings = {
   throughputConcurrency: 50,
   throughputRequests: 400,
   throughputRounds: 3,
-  // 200 tokens a second per stream, 50 streams: a busy model server.
-  paceMs: 5,
+  paceMs: 10,
   pacedStreams: 50,
   // 40 probes a second: ~250 in a batch, a fraction of the long streams' load.
   probeIntervalMs: 25,
@@ -129,12 +133,15 @@ export async function benchProxy(
   log: (message: string) => void = progress,
 ): Promise<ProxyBenchResult> {
   const started = performance.now();
-  const replies = benchReplySet(
-    settings.replies,
-    settings.seed,
-    settings.tokensPerReply,
-    settings.probeReplies,
-  );
+  const shape: ReplySetShape = {
+    count: settings.replies,
+    seed: settings.seed,
+    tokensPerReply: settings.tokensPerReply,
+    pacedTokensPerReply: settings.pacedTokensPerReply,
+    probes: settings.probeReplies,
+  };
+  const replies = benchReplySet(shape);
+  const ranges = replyRanges(shape);
   const profileDir =
     settings.profileDir === undefined ? undefined : resolvePath(settings.profileDir);
   if (profileDir) mkdirSync(profileDir, { recursive: true });
@@ -145,12 +152,7 @@ export async function benchProxy(
     if (failures.length < LISTED_FAILURES) failures.push(message);
   };
 
-  const upstream = await startChild('proxy-upstream.ts', [
-    String(settings.replies),
-    String(settings.seed),
-    String(settings.tokensPerReply),
-    String(settings.probeReplies),
-  ]);
+  const upstream = await startChild('proxy-upstream.ts', [JSON.stringify(shape)]);
   const agent = benchAgent();
   try {
     // Which APIs the proxy streams, asked of a proxy of its own before the sets begin.
@@ -172,8 +174,7 @@ export async function benchProxy(
       upstream,
       agent,
       replies,
-      longReplies: settings.replies,
-      probeReplies: settings.probeReplies,
+      ranges,
       streamedApis,
       apis,
       log,
@@ -196,12 +197,14 @@ export async function benchProxy(
     const paced = pacedRows(sets);
     const passThrough = sets.map((set) => median(set.throughput['pass-through']?.perSecond ?? []));
     const profileFile = profileDir ? newestProfile(profileDir) : undefined;
-    const long = replies.slice(0, settings.replies);
+    const events = (from: number, count: number) =>
+      stats(replies.slice(from, from + count).map((reply) => reply.tokens.length + 3));
     return {
       settings,
       formats: Object.keys(REPLY_FORMATS),
-      replyChars: stats(long.map((reply) => reply.text.length)),
-      replyEvents: stats(long.map((reply) => reply.tokens.length + 3)),
+      replyChars: stats(replies.slice(0, settings.replies).map((reply) => reply.text.length)),
+      replyEvents: events(ranges.long.from, ranges.long.count),
+      pacedReplyEvents: events(ranges.paced.from, ranges.paced.count),
       responsesStreamed: streamedApis.includes('responses') ? 'served' : 'not served',
       cpu,
       throughput,
