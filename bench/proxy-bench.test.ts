@@ -51,7 +51,7 @@ import {
   scriptedReplies,
   tokenPieces,
 } from './proxy-replies.ts';
-import type { SetResult } from './proxy-set.ts';
+import { evenLengths, type SetResult } from './proxy-set.ts';
 import {
   type BenchUpstream,
   replyEvents,
@@ -128,6 +128,16 @@ describe('proxy bench replies', () => {
       expect(requestedReply(JSON.parse(chatRequestBody(paced)))).toBe(4 + at);
     }
     expect(replyRanges({ ...shape, pacedTokensPerReply: 0 }).probes.from).toBe(4);
+  });
+
+  it('the paced streams leave out the replies much longer than the rest', () => {
+    const shape = { count: 20, seed: 3100, tokensPerReply: 0, pacedTokensPerReply: 740, probes: 0 };
+    const set = benchReplySet(shape);
+    const chosen = evenLengths(set, replyRanges(shape).paced);
+    const lengths = chosen.map((index) => set[index]!.tokens.length);
+    expect(chosen.length).toBeGreaterThanOrEqual(15);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(740 * 1.1);
+    expect(chosen.every((index) => index >= 20 && index < 40)).toBe(true);
   });
 
   it('the set: long replies, then short probe replies, each at the index it is named by', () => {

@@ -22,6 +22,7 @@
  * failure of the bench.
  */
 import type { Agent } from 'node:http';
+import { median } from './measure.ts';
 import { exchangeProblem, type ReplyKind } from './proxy-check.ts';
 import { dropIdleConnections, type Exchange, exchange, type Job, runJobs } from './proxy-load.ts';
 import {
@@ -211,8 +212,10 @@ export async function runProcessSet(
     const { long, paced: pacedRange, probes: probeRange } = world.ranges;
     const pick = (range: ReplyRange, at: number) => range.from + ((at + order * 7) % range.count);
     const longReply = (at: number) => pick(long, at);
-    const pacedReply = (at: number) =>
-      pacedRange.count > 0 ? pick(pacedRange, at) : longReply(at);
+    // The paced streams end together: the few replies whose calls make them much longer than
+    // the rest (a whole file written) would hold the batch up for twice as long.
+    const pacedChoices = evenLengths(replies, pacedRange.count > 0 ? pacedRange : long);
+    const pacedReply = (at: number) => pacedChoices[(at + order * 7) % pacedChoices.length]!;
     const probeReply = (at: number) => pick(probeRange, at);
 
     /** The exchanges whose replies were right; the others are recorded as failures. */
@@ -451,6 +454,14 @@ export async function runProcessSet(
     await world.upstream.ask({ type: 'pace', ms: 0 }).catch(() => {});
     for (const child of children) await child.stop();
   }
+}
+
+/** The replies of the range no more than a tenth longer than its median, by index. */
+export function evenLengths(replies: readonly ScriptedReply[], range: ReplyRange): number[] {
+  const indices = Array.from({ length: range.count }, (_, at) => range.from + at);
+  const lengths = indices.map((index) => replies[index]!.tokens.length);
+  const limit = median(lengths) * 1.1;
+  return indices.filter((_, at) => lengths[at]! <= limit);
 }
 
 /** The API a reply kind belongs to (the forwarded ones are chat completions). */
