@@ -65,9 +65,9 @@ describe('runAgent: multi-step runs per protocol', () => {
     // The tools' prompt is in the system message; the result comes back in xml's own format.
     expect(systemText(prompts[0]!)).toContain('get_weather');
     expect(systemText(prompts[0]!)).toContain('attempt_completion');
-    // A text result is written as a JSON string, so no markup in it can read as a call.
+    // A text result is written as the text (xml escapes its markup), as the model's template would.
     expect(lastUserText(prompts[1]!)).toBe(
-      '<tool_result tool_name="get_weather">\n"Seoul: 21°C, sunny"\n</tool_result>',
+      '<tool_result tool_name="get_weather">\nSeoul: 21°C, sunny\n</tool_result>',
     );
     expect(events[0]?.type).toBe('run-start');
     expect(events.at(-1)).toMatchObject({ type: 'finish', stopReason: 'completed', steps: 2 });
@@ -489,8 +489,8 @@ describe('runAgent: limits', () => {
       maxResultChars: 100,
       completion: 'no-call',
     }).result;
-    // The marker's brackets are \u escapes in the result's prompt-safe JSON string.
-    expect(JSON.parse(lastUserText(prompts[1]!).split('\n')[1]!)).toContain(
+    // The marker closes the result's text.
+    expect(lastUserText(prompts[1]!).split('\n')[2]).toBe(
       '[output cut: 200 more characters not shown]',
     );
   });

@@ -97,6 +97,28 @@ describe('POST /v1/messages/count_tokens', () => {
     expect(await response.json()).toEqual({ input_tokens: text.split(/\s+/).length });
   });
 
+  it('counts the earlier reasoning sent back in thinking blocks (a template that keeps it renders it)', async () => {
+    const tokenizer = await startTokenizer((text) => ({ tokens: text.split(/\s+/) }));
+    const body = {
+      ...BODY,
+      messages: [
+        ...BODY.messages,
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'The user wants a listing of the files.', signature: '' },
+            { type: 'text', text: 'Listing them.' },
+          ],
+        },
+        { role: 'user', content: 'Go on.' },
+      ],
+    };
+    await count(await proxyFor(tokenizer.url), body);
+    const text = tokenizer.bodies[0]!.content as string;
+    expect(text).toContain('The user wants a listing of the files.');
+    expect(text).toContain('Listing them.');
+  });
+
   it("reads vLLM's count", async () => {
     const tokenizer = await startTokenizer(() => ({
       count: 1234,

@@ -221,6 +221,7 @@ describe('reading Messages requests', () => {
       {
         role: 'assistant',
         text: 'Checking.',
+        reasoning: 'hmm',
         calls: [{ toolName: 'get_weather', toolCallId: 't1', input: { city: 'Oslo' } }],
       },
       {

@@ -16,16 +16,22 @@ const TOKENIZE_TIMEOUT_MS = 10_000;
 /** The header saying whether the count is the tokenizer's or an estimate. */
 export const TOKEN_COUNT_HEADER = 'x-toolwire-token-count';
 
-/** The rendered prompt as one text: what a tokenizer counts (the chat template's own tokens aside). */
+/**
+ * The rendered prompt as one text: what a tokenizer counts (the chat template's own tokens
+ * aside), earlier reasoning included (a template that keeps it renders it).
+ */
 function promptText(messages: readonly UpstreamMessage[]): string {
   return messages
-    .map((message) =>
-      typeof message.content === 'string'
-        ? message.content
-        : message.content
-            .map((part) => (typeof part.text === 'string' ? part.text : ''))
-            .join('\n'),
-    )
+    .map((message) => {
+      const content =
+        typeof message.content === 'string'
+          ? message.content
+          : message.content
+              .map((part) => (typeof part.text === 'string' ? part.text : ''))
+              .join('\n');
+      const reasoning = 'reasoning_content' in message ? message.reasoning_content : undefined;
+      return typeof reasoning === 'string' ? `${reasoning}\n${content}` : content;
+    })
     .join('\n\n');
 }
 

@@ -114,8 +114,8 @@ describe('deepseek', () => {
       section(v3('get_weather', '{"city":"A"}')),
     );
     expect(deepseek.formatToolResponse({ toolName: 'get_weather', output: 'sunny' })).toBe(
-      // JSON text, strings too: no result can hold a call.
-      '<｜tool▁output▁begin｜>"sunny"<｜tool▁output▁end｜>',
+      // The text as it is, as DeepSeek's template writes it (its own openers broken).
+      '<｜tool▁output▁begin｜>sunny<｜tool▁output▁end｜>',
     );
     expect(deepseekFormat.toolNamesIn?.(section(v3('fly', '{}'), v31('swim', '{}')))).toEqual([
       'fly',

@@ -120,7 +120,7 @@ describe('prompt and history', () => {
       '<start_function_declaration>declaration:get_weather{description:<escape>Current weather for a city<escape>,parameters:{properties:{city:{type:<escape>STRING<escape>}',
     );
     expect(gemma.formatToolResponse({ toolName: 'get_weather', output: 'sunny' })).toBe(
-      '<start_function_response>response:get_weather{value:<escape>"sunny"<escape>}<end_function_response>',
+      '<start_function_response>response:get_weather{value:<escape>sunny<escape>}<end_function_response>',
     );
     // An object too is JSON text inside the string, where `<escape>` and `call:NAME{` cannot stand.
     expect(

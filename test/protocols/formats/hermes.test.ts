@@ -187,7 +187,7 @@ describe('hermes protocol: calls', () => {
       ),
     ).toEqual([{ toolName: 'get_weather', input: { city: 'Q' } }]);
     expect(custom.formatToolResponse({ toolName: 'get_weather', output: 'sunny' })).toBe(
-      '<out>\n{"name":"get_weather","content":"sunny"}\n</out>',
+      '<out>\nsunny\n</out>',
     );
   });
 });

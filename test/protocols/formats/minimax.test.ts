@@ -66,7 +66,7 @@ describe('minimax', () => {
   it('is registered for its model names and renders its history convention', () => {
     expect(minimaxFormat.models.some((pattern) => pattern.test('minimaxai/minimax-m2'))).toBe(true);
     expect(protocol.formatToolResponse({ toolName: 'get_weather', output: 'sunny' })).toBe(
-      '<response>"sunny"</response>',
+      '<response>sunny</response>',
     );
     // Hermes reads JSON calls in `<response>`: an object or array result goes in `{"result": …}`.
     expect(

@@ -189,7 +189,7 @@ describe('mistral: prompts', () => {
         toolCallId: 'abc123456',
         output: 'Sunny',
       }),
-    ).toBe('[TOOL_RESULTS]abc123456[TOOL_CONTENT]"Sunny"[/TOOL_RESULTS]');
+    ).toBe('[TOOL_RESULTS]abc123456[TOOL_CONTENT]Sunny[/TOOL_RESULTS]');
     expect(
       old.formatToolResponse({ toolName: 'get_weather', toolCallId: 'abc123456', output: 'Sunny' }),
     ).toBe('[TOOL_RESULTS]{"content":"Sunny","call_id":"abc123456"}[/TOOL_RESULTS]');
