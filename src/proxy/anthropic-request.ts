@@ -55,8 +55,14 @@ const SETTINGS: ReadonlyArray<readonly [string, string]> = [
   ['stop_sequences', 'stop'],
 ];
 
+/**
+ * The tools the model is shown: each one read, those marked `defer_loading` left out. Anthropic
+ * shows a deferred tool only once a tool search finds it, which the proxy has none of; Claude
+ * Code sends a placeholder so marked ("never call this tool").
+ */
 function toolsOf(value: unknown): ToolDefinition[] {
   if (value === undefined || value === null) return [];
+  const deferred = new Set<string>();
   const tools = arrayAt(value, 'tools', 'an array of tools').map((entry, index): ToolDefinition => {
     const path = `tools[${index}]`;
     const tool = fieldsAt(entry, path, 'a tool object ({name, description, input_schema})');
@@ -66,8 +72,10 @@ function toolsOf(value: unknown): ToolDefinition[] {
         `is ${JSON.stringify(tool.type)}, a server tool the model server cannot run: the proxy describes client tools ({name, description, input_schema}) only`,
       );
     const description = optionalStringAt(tool.description, `${path}.description`);
+    const name = nameAt(tool.name, `${path}.name`);
+    if (tool.defer_loading === true) deferred.add(name);
     return {
-      name: nameAt(tool.name, `${path}.name`),
+      name,
       ...(description === undefined ? {} : { description }),
       inputSchema: schemaAt(
         fieldsAt(tool.input_schema, `${path}.input_schema`, 'a JSON Schema object'),
@@ -79,7 +87,23 @@ function toolsOf(value: unknown): ToolDefinition[] {
     tools.map((tool) => tool.name),
     'tools',
   );
-  return tools;
+  return tools.filter((tool) => !deferred.has(tool.name));
+}
+
+/** Claude Code's billing line, sent as the first system block: metadata, not an instruction. */
+const BILLING_HEADER = 'x-anthropic-billing-header:';
+
+/**
+ * The system text: its blocks' text, without a billing line (it changes with the client's
+ * version, and a model server's prompt cache starts at the first character that differs).
+ */
+function systemTextOf(value: unknown): string {
+  // Read as it came first, so a refusal names the block where it is.
+  const text = textOf(value, 'system');
+  if (!Array.isArray(value)) return text;
+  const texts = (value as { text: string }[]).map((block) => block.text);
+  const kept = texts.filter((block) => !block.startsWith(BILLING_HEADER));
+  return kept.length === texts.length ? text : kept.join('\n');
 }
 
 /** Reads `tool_choice`; a choice the policy cannot follow with the declared tools is a 400. */
@@ -281,7 +305,7 @@ export function readMessagesRequest(
   // Claude Code puts system messages inside `messages` (its environment, after the first user
   // message). Chat templates often refuse a system turn anywhere but first, so their text joins
   // the system text, in order, each marked as given later.
-  const system = [textOf(fields.system, 'system')];
+  const system = [systemTextOf(fields.system)];
   for (const [index, entry] of messages.entries()) {
     const path = `messages[${index}]`;
     const message = fieldsAt(entry, path, 'a message object ({role, content})');

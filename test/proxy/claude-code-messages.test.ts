@@ -72,6 +72,33 @@ describe('Claude Code on Messages', () => {
     expect(sent.messages.slice(1)).toEqual([{ role: 'user', content: 'List the files.' }]);
   });
 
+  it("leaves out its billing line and the tools it marks defer_loading, as Anthropic's API does", async () => {
+    const { url, upstream } = await startProxy([{ text: 'Done.' }]);
+    const body = claudeCodeBody();
+    body.system = [
+      {
+        type: 'text',
+        text: 'x-anthropic-billing-header: cc_version=2.1.332.de2; cc_entrypoint=sdk-cli;',
+      },
+      ...(body.system as object[]),
+    ];
+    body.tools = [
+      ...(body.tools as object[]),
+      {
+        name: 'ReservedPlaceholder',
+        description: 'Reserved placeholder; never call this tool.',
+        input_schema: { type: 'object', properties: {} },
+        defer_loading: true,
+      },
+    ];
+    expect((await post(url, body)).status).toBe(200);
+    const system = upstream.requests[0]!.messages[0]!.content as string;
+    expect(system.startsWith('You are Claude Code.\nBe brief.')).toBe(true);
+    expect(system).not.toContain('billing');
+    expect(system).toContain(WEATHER.name);
+    expect(system).not.toContain('ReservedPlaceholder');
+  });
+
   it('accepts a system message without a system field, and still checks its content', async () => {
     const { url, upstream } = await startProxy([{ text: 'Done.' }]);
     const body = {
