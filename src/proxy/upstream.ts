@@ -220,7 +220,7 @@ function badReply(baseURL: string | undefined, detail: string): ModelCallError {
 export function upstreamFailure(
   error: unknown,
   settings: UpstreamSettings,
-  timeout: AbortSignal,
+  timeout: { readonly aborted: boolean },
   replying = false,
 ): unknown {
   if (ToolwireError.isInstance(error)) return error;
@@ -246,10 +246,41 @@ export function upstreamFailure(
 /** The model server's answer, or the error the client gets instead. */
 export interface UpstreamCall {
   readonly response: UpstreamResponse;
-  /** Aborts when the upstream time limit passes, to tell a timeout from other failures. */
-  readonly timeout: AbortSignal;
+  /** Whether the upstream time limit passed, to tell a timeout from other failures. */
+  readonly timeout: { readonly aborted: boolean };
   /** Closes the connection: the reply went past a limit, so nothing more of it is read. */
   hangUp(): void;
+  /** The reply was read (or given up): its time limit and its listener go. */
+  end(): void;
+}
+
+/**
+ * One call's stop: the client's signal or the call's own time limit, whichever comes first, or
+ * a hang-up. One timer, cleared when the call ends: a time limit of minutes left pending per
+ * request would hold each request's signals (and what listens to them) that long.
+ */
+class CallStop {
+  readonly controller = new AbortController();
+  readonly timeout = { aborted: false };
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly outer: AbortSignal;
+  private readonly onOuterAbort = () => this.controller.abort(this.outer.reason);
+
+  constructor(outer: AbortSignal, timeoutMs: number) {
+    this.outer = outer;
+    if (outer.aborted) this.controller.abort(outer.reason);
+    else outer.addEventListener('abort', this.onOuterAbort, { once: true });
+    this.timer = setTimeout(() => {
+      this.timeout.aborted = true;
+      this.controller.abort(new DOMException('the upstream time limit passed', 'TimeoutError'));
+    }, timeoutMs);
+    this.timer.unref?.();
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+    this.outer.removeEventListener('abort', this.onOuterAbort);
+  }
 }
 
 /**
@@ -261,8 +292,7 @@ export async function callUpstream(
   path: string,
   init: { method: 'GET' | 'POST'; body?: unknown; authorization?: string; signal: AbortSignal },
 ): Promise<UpstreamCall> {
-  const timeout = AbortSignal.timeout(settings.timeoutMs);
-  const hangUp = new AbortController();
+  const stop = new CallStop(init.signal, settings.timeoutMs);
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const authorization = settings.authorization ?? init.authorization;
@@ -275,13 +305,15 @@ export async function callUpstream(
       method: init.method,
       headers,
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      signal: AbortSignal.any([init.signal, timeout, hangUp.signal]),
+      signal: stop.controller.signal,
     });
   } catch (error) {
-    throw upstreamFailure(error, settings, timeout);
+    stop.end();
+    throw upstreamFailure(error, settings, stop.timeout);
   }
   if (response.status < 200 || response.status > 299) {
     const text = await readCapped(response).catch(() => '');
+    stop.end();
     throw new ModelCallError('model-http-status', {
       baseURL: settings.baseURL,
       status: response.status,
@@ -290,11 +322,13 @@ export async function callUpstream(
   }
   return {
     response,
-    timeout,
+    timeout: stop.timeout,
     hangUp() {
       response.body.cancel();
-      hangUp.abort();
+      stop.controller.abort();
+      stop.end();
     },
+    end: () => stop.end(),
   };
 }
 
@@ -372,6 +406,8 @@ export async function readReplyJson(
     // A limit the reply went past (the memory budget): nothing more of it is read.
     if (ToolwireError.isInstance(error)) call.hangUp();
     throw upstreamFailure(error, settings, call.timeout, true);
+  } finally {
+    call.end();
   }
   if (!read.whole) {
     call.hangUp();
@@ -526,5 +562,7 @@ export async function streamPieces(
   } catch (error) {
     call.hangUp();
     throw upstreamFailure(error, settings, call.timeout, true);
+  } finally {
+    call.end();
   }
 }
