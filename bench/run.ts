@@ -775,7 +775,7 @@ async function main(): Promise<void> {
   const middleware = await benchMiddlewareInChild();
   const decode = await runDecodeBench();
   const formats = await benchFormatsInChild();
-  progress('proxy against a pass-through proxy (child process)');
+  progress('proxy against a plain node http pipe (child process)');
   const proxy = await benchProxyInChild();
   const targetList = [...targets(large.cases, whole), ...proxy.targets];
   const totalSeconds = (performance.now() - benchStarted) / 1000;
