@@ -2,6 +2,7 @@ import { createParser, type ParseError } from 'eventsource-parser';
 import { ToolwireError } from '../core/errors.ts';
 import { ModelCallError, networkErrorCode } from '../core/model-call-error.ts';
 import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../http/json-shape.ts';
+import { ContentChunkTemplate } from './content-chunk-template.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { isFields } from './request-fields.ts';
 import {
@@ -500,6 +501,8 @@ export async function streamPieces(
   let batch: UpstreamPiece[] = [];
   let done = false;
   let fault: unknown;
+  // Most chunks differ from the one before only in their text: read without a parse.
+  const template = new ContentChunkTemplate();
   const parser = createParser({
     // A line or an event that never ends would be buffered for ever.
     maxBufferSize: settings.maxEventBytes,
@@ -514,6 +517,16 @@ export async function streamPieces(
       if (done || fault !== undefined) return;
       if (event.data === '[DONE]') {
         done = true;
+        return;
+      }
+      const text = template.read(event.data);
+      if (text !== undefined) {
+        batch.push({
+          content: text || undefined,
+          reasoning: undefined,
+          finishReason: undefined,
+          usage: undefined,
+        });
         return;
       }
       // An event is read like a whole reply, within its nesting and values.
@@ -537,11 +550,21 @@ export async function streamPieces(
         );
         return;
       }
+      let piece: UpstreamPiece;
       try {
-        batch.push(pieceOf(data, true, settings.baseURL));
+        piece = pieceOf(data, true, settings.baseURL);
       } catch (error) {
         fault = error;
+        return;
       }
+      batch.push(piece);
+      if (
+        piece.content !== undefined &&
+        piece.reasoning === undefined &&
+        piece.finishReason === undefined &&
+        piece.usage === undefined
+      )
+        template.learn(event.data, piece.content);
     },
   });
   const decoder = new TextDecoder();
