@@ -3,11 +3,20 @@ export type IdGenerator = () => string;
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
+/** Random bytes drawn at once: a proxy makes a generator per request, and each draw is a system call. */
+const POOL_BYTES = 4096;
+let pool = new Uint8Array(0);
+let drawn = 0;
+
 function randomPrefix(length: number): string {
-  const bytes = new Uint8Array(length);
-  globalThis.crypto.getRandomValues(bytes);
+  if (drawn + length > pool.length) {
+    pool = new Uint8Array(Math.max(POOL_BYTES, length));
+    globalThis.crypto.getRandomValues(pool);
+    drawn = 0;
+  }
   let out = '';
-  for (const byte of bytes) out += ALPHABET[byte % ALPHABET.length];
+  for (let i = 0; i < length; i++) out += ALPHABET[pool[drawn + i]! % ALPHABET.length];
+  drawn += length;
   return out;
 }
 

@@ -6,6 +6,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 
 /** One request to the model server. */
 export interface UpstreamRequest {
@@ -47,32 +48,48 @@ export interface UpstreamTransport {
   close(): void;
 }
 
+/** Most request URLs whose parse is kept (a proxy asks a few: its upstream's paths). */
+const MAX_KEPT_URLS = 64;
+
 /** Node's HTTP client, with connections kept alive between requests (one pool per proxy). */
 export function nodeTransport(): UpstreamTransport {
   const agents = {
     'http:': new HttpAgent({ keepAlive: true }),
     'https:': new HttpsAgent({ keepAlive: true }),
   };
+  // Parsed once per URL, not per request.
+  const targets = new Map<string, ReturnType<typeof urlToHttpOptions>>();
+  const targetOf = (href: string) => {
+    let target = targets.get(href);
+    if (!target) {
+      if (targets.size >= MAX_KEPT_URLS) targets.clear();
+      target = urlToHttpOptions(new URL(href));
+      targets.set(href, target);
+    }
+    return target;
+  };
   return {
     send(request) {
-      const url = new URL(request.url);
-      const secure = url.protocol === 'https:';
+      const target = targetOf(request.url);
+      const secure = target.protocol === 'https:';
+      // Encoded once: its length is the bytes sent.
+      const body = request.body === undefined ? undefined : Buffer.from(request.body);
       return new Promise<UpstreamResponse>((resolve, reject) => {
         const sent = (secure ? httpsRequest : httpRequest)(
-          url,
           {
+            ...target,
             method: request.method,
             headers:
-              request.body === undefined
+              body === undefined
                 ? request.headers
-                : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+                : { ...request.headers, 'content-length': String(body.byteLength) },
             agent: secure ? agents['https:'] : agents['http:'],
             signal: request.signal,
           },
           (reply) => resolve(nodeResponse(reply)),
         );
         sent.once('error', reject);
-        sent.end(request.body);
+        sent.end(body);
       });
     },
     close() {

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { createIdGenerator } from '../../src/core/ids.ts';
 import { hermesProtocol, type ParseEvent, xmlProtocol } from '../../src/index.ts';
 import { TOOLS } from './helpers.ts';
 
@@ -32,5 +33,21 @@ describe('default ids', () => {
       }
     }
     expect(seen.size).toBe(count);
+  });
+});
+
+describe('createIdGenerator', () => {
+  it('gives each generator its own random prefix, drawing random bytes a pool at a time', () => {
+    const draw = vi.spyOn(globalThis.crypto, 'getRandomValues');
+    try {
+      const prefixes = new Set<string>();
+      for (let i = 0; i < 2000; i++) prefixes.add(createIdGenerator('call')().slice(0, -1));
+      expect(prefixes.size).toBe(2000);
+      for (const prefix of prefixes) expect(prefix).toMatch(/^call_[0-9a-z]{10}_$/);
+      // 2,000 prefixes of 10 bytes from pools of 4,096: a handful of draws, not one each.
+      expect(draw.mock.calls.length).toBeLessThanOrEqual(6);
+    } finally {
+      draw.mockRestore();
+    }
   });
 });
