@@ -21,10 +21,13 @@ function renderedSize(protocol: ToolCallProtocol, result: ToolOutcome): number {
   return rendered - protocol.formatToolResponse([{ ...result, output: '' }]).length;
 }
 
-/** The notice at the end of a cut output, and the size the protocol writes for it. */
-function noticeSize(protocol: ToolCallProtocol, output: string): number {
+/**
+ * The notice at the end of a cut output, and the size the protocol writes for it in that
+ * outcome (an error's text may be written otherwise than a result's: mistral's as JSON).
+ */
+function noticeSize(protocol: ToolCallProtocol, output: string, isError?: boolean): number {
   const notice = output.slice(output.lastIndexOf('\n[output cut: '));
-  return renderedSize(protocol, outcome(notice));
+  return renderedSize(protocol, outcome(notice, isError));
 }
 
 describe.each(PROTOCOL_NAMES)('outcomeForModel (%s)', (name) => {
@@ -35,7 +38,9 @@ describe.each(PROTOCOL_NAMES)('outcomeForModel (%s)', (name) => {
     expect(typeof result.output).toBe('string');
     const output = result.output as string;
     expect(output).toMatch(/\n\[output cut: .*characters not shown\]$/);
-    expect(renderedSize(protocol, result)).toBeLessThanOrEqual(cap + noticeSize(protocol, output));
+    expect(renderedSize(protocol, result)).toBeLessThanOrEqual(
+      cap + noticeSize(protocol, output, result.isError),
+    );
   }
 
   it('keeps an output within the cap as it is', () => {
