@@ -50,15 +50,21 @@ export class ChatCompletionChunks {
     return this.head + JSON.stringify(delta) + this.tail;
   }
 
+  /** A chunk of text or reasoning: the hot path of a stream, written without a delta object. */
+  private textChunk(key: 'content' | 'reasoning_content', text: string): string {
+    if (!this.roleSent) return this.chunk({ [key]: text });
+    return `${this.head}{"${key}":${JSON.stringify(text)}}${this.tail}`;
+  }
+
   encode(events: readonly ReplyEvent[]): string {
     let out = '';
     for (const event of coalesce(events)) {
       switch (event.type) {
         case 'text':
-          out += this.chunk({ content: event.delta });
+          out += this.textChunk('content', event.delta);
           break;
         case 'reasoning':
-          out += this.chunk({ reasoning_content: event.delta });
+          out += this.textChunk('reasoning_content', event.delta);
           break;
         case 'call-start': {
           const index = this.indexes.size;

@@ -481,6 +481,20 @@ function mayExceedShape(text: string, limits: JsonShapeLimits): boolean {
 }
 
 /**
+ * Whether a read is exactly one event of one `data:` line (`data: …` and a blank line, no other
+ * line break; a `\r` is one too), within the longest event read.
+ */
+function isOneDataEvent(text: string, maxEventBytes: number): boolean {
+  return (
+    text.length <= maxEventBytes &&
+    text.startsWith('data: ') &&
+    text.indexOf('\n') === text.length - 2 &&
+    text.endsWith('\n\n') &&
+    !text.includes('\r')
+  );
+}
+
+/**
  * Reads a streamed reply, handing `onPieces` the pieces of each network read on the turn it
  * arrives (nothing waits between the read and the reply events it makes), and resolves at the
  * stream's end. A server that answers a streamed request with one JSON reply is read as that
@@ -503,6 +517,60 @@ export async function streamPieces(
   let fault: unknown;
   // Most chunks differ from the one before only in their text: read without a parse.
   const template = new ContentChunkTemplate();
+  /** One event's data: `[DONE]`, a chunk the template reads, or one parsed in full. */
+  const readEvent = (data: string): void => {
+    if (done || fault !== undefined) return;
+    if (data === '[DONE]') {
+      done = true;
+      return;
+    }
+    const text = template.read(data);
+    if (text !== undefined) {
+      batch.push({
+        content: text || undefined,
+        reasoning: undefined,
+        finishReason: undefined,
+        usage: undefined,
+      });
+      return;
+    }
+    // An event is read like a whole reply, within its nesting and values.
+    if (mayExceedShape(data, settings.json)) {
+      const shape = measureJson(data, settings.json);
+      if ('exceeds' in shape) {
+        fault = badReply(
+          settings.baseURL,
+          `the model server sent a stream event with more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
+        );
+        return;
+      }
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      fault = badReply(
+        settings.baseURL,
+        `the model server sent a stream event that is not JSON: ${JSON.stringify(data.slice(0, 200))}`,
+      );
+      return;
+    }
+    let piece: UpstreamPiece;
+    try {
+      piece = pieceOf(parsed, true, settings.baseURL);
+    } catch (error) {
+      fault = error;
+      return;
+    }
+    batch.push(piece);
+    if (
+      piece.content !== undefined &&
+      piece.reasoning === undefined &&
+      piece.finishReason === undefined &&
+      piece.usage === undefined
+    )
+      template.learn(data, piece.content);
+  };
   const parser = createParser({
     // A line or an event that never ends would be buffered for ever.
     maxBufferSize: settings.maxEventBytes,
@@ -513,66 +581,20 @@ export async function streamPieces(
           `the model server sent a stream line or event longer than ${settings.maxEventBytes} characters, the most the proxy reads (limits.maxUpstreamEventBytes); the proxy closed the connection`,
         );
     },
-    onEvent(event) {
-      if (done || fault !== undefined) return;
-      if (event.data === '[DONE]') {
-        done = true;
-        return;
-      }
-      const text = template.read(event.data);
-      if (text !== undefined) {
-        batch.push({
-          content: text || undefined,
-          reasoning: undefined,
-          finishReason: undefined,
-          usage: undefined,
-        });
-        return;
-      }
-      // An event is read like a whole reply, within its nesting and values.
-      if (mayExceedShape(event.data, settings.json)) {
-        const shape = measureJson(event.data, settings.json);
-        if ('exceeds' in shape) {
-          fault = badReply(
-            settings.baseURL,
-            `the model server sent a stream event with more nesting or JSON values than the proxy reads (limits.${shape.exceeds === 'maxDepth' ? 'maxJsonDepth' : 'maxJsonValues'}); the proxy closed the connection`,
-          );
-          return;
-        }
-      }
-      let data: unknown;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        fault = badReply(
-          settings.baseURL,
-          `the model server sent a stream event that is not JSON: ${JSON.stringify(event.data.slice(0, 200))}`,
-        );
-        return;
-      }
-      let piece: UpstreamPiece;
-      try {
-        piece = pieceOf(data, true, settings.baseURL);
-      } catch (error) {
-        fault = error;
-        return;
-      }
-      batch.push(piece);
-      if (
-        piece.content !== undefined &&
-        piece.reasoning === undefined &&
-        piece.finishReason === undefined &&
-        piece.usage === undefined
-      )
-        template.learn(event.data, piece.content);
-    },
+    onEvent: (event) => readEvent(event.data),
   });
   const decoder = new TextDecoder();
+  let atEventEnd = true;
   const body = call.response.body;
   try {
     await body.forEach((chunk) => {
       if (done) return;
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      const text = decoder.decode(chunk, { stream: true });
+      // A read that is one whole `data:` event, after a read that ended one, is that event:
+      // the parser holds nothing then, and a server writes most tokens so.
+      if (atEventEnd && isOneDataEvent(text, settings.maxEventBytes)) readEvent(text.slice(6, -2));
+      else parser.feed(text);
+      atEventEnd = text.endsWith('\n\n');
       if (batch.length > 0) {
         const pieces = batch;
         batch = [];
