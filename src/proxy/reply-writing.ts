@@ -16,6 +16,12 @@ import { httpErrorOf } from './errors.ts';
 import type { ReplyEvent } from './reply-events.ts';
 import type { ReplyEnd, ReplyRun } from './reply-run.ts';
 
+// @hono/node-server's marker for "the response was written already" is honoured only on a full
+// Response. Made while that server's lightweight Response stands in for the global one (this
+// module loaded after some app started serving), it would be answered from a cache that ignores
+// the marker, writing a second head. Reading its body makes it a full Response for good.
+void RESPONSE_ALREADY_SENT.body;
+
 /** How one API writes a streamed reply, as the text of its wire format (SSE events, NDJSON lines). */
 export interface ReplyWriter {
   /** What the stream begins with once the model server has answered. */
