@@ -62,7 +62,7 @@ unless --upstream-api-key-env VAR names the key to send there. A demanded tool_c
 again --tool-choice-retries times (default 1) when the model answers without a call.
 Limits (docs/proxy.md): a body must arrive within --body-timeout (default 30 s); requests share
 --memory-budget-mb (default 1024, at most half the heap); a model server's whole reply is read up
-to --max-upstream-reply-mb (default 8) and each streamed event up to --max-upstream-event-kb
-(default 1024), then the upstream connection is closed and the client told. Responses are kept
+to --max-upstream-reply-mb (default 8) and a streamed event held waiting for its end up to
+--max-upstream-event-kb (default 1024), then the upstream connection is closed and the client told. Responses are kept
 for previous_response_id up to --max-stored-responses (default 1000; 0 keeps none) and
 --max-stored-response-mb (default 64), the oldest forgotten first.`;

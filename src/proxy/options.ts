@@ -32,7 +32,11 @@ export interface ProxyLimits {
    * Past it the connection is closed and the client gets 502. Default 8 MiB.
    */
   readonly maxUpstreamReplyBytes: number;
-  /** Longest line or event of a streamed reply, in characters; past it as above. Default 1 MiB. */
+  /**
+   * Most of a streamed reply's line or event held while waiting for its end, in characters; past
+   * it as above. An event may pass it by the one network read that brings its end (it is already
+   * in memory then). Default 1 MiB.
+   */
   readonly maxUpstreamEventBytes: number;
   /** Largest number of characters one call may span. Default 16 MiB. */
   readonly maxCallChars: number;
