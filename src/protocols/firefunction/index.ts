@@ -58,9 +58,10 @@ export function firefunctionProtocol(options: FirefunctionProtocolOptions = {}):
 export const firefunctionFormat: FormatEntry = {
   name: 'firefunction',
   aliases: ['firefunction_v2', 'functools'],
-  families: 'FireFunction v2',
+  families: 'FireFunction v2, Phi-4-mini',
   example: ' functools[{"name": "get_weather", "arguments": {"city": "Oslo"}}]',
   create: () => firefunctionProtocol(),
-  models: [/firefunction/],
+  // Phi-4-mini writes the same list (`functools[…]`, usually without the space before it).
+  models: [/firefunction/, /phi-?4-?(?:mini|multimodal)/],
   agent: CALLS_RUN_TOGETHER,
 };

@@ -59,6 +59,7 @@ export const glmFormat: FormatEntry = {
   example:
     '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>',
   create: glmProtocol,
-  models: [/glm-?4/],
+  // Poolside's Laguna writes GLM-4.5's calls (vLLM's poolside_v1 parser is a GLM-4 parser).
+  models: [/glm-?4/, /laguna/],
   agent: CALLS_RUN_TOGETHER,
 };

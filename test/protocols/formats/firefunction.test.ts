@@ -24,6 +24,30 @@ describe('firefunction', () => {
     expect(textIn(parts)).toBe('Checking. ');
   });
 
+  // vLLM's tests/tool_parsers/test_phi4mini_tool_parser.py: Phi-4-mini writes the list without
+  // the space before it, one call or several, pretty-printed or not (the second call's tool is
+  // one these tests declare).
+  it("reads Phi-4-mini's functools list (vLLM's phi4mini parser tests)", () => {
+    expect(
+      callsIn(
+        partsOf(firefunction, 'functools[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]'),
+      ),
+    ).toEqual([{ name: 'get_weather', input: { city: 'Tokyo' } }]);
+    const two = partsOf(
+      firefunction,
+      'functools[\n  {"name": "get_weather", "arguments": {"city": "Tokyo"}},\n  {"name": "search", "arguments": {"query": "time in Tokyo"}}\n]',
+    );
+    expect(callsIn(two).map((call) => call.name)).toEqual(['get_weather', 'search']);
+    const around = partsOf(
+      firefunction,
+      'Let me check the weather for you.\nfunctools[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]\nWould you like to know more?',
+    );
+    expect(callsIn(around)).toEqual([{ name: 'get_weather', input: { city: 'Tokyo' } }]);
+    expect(textIn(around)).toBe(
+      'Let me check the weather for you.\n\nWould you like to know more?',
+    );
+  });
+
   it('never runs a cut-off call and reports it', () => {
     const parts = partsOf(
       firefunction,

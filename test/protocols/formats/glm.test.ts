@@ -102,8 +102,29 @@ describe('glm', () => {
     expect(read(text)).toEqual({ calls: [], text, errors: [] });
   });
 
+  // vLLM's tests/tool_parsers/test_poolside_v1_tool_parser.py: Laguna writes GLM-4.5's calls.
+  it("reads Poolside Laguna's calls (vLLM's poolside_v1 parser tests)", () => {
+    expect(
+      read(
+        '<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>f.py</arg_value>\n<arg_key>content</arg_key>\n<arg_value>    def f():\n        return 1\n</arg_value>\n</tool_call>',
+      ).calls,
+    ).toEqual([['write_file', { path: 'f.py', content: '    def f():\n        return 1\n' }]]);
+    expect(
+      read('<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>')
+        .calls,
+    ).toEqual([['get_weather', { city: 'Paris' }]]);
+    const blank = '<tool_call>   </tool_call>';
+    expect(read(blank)).toEqual({ calls: [], text: blank, errors: [] });
+  });
+
   it('is registered for its model names', () => {
-    for (const id of ['glm-4.5', 'zai-org/glm-4.6', 'glm-4.7-flash', 'glm4']) {
+    for (const id of [
+      'glm-4.5',
+      'zai-org/glm-4.6',
+      'glm-4.7-flash',
+      'glm4',
+      'poolside/laguna-s-2.1',
+    ]) {
       expect(glmFormat.models.some((pattern) => pattern.test(id))).toBe(true);
     }
     expect(
