@@ -1,12 +1,18 @@
 import type { ParameterTagsOpener, ParameterTagsSyntax } from '../common/parameter-tags-body.ts';
 
 /**
- * The names of DSML's block: V3.2 writes `<｜DSML｜function_calls>`, V4 renamed it
+ * DSML's spellings: V3.2 writes `<｜DSML｜function_calls>`, V4 renamed the block
  * `<｜DSML｜tool_calls>` and changed nothing else (vLLM's `DeepSeekV4ToolParser` keeps V3.2's
- * invoke and parameter grammar; V4's `encoding/encoding_dsv4.py`). Each block ends at its own
- * closer.
+ * invoke and parameter grammar; V4's `encoding/encoding_dsv4.py`). V4.1 names the block ` calls`
+ * and puts a space before every tag name (`<｜DSML｜ invoke name="f">`, `<｜DSML｜ parameter …>`:
+ * SGLang's `DeepSeekV41Detector`, vLLM's `deepseek_v41` parser config). Each block ends at its own
+ * closer, and its invokes and parameters are spelt as it is.
  */
-const DSML_BLOCKS = ['function_calls', 'tool_calls'] as const;
+const DSML_FORMS = [
+  { block: 'function_calls', space: '' },
+  { block: 'tool_calls', space: '' },
+  { block: ' calls', space: ' ' },
+] as const;
 
 /** One DSML block opener: its literal and the body's opener data. */
 export interface DsmlOpener {
@@ -21,23 +27,28 @@ export interface DsmlOpener {
  */
 export function dsmlOpeners(bar: string): readonly DsmlOpener[] {
   const prefix = `${bar}DSML${bar}`;
-  const syntax: ParameterTagsSyntax = {
-    callOpen: `<${prefix}invoke`,
-    callClose: `</${prefix}invoke>`,
-    parameterOpen: `<${prefix}parameter`,
-    parameterClose: `</${prefix}parameter>`,
-    layout: 'inline',
-  };
-  return DSML_BLOCKS.map((block) => ({
-    literal: `<${prefix}${block}>`,
-    data: { syntax, blockClose: `</${prefix}${block}>` },
-  }));
+  return DSML_FORMS.map(({ block, space }) => {
+    const syntax: ParameterTagsSyntax = {
+      callOpen: `<${prefix}${space}invoke`,
+      callClose: `</${prefix}${space}invoke>`,
+      parameterOpen: `<${prefix}${space}parameter`,
+      parameterClose: `</${prefix}${space}parameter>`,
+      layout: 'inline',
+    };
+    return {
+      literal: `<${prefix}${block}>`,
+      data: { syntax, blockClose: `</${prefix}${block}>` },
+    };
+  });
 }
 
-/** Names in DSML invokes (`<｜DSML｜invoke name="NAME">`, either bar), for the agent's feedback. */
+/**
+ * Names in DSML invokes (`<｜DSML｜invoke name="NAME">`, either bar, V4.1's space or not), for the
+ * agent's feedback.
+ */
 export function dsmlToolNamesIn(text: string): string[] {
   return Array.from(
-    text.matchAll(/<[｜|]DSML[｜|]invoke[ \t]+name="([^"<>\n]{1,100})"/g),
+    text.matchAll(/<[｜|]DSML[｜|] ?invoke[ \t]+name="([^"<>\n]{1,100})"/g),
     (match) => match[1]!,
   );
 }

@@ -129,3 +129,46 @@ describe('deepseek V4 DSML (<｜DSML｜tool_calls>)', () => {
     TOOLS,
   );
 });
+
+// vLLM's tests/parser/engine/test_deepseek_v41.py (its CALLS output) and SGLang's
+// DeepSeekV41Detector: V4.1 names the block ` calls` and puts a space before every tag name.
+describe('deepseek V4.1 DSML (<｜DSML｜ calls>, spaced tag names)', () => {
+  const tools: ToolDefinition[] = [
+    {
+      name: 'get_weather',
+      inputSchema: {
+        type: 'object',
+        properties: { city: { type: 'string' }, count: { type: 'integer' } },
+      },
+    },
+    {
+      name: 'add',
+      inputSchema: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } } },
+    },
+  ];
+  const calls =
+    '\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name="get_weather">\n' +
+    '<｜DSML｜ parameter name="city" string="true">杭州</｜DSML｜ parameter>\n' +
+    '<｜DSML｜ parameter name="count" string="false">42</｜DSML｜ parameter>\n' +
+    '</｜DSML｜ invoke>\n<｜DSML｜ invoke name="add">\n' +
+    '<｜DSML｜ parameter name="x" string="false">1.5</｜DSML｜ parameter>\n' +
+    '<｜DSML｜ parameter name="y" string="false">2.25</｜DSML｜ parameter>\n' +
+    '</｜DSML｜ invoke>\n</｜DSML｜ calls>';
+
+  for (const [readerName, reader] of READERS)
+    it(`${readerName} reads its calls, streamed at every split, the block gone from the text`, () => {
+      const parts = partsOf(reader, `Checking.${calls}`, { tools });
+      expect(errorsIn(parts)).toEqual([]);
+      expect(callsIn(parts)).toEqual([
+        { name: 'get_weather', input: { city: '杭州', count: 42 } },
+        { name: 'add', input: { x: 1.5, y: 2.25 } },
+      ]);
+      expect(textIn(parts)).toBe('Checking.\n\n');
+    });
+
+  it('is chosen for deepseek-v4.1 model names', () => {
+    expect(deepseekFormat.models.some((pattern) => pattern.test('deepseek-ai/deepseek-v4.1'))).toBe(
+      true,
+    );
+  });
+});
