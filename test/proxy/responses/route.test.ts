@@ -1,53 +1,15 @@
 import { request } from 'node:http';
 import OpenAI, { APIError } from 'openai';
-import type { FunctionTool } from 'openai/resources/responses/responses';
 import { describe, expect, it, vi } from 'vitest';
-import { correctionText, demandSentence, type ToolCallToFormat } from '../../../src/core/index.ts';
-import type { ProxyOptions } from '../../../src/proxy/index.ts';
-import { callText, hermes, proxyHarness, WEATHER } from '../harness.ts';
-import {
-  type ScriptedReply,
-  type ScriptedUpstream,
-  type UpstreamBody,
-  USAGE,
-} from '../scripted-upstream.ts';
+import { correctionText, demandSentence } from '../../../src/core/index.ts';
+import { callText, hermes, WEATHER } from '../harness.ts';
+import { USAGE } from '../scripted-upstream.ts';
+import { PARIS, responsesClientHarness, sentTexts, WEATHER_TOOL } from './helpers.ts';
 
 // `POST /v1/responses` through the official `openai` client, in front of a scripted text-only
 // model server.
 
-const WEATHER_TOOL: FunctionTool = {
-  type: 'function',
-  name: WEATHER.name,
-  description: WEATHER.description!,
-  parameters: WEATHER.inputSchema as Record<string, unknown>,
-  strict: true,
-};
-const PARIS: ToolCallToFormat = {
-  toolName: 'get_weather',
-  toolCallId: 'c1',
-  input: { city: 'Paris' },
-};
-
-const startProxy = proxyHarness();
-
-async function clientFor(
-  script: readonly ScriptedReply[] | ((body: UpstreamBody, index: number) => ScriptedReply),
-  options: Partial<ProxyOptions> = {},
-): Promise<{ client: OpenAI; upstream: ScriptedUpstream; url: string }> {
-  const { url, upstream } = await startProxy(script, options);
-  return {
-    client: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
-    upstream,
-    url,
-  };
-}
-
-/** Every message's text the model server got, in order, as one string per message. */
-function sentTexts(body: UpstreamBody): string[] {
-  return body.messages.map((message) =>
-    typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
-  );
-}
+const clientFor = responsesClientHarness();
 
 describe('POST /v1/responses, not streamed', () => {
   it('a text answer: a completed response with one output_text message, usage and echo', async () => {

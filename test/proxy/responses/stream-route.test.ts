@@ -1,49 +1,18 @@
-import OpenAI, { APIError } from 'openai';
+import { APIError } from 'openai';
 import type {
-  FunctionTool,
   Response as OpenAIResponse,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
 import { correctionText, type ToolCallToFormat } from '../../../src/core/index.ts';
-import type { ProxyOptions } from '../../../src/proxy/index.ts';
-import { callText, proxyHarness, WEATHER } from '../harness.ts';
-import {
-  type ScriptedReply,
-  type ScriptedUpstream,
-  type UpstreamBody,
-  USAGE,
-} from '../scripted-upstream.ts';
+import { callText } from '../harness.ts';
+import { USAGE } from '../scripted-upstream.ts';
+import { PARIS, responsesClientHarness, sentTexts, WEATHER_TOOL } from './helpers.ts';
 
 // `POST /v1/responses` with `stream: true`, through the official `openai` client, in front of a
 // scripted text-only model server.
 
-const WEATHER_TOOL: FunctionTool = {
-  type: 'function',
-  name: WEATHER.name,
-  description: WEATHER.description!,
-  parameters: WEATHER.inputSchema as Record<string, unknown>,
-  strict: true,
-};
-const PARIS: ToolCallToFormat = {
-  toolName: 'get_weather',
-  toolCallId: 'c1',
-  input: { city: 'Paris' },
-};
-
-const startProxy = proxyHarness();
-
-async function clientFor(
-  script: readonly ScriptedReply[] | ((body: UpstreamBody, index: number) => ScriptedReply),
-  options: Partial<ProxyOptions> = {},
-): Promise<{ client: OpenAI; upstream: ScriptedUpstream; url: string }> {
-  const { url, upstream } = await startProxy(script, options);
-  return {
-    client: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
-    upstream,
-    url,
-  };
-}
+const clientFor = responsesClientHarness();
 
 async function eventsOf(
   stream: AsyncIterable<ResponseStreamEvent>,
@@ -66,13 +35,6 @@ function comparable(response: OpenAIResponse): unknown {
       if (key === 'created_at' || key === 'completed_at') return 0;
       return value;
     }),
-  );
-}
-
-/** Every message's text the model server got, in order. */
-function sentTexts(body: UpstreamBody): string[] {
-  return body.messages.map((message) =>
-    typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
   );
 }
 
