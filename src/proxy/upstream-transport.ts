@@ -177,6 +177,11 @@ function webBody(stream: ReadableStream<Uint8Array> | null): UpstreamBody {
   let cancelled = false;
   let paused: Promise<void> | undefined;
   let unpause: (() => void) | undefined;
+  const resume = () => {
+    paused = undefined;
+    unpause?.();
+    unpause = undefined;
+  };
   return {
     async forEach(onChunk) {
       if (!reader) return;
@@ -205,14 +210,11 @@ function webBody(stream: ReadableStream<Uint8Array> | null): UpstreamBody {
         unpause = resolve;
       });
     },
-    resume() {
-      paused = undefined;
-      unpause?.();
-      unpause = undefined;
-    },
+    resume,
     cancel() {
       cancelled = true;
-      this.resume();
+      // A reading waiting on a pause sees the cancel at once.
+      resume();
       reader?.cancel().catch(() => {});
     },
   };

@@ -118,6 +118,14 @@ export function upstreamTarget(value: string): UpstreamTarget {
   return { baseURL: url.href.replace(/\/+$/, ''), authorization };
 }
 
+/**
+ * The model server's root, where llama.cpp and vLLM serve `/tokenize` and Ollama `/api/…`: the
+ * base URL without its trailing `/v1`.
+ */
+export function serverRoot(baseURL: string): string {
+  return baseURL.endsWith('/v1') ? baseURL.slice(0, -3) : baseURL;
+}
+
 /** A model server's base URL without credentials or trailing slashes (see `upstreamTarget`). */
 export function upstreamBaseURL(value: string): string {
   return upstreamTarget(value).baseURL;
@@ -485,11 +493,12 @@ function mayExceedShape(text: string, limits: JsonShapeLimits): boolean {
  * line break; a `\r` is one too), within the longest event read.
  */
 function isOneDataEvent(text: string, maxEventBytes: number): boolean {
+  // The first line break is the second-last character and the last is one too.
   return (
     text.length <= maxEventBytes &&
     text.startsWith('data: ') &&
     text.indexOf('\n') === text.length - 2 &&
-    text.endsWith('\n\n') &&
+    text.charCodeAt(text.length - 1) === 10 &&
     !text.includes('\r')
   );
 }

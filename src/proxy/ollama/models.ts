@@ -1,7 +1,7 @@
 import { ModelCallError } from '../../core/model-call-error.ts';
 import type { MemoryReservation } from '../memory-budget.ts';
 import { fieldsAt, isFields, nameAt } from '../request-fields.ts';
-import { callUpstream, readReplyJson, type UpstreamSettings } from '../upstream.ts';
+import { callUpstream, readReplyJson, serverRoot, type UpstreamSettings } from '../upstream.ts';
 
 /**
  * Ollama's model endpoints (`/api/tags`, `/api/show`, `/api/version`, `/api/ps`): passed through
@@ -33,10 +33,7 @@ const PROXY_CAPABILITIES = ['completion', 'tools'] as const;
 
 /** The upstream at its root, where Ollama serves `/api/…`: the base URL without its `/v1`. */
 export function ollamaRoot(upstream: UpstreamSettings): UpstreamSettings {
-  const baseURL = upstream.baseURL.endsWith('/v1')
-    ? upstream.baseURL.slice(0, -3)
-    : upstream.baseURL;
-  return { ...upstream, baseURL };
+  return { ...upstream, baseURL: serverRoot(upstream.baseURL) };
 }
 
 /** Statuses that say the server has no such path: it is not Ollama. */

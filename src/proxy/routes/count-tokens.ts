@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import { readMessagesRequest } from '../anthropic-request.ts';
 import type { ProxyContext } from '../context.ts';
-import { callUpstream, readReplyJson, type UpstreamSettings } from '../upstream.ts';
+import { callUpstream, readReplyJson, serverRoot, type UpstreamSettings } from '../upstream.ts';
 import { type UpstreamMessage, upstreamMessages } from '../upstream-messages.ts';
 
 /** Longest the proxy waits for the model server's tokenizer before it estimates instead. */
@@ -33,11 +33,6 @@ function promptText(messages: readonly UpstreamMessage[]): string {
       return typeof reasoning === 'string' ? `${reasoning}\n${content}` : content;
     })
     .join('\n\n');
-}
-
-/** The model server's root, where `/tokenize` is: the base URL without its trailing `/v1`. */
-export function serverRoot(baseURL: string): string {
-  return baseURL.endsWith('/v1') ? baseURL.slice(0, -3) : baseURL;
 }
 
 /** How many tokens a `/tokenize` reply counts (llama.cpp: `tokens`; vLLM: `count` and `tokens`). */
