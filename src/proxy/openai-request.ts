@@ -6,7 +6,7 @@ import {
   arrayAt,
   booleanAt,
   CHAT_COMPLETIONS_FIELDS,
-  checkUniqueNames,
+  chatFunctionToolsAt,
   describeValue,
   type Fields,
   fieldsAt,
@@ -17,40 +17,9 @@ import {
   nameAt,
   optionalStringAt,
   passedFields,
-  schemaAt,
   stringAt,
   textOf,
 } from './request-fields.ts';
-
-function toolsOf(value: unknown): ToolDefinition[] {
-  if (value === undefined || value === null) return [];
-  const tools = arrayAt(value, 'tools', 'an array of tools').map((entry, index): ToolDefinition => {
-    const path = `tools[${index}]`;
-    const tool = fieldsAt(entry, path, 'a tool object ({type, function})');
-    if (tool.type !== 'function')
-      throw mustBe(
-        tool.type,
-        `${path}.type`,
-        '"function" (the proxy describes function tools to the model)',
-      );
-    const fn = fieldsAt(
-      tool.function,
-      `${path}.function`,
-      'an object ({name, description, parameters})',
-    );
-    const description = optionalStringAt(fn.description, `${path}.function.description`);
-    return {
-      name: nameAt(fn.name, `${path}.function.name`),
-      ...(description === undefined ? {} : { description }),
-      inputSchema: schemaAt(fn.parameters, `${path}.function.parameters`),
-    };
-  });
-  checkUniqueNames(
-    tools.map((tool) => tool.name),
-    'tools',
-  );
-  return tools;
-}
 
 /** Reads `tool_choice`; a choice the policy cannot follow with the declared tools is a 400. */
 function toolChoiceOf(value: unknown, tools: readonly ToolDefinition[]): ToolChoiceSetting {
@@ -232,7 +201,7 @@ export function readChatCompletionsRequest(
   const fields = fieldsAt(body, 'the request body');
   const model = nameAt(fields.model, 'model', 'a model id (a string)');
   const settings = passedFields(fields, CHAT_COMPLETIONS_FIELDS);
-  const tools = toolsOf(fields.tools);
+  const tools = chatFunctionToolsAt(fields.tools, { typeMayBeLeftOut: false });
   const { system, turns } = conversationOf(fields.messages, texts);
   const stream = booleanAt(fields.stream, 'stream', false);
   const streamOptions =

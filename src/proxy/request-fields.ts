@@ -1,4 +1,4 @@
-import { type JsonSchema, setOwnProperty } from '../core/index.ts';
+import { type JsonSchema, setOwnProperty, type ToolDefinition } from '../core/index.ts';
 import { HttpError } from '../http/http-error.ts';
 import type { JsonTextReader } from '../http/json-shape.ts';
 import { checkSchemaPatterns, UnsupportedPatternError } from '../schema/index.ts';
@@ -162,6 +162,45 @@ export function checkUniqueNames(names: readonly string[], path: string): void {
       throw invalid(`${path}[${index}]`, `declares the tool "${name}" a second time`);
     seen.add(name);
   }
+}
+
+/**
+ * Reads chat completions' `tools` (`[{type: 'function', function: {name, description,
+ * parameters}}]`), as the chat completions and Ollama APIs both send them. `typeMayBeLeftOut`:
+ * Ollama reads function tools only, and some of its clients leave the type out.
+ */
+export function chatFunctionToolsAt(
+  value: unknown,
+  options: { readonly typeMayBeLeftOut: boolean },
+): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  const tools = arrayAt(value, 'tools', 'an array of tools').map((entry, index): ToolDefinition => {
+    const path = `tools[${index}]`;
+    const tool = fieldsAt(entry, path, 'a tool object ({type, function})');
+    const typeLeftOut = tool.type === undefined || tool.type === null;
+    if (tool.type !== 'function' && !(options.typeMayBeLeftOut && typeLeftOut))
+      throw mustBe(
+        tool.type,
+        `${path}.type`,
+        '"function" (the proxy describes function tools to the model)',
+      );
+    const fn = fieldsAt(
+      tool.function,
+      `${path}.function`,
+      'an object ({name, description, parameters})',
+    );
+    const description = optionalStringAt(fn.description, `${path}.function.description`);
+    return {
+      name: nameAt(fn.name, `${path}.function.name`),
+      ...(description === undefined ? {} : { description }),
+      inputSchema: schemaAt(fn.parameters, `${path}.function.parameters`),
+    };
+  });
+  checkUniqueNames(
+    tools.map((tool) => tool.name),
+    'tools',
+  );
+  return tools;
 }
 
 /** The text of content given as a string or as text parts (`{type: 'text', text}`), one per line. */

@@ -4,7 +4,7 @@ import type { ChatRequest, Turn, UserContent } from '../conversation.ts';
 import {
   arrayAt,
   booleanAt,
-  checkUniqueNames,
+  chatFunctionToolsAt,
   type Fields,
   fieldsAt,
   invalid,
@@ -13,7 +13,6 @@ import {
   mustBe,
   nameAt,
   optionalStringAt,
-  schemaAt,
   stringAt,
 } from '../request-fields.ts';
 
@@ -39,37 +38,6 @@ export type OllamaChatRequest =
 
 /** Put in a message's text where it carried images that cannot go there (only user messages show them). */
 export const IMAGES_NOT_SHOWN = '[image — not shown, this model reads text only here]';
-
-function toolsOf(value: unknown): ToolDefinition[] {
-  if (value === undefined || value === null) return [];
-  const tools = arrayAt(value, 'tools', 'an array of tools').map((entry, index): ToolDefinition => {
-    const path = `tools[${index}]`;
-    const tool = fieldsAt(entry, path, 'a tool object ({type, function})');
-    // Ollama reads function tools only; some clients leave the type out.
-    if (tool.type !== undefined && tool.type !== null && tool.type !== 'function')
-      throw mustBe(
-        tool.type,
-        `${path}.type`,
-        '"function" (the proxy describes function tools to the model)',
-      );
-    const fn = fieldsAt(
-      tool.function,
-      `${path}.function`,
-      'an object ({name, description, parameters})',
-    );
-    const description = optionalStringAt(fn.description, `${path}.function.description`);
-    return {
-      name: nameAt(fn.name, `${path}.function.name`),
-      ...(description === undefined ? {} : { description }),
-      inputSchema: schemaAt(fn.parameters, `${path}.function.parameters`),
-    };
-  });
-  checkUniqueNames(
-    tools.map((tool) => tool.name),
-    'tools',
-  );
-  return tools;
-}
 
 /** The leading bytes of each image type, as base64 (`iVBORw0KGgo` is PNG's signature). */
 const IMAGE_SIGNATURES: ReadonlyArray<readonly [string, string]> = [
@@ -393,7 +361,7 @@ export function readOllamaChatRequest(
       doneReason: isZeroDuration(fields.keep_alive) ? 'unload' : 'load',
       stream,
     };
-  const tools = toolsOf(fields.tools);
+  const tools = chatFunctionToolsAt(fields.tools, { typeMayBeLeftOut: true });
   const { system, turns } = conversationOf(messages, texts);
   const settings: Record<string, unknown> = {};
   const leftOutOptions = readOptions(fields.options, settings);
