@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import type { ToolCallToFormat } from '../../../src/core/index.ts';
 import type { ProxyOptions } from '../../../src/proxy/index.ts';
+import type { ReplyEnd } from '../../../src/proxy/reply-run.ts';
 import { proxyHarness, WEATHER } from '../harness.ts';
 import type { ScriptedReply, ScriptedUpstream, UpstreamBody } from '../scripted-upstream.ts';
 
@@ -50,3 +51,14 @@ export function sentTexts(body: UpstreamBody): string[] {
     typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
   );
 }
+
+/** Ids in order (`msg_1`, `fc_2`, …), so built and streamed responses can be compared whole. */
+export function counter(): (prefix: string) => string {
+  let next = 0;
+  return (prefix) => `${prefix}_${++next}`;
+}
+
+// The identity, usage and end the builder and stream tests give a response.
+export const identity = { id: 'resp_1', model: 'qwen3', createdAt: 1_700_000_000 };
+export const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
+export const stop: ReplyEnd = { finishReason: 'stop', calls: 0, usage };

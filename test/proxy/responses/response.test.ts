@@ -8,22 +8,14 @@ import {
   ResponseBuilder,
   type ResponseObject,
 } from '../../../src/proxy/responses/response.ts';
+import { counter, identity, stop, usage } from './helpers.ts';
 
-/** Ids in order (`msg_1`, `fc_2`, …), so the objects can be compared whole. */
-function counter(): (prefix: string) => string {
-  let next = 0;
-  return (prefix) => `${prefix}_${++next}`;
-}
-
-const identity = { id: 'resp_1', model: 'qwen3', createdAt: 1_700_000_000 };
 const weather = {
   type: 'function',
   name: 'get_weather',
   parameters: { type: 'object', properties: { city: { type: 'string' } } },
   strict: false,
 };
-const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
-const stop: ReplyEnd = { finishReason: 'stop', calls: 0, usage };
 
 /**
  * The object as the official client's Response (whose `output_text` the client adds itself):

@@ -7,21 +7,13 @@ import type { ReplyEnd } from '../../../src/proxy/reply-run.ts';
 import { readResponsesRequest } from '../../../src/proxy/responses/request.ts';
 import { ResponseBuilder, type ResponseObject } from '../../../src/proxy/responses/response.ts';
 import { ResponseEvents } from '../../../src/proxy/responses/stream.ts';
+import { counter, identity, stop, usage } from './helpers.ts';
 
-/** Ids in order (`msg_1`, `fc_2`, …), so a stream's response and a whole one can be compared. */
-function counter(): (prefix: string) => string {
-  let next = 0;
-  return (prefix) => `${prefix}_${++next}`;
-}
-
-const identity = { id: 'resp_1', model: 'qwen3', createdAt: 1_700_000_000 };
 const weather = {
   type: 'function',
   name: 'get_weather',
   parameters: { type: 'object', properties: { city: { type: 'string' } } },
 };
-const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
-const stop: ReplyEnd = { finishReason: 'stop', calls: 0, usage };
 const toolCalls: ReplyEnd = { finishReason: 'tool_calls', calls: 1, usage };
 
 interface StreamEvent {
