@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../../src/http/http-error.ts';
 import { JsonTextReader } from '../../../src/http/json-shape.ts';
 import type { ChatRequest } from '../../../src/proxy/conversation.ts';
 import {
@@ -7,6 +6,7 @@ import {
   type OllamaChatRequest,
   readOllamaChatRequest,
 } from '../../../src/proxy/ollama/request.ts';
+import { refusal } from '../responses/helpers.ts';
 
 const weather = {
   type: 'function',
@@ -16,17 +16,6 @@ const weather = {
     parameters: { type: 'object', properties: { city: { type: 'string' } } },
   },
 };
-
-function refusal(read: () => unknown, status = 400): HttpError {
-  try {
-    read();
-  } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).status).toBe(status);
-    return error as HttpError;
-  }
-  throw new Error('the request was accepted');
-}
 
 const readAny = (body: Record<string, unknown>): OllamaChatRequest =>
   readOllamaChatRequest({ model: 'llama3.2', ...body });

@@ -1,6 +1,8 @@
 import OpenAI from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
+import { expect } from 'vitest';
 import type { ToolCallToFormat } from '../../../src/core/index.ts';
+import { HttpError } from '../../../src/http/http-error.ts';
 import type { ProxyOptions } from '../../../src/proxy/index.ts';
 import type { ReplyEnd } from '../../../src/proxy/reply-run.ts';
 import { proxyHarness, WEATHER } from '../harness.ts';
@@ -62,3 +64,15 @@ export function counter(): (prefix: string) => string {
 export const identity = { id: 'resp_1', model: 'qwen3', createdAt: 1_700_000_000 };
 export const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
 export const stop: ReplyEnd = { finishReason: 'stop', calls: 0, usage };
+
+/** The HttpError `read` throws, checked to carry `status`; fails the test when it throws none. */
+export function refusal(read: () => unknown, status = 400): HttpError {
+  try {
+    read();
+  } catch (error) {
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(status);
+    return error as HttpError;
+  }
+  throw new Error('the request was accepted');
+}

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../../src/http/http-error.ts';
 import {
   type EarlierConversation,
   readResponsesRequest,
 } from '../../../src/proxy/responses/request.ts';
+import { refusal } from './helpers.ts';
 
 const weather = {
   type: 'function',
@@ -12,17 +12,6 @@ const weather = {
   parameters: { type: 'object', properties: { city: { type: 'string' } } },
   strict: true,
 };
-
-function refusal(read: () => unknown, status = 400): HttpError {
-  try {
-    read();
-  } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).status).toBe(status);
-    return error as HttpError;
-  }
-  throw new Error('the request was accepted');
-}
 
 const read = (body: Record<string, unknown>) => readResponsesRequest({ model: 'm', ...body });
 
