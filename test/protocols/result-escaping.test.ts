@@ -10,6 +10,7 @@ import { autoProtocol, FORMATS, type ToolCallProtocol } from '../../src/index.ts
 import { formatResultsForAnyReader } from '../../src/protocols/common/define-protocol.ts';
 import { resultTextForPrompt } from '../../src/protocols/common/result-text.ts';
 import { escapeXmlText } from '../../src/protocols/xml/format.ts';
+import { expectLinearGrowth } from '../support/growth.ts';
 import { streamEvents, TOOLS } from './helpers.ts';
 
 /**
@@ -166,4 +167,21 @@ describe('a plain text result', () => {
     // A value that is not text stays prompt-safe JSON.
     expect(resultTextForPrompt({ a: '<b>' }, guard)).toBe('{"\\u0061":"\\u003cb\\u003e"}');
   });
+});
+
+describe('a text result is written in time linear in its size', () => {
+  // Tool output is untrusted: a result of nothing but near-openers, special-token starts and
+  // guarded tags must not make the writer rescan.
+  const NEAR_MARKUP = '<tool_cal<|im_star[TOOL_CALL<｜tool▁<</tool_respons\n call:';
+  for (const [name, protocol] of [
+    ...FORMATS.map((entry) => [entry.name, entry.create()] as const),
+    ['auto', autoProtocol()] as const,
+  ])
+    it(name, () => {
+      expectLinearGrowth(
+        (size) => NEAR_MARKUP.repeat(size),
+        (output) => protocol.formatToolResponse([{ toolName: 'search', output }]),
+        64,
+      );
+    });
 });
