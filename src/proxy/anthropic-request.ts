@@ -1,9 +1,9 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
-import { isToolChoiceConflict, planToolChoice } from '../core/tool-choice-policy.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn } from './conversation.ts';
 import {
   arrayAt,
   booleanAt,
+  checkToolChoiceFits,
   checkUniqueNames,
   type FieldRule,
   type Fields,
@@ -119,14 +119,12 @@ function toolChoiceOf(
     false,
   );
   const choice = choiceOf(fields);
-  const planned = planToolChoice(choice, tools);
-  if (!isToolChoiceConflict(planned)) return { choice, parallel };
-  if (planned.conflict === 'no-tools')
-    throw invalid('tool_choice.type', 'is "any", but the request declares no tools');
-  throw invalid(
-    'tool_choice.name',
-    `names the tool "${planned.toolName}", which is not among the request's tools`,
-  );
+  checkToolChoiceFits(choice, tools, {
+    requiredAt: 'tool_choice.type',
+    required: '"any"',
+    nameAt: 'tool_choice.name',
+  });
+  return { choice, parallel };
 }
 
 function choiceOf(fields: Fields): ToolChoiceSetting {

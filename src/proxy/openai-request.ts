@@ -1,5 +1,4 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../core/index.ts';
-import { isToolChoiceConflict, planToolChoice } from '../core/tool-choice-policy.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../http/json-shape.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from './conversation.ts';
 import {
@@ -7,6 +6,7 @@ import {
   booleanAt,
   CHAT_COMPLETIONS_FIELDS,
   chatFunctionToolsAt,
+  checkToolChoiceFits,
   describeValue,
   type Fields,
   fieldsAt,
@@ -24,14 +24,12 @@ import {
 /** Reads `tool_choice`; a choice the policy cannot follow with the declared tools is a 400. */
 function toolChoiceOf(value: unknown, tools: readonly ToolDefinition[]): ToolChoiceSetting {
   const choice = choiceOf(value);
-  const planned = planToolChoice(choice, tools);
-  if (!isToolChoiceConflict(planned)) return choice;
-  if (planned.conflict === 'no-tools')
-    throw invalid('tool_choice', 'is "required", but the request declares no tools');
-  throw invalid(
-    'tool_choice.function.name',
-    `names the tool "${planned.toolName}", which is not among the request's tools`,
-  );
+  checkToolChoiceFits(choice, tools, {
+    requiredAt: 'tool_choice',
+    required: '"required"',
+    nameAt: 'tool_choice.function.name',
+  });
+  return choice;
 }
 
 function choiceOf(value: unknown): ToolChoiceSetting {

@@ -1,7 +1,9 @@
 import { type JsonSchema, setOwnProperty, type ToolDefinition } from '../core/index.ts';
+import { isToolChoiceConflict, planToolChoice } from '../core/tool-choice-policy.ts';
 import { HttpError } from '../http/http-error.ts';
 import type { JsonTextReader } from '../http/json-shape.ts';
 import { checkSchemaPatterns, UnsupportedPatternError } from '../schema/index.ts';
+import type { ToolChoiceSetting } from './conversation.ts';
 
 /** Field readers for request bodies: each says which field was wrong and what it should be. */
 
@@ -201,6 +203,28 @@ export function chatFunctionToolsAt(
     'tools',
   );
   return tools;
+}
+
+/**
+ * A tool choice the policy cannot follow with the declared tools is a 400. Each API spells it
+ * its own way: where its "required" choice is and what it is called, and where the tool's name is.
+ */
+export function checkToolChoiceFits(
+  choice: ToolChoiceSetting,
+  tools: readonly ToolDefinition[],
+  spelling: { readonly requiredAt: string; readonly required: string; readonly nameAt: string },
+): void {
+  const planned = planToolChoice(choice, tools);
+  if (!isToolChoiceConflict(planned)) return;
+  if (planned.conflict === 'no-tools')
+    throw invalid(
+      spelling.requiredAt,
+      `is ${spelling.required}, but the request declares no tools`,
+    );
+  throw invalid(
+    spelling.nameAt,
+    `names the tool "${planned.toolName}", which is not among the request's tools`,
+  );
 }
 
 /** The text of content given as a string or as text parts (`{type: 'text', text}`), one per line. */

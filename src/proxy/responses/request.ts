@@ -1,11 +1,11 @@
 import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
-import { isToolChoiceConflict, planToolChoice } from '../../core/tool-choice-policy.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS, JsonTextReader } from '../../http/json-shape.ts';
 import type { ChatRequest, ToolChoiceSetting, Turn, UserContent } from '../conversation.ts';
 import {
   arrayAt,
   booleanAt,
+  checkToolChoiceFits,
   checkUniqueNames,
   describeValue,
   type FieldRule,
@@ -242,14 +242,12 @@ function choiceOf(value: unknown): ToolChoiceSetting {
 /** Reads `tool_choice`; a choice the policy cannot follow with the declared tools is a 400. */
 function toolChoiceOf(value: unknown, tools: readonly ToolDefinition[]): ToolChoiceSetting {
   const choice = choiceOf(value);
-  const planned = planToolChoice(choice, tools);
-  if (!isToolChoiceConflict(planned)) return choice;
-  if (planned.conflict === 'no-tools')
-    throw invalid('tool_choice', 'is "required", but the request declares no tools');
-  throw invalid(
-    'tool_choice.name',
-    `names the tool "${planned.toolName}", which is not among the request's tools`,
-  );
+  checkToolChoiceFits(choice, tools, {
+    requiredAt: 'tool_choice',
+    required: '"required"',
+    nameAt: 'tool_choice.name',
+  });
+  return choice;
 }
 
 /** A call's arguments: JSON text (as the API sends them), read within the request's limits. */
