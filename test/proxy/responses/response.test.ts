@@ -188,26 +188,7 @@ describe("building OpenAI's response object", () => {
   });
 
   it("echoes the request's fields as sent", () => {
-    const response = built(
-      {
-        input: 'Hi',
-        instructions: 'Be brief.',
-        tools: [weather, { type: 'web_search' }],
-        tool_choice: { type: 'function', name: 'get_weather' },
-        parallel_tool_calls: false,
-        temperature: 0.3,
-        top_p: 0.8,
-        metadata: { run: '7' },
-        reasoning: { effort: 'low' },
-        text: { format: { type: 'text' }, verbosity: 'low' },
-        truncation: 'auto',
-        store: false,
-        user: 'u1',
-        prompt_cache_key: 'k',
-      },
-      [{ type: 'text', delta: 'ok' }],
-    );
-    expect(response).toMatchObject({
+    const echoed = {
       instructions: 'Be brief.',
       tools: [weather, { type: 'web_search' }],
       tool_choice: { type: 'function', name: 'get_weather' },
@@ -221,7 +202,9 @@ describe("building OpenAI's response object", () => {
       store: false,
       user: 'u1',
       prompt_cache_key: 'k',
-    });
+    };
+    const response = built({ input: 'Hi', ...echoed }, [{ type: 'text', delta: 'ok' }]);
+    expect(response).toMatchObject(echoed);
   });
 
   it('leaves usage out when the model server reported none, and drops space-only text beside calls', () => {
