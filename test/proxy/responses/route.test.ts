@@ -154,11 +154,18 @@ describe('POST /v1/responses, not streamed', () => {
       maxStoredResponses: 1,
     });
     const first = await client.responses.create({ model: 'scripted-model', input: 'a' });
-    await client.responses.create({ model: 'scripted-model', input: 'b' });
+    const second = await client.responses.create({ model: 'scripted-model', input: 'b' });
     const error = await client.responses
       .create({ model: 'scripted-model', previous_response_id: first.id, input: 'c' })
       .catch((caught: unknown) => caught);
     expect((error as APIError).status).toBe(404);
+    // The newest is still kept: a store that kept nothing would also answer 404 above.
+    const third = await client.responses.create({
+      model: 'scripted-model',
+      previous_response_id: second.id,
+      input: 'd',
+    });
+    expect(third.output_text).toBe('three');
   });
 
   it('tools the proxy cannot serve are left out and named in x-toolwire-left-out-tools', async () => {
@@ -226,6 +233,7 @@ describe('POST /v1/responses, not streamed', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'scripted-model', input: 'Hi' }),
     });
+    expect(reply.status).toBe(200);
     expect(reply.headers.has('x-toolwire-left-out-tools')).toBe(false);
   });
 
