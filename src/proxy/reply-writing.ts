@@ -44,6 +44,38 @@ export interface StreamedReplyOptions {
   readonly contentType?: string;
 }
 
+/** How a route answers with a reply: streamed by its writer, or collected whole. */
+export interface ReplyAnswer<Body> {
+  readonly stream: boolean;
+  /** Made only when the reply is streamed. */
+  writer(): ReplyWriter;
+  /** Made only when the reply is collected. */
+  collector(): ReplyCollector<Body>;
+  /** Headers of either answer (a stream's media type and SSE headers are added to them). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A stream's media type when it is not Server-Sent Events. */
+  readonly contentType?: string;
+}
+
+/**
+ * The route's response: the reply streamed (the stream gives the place back when it ends) or
+ * collected into one JSON body (the place given back once it is built).
+ */
+export async function answerReply<Body>(
+  pending: PendingReply,
+  place: Place,
+  answer: ReplyAnswer<Body>,
+): Promise<Response> {
+  if (answer.stream)
+    return streamedReply(answer.writer(), pending, place, {
+      ...(answer.headers === undefined ? {} : { headers: answer.headers }),
+      ...(answer.contentType === undefined ? {} : { contentType: answer.contentType }),
+    });
+  const body = await collectReply(pending, answer.collector());
+  place.done();
+  return Response.json(body, answer.headers === undefined ? {} : { headers: answer.headers });
+}
+
 /** Reads the reply to its end into the API's body. */
 export async function collectReply<Body>(
   pending: PendingReply,

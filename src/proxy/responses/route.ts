@@ -2,7 +2,6 @@
  * `POST /v1/responses`: a reply run collected into OpenAI's `response` object or streamed as its
  * events, and the conversation it ends kept for a later `previous_response_id`.
  */
-import { SSE_HEADERS } from '../../http/sse-response.ts';
 import { listedNamesLine, plainNames } from '../listed-names.ts';
 import type { ReplyCollector, ReplyWriter } from '../reply-writing.ts';
 import type { EarlierConversation, ResponsesRequest } from './request.ts';
@@ -58,11 +57,6 @@ export function responseIdentity(request: ResponsesRequest): ResponseIdentity {
     model: request.chat.model,
     createdAt: Math.floor(Date.now() / 1000),
   };
-}
-
-/** The headers of a streamed response: Server-Sent Events', and the left-out tools. */
-export function streamHeaders(request: ResponsesRequest): Record<string, string> {
-  return { ...SSE_HEADERS, ...responsesHeaders(request) };
 }
 
 /**

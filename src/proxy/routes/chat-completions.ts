@@ -8,7 +8,7 @@ import {
   ChatCompletionChunks,
   type CompletionIdentity,
 } from '../openai-response.ts';
-import { collectReply, type ReplyWriter, streamedReply } from '../reply-writing.ts';
+import { answerReply, type ReplyWriter } from '../reply-writing.ts';
 
 /** A new chat completion's identity. */
 function completionIdentity(request: ChatRequest): CompletionIdentity {
@@ -38,15 +38,17 @@ export function chatCompletionsRoute(app: Hono, proxy: ProxyContext): void {
       const texts = proxy.textsReader(values);
       const request = readChatCompletionsRequest(body, texts);
       place.memory.grow(texts.cost);
-      const run = proxy.replyRun(c, place, request, 'call');
-      if (request.stream) return await streamedReply(chunkWriter(request), run, place);
-      const builder = new ChatCompletionBuilder();
-      const completion = await collectReply(run, {
-        add: (events) => builder.add(events),
-        build: (end) => builder.build(completionIdentity(request), end),
+      return await answerReply(proxy.replyRun(c, place, request, 'call'), place, {
+        stream: request.stream,
+        writer: () => chunkWriter(request),
+        collector: () => {
+          const builder = new ChatCompletionBuilder();
+          return {
+            add: (events) => builder.add(events),
+            build: (end) => builder.build(completionIdentity(request), end),
+          };
+        },
       });
-      place.done();
-      return Response.json(completion);
     } catch (error) {
       place.done();
       throw error;

@@ -4,7 +4,7 @@ import { readMessagesRequest } from '../anthropic-request.ts';
 import { MessageBuilder, MessageEvents, type MessageIdentity } from '../anthropic-response.ts';
 import type { ProxyContext } from '../context.ts';
 import type { ChatRequest } from '../conversation.ts';
-import { collectReply, type ReplyWriter, streamedReply } from '../reply-writing.ts';
+import { answerReply, type ReplyWriter } from '../reply-writing.ts';
 
 /** A new Messages reply's identity. */
 function messageIdentity(request: ChatRequest): MessageIdentity {
@@ -27,15 +27,17 @@ export function messagesRoute(app: Hono, proxy: ProxyContext): void {
     try {
       const { body } = await proxy.readBody(c, place);
       const request = readMessagesRequest(body);
-      const run = proxy.replyRun(c, place, request, 'toolu');
-      if (request.stream) return await streamedReply(eventWriter(request), run, place);
-      const builder = new MessageBuilder();
-      const message = await collectReply(run, {
-        add: (events) => builder.add(events),
-        build: (end) => builder.build(messageIdentity(request), end),
+      return await answerReply(proxy.replyRun(c, place, request, 'toolu'), place, {
+        stream: request.stream,
+        writer: () => eventWriter(request),
+        collector: () => {
+          const builder = new MessageBuilder();
+          return {
+            add: (events) => builder.add(events),
+            build: (end) => builder.build(messageIdentity(request), end),
+          };
+        },
       });
-      place.done();
-      return Response.json(message);
     } catch (error) {
       place.done();
       throw error;

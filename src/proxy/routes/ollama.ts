@@ -22,7 +22,7 @@ import {
   type OllamaReplyIdentity,
   ollamaLoadReply,
 } from '../ollama/response.ts';
-import { collectReply, type ReplyWriter, streamedReply } from '../reply-writing.ts';
+import { answerReply, type ReplyWriter } from '../reply-writing.ts';
 
 /** The header naming the `options` the proxy did not send on (`num_ctx`, `repeat_penalty`, …). */
 export const LEFT_OUT_OPTIONS_HEADER = 'x-toolwire-left-out-options';
@@ -88,16 +88,13 @@ export function ollamaRoutes(app: Hono, proxy: ProxyContext): void {
       const { chat } = request;
       const headers = leftOutHeaders(request.leftOutOptions);
       const identity: OllamaReplyIdentity = { model: chat.model, startedAt };
-      const run = proxy.replyRun(c, place, chat, 'call');
-      if (chat.stream)
-        return await streamedReply(lineWriter(identity), run, place, {
-          contentType: 'application/x-ndjson',
-          headers,
-        });
-      const builder = new OllamaChatBuilder(identity);
-      const reply = await collectReply(run, builder);
-      place.done();
-      return Response.json(reply, { headers });
+      return await answerReply(proxy.replyRun(c, place, chat, 'call'), place, {
+        stream: chat.stream,
+        writer: () => lineWriter(identity),
+        collector: () => new OllamaChatBuilder(identity),
+        headers,
+        contentType: 'application/x-ndjson',
+      });
     } catch (error) {
       place.done();
       throw error;

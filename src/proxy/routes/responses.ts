@@ -5,14 +5,13 @@
  */
 import type { Context, Hono } from 'hono';
 import type { ProxyContext } from '../context.ts';
-import { collectReply, streamedReply } from '../reply-writing.ts';
+import { answerReply } from '../reply-writing.ts';
 import { type EarlierConversation, readResponsesRequest } from '../responses/request.ts';
 import {
   type LeftOutToolsLog,
   responseCollector,
   responseStreamWriter,
   responsesHeaders,
-  streamHeaders,
 } from '../responses/route.ts';
 import type { ResponseStore } from '../responses/store.ts';
 
@@ -34,15 +33,12 @@ export function responsesRoute(
       const request = readResponsesRequest(body, { texts, earlier: (id) => store.get(id) });
       place.memory.grow(texts.cost);
       leftOutTools.note(request);
-      const run = proxy.replyRun(c, place, request.chat, 'call');
-      // The stream gives the place back when it ends.
-      if (request.chat.stream)
-        return await streamedReply(responseStreamWriter(request, store), run, place, {
-          headers: streamHeaders(request),
-        });
-      const response = await collectReply(run, responseCollector(request, store));
-      place.done();
-      return Response.json(response, { headers: responsesHeaders(request) });
+      return await answerReply(proxy.replyRun(c, place, request.chat, 'call'), place, {
+        stream: request.chat.stream,
+        writer: () => responseStreamWriter(request, store),
+        collector: () => responseCollector(request, store),
+        headers: responsesHeaders(request),
+      });
     } catch (error) {
       place.done();
       throw error;
