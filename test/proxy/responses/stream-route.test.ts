@@ -215,9 +215,10 @@ describe('POST /v1/responses, streamed', () => {
       (event) => event.type === 'response.output_item.added' && event.item.type === 'function_call',
     );
     expect(started).toHaveLength(1);
-    for (const event of events)
-      if (event.type === 'response.output_item.done' && event.item.type === 'function_call')
-        expect(event.item).toMatchObject({ status: 'incomplete', arguments: '' });
+    const finished = events.filter(
+      (event) => event.type === 'response.output_item.done' && event.item.type === 'function_call',
+    );
+    expect(finished).toMatchObject([{ item: { status: 'incomplete', arguments: '' } }]);
     expect(events.some((event) => event.type === 'response.function_call_arguments.done')).toBe(
       false,
     );
