@@ -45,7 +45,9 @@ describe('fetchTransport', () => {
     expect(response.status).toBe(200);
     expect(response.header('content-type')).toBe('text/event-stream');
     const seen: string[] = [];
-    const done = response.body.forEach((chunk) => seen.push(new TextDecoder().decode(chunk)));
+    const done = response.body.forEach((chunk) => {
+      seen.push(new TextDecoder().decode(chunk));
+    });
     server.push('a');
     await turns();
     expect(seen).toEqual(['a']);
@@ -66,7 +68,9 @@ describe('fetchTransport', () => {
     const server = scriptedFetch();
     const response = await open(server.fetch);
     const seen: string[] = [];
-    const done = response.body.forEach((chunk) => seen.push(new TextDecoder().decode(chunk)));
+    const done = response.body.forEach((chunk) => {
+      seen.push(new TextDecoder().decode(chunk));
+    });
     response.body.pause();
     server.push('in flight');
     server.push('held');
