@@ -1,0 +1,194 @@
+/**
+ * A tool-call format as data (`FormatSpec`): literal markers, where the name stands, one argument
+ * codec per call form, and templates for what the writers write. Everything here is plain JSON
+ * (no functions, no regular expressions), so a spec can live in a file (`--format-file`), be
+ * derived from a chat template, and, in the next step, become a grammar.
+ *
+ * `defineFormat(spec)` (./define.ts) builds the protocol: the stream parser with every guarantee
+ * of the hand-written ones, `formatToolCall`, `formatToolResponse` and `formatTools`.
+ */
+import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+
+/** The version of this shape; a file with another `spec` is refused. */
+export const FORMAT_SPEC_VERSION = 1;
+
+export interface FormatSpec {
+  readonly spec: typeof FORMAT_SPEC_VERSION;
+  /** The `--protocol` name: lower-case letters, digits, `-`, `_`, `.`. */
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  /** The model families that write it, for `toolwire parse --list` and the docs. */
+  readonly families?: string;
+  /**
+   * Model ids this format is native to, as substrings of the lower-cased id (`gemma-4`,
+   * `kimi-k3`). Substrings, not regular expressions: a model id comes from a request.
+   */
+  readonly models?: readonly string[];
+  /** One short call as the model writes it (docs, `parse --list`). Default: the writer's. */
+  readonly example?: string;
+  /** Reasoning blocks. Default `<think>…</think>` and `<thinking>…</thinking>`. */
+  readonly reasoning?: readonly ReasoningSpec[];
+  /**
+   * The chat template's generation prompt opens reasoning (`<think>` left open), so an output
+   * begins inside it. A parse option can still override it either way.
+   */
+  readonly startInReasoning?: boolean;
+  /** Literals that are the format's framing and are dropped wherever they stand (`<|END_ACTION|>`). */
+  readonly markup?: readonly string[];
+  /** How calls are read, in precedence order: the first form whose opener matches reads. */
+  readonly calls: readonly CallFormSpec[];
+  /** How `formatToolCall` writes calls. */
+  readonly write: WriteSpec;
+  /** How `formatToolResponse` writes results. */
+  readonly results: ResultSpec;
+  /** How `formatTools` teaches the format. Default: a generic instruction with an example call. */
+  readonly prompt?: PromptSpec;
+  /** `one`: one action per turn, the run ends with a completion tool (Probe's XML). Default `all`. */
+  readonly actionsPerTurn?: 'one' | 'all';
+}
+
+export interface ReasoningSpec {
+  readonly open: string;
+  readonly close: string;
+}
+
+/** One way a call is written: its opener, its closer and its argument codec. */
+export type CallFormSpec = JsonCallForm | TaggedCallForm | PythonCallForm | DialectCallForm;
+
+interface CallFormBase {
+  /** The literal that opens the form (a section, or one call). Never empty. */
+  readonly open: string;
+  /**
+   * `explicit` (default): the opener is markup, a broken call in it is reported as a fault.
+   * `speculative`: the opener may be ordinary text (a fence, a bare `[`); anything that is not a
+   * well-formed call to a declared tool is given back as text.
+   */
+  readonly certainty?: 'explicit' | 'speculative';
+  /** Also read inside reasoning (Kimi's and Mistral's special tokens). Default false. */
+  readonly inReasoning?: boolean;
+}
+
+/**
+ * JSON calls: `{"name": …, "arguments": {…}}`, a list of them, or JSON arguments after a
+ * name written in a header (`<function=NAME>{…}`, `call:NAME{…}`).
+ */
+export interface JsonCallForm extends CallFormBase {
+  readonly codec: 'json';
+  /** The literal after the JSON (`</tool_call>`). Absent: the form ends where its JSON ends. */
+  readonly close?: string;
+  /** Keys that may hold the tool's name. Default `["name"]`. */
+  readonly nameKeys?: readonly string[];
+  /** Keys that may hold the arguments (an object, or a string holding one). Default `["arguments", "parameters"]`. */
+  readonly argumentKeys?: readonly string[];
+  /** The call object's only key is the tool's name, its value the arguments (Apertus). */
+  readonly nameAsKey?: boolean;
+  /**
+   * The name is written between the opener and this literal, and the JSON after it is the
+   * arguments alone (`<function=` NAME `>` `{…}`). The name is trimmed; one of `namePrefixes`
+   * (`functions.`) is dropped from its front.
+   */
+  readonly nameHeader?: { readonly end: string; readonly namePrefixes?: readonly string[] };
+  /** The opener already holds the JSON's first characters (`functools[` holds `[`). */
+  readonly openHoldsJson?: string;
+  /** Dropped between calls written one after another (Llama 3's `;`). */
+  readonly separator?: string;
+  /** The JSON may sit in a Markdown fence (```` ```json ````). */
+  readonly fenced?: boolean;
+  /** Skip a language word right after the opener (a fence's `json`). */
+  readonly languageTag?: boolean;
+  /** JSON that is not valid is reported, never repaired. Default: repaired when nothing is invented. */
+  readonly strict?: boolean;
+}
+
+/**
+ * Parameter tags: `<function=NAME><parameter=k>v</parameter></function>`, `<invoke name="NAME">`,
+ * `NAME<arg_key>k</arg_key><arg_value>v</arg_value>`. The syntax is the tagged codec's own data.
+ */
+export interface TaggedCallForm extends CallFormBase {
+  readonly codec: 'tagged';
+  /**
+   * The block's closer (`</tool_call>`): the form holds calls up to it. Absent: the opener is a
+   * call's own opening tag (then `openConsumed` says how much of the call's header it took).
+   */
+  readonly close?: string;
+  readonly syntax: ParameterTagsSyntax;
+  /** For a call opener without a block: the part of the header the opener took (`=`, ` `). */
+  readonly openConsumed?: string;
+  /** For a call opener without a block: the block closer models still write after it, dropped. */
+  readonly strayClose?: string;
+}
+
+/** Python calls: `[get_weather(city="Oslo"), f(x=1)]`, or one per line. */
+export interface PythonCallForm extends CallFormBase {
+  readonly codec: 'python';
+  /** The literal after the calls (`<|python_end|>`). Optional: a block may end with its calls. */
+  readonly close?: string;
+  /** The opener already took the list's `[`. */
+  readonly listOpened?: boolean;
+  /** One call, not a list. */
+  readonly single?: boolean;
+  /** One call per line with nothing around them. */
+  readonly lines?: boolean;
+}
+
+/**
+ * A JSON-like dialect with its own string delimiters and bare keys, after a name header:
+ * Gemma 4's `call:NAME{city:<|"|>Oslo<|"|>,days:3}`, FunctionGemma's `<escape>` strings.
+ */
+export interface DialectCallForm extends CallFormBase {
+  readonly codec: 'dialect';
+  /** The literal after the call (`<tool_call|>`). Absent: the call ends where its object ends. */
+  readonly close?: string;
+  /** Other literals that also end the call, where models write them (`<turn|>`). */
+  readonly closeAlternatives?: readonly string[];
+  /** What comes between the opener and the name (`call:`), if anything. */
+  readonly namePrefix?: string;
+  /** The string delimiter pair (`<|"|>`, `<|"|>`); nothing inside is escaped. */
+  readonly stringDelimiters: readonly [open: string, close: string];
+  /** Also read ordinary double-quoted JSON strings. Default false. */
+  readonly quotedStrings?: boolean;
+}
+
+/**
+ * What `formatToolCall` writes. Templates take `{name}`, `{index}` (0-based in the batch),
+ * `{id}` (the call's id, else the index) and `{arguments}` (the input in the form's codec: JSON,
+ * the dialect, or, for tagged forms, the parameters written with `parameter`).
+ */
+export interface WriteSpec {
+  /** Which entry of `calls` the writer follows (for its codec). Default 0. */
+  readonly form?: number;
+  /** Written once before and after a batch of calls. */
+  readonly section?: { readonly open: string; readonly close: string };
+  /** One call. Example: `<tool_call>\n{"name": "{name}", "arguments": {arguments}}\n</tool_call>`. */
+  readonly call: string;
+  /** Between two calls of a batch. Default `""`. */
+  readonly join?: string;
+  /**
+   * Tagged forms: one argument, with `{key}` and `{value}` (a string as it is, anything else as
+   * JSON). The arguments are joined with nothing between them.
+   */
+  readonly parameter?: string;
+}
+
+/**
+ * What `formatToolResponse` writes. `each` takes `{name}`, `{index}`, `{id}` and `{output}` (the
+ * result: text as it is, guarded so it can never read as a call, or JSON).
+ */
+export interface ResultSpec {
+  readonly section?: { readonly open: string; readonly close: string };
+  readonly each: string;
+  readonly join?: string;
+  /** `text` (default): a string result as it is, anything else as JSON; `json`: always JSON. */
+  readonly output?: 'text' | 'json';
+  /** Written before a failed call's message. Default `Error: `. */
+  readonly errorPrefix?: string;
+}
+
+/**
+ * The system-prompt section. `text` takes `{tools}` (one JSON declaration per line,
+ * `{"type": "function", "function": {…}}`), `{tool_list}` (a JSON array of them), `{example}`
+ * (a call to the first tool, written by the writer) and `{call_open}` (the first form's opener).
+ */
+export interface PromptSpec {
+  readonly text: string;
+}
