@@ -52,6 +52,9 @@ export type ToolwireErrorKind =
   | 'syntax-job-failed'
   /** An optional peer dependency that a part of toolwire needs is not installed. */
   | 'missing-package'
+  // Formats.
+  /** A format spec, chat template or response template that cannot be made into a format. */
+  | 'invalid-format'
   // The AI SDK middleware.
   /** `toolChoice` demanded a call and the model answered without one. */
   | 'tool-choice-not-followed'
@@ -88,6 +91,7 @@ export const TOOLWIRE_ERROR_KINDS: readonly ToolwireErrorKind[] = [
   'invalid-root',
   'syntax-job-failed',
   'missing-package',
+  'invalid-format',
   'tool-choice-not-followed',
   'unknown-tool-choice',
   'provider-tool-refused',
