@@ -21,11 +21,13 @@ import { describeProblems } from './describe-problems.ts';
 import {
   bareWordName,
   MAX_HEADER_CHARS,
+  MAX_SUFFIX_CHARS,
   type ParameterTagsLiterals,
   type ParameterTagsOpener,
   type ParameterTagsSyntax,
   readName,
   readTagHeader,
+  suffixedOpener,
   type TagHeader,
   tagLiteralsOf,
 } from './parameter-tags-syntax.ts';
@@ -71,6 +73,10 @@ const State = {
    * header makes it a call (text through its closer, as in a block); anything else a mention.
    */
   UndeclaredBare: 10,
+  /** `suffixedTags`: the block opener's suffix (`:opensource`) up to its `>`. */
+  BlockSuffix: 11,
+  /** Inside a `<![CDATA[` section of a value, up to `]]>`. */
+  Cdata: 12,
 } as const;
 type State = (typeof State)[keyof typeof State];
 
@@ -86,6 +92,10 @@ const MAX_LOOKAHEAD_SPACE = 256;
 function isSpace(code: number): boolean {
   return code === SPACE || code === LINE_FEED || code === TAB || code === CARRIAGE_RETURN;
 }
+
+const CDATA_OPEN = '<![CDATA[';
+const CDATA_CLOSE = ']]>';
+const CDATA_LITERALS = [CDATA_OPEN];
 
 /** Where a literal from a set matches at a position. */
 type LiteralMatch = { readonly literal: string } | 'partial' | undefined;
@@ -116,8 +126,9 @@ export class ParameterTagsBody implements CallBody {
   leftover = '';
 
   private readonly context: CallContext;
-  private readonly syntax: ParameterTagsSyntax;
-  private readonly blockClose: string;
+  /** Set anew, with the other literals, once a `suffixedTags` block's suffix is read. */
+  private syntax: ParameterTagsSyntax;
+  private blockClose: string;
   private readonly bare: boolean;
   private readonly strayClose: string;
   /** Header text the opener consumed (`=` of `<function=`), for the first call's header. */
@@ -175,26 +186,46 @@ export class ParameterTagsBody implements CallBody {
   private layout: ValueLayout | undefined;
   private decoder: EntityDecoder | undefined;
   /** The tags that may end a value, and the tags of a call (met between parameters). */
-  private readonly literals: ParameterTagsLiterals;
-  private readonly valueLiterals: readonly string[];
-  private readonly callLiterals: readonly string[];
+  private literals!: ParameterTagsLiterals;
+  private valueLiterals!: readonly string[];
+  private callLiterals!: readonly string[];
   /** The tags that may follow white space in a block. */
-  private readonly blockLiterals: readonly string[];
+  private blockLiterals!: readonly string[];
+  /** What ends a tag header (`>`, Kimi K3's `<|sep|>`). */
+  private headerClose = '>';
+  /** The attributes naming the tool and a parameter in their headers. */
+  private nameAttribute = 'name';
+  private keyAttribute = 'name';
+  /** The opener, kept for a `suffixedTags` block (whose tags are known once its suffix is). */
+  private readonly opener: ParameterTagsOpener;
 
   constructor(context: CallContext, opener: ParameterTagsOpener) {
     this.context = context;
+    this.opener = opener;
     this.syntax = opener.syntax;
     this.blockClose = opener.blockClose ?? '';
     this.bare = opener.bare !== undefined;
     this.strayClose = opener.bare?.strayClose ?? '';
     this.headerPrefix = opener.bare?.consumed ?? '';
+    this.useOpener(opener);
+    if (this.syntax.suffixedTags && !this.bare) this.state = State.BlockSuffix;
+    else if (this.bare) this.state = State.CallHeader;
+    else if (this.syntax.callOpen === '') this.state = State.CallName;
+    else this.state = State.Block;
+  }
+
+  /** Takes the syntax and literals of `opener` (the body's own, or it with a suffix read). */
+  private useOpener(opener: ParameterTagsOpener): void {
+    const syntax = opener.syntax;
+    this.syntax = syntax;
+    this.blockClose = opener.blockClose ?? '';
     this.literals = tagLiteralsOf(opener);
     this.valueLiterals = this.literals.valueLiterals;
     this.callLiterals = this.literals.callLiterals;
     this.blockLiterals = this.literals.blockLiterals;
-    if (this.bare) this.state = State.CallHeader;
-    else if (this.syntax.callOpen === '') this.state = State.CallName;
-    else this.state = State.Block;
+    this.headerClose = syntax.headerClose || '>';
+    this.nameAttribute = syntax.nameAttribute || 'name';
+    this.keyAttribute = syntax.keyAttribute || 'name';
   }
 
   write(text: string, start: number, end: number): number {
@@ -252,6 +283,10 @@ export class ParameterTagsBody implements CallBody {
         return this.scanForeignCall(input, index, limit);
       case State.UndeclaredBare:
         return this.scanUndeclaredBare(input, index, limit);
+      case State.BlockSuffix:
+        return this.scanBlockSuffix(input, index, limit);
+      case State.Cdata:
+        return this.scanCdata(input, index, limit);
     }
   }
 
@@ -303,6 +338,12 @@ export class ParameterTagsBody implements CallBody {
       if (this.final || at - index > MAX_LOOKAHEAD_SPACE) return this.endBlockAfterCall(index);
       return HOLD;
     }
+    if (this.literals.betweenCalls.length > 0) {
+      // Per-call framing around the call's own tags (Step-3's `<｜tool_call_begin｜>`): dropped.
+      const framing = this.matchAt(input, at, limit, this.literals.betweenCalls);
+      if (framing === 'partial') return HOLD;
+      if (framing !== undefined) return at + framing.literal.length;
+    }
     const match =
       input.charCodeAt(at) === LESS_THAN
         ? this.matchAt(input, at, limit, this.blockLiterals)
@@ -329,6 +370,12 @@ export class ParameterTagsBody implements CallBody {
       return this.finishAt(at + match.literal.length);
     }
     const headerStart = at + match.literal.length;
+    if (this.syntax.nameAsText) {
+      this.afterCall = false;
+      this.callStart = this.offsetOf(at, limit);
+      this.state = State.CallName;
+      return headerStart;
+    }
     // A call already whole in the text at hand is read in one go; the rest streams.
     const wholeEnd = readWholeParameterCall(
       this.context,
@@ -361,16 +408,16 @@ export class ParameterTagsBody implements CallBody {
     if (close < 0) return this.malformedHeader(input, index, limit, -close - 1);
     const raw = this.headerPrefix + input.slice(index, close);
     this.headerPrefix = '';
-    const header = readTagHeader(raw);
+    const header = readTagHeader(raw, this.nameAttribute, this.syntax);
     if (header === undefined) {
       // `<function bash>` (Step 3.5): a space for `=`, read only when it names a declared tool.
       const name = this.syntax.nearMisses ? bareWordName(raw) : undefined;
       if (name !== undefined && this.context.options.toolsByName.has(name)) {
-        return this.openCall(name, close + 1, limit);
+        return this.openCall(name, close + this.headerClose.length, limit);
       }
       return this.malformedHeader(input, index, limit, close);
     }
-    return this.openCall(header.name, close + 1, limit);
+    return this.openCall(header.name, close + this.headerClose.length, limit);
   }
 
   /**
@@ -379,10 +426,24 @@ export class ParameterTagsBody implements CallBody {
    */
   private headerEnd(input: string, index: number, limit: number): number {
     const stop = Math.min(limit, index + MAX_HEADER_CHARS);
-    for (let at = index; at < stop; at++) {
-      const code = input.charCodeAt(at);
-      if (code === GREATER_THAN) return at;
-      if (code === LESS_THAN || code === LINE_FEED) return -(at + 1);
+    const close = this.headerClose;
+    if (close === '>') {
+      for (let at = index; at < stop; at++) {
+        const code = input.charCodeAt(at);
+        if (code === GREATER_THAN) return at;
+        if (code === LESS_THAN || code === LINE_FEED) return -(at + 1);
+      }
+    } else {
+      const first = close.charCodeAt(0);
+      for (let at = index; at < stop; at++) {
+        const code = input.charCodeAt(at);
+        if (code === first) {
+          if (limit - at < close.length) {
+            if (!this.final && close.startsWith(input.slice(at, limit))) return HOLD;
+          } else if (input.startsWith(close, at)) return at;
+        }
+        if (code === LESS_THAN || code === LINE_FEED) return -(at + 1);
+      }
     }
     if (stop === limit && !this.final) return HOLD;
     return -(stop + 1);
@@ -422,14 +483,21 @@ export class ParameterTagsBody implements CallBody {
       at++;
     }
     if (at === stop && stop === limit && !this.final) return HOLD;
+    const nameClose = this.syntax.nameClose;
+    let after = at < limit && input.charCodeAt(at) === LINE_FEED ? at + 1 : at;
+    if (nameClose && at < limit && input.charCodeAt(at) === LESS_THAN) {
+      // Hy3's `<tool_call>NAME<tool_sep>`: the name's closer, dropped when written.
+      const match = this.matchAt(input, at, limit, [nameClose]);
+      if (match === 'partial') return HOLD;
+      if (match !== undefined) after = at + match.literal.length;
+    }
     const name = readName(input.slice(index, at));
-    const after = at < limit && input.charCodeAt(at) === LINE_FEED ? at + 1 : at;
     return this.openCall(name, after, limit, index);
   }
 
   /** The tool is named: a call starts (or, for an undeclared tool, the text goes on as text). */
   private openCall(name: string, after: number, limit: number, nameStart = after): number {
-    const tool = this.context.options.toolsByName.get(name);
+    const tool = this.toolNamed(name);
     if (tool === undefined) {
       // Inside a block the call is plainly one, of a tool the request did not declare: its text
       // runs to its closer. A bare opener may be a mention in prose, so it ends at the name.
@@ -465,6 +533,45 @@ export class ParameterTagsBody implements CallBody {
     if (!this.bare) this.assembler.start();
     this.state = State.Parameters;
     return after;
+  }
+
+  /** The declared tool `name` names (`f.f` names `f` when the syntax reads repeated names). */
+  private toolNamed(name: string): ToolDefinition | undefined {
+    const toolsByName = this.context.options.toolsByName;
+    const tool = toolsByName.get(name);
+    if (tool !== undefined || !this.syntax.repeatedNames) return tool;
+    const half = (name.length - 1) / 2;
+    if (!Number.isInteger(half) || half === 0 || name.charCodeAt(half) !== 0x2e) return undefined;
+    const first = name.slice(0, half);
+    return name.endsWith(first) ? toolsByName.get(first) : undefined;
+  }
+
+  /**
+   * After a `suffixedTags` block's opener (`<tool_calls`): its suffix (`:opensource`) up to `>`.
+   * The block's tags are then read with that suffix; anything else is not the block.
+   */
+  private scanBlockSuffix(input: string, index: number, limit: number): number {
+    const stop = Math.min(limit, index + MAX_SUFFIX_CHARS + 1);
+    const first = input.charCodeAt(index);
+    if (first !== GREATER_THAN && first !== 0x3a) return this.notTheBlock(index);
+    for (let at = index; at < stop; at++) {
+      const code = input.charCodeAt(at);
+      if (code === GREATER_THAN) {
+        const suffix = input.slice(index, at);
+        if (suffix === ':') return this.notTheBlock(index);
+        this.useOpener(suffixedOpener(this.opener, suffix));
+        this.state = this.syntax.callOpen === '' ? State.CallName : State.Block;
+        return at + 1;
+      }
+      if (code === LESS_THAN || isSpace(code) || code === 0x2f) return this.notTheBlock(index);
+    }
+    if (stop === limit && !this.final) return HOLD;
+    return this.notTheBlock(index);
+  }
+
+  private notTheBlock(index: number): number {
+    this.settleRaw({ kind: 'not-a-call' });
+    return this.finishAt(index);
   }
 
   private scanAfterBareCall(input: string, index: number, limit: number): number {
@@ -603,14 +710,17 @@ export class ParameterTagsBody implements CallBody {
   private scanParameterHeader(input: string, index: number, limit: number): number {
     const close = this.headerEnd(input, index, limit);
     if (close === HOLD) return HOLD;
-    const header = close >= 0 ? readTagHeader(input.slice(index, close)) : undefined;
+    const header =
+      close >= 0
+        ? readTagHeader(input.slice(index, close), this.keyAttribute, this.syntax)
+        : undefined;
     if (header === undefined) {
       // `<parameters>` or a broken tag: stray markup between parameters.
       this.state = State.Parameters;
-      return close >= 0 ? close + 1 : -close - 1;
+      return close >= 0 ? close + this.headerClose.length : -close - 1;
     }
     this.openValue(header);
-    return close + 1;
+    return close + this.headerClose.length;
   }
 
   private scanKeyName(input: string, index: number, limit: number): number {
@@ -631,8 +741,13 @@ export class ParameterTagsBody implements CallBody {
       );
     }
     this.parameter = readName(input.slice(index, next));
-    this.state = State.AfterKey;
     this.keyCloseRepeated = false;
+    if (this.syntax.valueOpen === '') {
+      // Solar Open 2's `<|tool_arg:start|>k<|tool_arg:value|>v`: the value follows the key's closer.
+      this.openValue({ name: this.parameter });
+      return next + match.literal.length;
+    }
+    this.state = State.AfterKey;
     return next + match.literal.length;
   }
 
@@ -712,6 +827,18 @@ export class ParameterTagsBody implements CallBody {
         this.feed(input, index, limit);
         return limit;
       }
+      if (syntax.cdata) {
+        const cdata = this.matchAt(input, next, limit, CDATA_LITERALS);
+        if (cdata !== undefined) {
+          if (next > index) {
+            this.feed(input, index, next);
+            return next;
+          }
+          if (cdata === 'partial') return HOLD;
+          this.state = State.Cdata;
+          return next + CDATA_OPEN.length;
+        }
+      }
       match = this.matchAt(input, next, limit, this.valueLiterals);
       // A tag that is not the call's own is content: the text is passed on in one piece, up to
       // the next tag that may be.
@@ -755,6 +882,32 @@ export class ParameterTagsBody implements CallBody {
     this.completeCall();
     if (literal === syntax.callClose) return this.afterCallClose(after);
     return this.finishAt(after);
+  }
+
+  /** A value's CDATA section, up to `]]>`: its text is the value's as it is. */
+  private scanCdata(input: string, index: number, limit: number): number {
+    const end = input.indexOf(CDATA_CLOSE, index);
+    if (end !== -1 && end + CDATA_CLOSE.length <= limit) {
+      this.feedContent(input.slice(index, end));
+      this.state = State.Value;
+      return end + CDATA_CLOSE.length;
+    }
+    // Keep a tail that may begin `]]>`.
+    let keep = Math.min(CDATA_CLOSE.length - 1, limit - index);
+    while (keep > 0 && !CDATA_CLOSE.startsWith(input.slice(limit - keep, limit))) keep--;
+    if (this.final) keep = 0;
+    if (limit - keep > index) {
+      this.feedContent(input.slice(index, limit - keep));
+      return limit - keep;
+    }
+    return HOLD;
+  }
+
+  private feedContent(piece: string): void {
+    if (piece.length === 0) return;
+    this.decoder?.end();
+    this.trackLineStart(piece);
+    this.layout!.content(piece);
   }
 
   private skipSpace(input: string, from: number, limit: number): number {
@@ -1046,7 +1199,16 @@ export class ParameterTagsBody implements CallBody {
       case State.AfterBareCall:
         return;
       case State.UndeclaredBare:
+      case State.BlockSuffix:
         this.settleRaw({ kind: 'not-a-call' });
+        return;
+      case State.Cdata:
+        this.closeValue();
+        this.failCurrent(
+          'incomplete-call',
+          `the output ended inside a CDATA section of "${this.parameter}"`,
+          end,
+        );
         return;
       case State.ForeignCall:
         // The output ended inside an undeclared tool's call: it is text, all of it.

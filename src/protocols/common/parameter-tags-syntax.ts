@@ -77,6 +77,58 @@ export interface ParameterTagsSyntax {
    * these families write values raw, so `&lt;` in a value is text the model meant (HTML source).
    */
   readonly decodeEntities?: boolean;
+  /**
+   * The literal that ends a tag header. Default `>`. Kimi K3 writes
+   * `<|open|>call tool="f" index="1"<|sep|>` and `<|open|>argument key="k" type="string"<|sep|>`.
+   */
+  readonly headerClose?: string;
+  /** The attribute that names the tool in a call's header. Default `name` (Kimi K3: `tool`). */
+  readonly nameAttribute?: string;
+  /** The attribute that names a parameter in its header. Default `name` (Kimi K3: `key`). */
+  readonly keyAttribute?: string;
+  /**
+   * The attribute that says how a value is written, when it is not DSML's `string="true|false"`:
+   * a value whose attribute is one of `rawTypes` is taken as written, any other value is JSON
+   * (Kimi K3: `type="string"` raw, `type="number"`, `"object"`… JSON; JSON that does not read
+   * stays the text).
+   */
+  readonly typeAttribute?: string;
+  readonly rawTypes?: readonly string[];
+  /**
+   * The tool's name is the text right after `callOpen` (a whole tag: Hunyuan's `<tool_call>NAME`),
+   * ended by a line break or a tag, not a tag header. Implied when `callOpen` is empty (GLM).
+   */
+  readonly nameAsText?: boolean;
+  /** Dropped right after a name read as text, when written (Hy3's `<tool_sep>`). */
+  readonly nameClose?: string;
+  /**
+   * Every tag of the block carries the suffix its opener was written with (Hunyuan's
+   * `<tool_calls:opensource>`, `<tool_call:opensource>`, `</arg_value:opensource>`; the suffix is
+   * the checkpoint's, so it is read, not listed). The opener is the block tag without its `>`
+   * (`<tool_calls`); the tags here and the block's closer are written without a suffix, and the
+   * suffix read (`:opensource`, or none) is put before each one's `>`.
+   */
+  readonly suffixedTags?: boolean;
+  /**
+   * Values may hold `<![CDATA[…]]>` sections: their text is the value's as it is, tags in it
+   * included (MiniCPM's `<param name="code"><![CDATA[…]]></param>`).
+   */
+  readonly cdata?: boolean;
+  /**
+   * Byte-level tokenizer artefacts in headers: the space before the attributes may be written as
+   * `Ġ` (U+0120) or be missing (`<paramĠname="k">`, `<paramname="k">`, MiniCPM's vLLM parser).
+   */
+  readonly spaceMarkers?: boolean;
+  /**
+   * Literals dropped in a block between calls: per-call framing around the call's own tags
+   * (Step-3's `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke …>…<｜tool_call_end｜>`).
+   */
+  readonly betweenCalls?: readonly string[];
+  /**
+   * A name written twice, dot-joined (`get_weather.get_weather`), names the declared tool
+   * `get_weather` when no tool has the whole name (Muse Glimmer's recipients).
+   */
+  readonly repeatedNames?: boolean;
 }
 
 /** What an opener of a parameter-tag format hands the body (the opener's `data`). */
@@ -130,6 +182,8 @@ export interface ParameterTagsLiterals {
   readonly blockLiterals: readonly string[];
   /** A call's opener without its `<`, then `=` (`function=`), when the syntax reads near misses. */
   readonly bracketLost: readonly string[];
+  /** Framing dropped between calls (`betweenCalls`). */
+  readonly betweenCalls: readonly string[];
 }
 
 /** Per opener (formats hand the same opener data to every call): its literals. */
@@ -161,10 +215,57 @@ export function tagLiteralsOf(opener: ParameterTagsOpener): ParameterTagsLiteral
         syntax.nearMisses && syntax.callOpen.startsWith('<')
           ? [`${syntax.callOpen.slice(1)}=`]
           : [],
+      betweenCalls: (syntax.betweenCalls ?? []).filter((literal) => literal !== ''),
     };
     literalsByOpener.set(opener, literals);
   }
   return literals;
+}
+
+/** Longest tag suffix read (`:opensource`, `:6124c78e`). */
+export const MAX_SUFFIX_CHARS = 64;
+
+/** Per opener, the opener with each suffix read so far put into its tags. */
+const suffixedOpeners = new WeakMap<ParameterTagsOpener, Map<string, ParameterTagsOpener>>();
+
+/**
+ * The opener of a `suffixedTags` syntax with `suffix` (`:opensource`, or '') put before the `>`
+ * of each of its tags and of its block's closer. Made once per opener and suffix.
+ */
+export function suffixedOpener(opener: ParameterTagsOpener, suffix: string): ParameterTagsOpener {
+  let bySuffix = suffixedOpeners.get(opener);
+  if (bySuffix === undefined) {
+    bySuffix = new Map();
+    suffixedOpeners.set(opener, bySuffix);
+  }
+  let suffixed = bySuffix.get(suffix);
+  if (suffixed === undefined) {
+    const tag = (literal: string | undefined): string =>
+      literal === undefined || literal === '' || suffix === ''
+        ? (literal ?? '')
+        : literal.endsWith('>')
+          ? `${literal.slice(0, -1)}${suffix}>`
+          : `${literal}${suffix}`;
+    const syntax = opener.syntax;
+    suffixed = {
+      syntax: {
+        ...syntax,
+        callOpen: tag(syntax.callOpen),
+        callClose: tag(syntax.callClose),
+        parameterOpen: tag(syntax.parameterOpen),
+        parameterClose: tag(syntax.parameterClose),
+        ...(syntax.keyClose === undefined ? {} : { keyClose: tag(syntax.keyClose) }),
+        ...(syntax.valueOpen === undefined ? {} : { valueOpen: tag(syntax.valueOpen) }),
+        ...(syntax.nameClose === undefined ? {} : { nameClose: tag(syntax.nameClose) }),
+        suffixedTags: false,
+      },
+      ...(opener.blockClose === undefined ? {} : { blockClose: tag(opener.blockClose) }),
+      ...(opener.bare === undefined ? {} : { bare: opener.bare }),
+    };
+    // A model that writes a new suffix at every block would grow the map without bound.
+    if (bySuffix.size < 16) bySuffix.set(suffix, suffixed);
+  }
+  return suffixed;
 }
 
 /** The parts of a tag header the reader uses. */
@@ -174,11 +275,25 @@ export interface TagHeader {
   readonly string?: boolean;
 }
 
+/** What `readTagHeader` needs of a syntax: which attributes name and type a tag. */
+export type TagHeaderSyntax = Pick<
+  ParameterTagsSyntax,
+  'typeAttribute' | 'rawTypes' | 'spaceMarkers'
+>;
+
+/** The byte-level tokenizer's marker for a space (`Ġ`). */
+const SPACE_MARKER = 0x0120;
+
 /**
  * Reads a tag header (`=NAME`, `="NAME"`, ` name="NAME" string="true"`): the name, or undefined
- * when the header is neither form.
+ * when the header is neither form. `nameAttribute` is the attribute that names the tag; the
+ * syntax says which attribute types the value (DSML's `string` by default).
  */
-export function readTagHeader(header: string): TagHeader | undefined {
+export function readTagHeader(
+  header: string,
+  nameAttribute = 'name',
+  syntax?: TagHeaderSyntax,
+): TagHeader | undefined {
   if (header.charCodeAt(0) === EQUALS_SIGN) {
     let name = header.slice(1).trim();
     const first = name.charCodeAt(0);
@@ -191,11 +306,20 @@ export function readTagHeader(header: string): TagHeader | undefined {
     }
     return { name: readName(name) };
   }
+  if (syntax?.spaceMarkers) {
+    // `<paramĠname="k">` and `<paramname="k">`: a byte-level tokenizer's spellings of the space.
+    if (header.charCodeAt(0) === SPACE_MARKER) header = ` ${header.slice(1)}`;
+    else if (header.startsWith(`${nameAttribute}=`)) header = ` ${header}`;
+  }
   if (header.length === 0 || !isMarkupSpace(header.charCodeAt(0))) return undefined;
   const attributes = readAttributes(header);
-  const name = attributes?.get('name');
+  const name = attributes?.get(nameAttribute);
   if (name === undefined) return undefined;
-  const string = attributes!.get('string');
+  let string: string | undefined;
+  if (syntax?.typeAttribute !== undefined) {
+    const type = attributes!.get(syntax.typeAttribute);
+    if (type !== undefined) string = (syntax.rawTypes ?? []).includes(type) ? 'true' : 'false';
+  } else string = attributes!.get('string');
   return {
     name: readName(name),
     ...(string === 'true' ? { string: true } : string === 'false' ? { string: false } : {}),

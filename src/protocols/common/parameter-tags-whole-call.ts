@@ -77,12 +77,22 @@ export function readWholeParameterCall(
   start: number,
   limit: number,
 ): number {
-  if (syntax.keyClose !== undefined || syntax.callClose === '' || syntax.decodeEntities) {
+  if (
+    syntax.keyClose !== undefined ||
+    syntax.callClose === '' ||
+    syntax.decodeEntities ||
+    syntax.nameAsText ||
+    syntax.cdata ||
+    syntax.suffixedTags
+  ) {
     return DECLINED;
   }
-  const headerEnd = tagHeaderEnd(text, start, limit);
+  const headerClose = syntax.headerClose || '>';
+  const nameAttribute = syntax.nameAttribute || 'name';
+  const keyAttribute = syntax.keyAttribute || 'name';
+  const headerEnd = tagHeaderEnd(text, start, limit, headerClose);
   if (headerEnd === DECLINED) return DECLINED;
-  const header = tagHeader(text, start, headerEnd);
+  const header = tagHeader(text, start, headerEnd, nameAttribute, syntax);
   if (header === undefined) return DECLINED;
   const tool = context.options.toolsByName.get(header.name);
   if (tool === undefined) return DECLINED;
@@ -92,7 +102,7 @@ export function readWholeParameterCall(
   /** Declared parameters given so far, a bit each by their index in the shape (up to 31). */
   let givenBits = 0;
   let json = '{';
-  let at = headerEnd + 1;
+  let at = headerEnd + headerClose.length;
   for (;;) {
     at = skipSpace(text, at, limit);
     // Stray text between parameters, or the end of the text.
@@ -102,9 +112,9 @@ export function readWholeParameterCall(
     const literal = callLiterals[which]!;
     if (literal === syntax.parameterOpen) {
       const headerStart = at + literal.length;
-      const close = tagHeaderEnd(text, headerStart, limit);
+      const close = tagHeaderEnd(text, headerStart, limit, headerClose);
       if (close === DECLINED) return DECLINED;
-      const parameter = tagHeader(text, headerStart, close);
+      const parameter = tagHeader(text, headerStart, close, keyAttribute, syntax);
       if (parameter === undefined) return DECLINED;
       // The schema's own spelling of a declared name, so the input's keys are its strings.
       const declared = shape.indexByName.get(parameter.name);
@@ -113,7 +123,7 @@ export function readWholeParameterCall(
         if ((givenBits & (1 << declared)) !== 0) return DECLINED;
         givenBits |= 1 << declared;
       } else if (Object.hasOwn(input, name)) return DECLINED;
-      const valueStart = close + 1;
+      const valueStart = close + headerClose.length;
       const valueClose = valueEnd(text, valueStart, limit, syntax, literals);
       if (valueClose === DECLINED) return DECLINED;
       const value = typedValue(
@@ -182,18 +192,25 @@ const NAME_ATTRIBUTE = ' name="';
  * A tag header, `text[start, close)`, read as `readTagHeader` reads it. The usual spellings,
  * `=NAME` and ` name="NAME"` with a plain name, are taken in place.
  */
-function tagHeader(text: string, start: number, close: number): TagHeader | undefined {
+function tagHeader(
+  text: string,
+  start: number,
+  close: number,
+  nameAttribute: string,
+  syntax: ParameterTagsSyntax,
+): TagHeader | undefined {
+  const attribute = nameAttribute === 'name' ? NAME_ATTRIBUTE : ` ${nameAttribute}="`;
   if (text.charCodeAt(start) === EQUALS_SIGN) {
     if (isPlainName(text, start + 1, close)) return { name: text.slice(start + 1, close) };
   } else if (
-    close - start > NAME_ATTRIBUTE.length + 1 &&
+    close - start > attribute.length + 1 &&
     text.charCodeAt(close - 1) === QUOTATION_MARK &&
-    isAt(text, start, NAME_ATTRIBUTE) &&
-    isPlainName(text, start + NAME_ATTRIBUTE.length, close - 1)
+    isAt(text, start, attribute) &&
+    isPlainName(text, start + attribute.length, close - 1)
   ) {
-    return { name: text.slice(start + NAME_ATTRIBUTE.length, close - 1) };
+    return { name: text.slice(start + attribute.length, close - 1) };
   }
-  return readTagHeader(text.slice(start, close));
+  return readTagHeader(text.slice(start, close), nameAttribute, syntax);
 }
 
 /**
@@ -222,12 +239,24 @@ function skipSpace(text: string, index: number, limit: number): number {
   return index;
 }
 
-/** The `>` ending a tag header that starts at `index`, as the streaming reader finds it; or DECLINED. */
-function tagHeaderEnd(text: string, index: number, limit: number): number {
+/**
+ * Where the literal ending a tag header that starts at `index` (`>`, or the syntax's
+ * `headerClose`) begins, as the streaming reader finds it; or DECLINED.
+ */
+function tagHeaderEnd(text: string, index: number, limit: number, close: string): number {
   const stop = Math.min(limit, index + MAX_HEADER_CHARS);
+  if (close === '>') {
+    for (let at = index; at < stop; at++) {
+      const code = text.charCodeAt(at);
+      if (code === GREATER_THAN) return at;
+      if (code === LESS_THAN || code === LINE_FEED) return DECLINED;
+    }
+    return DECLINED;
+  }
+  const first = close.charCodeAt(0);
   for (let at = index; at < stop; at++) {
     const code = text.charCodeAt(at);
-    if (code === GREATER_THAN) return at;
+    if (code === first && limit - at >= close.length && isAt(text, at, close)) return at;
     if (code === LESS_THAN || code === LINE_FEED) return DECLINED;
   }
   return DECLINED;
