@@ -1,0 +1,74 @@
+/**
+ * Kimi K3 (Moonshot): "XTML" elements made of special tokens,
+ * `<|open|>TAG attr="v"<|sep|>BODY<|close|>TAG<|sep|>`. An assistant turn is a `think` element
+ * (which the generation prompt leaves open), a `response` element holding the content, then a
+ * `tools` element holding the calls:
+ *
+ * `<|open|>tools<|sep|><|open|>call tool="python" index="1"<|sep|><|open|>argument key="code" type="string"<|sep|>print(1)<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`
+ *
+ * A `string` argument is written as it is, any other type as JSON (llama.cpp
+ * `models/templates/Kimi-K3.jinja`; SGLang's `kimik3_detector.py` and vLLM's
+ * `kimi_k3_tool_parser.py` read it so, JSON that does not read staying the text). Attribute values
+ * are XML-escaped (`&quot;`, `&amp;`). The template's other spelling of the arguments, one
+ * `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>` element, is read by neither parser
+ * and not here. Results come back one message per call, `role="tool"` with the tool's name.
+ */
+import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import type { FormatSpec } from '../spec/types.ts';
+
+const TOOLS_OPEN = '<|open|>tools<|sep|>';
+const TOOLS_CLOSE = '<|close|>tools<|sep|>';
+
+const KIMI_K3_SYNTAX: ParameterTagsSyntax = {
+  callOpen: '<|open|>call',
+  callClose: '<|close|>call<|sep|>',
+  parameterOpen: '<|open|>argument',
+  parameterClose: '<|close|>argument<|sep|>',
+  headerClose: '<|sep|>',
+  nameAttribute: 'tool',
+  keyAttribute: 'key',
+  typeAttribute: 'type',
+  rawTypes: ['string'],
+  // The template writes values as they are: every character between the tags is the value's.
+  layout: 'exact',
+};
+
+export const kimiK3Spec: FormatSpec = {
+  spec: 1,
+  name: 'kimi-k3',
+  aliases: ['kimi_k3', 'kimik3', 'xtml'],
+  families: 'Kimi K3',
+  models: ['kimi-k3', 'kimi_k3', 'kimik3'],
+  reasoning: [{ open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>' }],
+  // `<|open|>message role="assistant"<|sep|><|open|>think<|sep|>` is the generation prompt.
+  startInReasoning: true,
+  // The content's own element and the end of the message are framing, never content.
+  markup: [
+    '<|open|>response<|sep|>',
+    '<|close|>response<|sep|>',
+    '<|close|>message<|sep|>',
+    '<|end_of_msg|>',
+  ],
+  calls: [{ codec: 'tagged', open: TOOLS_OPEN, close: TOOLS_CLOSE, syntax: KIMI_K3_SYNTAX }],
+  write: {
+    section: { open: TOOLS_OPEN, close: TOOLS_CLOSE },
+    call: '<|open|>call tool="{name}" index="{index}"<|sep|>{arguments}<|close|>call<|sep|>',
+    parameter: '<|open|>argument key="{key}" type="{type}"<|sep|>{value}<|close|>argument<|sep|>',
+  },
+  results: {
+    each: '<|open|>message role="tool" tool="{name}" index="{index}"<|sep|>{output}<|close|>message<|sep|><|end_of_msg|>',
+  },
+  prompt: {
+    text: [
+      '# Tools',
+      'Here are the available tools, described in JSONSchema.',
+      '',
+      '```json',
+      '{tool_list}',
+      '```',
+      '',
+      'To call tools, end your response with a tools element holding one call element per call, each argument in its own element (a string as it is, any other type as JSON):',
+      '{example}',
+    ].join('\n'),
+  },
+};
