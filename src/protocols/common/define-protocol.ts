@@ -27,6 +27,11 @@ export interface ProtocolDefinition<CallData> {
    * `formatToolResponse` writes text as it is; default: `formatToolResponse`.
    */
   formatToolResponseForAnyReader?(results: readonly ToolResponseToFormat[]): string;
+  /**
+   * Parse options this format assumes unless the caller says otherwise: `startInReasoning` for a
+   * model whose chat template leaves `<think>` open in the generation prompt.
+   */
+  readonly parseDefaults?: { readonly startInReasoning?: boolean };
 }
 
 /** Each protocol's result writer for a reader of every format, where it has its own. */
@@ -75,10 +80,15 @@ export function defineProtocol<CallData>(
     grammar.reasoningTags,
   );
   const formatTools = cacheToolsSection((tools) => definition.formatTools(tools));
+  const startInReasoning = definition.parseDefaults?.startInReasoning;
+  const withDefaults = (options: ParseOptions): ParseOptions =>
+    startInReasoning === undefined || options.startInReasoning !== undefined
+      ? options
+      : { ...options, startInReasoning };
   const runOnce = (text: string, options: ParseOptions, spans?: [number, number][]) => {
     const parser = createStreamEngine(
       grammar,
-      options,
+      withDefaults(options),
       spans ? (start, end) => spans.push([start, end]) : undefined,
       name,
     );
@@ -92,7 +102,8 @@ export function defineProtocol<CallData>(
     formatToolCall: (call) => definition.formatToolCall(asList(call)),
     formatToolResponse: (result) => definition.formatToolResponse(asList(result)),
     parseGeneratedText: (text, options) => collectContent(runOnce(text, options)),
-    createStreamParser: (options) => createStreamEngine(grammar, options, undefined, name),
+    createStreamParser: (options) =>
+      createStreamEngine(grammar, withDefaults(options), undefined, name),
     extractToolCallSegments(text, options) {
       const spans: [number, number][] = [];
       runOnce(text, options, spans);

@@ -1,0 +1,158 @@
+/**
+ * A FormatSpec's read side as the stream engine's grammar: each call form becomes an opener
+ * whose data says which codec's body reads what follows. The bodies are the codecs' own
+ * (JSON, parameter tags, Python calls, a JSON-like dialect), so a spec-built format keeps every
+ * guarantee the hand-written ones have: the engine and the bodies are the same.
+ */
+
+import { JsonCallsBody, type JsonCallsBodyConfig } from '../common/json-calls-body.ts';
+import { MarkupBody } from '../common/markup-body.ts';
+import { ParameterTagsBody, type ParameterTagsOpener } from '../common/parameter-tags-body.ts';
+import { PythonCallsBody, type PythonCallsConfig } from '../common/python-call-body.ts';
+import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { CallBody, CallContext } from '../engine/call-body.ts';
+import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
+import type { CallFormSpec, FormatSpec, JsonCallForm } from './types.ts';
+
+/** What an opener of a spec-built format hands the engine: which body reads the call. */
+export type SpecCallData =
+  | { readonly codec: 'json'; readonly config: JsonCallsBodyConfig }
+  | { readonly codec: 'tagged'; readonly opener: ParameterTagsOpener }
+  | { readonly codec: 'python'; readonly config: PythonCallsConfig }
+  | { readonly codec: 'markup' };
+
+/** The spec's reasoning blocks, `<think>` and `<thinking>` when it names none. */
+export function reasoningOf(spec: FormatSpec): readonly ReasoningTag[] {
+  return spec.reasoning && spec.reasoning.length > 0 ? spec.reasoning : THINK_TAGS;
+}
+
+/** The grammar the stream engine runs for a spec. The openers are made once per spec. */
+export function compileGrammar(spec: FormatSpec): ProtocolGrammar<SpecCallData> {
+  const openers: CallOpener<SpecCallData>[] = spec.calls.map((form) => ({
+    literal: form.open,
+    delimited: false,
+    inReasoning: form.inReasoning === true,
+    data: callData(form),
+  }));
+  for (const literal of spec.markup ?? []) {
+    openers.push({ literal, delimited: false, data: { codec: 'markup' } });
+  }
+  return {
+    reasoningTags: reasoningOf(spec),
+    callOpeners: () => openers,
+    openCall: openBody,
+  };
+}
+
+function openBody(data: SpecCallData, context: CallContext): CallBody {
+  switch (data.codec) {
+    case 'json':
+      return new JsonCallsBody(context, data.config);
+    case 'tagged':
+      return new ParameterTagsBody(context, data.opener);
+    case 'python':
+      return new PythonCallsBody(context, data.config);
+    case 'markup':
+      return new MarkupBody(context);
+  }
+}
+
+function callData(form: CallFormSpec): SpecCallData {
+  const speculative = form.certainty === 'speculative';
+  switch (form.codec) {
+    case 'json':
+      return { codec: 'json', config: jsonConfig(form, speculative) };
+    case 'tagged':
+      return {
+        codec: 'tagged',
+        opener: form.close
+          ? { syntax: form.syntax, blockClose: form.close }
+          : {
+              syntax: form.syntax,
+              bare: {
+                consumed: form.openConsumed ?? '',
+                ...(form.strayClose ? { strayClose: form.strayClose } : {}),
+              },
+            },
+      };
+    case 'python':
+      return {
+        codec: 'python',
+        config: {
+          speculative,
+          ...(form.close ? { closer: form.close } : {}),
+          ...(form.listOpened ? { listOpened: true } : {}),
+          ...(form.single ? { single: true } : {}),
+          ...(form.lines ? { lines: true } : {}),
+        },
+      };
+    case 'dialect':
+      // Validation refuses it until the dialect codec is part of the engine.
+      throw new TypeError(`format codec "dialect" is not available`);
+  }
+}
+
+const DEFAULT_NAME_KEYS = ['name'];
+const DEFAULT_ARGUMENT_KEYS = ['arguments', 'parameters'];
+
+function jsonConfig(form: JsonCallForm, speculative: boolean): JsonCallsBodyConfig {
+  const header = form.nameHeader;
+  return {
+    shape: {
+      nameKeys: form.nameKeys ?? DEFAULT_NAME_KEYS,
+      argumentKeys: form.argumentKeys ?? DEFAULT_ARGUMENT_KEYS,
+      ...(form.nameAsKey ? { nameAsKey: true } : {}),
+    },
+    speculative,
+    ...(form.close ? { closer: form.close } : {}),
+    ...(form.openHoldsJson ? { jsonPrefix: form.openHoldsJson } : {}),
+    ...(form.languageTag ? { skipLanguageTag: true } : {}),
+    ...(form.fenced ? { fencedJson: true } : {}),
+    ...(form.strict ? { strictJson: true } : {}),
+    ...(form.separator ? { separator: form.separator } : {}),
+    ...(header
+      ? {
+          header: {
+            terminator: header.end,
+            readName: (text: string) => nameInHeader(text, header.namePrefixes ?? []),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Longest tool name read from a header. */
+const MAX_NAME_LENGTH = 256;
+
+/**
+ * The tool's name in a header: the text trimmed, one of `prefixes` dropped from its front. A
+ * header holding white space, quotes or markup inside is no name (the opener was prose).
+ */
+export function nameInHeader(header: string, prefixes: readonly string[]): string | undefined {
+  let name = header.trim();
+  for (const prefix of prefixes) {
+    if (name.startsWith(prefix)) {
+      name = name.slice(prefix.length);
+      break;
+    }
+  }
+  if (name.length === 0 || name.length > MAX_NAME_LENGTH) return undefined;
+  for (let index = 0; index < name.length; index++) {
+    const character = name[index];
+    if (
+      character === ' ' ||
+      character === '\t' ||
+      character === '\n' ||
+      character === '\r' ||
+      character === '"' ||
+      character === "'" ||
+      character === '<' ||
+      character === '>' ||
+      character === '{' ||
+      character === '}'
+    ) {
+      return undefined;
+    }
+  }
+  return name;
+}

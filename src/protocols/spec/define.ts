@@ -1,0 +1,90 @@
+/**
+ * `defineFormat(spec)`: a protocol from a FormatSpec, with the same engine, bodies and guarantees
+ * as the hand-written formats; and `formatEntryFromSpec`, the registry entry of a spec-built format.
+ */
+import type { ToolCallProtocol } from '../../core/index.ts';
+import { defineProtocol } from '../common/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
+import { compileGrammar } from './compile.ts';
+import type { FormatSpec } from './types.ts';
+import { readFormatSpec } from './validate.ts';
+import { callWriter, resultWriter, toolsWriter } from './writers.ts';
+
+export { FormatSpecError, readFormatSpec } from './validate.ts';
+
+/** The spec behind each protocol `defineFormat` made (for grammars, docs and `auto`). */
+const specs = new WeakMap<ToolCallProtocol, FormatSpec>();
+
+/** The spec a protocol was built from, or undefined for a hand-written one. */
+export function specOf(protocol: ToolCallProtocol): FormatSpec | undefined {
+  return specs.get(protocol);
+}
+
+/**
+ * The protocol a FormatSpec describes. The spec is checked first (`readFormatSpec`): a bad field
+ * throws a `FormatSpecError` (kind `invalid-format`) naming it.
+ *
+ * ```ts
+ * const protocol = defineFormat({
+ *   spec: 1,
+ *   name: 'my-format',
+ *   calls: [{ codec: 'json', open: '<call>', close: '</call>' }],
+ *   write: { call: '<call>{"name": {name_json}, "arguments": {arguments}}</call>' },
+ *   results: { each: '<result>{output}</result>' },
+ * });
+ * ```
+ */
+export function defineFormat(spec: FormatSpec): ToolCallProtocol {
+  const checked = readFormatSpec(spec);
+  const writeCalls = callWriter(checked);
+  const protocol = defineProtocol({
+    name: checked.name,
+    grammar: compileGrammar(checked),
+    formatTools: toolsWriter(checked, writeCalls),
+    formatToolCall: writeCalls,
+    formatToolResponse: resultWriter(checked, false),
+    formatToolResponseForAnyReader: resultWriter(checked, true),
+    ...(checked.startInReasoning === undefined
+      ? {}
+      : { parseDefaults: { startInReasoning: checked.startInReasoning } }),
+  });
+  specs.set(protocol, checked);
+  return protocol;
+}
+
+/** What a built-in entry may add to its spec: code the spec's data cannot say. */
+export interface FormatEntryExtras {
+  /** Model-id patterns, when substrings are not enough (a built-in's own, reviewed, patterns). */
+  readonly models?: readonly RegExp[];
+  readonly toolNamesIn?: FormatEntry['toolNamesIn'];
+}
+
+/** Escapes a substring for use inside a regular expression (a literal match, no backtracking). */
+function literalPattern(text: string): RegExp {
+  return new RegExp(text.toLowerCase().replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'));
+}
+
+/** The registry entry of a spec-built format: the same protocol object every `create()`. */
+export function formatEntryFromSpec(spec: FormatSpec, extras: FormatEntryExtras = {}): FormatEntry {
+  const checked = readFormatSpec(spec);
+  let protocol: ToolCallProtocol | undefined;
+  const create = (): ToolCallProtocol => {
+    protocol ??= defineFormat(checked);
+    return protocol;
+  };
+  return {
+    name: checked.name,
+    aliases: checked.aliases ?? [],
+    families: checked.families ?? checked.name,
+    example:
+      checked.example ??
+      create().formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } }),
+    create,
+    models: extras.models ?? (checked.models ?? []).map(literalPattern),
+    agent:
+      checked.actionsPerTurn === 'one'
+        ? { actionsPerTurn: 'one', completion: 'tool' }
+        : CALLS_RUN_TOGETHER,
+    ...(extras.toolNamesIn ? { toolNamesIn: extras.toolNamesIn } : {}),
+  };
+}
