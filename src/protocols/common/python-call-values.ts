@@ -176,6 +176,8 @@ export class PythonValueReader {
   private nextApostrophe = -1;
   private nextDoubleQuote = -1;
   private nextBackslash = -1;
+  /** Where the last write stopped reading `searchedText`. */
+  private stoppedReading = 0;
   private searchedText: string | undefined;
   private searchedEnd = -1;
 
@@ -217,11 +219,20 @@ export class PythonValueReader {
   }
 
   write(text: string, start: number, end: number): number {
-    if (this.searchedText !== text || this.searchedEnd !== end) {
+    // The positions found are kept for the writes of one text. Strings compare by value, so the
+    // next chunk can be "the same text": reading that starts before where the last write stopped
+    // is a new text, whose positions must be searched again.
+    if (this.searchedText !== text || this.searchedEnd !== end || start < this.stoppedReading) {
       this.searchedText = text;
       this.searchedEnd = end;
       this.nextApostrophe = this.nextDoubleQuote = this.nextBackslash = -1;
     }
+    const next = this.readFrom(text, start, end);
+    this.stoppedReading = next === -1 ? end : next;
+    return next;
+  }
+
+  private readFrom(text: string, start: number, end: number): number {
     let index = start;
     while (index < end) {
       switch (this.state) {

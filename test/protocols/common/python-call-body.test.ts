@@ -245,4 +245,17 @@ describe('linear time', () => {
       },
     ]);
   });
+
+  it('reads a string whose next chunk is the same text as the last (positions found are per chunk)', () => {
+    // `",` then `",`: the second chunk equals the first, and its closing quote was missed once.
+    const parser = pythonic.createStreamParser(options);
+    const events: ParseEvent[] = [];
+    for (const chunk of ['[get_weather(city=', '",', '",', ' days=1)]'])
+      events.push(...parser.push(chunk));
+    events.push(...parser.end());
+    expect(events.filter((event) => event.type === 'tool-call')).toMatchObject([
+      { toolName: 'get_weather', input: JSON.stringify({ city: ',', days: 1 }) },
+    ]);
+    expect(events.some((event) => event.type === 'error')).toBe(false);
+  });
 });
