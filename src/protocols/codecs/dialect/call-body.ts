@@ -1,0 +1,337 @@
+import type { ToolDefinition } from '../../../core/index.ts';
+import { DOT, LEFT_BRACE, LEFT_PARENTHESIS, MINUS } from '../../../scan/char-codes.ts';
+import { isWhiteSpace } from '../../../scan/characters.ts';
+import type { JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
+import {
+  createJsonValueStreamer,
+  type JsonValueStreamer,
+} from '../../../scan/json-value-streamer.ts';
+import { createValuePolicy } from '../../../schema/index.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../../common/call-assembler.ts';
+import { PythonCallsBody } from '../../common/python-call-body.ts';
+import { isNamePart } from '../../common/python-call-values.ts';
+import type { CallBody, CallContext } from '../../engine/call-body.ts';
+import type { DialectCallForm } from '../../spec/types.ts';
+import { DialectValueReader } from './value-reader.ts';
+
+/** A tool name longer than this is not one. */
+const MAX_NAME = 256;
+
+const Phase = {
+  /** Matching `namePrefix` (`call:`), white space before it allowed in explicit markup. */
+  Prefix: 0,
+  Name: 1,
+  Value: 2,
+  /** After the arguments: white space, then the closer (or one of its alternatives). */
+  AfterValue: 3,
+  /** `NAME(` …: Python keyword arguments, read by the Python codec's body (`inner`). */
+  Inner: 4,
+  Done: 5,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
+
+/** Reads values that go nowhere: the arguments of a call to an undeclared tool. */
+const DISCARD: JsonTokenHandler = {
+  startObject() {},
+  endObject() {},
+  startArray() {},
+  endArray() {},
+  key() {},
+  startString() {},
+  stringChunk() {},
+  endString() {},
+  primitive() {},
+};
+
+function isToolNamePart(code: number): boolean {
+  return isNamePart(code) || code === MINUS || code === DOT;
+}
+
+/**
+ * One call of a dialect form, from just after its opener: `[namePrefix]NAME{ARGUMENTS}[close]`,
+ * the arguments in the dialect (DialectValueReader: bare keys, strings between the form's
+ * delimiters). Gemma 4: `<|tool_call>` `call:` `get_weather` `{city:<|"|>Oslo<|"|>}` `<tool_call|>`.
+ *
+ * Explicit forms (markup): a declared tool's arguments stream as JSON typed by its schema, and
+ * the call runs at its closer, or at the end of its arguments when the form has none, or when the
+ * output ends there not cut off (a stop sequence may take the closer). A broken or unterminated
+ * call is a fault with its raw text, never run with guessed arguments; an undeclared tool's call
+ * is text through its end.
+ *
+ * Speculative forms (an opener that may be prose, such as a bare `call:`): only a well-formed call
+ * of a declared tool is one; anything else is text. Its arguments are held until they are whole,
+ * and, as where a server stripped the special tokens, a string may be bare text
+ * (`city:Paris`). `NAME(key="v")` after the name is read as one Python call (the parenthesis
+ * form), with the same certainty.
+ */
+export class DialectCallBody implements CallBody {
+  private readonly context: CallContext;
+  private readonly form: DialectCallForm;
+  private readonly speculative: boolean;
+  private readonly prefix: string;
+  /** The literals that end the call after its arguments; none: it ends with them. */
+  private readonly closers: readonly string[];
+  private phase: Phase;
+  private prefixMatched = 0;
+  private name = '';
+  private tool: ToolDefinition | undefined;
+  private assembler: CallAssembler | undefined;
+  private streamer: JsonValueStreamer | undefined;
+  /** A speculative call's JSON, held until the call is known to be one. */
+  private held: string[] | undefined;
+  private reader: DialectValueReader | undefined;
+  /** The characters of a closer read so far (each closer still in play begins with them). */
+  private closerRead = '';
+  /** Characters read past the call's end: a closer begun and broken off. */
+  private ownLeftover = '';
+  private inner: CallBody | undefined;
+  private doneAt = -1;
+
+  constructor(context: CallContext, form: DialectCallForm) {
+    this.context = context;
+    this.form = form;
+    this.speculative = form.certainty === 'speculative';
+    this.prefix = form.namePrefix ?? '';
+    this.closers = [...(form.close ? [form.close] : []), ...(form.closeAlternatives ?? [])];
+    this.phase = this.prefix.length > 0 ? Phase.Prefix : Phase.Name;
+  }
+
+  get leftover(): string | undefined {
+    return this.inner ? this.inner.leftover : this.ownLeftover;
+  }
+
+  write(text: string, start: number, end: number): number {
+    if (this.inner) return this.inner.write(text, start, end);
+    let index = start;
+    while (index < end && this.doneAt === -1) {
+      switch (this.phase) {
+        case Phase.Prefix:
+          index = this.readPrefix(text, index);
+          break;
+        case Phase.Name: {
+          index = this.readName(text, index, end);
+          // `NAME(`: the Python call's body reads the rest.
+          const inner = this.inner as CallBody | undefined;
+          if (inner) return inner.write(text, index, end);
+          break;
+        }
+        case Phase.Value:
+          index = this.readValue(text, index, end);
+          break;
+        default:
+          index = this.readAfterValue(text, index);
+      }
+    }
+    return this.doneAt;
+  }
+
+  // ── the header: prefix and name ─────────────────────────────────────────────────────────────
+
+  private readPrefix(text: string, index: number): number {
+    const code = text.charCodeAt(index);
+    if (this.prefixMatched === 0 && !this.speculative && isWhiteSpace(code)) return index + 1;
+    if (code !== this.prefix.charCodeAt(this.prefixMatched)) {
+      return this.notACall(index, `expected ${this.prefix}NAME{…} after ${this.form.open}`);
+    }
+    if (++this.prefixMatched === this.prefix.length) this.phase = Phase.Name;
+    return index + 1;
+  }
+
+  private readName(text: string, index: number, end: number): number {
+    let stop = index;
+    while (stop < end && isToolNamePart(text.charCodeAt(stop))) stop++;
+    this.name += text.slice(index, stop);
+    if (this.name.length > MAX_NAME) return this.notACall(stop, 'the tool name is too long');
+    if (stop === end) return end;
+    const code = text.charCodeAt(stop);
+    if (this.name.length === 0 || (code !== LEFT_BRACE && code !== LEFT_PARENTHESIS)) {
+      return this.notACall(stop, `expected ${this.prefix}NAME{…} after ${this.form.open}`);
+    }
+    if (code === LEFT_PARENTHESIS) {
+      // `call:get_weather(city="Tokyo")`: one Python call, its name and `(` already read.
+      this.phase = Phase.Inner;
+      this.inner = new PythonCallsBody(this.context, {
+        speculative: this.speculative,
+        single: true,
+        openedCall: this.name,
+        ...(this.form.close ? { closer: this.form.close } : {}),
+      });
+      return stop + 1;
+    }
+    this.tool = this.context.options.toolsByName.get(this.name);
+    if (this.tool === undefined && this.speculative) return this.settleText(stop);
+    this.beginValue(this.tool);
+    return stop;
+  }
+
+  private beginValue(tool: ToolDefinition | undefined): void {
+    let handler: JsonTokenHandler = DISCARD;
+    if (tool) {
+      const policy = createValuePolicy(tool.inputSchema);
+      if (this.speculative) {
+        const held: string[] = [];
+        this.held = held;
+        this.streamer = createJsonValueStreamer(policy, (piece) => held.push(piece), {
+          maxKeptStringChars: MAX_KEPT_ARGUMENT_CHARS,
+        });
+      } else {
+        this.assembler = new CallAssembler(this.context, tool);
+        this.streamer = createJsonValueStreamer(policy, this.assembler.delta, {
+          maxKeptStringChars: MAX_KEPT_ARGUMENT_CHARS,
+        });
+        this.assembler.start();
+      }
+      handler = this.streamer;
+    }
+    this.reader = new DialectValueReader(handler, {
+      stringDelimiters: this.form.stringDelimiters,
+      quotedStrings: this.form.quotedStrings === true,
+      // Where the opener may be prose, the special tokens were likely stripped: strings too.
+      bareText: this.speculative,
+      maxDepth: this.context.options.maxDepth,
+    });
+    this.phase = Phase.Value;
+  }
+
+  // ── the arguments and the closer ────────────────────────────────────────────────────────────
+
+  private readValue(text: string, index: number, end: number): number {
+    const reader = this.reader!;
+    const stop = reader.write(text, index, end);
+    if (stop !== -1) {
+      if (this.closers.length === 0) return this.complete(stop);
+      this.phase = Phase.AfterValue;
+      return stop;
+    }
+    if (reader.status !== 'failed') return end;
+    if (this.tool === undefined || this.speculative) return this.settleText(reader.stoppedAt);
+    return this.fault(
+      reader.stoppedAt,
+      reader.tooDeep ? 'too-deep' : 'malformed-call',
+      `the arguments of "${this.name}" could not be read: ${reader.failure}; the call was not run`,
+    );
+  }
+
+  private readAfterValue(text: string, index: number): number {
+    if (this.closerRead.length === 0 && isWhiteSpace(text.charCodeAt(index))) return index + 1;
+    const read = this.closerRead + text.charAt(index);
+    let continues = false;
+    for (const closer of this.closers) {
+      if (!closer.startsWith(read)) continue;
+      if (closer.length === read.length) return this.complete(index + 1);
+      continues = true;
+    }
+    if (continues) {
+      this.closerRead = read;
+      return index + 1;
+    }
+    // What was read of a closer is read again after the call: it may begin an opener.
+    this.ownLeftover = this.closerRead;
+    if (this.tool === undefined || this.speculative) return this.settleText(index);
+    return this.fault(
+      index,
+      'malformed-call',
+      `expected ${this.closers[0]} after the arguments of "${this.name}"; the call was not run`,
+    );
+  }
+
+  private complete(index: number): number {
+    if (this.tool === undefined) return this.settleText(index);
+    const streamer = this.streamer!;
+    if (this.speculative) {
+      const json = this.held!.join('');
+      const value = streamer.keptStreamedStrings ? streamer.value : JSON.parse(json);
+      new CallAssembler(this.context, this.tool).completeWhole(json, value);
+    } else {
+      const assembler = this.assembler!;
+      const value = streamer.keptStreamedStrings
+        ? streamer.value
+        : JSON.parse(assembler.inputText());
+      assembler.complete(value);
+    }
+    return this.done(index);
+  }
+
+  // ── endings ────────────────────────────────────────────────────────────────────────────────
+
+  private done(index: number): number {
+    this.phase = Phase.Done;
+    this.doneAt = index;
+    return index;
+  }
+
+  private settleText(index: number): number {
+    this.context.settle({ kind: 'not-a-call' });
+    return this.done(index);
+  }
+
+  /** Not `NAME{`: text where the opener may be prose, a fault in markup. */
+  private notACall(index: number, message: string): number {
+    if (this.speculative) return this.settleText(index);
+    this.context.settle({ kind: 'fault', code: 'malformed-call', message });
+    return this.done(index);
+  }
+
+  private fault(
+    index: number,
+    code: 'malformed-call' | 'too-deep' | 'incomplete-call',
+    message: string,
+  ): number {
+    if (this.assembler) this.assembler.fail(code, message);
+    else this.context.settle({ kind: 'fault', code, message, toolName: this.name });
+    return this.done(index);
+  }
+
+  finish(interrupted: boolean): void {
+    if (this.inner) {
+      this.inner.finish(interrupted);
+      return;
+    }
+    if (this.phase === Phase.Done) return;
+    if (this.phase === Phase.AfterValue) {
+      if (this.tool === undefined) {
+        this.context.settle({ kind: 'not-a-call' });
+      } else if (interrupted) {
+        this.fault(
+          0,
+          'incomplete-call',
+          `the output was cut off after the arguments of "${this.name}"; the call was not run`,
+        );
+      } else if (this.speculative) {
+        // A closer that never came: what was read of it is text, and the call is not one.
+        this.context.settle({ kind: 'not-a-call' });
+      } else {
+        this.complete(0);
+        // A closer cut short is text, not a lost part of the output.
+        const at = this.context.callLength;
+        const cut = this.closerRead.length;
+        if (cut > 0) this.context.emitText(this.context.callText(at - cut, at));
+      }
+      return;
+    }
+    if (this.speculative || (this.phase === Phase.Value && this.tool === undefined)) {
+      this.context.settle({ kind: 'not-a-call' });
+      return;
+    }
+    if (this.phase === Phase.Value) {
+      this.fault(
+        0,
+        'incomplete-call',
+        `the output ${interrupted ? 'was cut off' : 'ended'} inside the arguments of "${this.name}"${
+          this.reader?.inString ? ', in a string that was never closed' : ''
+        }; the call was not run`,
+      );
+      return;
+    }
+    this.context.settle({
+      kind: 'fault',
+      code: 'incomplete-call',
+      message: `the output ended inside ${this.form.open}${this.prefix}${this.name} before its arguments`,
+    });
+  }
+
+  abandon(): void {
+    if (this.inner) this.inner.abandon();
+    else this.assembler?.end();
+  }
+}

@@ -1,0 +1,371 @@
+/**
+ * Gemma 4 (Google): one call per special-token pair, arguments in Gemma's JSON dialect (bare
+ * keys, strings between `<|"|>` tokens with nothing escaped inside):
+ *
+ * `<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>,days:3}<tool_call|>`
+ *
+ * as vLLM's chat template writes it (`examples/tool_chat_template_gemma4.jinja`) and vLLM's,
+ * SGLang's and mlx-lm's parsers read it. Reasoning is the `<|channel>thought\n…<channel|>`
+ * channel; results come back in the same model turn as
+ * `<|tool_response>response:NAME{key:value,…}<tool_response|>` (a result that is not a mapping as
+ * `response:NAME{value:…}`).
+ *
+ * Besides the canonical call, the forms Gemma 4 is seen writing (vLLM's
+ * `test_gemma4_regex_and_bare_calls.py`, vllm-mlx PR #622, Unsloth PR #11153):
+ * - `<turn|>` instead of `<tool_call|>` as the closer, or no closer at the output's end;
+ * - `<|tool_call>:call:NAME{…}` (a stray colon);
+ * - `<call>NAME{…}` (a token split by multimodal input) and a bare `call:NAME{…}` (tokens
+ *   stripped by the server, or glued to `<channel|>`): opened by text that may be prose, so read
+ *   only as a well-formed call of a declared tool, and never inside inline code;
+ * - the parenthesis form `call:NAME(key="v")`, read as one Python call;
+ * - a ```` ```tool_code ```` fence of Python calls, one after another.
+ * Names may hold `-` and `.`.
+ */
+import type {
+  ToolCallProtocol,
+  ToolCallToFormat,
+  ToolDefinition,
+  ToolResponseToFormat,
+} from '../../core/index.ts';
+import { DialectCallBody } from '../codecs/dialect/call-body.ts';
+import { writeDialectArguments } from '../codecs/dialect/write.ts';
+import { defineProtocol } from '../common/define-protocol.ts';
+import { exampleInput } from '../common/example-input.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
+import { resultJsonForPrompt } from '../common/json-text.ts';
+import { MarkupBody } from '../common/markup-body.ts';
+import { PythonCallsBody } from '../common/python-call-body.ts';
+import { isNamePart, isNameStart } from '../common/python-call-values.ts';
+import { type ResultTextGuard, resultTextForPrompt } from '../common/result-text.ts';
+import type { CallBody, CallContext } from '../engine/call-body.ts';
+import type { CallOpener } from '../engine/stream-engine.ts';
+import type { CallFormSpec, DialectCallForm, FormatSpec } from '../spec/types.ts';
+
+/** Gemma 4's string delimiter, one special token on both sides. */
+const QUOTE = '<|"|>';
+const CALL_OPEN = '<|tool_call>';
+const CALL_CLOSE = '<tool_call|>';
+/** The end of the model's turn, which models also write in place of `<tool_call|>`. */
+const TURN_CLOSE = '<turn|>';
+const RESPONSE_OPEN = '<|tool_response>';
+const RESPONSE_CLOSE = '<tool_response|>';
+
+/** The canonical call: `<|tool_call>call:NAME{…}<tool_call|>` (or `<turn|>`). */
+const CANONICAL: DialectCallForm = {
+  codec: 'dialect',
+  open: CALL_OPEN,
+  namePrefix: 'call:',
+  close: CALL_CLOSE,
+  closeAlternatives: [TURN_CLOSE],
+  stringDelimiters: [QUOTE, QUOTE],
+  // A model that writes a JSON string is read; the writer quotes a string holding `<|"|>`.
+  quotedStrings: true,
+};
+
+export const gemma4Spec: FormatSpec = {
+  spec: 1,
+  name: 'gemma4',
+  aliases: ['gemma-4', 'gemma_4'],
+  families: 'Gemma 4',
+  models: ['gemma-4', 'gemma4'],
+  example: '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>',
+  reasoning: [
+    { open: '<|channel>thought\n', close: '<channel|>' },
+    { open: '<|channel>', close: '<channel|>' },
+  ],
+  // The token the model ends its calls with (the template opens the results there), the end of
+  // its turn, and a closer left after a call written without its opener: framing, not text.
+  markup: [RESPONSE_OPEN, TURN_CLOSE, CALL_CLOSE],
+  calls: [
+    CANONICAL,
+    { ...CANONICAL, open: `${CALL_OPEN}:` },
+    {
+      codec: 'dialect',
+      open: '<call>',
+      stringDelimiters: [QUOTE, QUOTE],
+      quotedStrings: true,
+      certainty: 'speculative',
+    },
+    {
+      codec: 'dialect',
+      open: 'call:',
+      stringDelimiters: [QUOTE, QUOTE],
+      quotedStrings: true,
+      certainty: 'speculative',
+    },
+    {
+      codec: 'python',
+      open: '```tool_code\n',
+      close: '```',
+      certainty: 'speculative',
+    },
+  ],
+  write: { call: `${CALL_OPEN}call:{name}{arguments}${CALL_CLOSE}` },
+  results: {
+    each: `${RESPONSE_OPEN}response:{name}{value:${QUOTE}{output}${QUOTE}}${RESPONSE_CLOSE}`,
+  },
+};
+
+// ── results ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * What a result's text may not hold as it is: the call and response tags (special tokens, and
+ * `<|"|>`, are broken anyway by resultTextForPrompt) and the bare openers (`call:`, `<call>`).
+ */
+const RESULT_GUARD: ResultTextGuard = {
+  tags: ['call', 'tool_call', 'tool_response', 'turn', 'channel'],
+  literals: ['call:', '<call>', '```tool_code'],
+};
+
+function isBareKey(key: string): boolean {
+  if (key.length === 0 || !isNameStart(key.charCodeAt(0))) return false;
+  for (let index = 1; index < key.length; index++) {
+    const code = key.charCodeAt(index);
+    if (!isNamePart(code) && key[index] !== '-' && key[index] !== '.') return false;
+  }
+  return true;
+}
+
+/** A result's value as the template's `format_argument` writes it, its text guarded. */
+function resultValue(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string')
+    return `${QUOTE}${resultTextForPrompt(value, RESULT_GUARD)}${QUOTE}`;
+  if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map(resultValue).join(',')}]`;
+  if (typeof value === 'object') return resultMapping(value as Record<string, unknown>);
+  return resultValue(String(value));
+}
+
+function resultMapping(value: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined) continue;
+    const keyText = isBareKey(key) ? key : resultValue(key);
+    parts.push(`${keyText}:${resultValue(item)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * The tool's name after `response:`: as it is when it is a plain name, else a prompt-safe JSON
+ * string (a name is whatever the model called, and `call:NAME{` in it would read as a call).
+ */
+function responseName(name: string): string {
+  return /^[A-Za-z0-9_.-]+$/.test(name) ? name : resultJsonForPrompt(name);
+}
+
+/**
+ * `<|tool_response>response:NAME{…}<tool_response|>` per result, as the chat template's
+ * `format_tool_response_block` writes it: a mapping's keys and values, anything else as
+ * `{value:…}` (`{error:…}` for a failed call). Text stands between `<|"|>` tokens as it is, with
+ * what could read as markup broken (`<|"|>`, special tokens, `call:`). `anyReader`: the output
+ * as prompt-safe JSON text inside one string, for a reader of every format.
+ */
+export function formatGemma4ToolResponse(
+  results: readonly ToolResponseToFormat[],
+  anyReader = false,
+): string {
+  return results
+    .map((result) => {
+      const output = result.output;
+      let body: string;
+      if (anyReader) {
+        body = `{${result.isError ? 'error' : 'value'}:${QUOTE}${resultJsonForPrompt(output)}${QUOTE}}`;
+      } else if (
+        !result.isError &&
+        typeof output === 'object' &&
+        output !== null &&
+        !Array.isArray(output)
+      ) {
+        body = resultMapping(output as Record<string, unknown>);
+      } else {
+        body = `{${result.isError ? 'error' : 'value'}:${resultValue(output)}}`;
+      }
+      return `${RESPONSE_OPEN}response:${responseName(result.toolName)}${body}${RESPONSE_CLOSE}`;
+    })
+    .join('');
+}
+
+// ── the prompt ───────────────────────────────────────────────────────────────────────────────
+
+type Schema = Record<string, unknown>;
+
+function isSchema(value: unknown): value is Schema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A declaration value as the template's `format_argument` writes it (strings between `<|"|>`). */
+function declarationValue(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return `${QUOTE}${value}${QUOTE}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map(declarationValue).join(',')}]`;
+  const entries = Object.entries(value as Schema).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${QUOTE}${key}${QUOTE}:${declarationValue(item)}`).join(',')}}`;
+}
+
+function typeName(schema: Schema): string {
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  return typeof type === 'string' ? type.toUpperCase() : 'STRING';
+}
+
+function requiredList(required: unknown): string {
+  const names = Array.isArray(required) ? required.filter((name) => typeof name === 'string') : [];
+  return `[${names.map((name) => `${QUOTE}${name}${QUOTE}`).join(',')}]`;
+}
+
+/** The template's `format_parameters`: each property, keys sorted, types upper-cased. */
+function declarationProperties(properties: Schema): string {
+  const keys = Object.keys(properties).sort();
+  return keys
+    .map((key) => {
+      const property = isSchema(properties[key]) ? (properties[key] as Schema) : {};
+      const type = typeName(property);
+      const parts: string[] = [];
+      if (typeof property.description === 'string' && property.description.length > 0) {
+        parts.push(`description:${QUOTE}${property.description}${QUOTE}`);
+      }
+      if (type === 'STRING' && Array.isArray(property.enum)) {
+        parts.push(`enum:${declarationValue(property.enum)}`);
+      }
+      if (type === 'ARRAY' && isSchema(property.items)) {
+        parts.push(`items:${declarationItems(property.items)}`);
+      }
+      if (property.nullable === true) parts.push('nullable:true');
+      if (type === 'OBJECT' && isSchema(property.properties)) {
+        parts.push(`properties:{${declarationProperties(property.properties)}}`);
+        if (Array.isArray(property.required) && property.required.length > 0) {
+          parts.push(`required:${requiredList(property.required)}`);
+        }
+      }
+      parts.push(`type:${QUOTE}${type}${QUOTE}`);
+      return `${key}:{${parts.join(',')}}`;
+    })
+    .join(',');
+}
+
+function declarationItems(items: Schema): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(items).sort()) {
+    const value = items[key];
+    if (value === null || value === undefined) continue;
+    if (key === 'properties') {
+      parts.push(`properties:{${isSchema(value) ? declarationProperties(value) : ''}}`);
+    } else if (key === 'required') {
+      parts.push(`required:${requiredList(value)}`);
+    } else if (key === 'type') {
+      parts.push(`type:${declarationValue(typeName(items))}`);
+    } else {
+      parts.push(`${key}:${declarationValue(value)}`);
+    }
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** The template's `format_function_declaration`. */
+function declaration(tool: ToolDefinition): string {
+  const schema = isSchema(tool.inputSchema) ? tool.inputSchema : {};
+  const parts: string[] = [];
+  if (isSchema(schema.properties) && Object.keys(schema.properties).length > 0) {
+    parts.push(`properties:{${declarationProperties(schema.properties)}}`);
+  }
+  if (Array.isArray(schema.required) && schema.required.length > 0) {
+    parts.push(`required:${requiredList(schema.required)}`);
+  }
+  parts.push(`type:${QUOTE}${typeName({ type: schema.type ?? 'object' })}${QUOTE}`);
+  return `<|tool>declaration:${tool.name}{description:${QUOTE}${tool.description ?? ''}${QUOTE},parameters:{${parts.join(',')}}}<tool|>`;
+}
+
+/** `formatToolCall`: the canonical call per call, back to back as the template writes them. */
+export function formatGemma4ToolCall(calls: readonly ToolCallToFormat[]): string {
+  return calls
+    .map(
+      (call) =>
+        `${CALL_OPEN}call:${call.toolName}${writeDialectArguments(call.input, CANONICAL)}${CALL_CLOSE}`,
+    )
+    .join('');
+}
+
+/**
+ * The system turn's tool list as the chat template renders it, `<|tool>declaration:NAME{…}<tool|>`
+ * per tool, then how a call and its result are written.
+ */
+export function formatGemma4Tools(tools: readonly ToolDefinition[]): string {
+  if (tools.length === 0) return '';
+  const first = tools[0] as ToolDefinition;
+  const example = formatGemma4ToolCall([
+    { toolName: first.name, input: exampleInput(first.inputSchema) },
+  ]);
+  return [
+    tools.map(declaration).join(''),
+    '',
+    `To call a function, write it as: ${example}`,
+    `Each result comes back as ${RESPONSE_OPEN}response:NAME{…}${RESPONSE_CLOSE}, in the order of the calls.`,
+  ].join('\n');
+}
+
+// ── the protocol ─────────────────────────────────────────────────────────────────────────────
+
+type Gemma4Call =
+  | { readonly codec: 'dialect'; readonly form: DialectCallForm }
+  | { readonly codec: 'python'; readonly form: CallFormSpec & { readonly codec: 'python' } }
+  | { readonly codec: 'markup' };
+
+const OPENERS: readonly CallOpener<Gemma4Call>[] = [
+  ...gemma4Spec.calls.map(
+    (form): CallOpener<Gemma4Call> => ({
+      literal: form.open,
+      delimited: false,
+      data:
+        form.codec === 'dialect'
+          ? { codec: 'dialect', form }
+          : { codec: 'python', form: form as CallFormSpec & { readonly codec: 'python' } },
+    }),
+  ),
+  ...(gemma4Spec.markup ?? []).map(
+    (literal): CallOpener<Gemma4Call> => ({ literal, delimited: false, data: { codec: 'markup' } }),
+  ),
+];
+
+function openBody(call: Gemma4Call, context: CallContext): CallBody {
+  switch (call.codec) {
+    case 'dialect':
+      return new DialectCallBody(context, call.form);
+    case 'python':
+      return new PythonCallsBody(context, {
+        speculative: call.form.certainty === 'speculative',
+        ...(call.form.close ? { closer: call.form.close } : {}),
+        ...(call.form.lines ? { lines: true } : {}),
+      });
+    default:
+      return new MarkupBody(context);
+  }
+}
+
+/** Gemma 4's format (see the top of this file). */
+export function gemma4Protocol(): ToolCallProtocol {
+  return defineProtocol<Gemma4Call>({
+    name: 'gemma4',
+    grammar: {
+      reasoningTags: gemma4Spec.reasoning ?? [],
+      callOpeners: () => OPENERS,
+      openCall: openBody,
+    },
+    formatTools: formatGemma4Tools,
+    formatToolCall: formatGemma4ToolCall,
+    formatToolResponse: (results) => formatGemma4ToolResponse(results),
+    formatToolResponseForAnyReader: (results) => formatGemma4ToolResponse(results, true),
+  });
+}
+
+export const gemma4Format: FormatEntry = {
+  name: gemma4Spec.name,
+  aliases: gemma4Spec.aliases ?? [],
+  families: 'Gemma 4',
+  example: gemma4Spec.example ?? '',
+  create: gemma4Protocol,
+  models: [/gemma-?4/],
+  agent: CALLS_RUN_TOGETHER,
+};
