@@ -265,8 +265,17 @@ class TurnRenderer {
     }
   }
 
+  /** Generation prompts by their extra context (the same for most scenarios: rendered once). */
+  private readonly prompts = new Map<string, string>();
+
   private prompt(extra: RenderContext): string {
-    return this.render(this.opening(), true, extra);
+    const key = JSON.stringify(extra);
+    let prompt = this.prompts.get(key);
+    if (prompt === undefined) {
+      prompt = this.render(this.opening(), true, extra);
+      this.prompts.set(key, prompt);
+    }
+    return prompt;
   }
 
   /** What follows the text of a plain reply: the end-of-turn marker. */

@@ -1,0 +1,212 @@
+/**
+ * Which registered format reads what a chat template renders: a format is accepted when, for
+ * every rendered turn, its parser gives exactly the turn's calls, no error, the turn's reasoning
+ * as reasoning, and no other text than white space, the turn's own content, and a tail that is
+ * the same in every turn (what the template writes after a turn with calls, `<|tool_response>`).
+ */
+import type { ParsedContent, ToolCallProtocol } from '../../core/index.ts';
+import type { FormatEntry } from '../common/format-entry.ts';
+import { FORMATS } from '../registry.ts';
+import type {
+  RenderedScenario,
+  RenderedTemplate,
+  ScenarioCall,
+  ScenarioId,
+} from './render-scenarios.ts';
+
+export interface FamilyMatch {
+  readonly entry: FormatEntry;
+  readonly protocol: ToolCallProtocol;
+  /** Every format that read every turn, in registry order. */
+  readonly candidates: readonly string[];
+}
+
+/** Why each format was turned down, for the analysis' evidence. */
+export type Refusals = Record<string, string>;
+
+/**
+ * The registered format that reads every turn; among several, the first whose own writer writes
+ * the rendered calls verbatim, else the first in registry order (narrower families come first).
+ */
+export function matchFamily(
+  rendered: RenderedTemplate,
+  startInReasoning: boolean,
+  refusals: Refusals = {},
+): FamilyMatch | undefined {
+  const passing: { entry: FormatEntry; protocol: ToolCallProtocol }[] = [];
+  // The registry is read at call time: formats registered since load count.
+  for (const entry of FORMATS) {
+    let protocol: ToolCallProtocol;
+    try {
+      protocol = entry.create();
+    } catch (error) {
+      refusals[entry.name] = `cannot be created: ${String(error)}`;
+      continue;
+    }
+    const why = refusal(protocol, rendered, startInReasoning);
+    if (why === undefined) passing.push({ entry, protocol });
+    else refusals[entry.name] = why;
+  }
+  if (passing.length === 0) return undefined;
+  const candidates = passing.map(({ entry }) => entry.name);
+  let best = passing[0]!;
+  let bestScore = -1;
+  for (const each of passing) {
+    const score = writerLikeness(each.protocol, rendered);
+    if (score > bestScore) {
+      best = each;
+      bestScore = score;
+    }
+  }
+  return { ...best, candidates };
+}
+
+const DISCRIMINATING: readonly ScenarioId[] = [
+  'two-calls',
+  'content',
+  'special-string',
+  'reasoning',
+  'two-arguments',
+  'other-tool',
+  'one-argument',
+];
+
+/** Why `protocol` does not read the rendered turns, or undefined when it reads them all. */
+export function refusal(
+  protocol: ToolCallProtocol,
+  rendered: RenderedTemplate,
+  startInReasoning: boolean,
+): string | undefined {
+  const tails = new Set<string>();
+  // The turns most formats fail on first: a refusal costs one parse.
+  const turns = [...rendered.scenarios].sort(
+    (a, b) => DISCRIMINATING.indexOf(a.scenario.id) - DISCRIMINATING.indexOf(b.scenario.id),
+  );
+  for (const turn of turns) {
+    let events: ParsedContent[];
+    try {
+      events = protocol.parseGeneratedText(turn.turn, {
+        tools: rendered.tools,
+        startInReasoning,
+      });
+    } catch (error) {
+      return `${turn.scenario.id}: the parser threw ${String(error)}`;
+    }
+    const outcome = readTurn(events, turn);
+    if (typeof outcome !== 'string') return `${turn.scenario.id}: ${outcome.why}`;
+    tails.add(outcome);
+  }
+  if (tails.size > 1)
+    return `the text after the calls differs between turns: ${[...tails].map((tail) => JSON.stringify(tail)).join(', ')}`;
+  return undefined;
+}
+
+/** The turn's tail (text after its calls, content aside), or why the events are not the turn. */
+function readTurn(
+  events: readonly ParsedContent[],
+  turn: RenderedScenario,
+): string | { why: string } {
+  const calls: ScenarioCall[] = [];
+  const texts: string[] = [''];
+  let reasoning = '';
+  for (const event of events) {
+    if (event.type === 'error') return { why: `error ${event.error.code}` };
+    if (event.type === 'reasoning') reasoning += event.text;
+    else if (event.type === 'text') texts[texts.length - 1] += event.text;
+    else if (event.type === 'tool-call') {
+      let input: unknown;
+      try {
+        input = JSON.parse(event.input);
+      } catch {
+        return { why: `call ${event.toolName} has input that is not JSON` };
+      }
+      calls.push({ name: event.toolName, input: input as ScenarioCall['input'] });
+      texts.push('');
+    }
+  }
+  const expected = turn.scenario.calls;
+  if (calls.length !== expected.length) {
+    return { why: `read ${calls.length} calls where the turn has ${expected.length}` };
+  }
+  for (let index = 0; index < calls.length; index++) {
+    const got = calls[index]!;
+    const want = expected[index]!;
+    if (got.name !== want.name || !deepEqual(got.input, want.input)) {
+      return {
+        why: `read ${got.name} ${JSON.stringify(got.input)} where the turn has ${want.name} ${JSON.stringify(want.input)}`,
+      };
+    }
+  }
+  const content = turn.hasContent ? turn.scenario.content : undefined;
+  if (turn.hasReasoning && !reasoning.includes(turn.scenario.reasoning!)) {
+    return { why: 'the reasoning was not read as reasoning' };
+  }
+  if (!turn.hasReasoning && reasoning.trim() !== '')
+    return { why: 'read reasoning the turn does not have' };
+  let contentSeen = false;
+  const withoutContent = (text: string) => {
+    if (content !== undefined && !contentSeen && text.includes(content)) {
+      contentSeen = true;
+      return text.replace(content, '');
+    }
+    return text;
+  };
+  const first = withoutContent(texts[0]!);
+  if (first.trim() !== '') return { why: `text before the calls: ${JSON.stringify(first.trim())}` };
+  for (const between of texts.slice(1, -1)) {
+    if (between.trim() !== '')
+      return { why: `text between the calls: ${JSON.stringify(between.trim())}` };
+  }
+  const tail = withoutContent(texts.at(-1)!).trim();
+  if (content !== undefined && !contentSeen)
+    return { why: "the turn's content was not read as text" };
+  return tail;
+}
+
+/**
+ * How much of the template's turn the protocol's own writer writes the same (white space aside):
+ * the length of their common start, the whole writing when it is verbatim. Several formats may
+ * read a turn (most read bare JSON); the one that writes like the template is its family.
+ */
+function writerLikeness(protocol: ToolCallProtocol, rendered: RenderedTemplate): number {
+  const turn =
+    rendered.scenarios.find((each) => each.scenario.calls.length > 1) ?? rendered.scenarios[0];
+  if (turn === undefined) return 0;
+  try {
+    const written = protocol.formatToolCall(
+      turn.scenario.calls.map((call, index) => ({
+        toolName: call.name,
+        input: call.input,
+        toolCallId: `call0000${index + 1}`,
+      })),
+    );
+    const template = squash(turn.turn);
+    const writer = squash(written);
+    if (template.includes(writer)) return writer.length;
+    let common = 0;
+    while (common < writer.length && template.charCodeAt(common) === writer.charCodeAt(common))
+      common++;
+    return common;
+  } catch {
+    return 0;
+  }
+}
+
+/** White space does not count when comparing writers (templates indent, writers do not). */
+function squash(text: string): string {
+  return text.replace(/\s+/g, '');
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  return keysA.every(
+    (key) =>
+      Object.hasOwn(b, key) &&
+      deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
+}
