@@ -22,11 +22,7 @@ import type {
 } from '../spec/types.ts';
 import { ChatTemplateError } from './chat-template-error.ts';
 import type { ReasoningMarkers } from './reasoning-markers.ts';
-import {
-  type RenderedScenario,
-  type RenderedTemplate,
-  type ScenarioCall,
-} from './render-scenarios.ts';
+import type { RenderedScenario, RenderedTemplate, ScenarioCall } from './render-scenarios.ts';
 
 type Shape =
   | { readonly kind: 'json-object'; readonly nameKey: string; readonly argumentKey: string }
