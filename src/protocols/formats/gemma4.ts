@@ -150,10 +150,12 @@ function resultMapping(value: Record<string, unknown>): string {
 
 /**
  * The tool's name after `response:`: as it is when it is a plain name, else a prompt-safe JSON
- * string (a name is whatever the model called, and `call:NAME{` in it would read as a call).
+ * string with `call:` broken too (a name is whatever the model called, and `call:NAME{` or
+ * `call:NAME(` in it would read as a call).
  */
 function responseName(name: string): string {
-  return /^[A-Za-z0-9_.-]+$/.test(name) ? name : resultJsonForPrompt(name);
+  if (/^[A-Za-z0-9_.-]+$/.test(name)) return name;
+  return resultJsonForPrompt(name).replaceAll('call:', '\\u0063all:');
 }
 
 /**
