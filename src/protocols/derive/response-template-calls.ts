@@ -332,11 +332,15 @@ function jsonAfterName(
         `\`${after.map((node) => node.source).join('')}\``,
       );
     }
+    // `<|tool_call>call:`: the special token opens; the word after it comes before the name.
+    const tagEnd = open.lastIndexOf('>') + 1;
+    const namePrefix = tagEnd > 0 && tagEnd < open.length ? open.slice(tagEnd) : undefined;
     return {
       calls: [
         {
           codec: 'dialect',
-          open,
+          open: namePrefix ? open.slice(0, tagEnd) : open,
+          ...(namePrefix ? { namePrefix } : {}),
           ...(close ? { close } : {}),
           stringDelimiters: delimiters,
         },

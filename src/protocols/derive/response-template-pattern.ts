@@ -304,7 +304,11 @@ class PatternReader {
       lazy = true;
       this.index++;
     } else if (source[this.index] === '+') {
-      this.refuse(start, this.index + 1, '(a possessive quantifier) is not read');
+      throw new ResponseTemplateError(
+        this.path,
+        '(a possessive quantifier) is not read',
+        `\`${node.source}${source.slice(start, this.index + 1)}\``,
+      );
     }
     if (node.kind === 'repeat') {
       this.refuse(start, this.index, '(a quantifier on a quantifier) is not read');
@@ -497,6 +501,13 @@ export function refuseNode(node: PatternNode, path: string, _topLevel: boolean):
     throw new ResponseTemplateError(
       path,
       '(any text) is not read: a marker must be literal text, or a streaming parser would have to hold back text without limit',
+      quoted,
+    );
+  }
+  if (node.kind === 'repeat' && node.node.kind !== 'class') {
+    throw new ResponseTemplateError(
+      path,
+      '(a repetition) is not read: a marker must be literal text, optional parts and alternatives of it',
       quoted,
     );
   }
