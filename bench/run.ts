@@ -21,6 +21,7 @@ import {
   modelOutput,
   TOOLS,
 } from './fixtures.ts';
+import { benchFloorInChild, benchFloorOnly, floorTables, reportFloorFailures } from './floor.ts';
 import {
   benchFormatsInChild,
   benchFormatsOnly,
@@ -767,6 +768,7 @@ async function main(): Promise<void> {
   const resultsFile = new URL('./results.json', import.meta.url);
   const selection = benchSelection();
   if (selection === 'formats') return benchFormatsOnly(resultsFile);
+  if (selection === 'floor') return benchFloorOnly(resultsFile);
   if (selection === 'proxy') return benchProxyOnly(resultsFile);
   const warnings: string[] = [];
   const streaming = await benchStreaming(warnings);
@@ -775,9 +777,11 @@ async function main(): Promise<void> {
   const middleware = await benchMiddlewareInChild();
   const decode = await runDecodeBench();
   const formats = await benchFormatsInChild();
+  progress('parsers vs floor (child process)');
+  const floor = await benchFloorInChild();
   progress('proxy against a plain node http pipe (child process)');
   const proxy = await benchProxyInChild();
-  const targetList = [...targets(large.cases, whole), ...proxy.targets];
+  const targetList = [...targets(large.cases, whole), ...floor.targets, ...proxy.targets];
   const totalSeconds = (performance.now() - benchStarted) / 1000;
 
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
@@ -812,7 +816,9 @@ async function main(): Promise<void> {
     '',
     `6. ${formatsTables(formats)}`,
     '',
-    `7. ${proxyTables(proxy)}`,
+    `7. ${floorTables(floor)}`,
+    '',
+    `8. ${proxyTables(proxy)}`,
     '',
     'Targets',
     formatTable(
@@ -847,6 +853,7 @@ async function main(): Promise<void> {
     middleware,
     decode,
     formats,
+    floor,
     proxy,
     targets: targetList,
     warnings,
@@ -854,6 +861,7 @@ async function main(): Promise<void> {
   };
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   reportFormatFailures(formats);
+  reportFloorFailures(floor);
   reportProxyFailures(proxy);
 }
 
