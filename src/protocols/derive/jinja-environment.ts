@@ -856,7 +856,8 @@ function installGlobals(environment: Environment, now: Date): void {
       const length = Math.min(...sequences.map((items) => items.length));
       return list(
         Array.from({ length: Number.isFinite(length) ? length : 0 }, (_, index) =>
-          tuple(sequences.map((items) => items[index]!)),
+          // Lists, not tuples: the library unpacks only lists in `for a, b in …`.
+          list(sequences.map((items) => items[index]!)),
         ),
       );
     }),
