@@ -50,6 +50,13 @@ export interface JsonCallsBodyConfig {
    * between the call and it.
    */
   readonly strayCloser?: string;
+  /**
+   * The block holds one call object per line (MiniMax-M1's `<tool_calls>\n{…}\n{…}\n</tool_calls>`):
+   * a line that is not a call object (JSON that breaks, prose) is reported with its raw text,
+   * and reading goes on at the next line, so one bad line costs only itself. A value may still
+   * span lines; it is judged where it breaks.
+   */
+  readonly perLine?: boolean;
 }
 
 /** What comes between a call's opener and its JSON arguments, naming the tool. */

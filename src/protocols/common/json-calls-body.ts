@@ -33,6 +33,8 @@ const Phase = {
    * read again, so a value holding another format's call (`[f(x=1)]`, `<tool_call>…`) stays data.
    */
   ForeignJson: 10,
+  /** A line of a `perLine` block that is not a call: read to its end, then reported. */
+  SkippedLine: 11,
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
@@ -137,6 +139,9 @@ export class JsonCallsBody implements CallBody {
           break;
         case Phase.ForeignJson:
           index = this.scanForeignJson(text, index, end);
+          break;
+        case Phase.SkippedLine:
+          index = this.scanSkippedLine(text, index, end);
           break;
         case Phase.Done:
           return this.doneAt;
@@ -245,6 +250,7 @@ export class JsonCallsBody implements CallBody {
       return index;
     }
     if (this.config.speculative) return this.settleNotACall(index);
+    if (this.config.perLine) return this.beginSkippedLine(this.callOffset(index, end), index);
     // Not JSON at all: read raw text up to the closer, and let the repair make what it can of it.
     this.phase = Phase.Raw;
     this.span.jsonStart = this.callOffset(index, end);
@@ -267,6 +273,10 @@ export class JsonCallsBody implements CallBody {
       if (this.continuationStart !== -1) return this.giveBackContinuation(failedAt, end);
       if (this.config.speculative && this.router.callsEmitted === 0)
         return this.settleNotACall(failedAt);
+      if (this.config.perLine) {
+        this.lineProblem = tokenizer.failure?.message;
+        return this.beginSkippedLine(this.span.jsonStart, failedAt);
+      }
       // Read on as raw text up to the closer, then repair the whole block (which goes on
       // from the JSON's start in the call's raw text, so nothing needs keeping here).
       this.phase = Phase.Raw;
@@ -396,13 +406,20 @@ export class JsonCallsBody implements CallBody {
         index++;
       }
       // Several call objects in one tag (`<tool_call>{…}\n{…}</tool_call>`): each is a call.
-      if (index < end && !this.config.header && text.charCodeAt(index) === LEFT_BRACE) {
+      if (index < end && !this.config.header && this.opensNextValue(text.charCodeAt(index))) {
         this.separatorSeen = false;
         return this.beginNextValue(index, end);
       }
     }
     while (index < end && this.closerMatched < closer.length) {
       if (text.charCodeAt(index) !== closer.charCodeAt(this.closerMatched)) {
+        if (this.config.perLine) {
+          // A line that is neither a call nor the closer: it is reported, and the block goes on.
+          const lineStart = this.callOffset(index, end) - this.closerMatched;
+          this.afterJson = '';
+          this.closerMatched = 0;
+          return this.beginSkippedLine(lineStart, index);
+        }
         // Something else follows: the model left the closer out, and the block ended with its
         // JSON. What was read since then is text again.
         this.leftover = this.afterJson + text.slice(start, index);
@@ -416,6 +433,78 @@ export class JsonCallsBody implements CallBody {
     if (this.closerMatched === closer.length) return this.finishBlock(index, false);
     this.afterJson += text.slice(start, index);
     return end;
+  }
+
+  /** Whether a value that begins with `code` is the block's next value (`{`; `[` too per line). */
+  private opensNextValue(code: number): boolean {
+    return code === LEFT_BRACE || (this.config.perLine === true && code === LEFT_BRACKET);
+  }
+
+  // ── lines that are not calls (`perLine`) ──────────────────────────────────────────────────
+
+  /** Where the skipped line began, in the call's raw text. */
+  private lineStart = 0;
+  /** Why the line is not a call, when the tokenizer said. */
+  private lineProblem: string | undefined;
+
+  private beginSkippedLine(lineStart: number, index: number): number {
+    // A call whose arguments had begun to stream ends here: its line is reported instead.
+    const envelope = this.router.envelope;
+    this.router.envelope = undefined;
+    envelope?.assembler?.end();
+    this.skippedToolName = envelope?.tool?.name;
+    this.skippedCallId = envelope?.assembler?.hasStarted
+      ? envelope.assembler.toolCallId
+      : undefined;
+    this.lineStart = lineStart;
+    this.phase = Phase.SkippedLine;
+    return index;
+  }
+
+  /** The tool the skipped line named, and its call's id when its input had started streaming. */
+  private skippedToolName: string | undefined;
+  private skippedCallId: string | undefined;
+
+  /** Reads the rest of a line that is not a call: up to its line break, or the block's closer. */
+  private scanSkippedLine(text: string, start: number, end: number): number {
+    const closer = this.config.closer;
+    const lineBreak = text.indexOf('\n', start);
+    const stop = lineBreak === -1 || lineBreak >= end ? end : lineBreak;
+    if (closer) {
+      this.closer ??= new LiteralFinder(closer);
+      const found = this.closer.find(text, start, stop);
+      if (found !== -1) {
+        this.reportSkippedLine(this.callOffset(found, end) - closer.length);
+        return this.finishBlock(found, false);
+      }
+    }
+    if (stop === end) return end;
+    this.closer?.reset();
+    this.reportSkippedLine(this.callOffset(stop, end));
+    this.phase = Phase.AfterJson;
+    return stop;
+  }
+
+  /** Reports the skipped line, from its start to `lineEnd` (call offsets), where it stands. */
+  private reportSkippedLine(lineEnd?: number): void {
+    const raw = this.context.callText(this.lineStart, lineEnd).trimEnd();
+    const problem = this.lineProblem ?? 'it is not a JSON call object';
+    const toolName = this.skippedToolName;
+    const toolCallId = this.skippedCallId;
+    this.lineProblem = undefined;
+    this.skippedToolName = undefined;
+    this.skippedCallId = undefined;
+    if (raw.length === 0) return;
+    const context = this.context;
+    this.router.inLineOrder(() =>
+      context.reportFault({
+        code: 'malformed-call',
+        message: `a line of the tool-call block is not a call: ${problem}; it was not run`,
+        raw,
+        ...(toolName ? { toolName } : {}),
+        ...(toolCallId ? { toolCallId } : {}),
+      }),
+    );
   }
 
   private scanRaw(text: string, start: number, end: number): number {
@@ -465,6 +554,10 @@ export class JsonCallsBody implements CallBody {
         return;
       case Phase.Raw:
         this.settlement.endedInRaw(interrupted);
+        return;
+      case Phase.SkippedLine:
+        this.reportSkippedLine();
+        this.settlement.endedAfterJson(interrupted);
         return;
       case Phase.BetweenBareCalls:
         // What came after the last call (white space, a separator, part of a closer) is text.
@@ -517,6 +610,7 @@ export class JsonCallsBody implements CallBody {
       (mine.fencedJson ?? false) === (theirs.fencedJson ?? false) &&
       (mine.strictJson ?? false) === (theirs.strictJson ?? false) &&
       mine.separator === theirs.separator &&
+      (mine.perLine ?? false) === (theirs.perLine ?? false) &&
       // Consuming a stray closer the other leaves as text changes nothing of its calls.
       (theirs.strayCloser === undefined || mine.strayCloser === theirs.strayCloser) &&
       (mine.shape.nameAsKey ?? false) === (theirs.shape.nameAsKey ?? false) &&

@@ -87,7 +87,7 @@ export class JsonCallsSettlement {
   notACall(): void {
     // Arguments may already have streamed: close that input (no call follows it).
     this.endStreamedCall();
-    this.router.awaitingCloser.length = 0;
+    this.router.dropAwaiting();
     this.context.settle({ kind: 'not-a-call' });
   }
 
@@ -266,7 +266,7 @@ export class JsonCallsSettlement {
     if (!this.config.strictJson) return false;
     // JSON that must be valid is not: the whole block is reported, and none of its calls runs.
     this.endStreamedCall();
-    this.router.awaitingCloser.length = 0;
+    this.router.dropAwaiting();
     const toolName = this.failedToolName();
     this.context.settle({
       kind: 'fault',
@@ -301,8 +301,9 @@ export class JsonCallsSettlement {
 
   /** The JSON was complete. */
   private settleBlock(): void {
-    if (this.router.rootIsArray || this.router.callsEmitted > 0) {
-      // A batch is a recognised block even when empty; its elements spoke for themselves.
+    if (this.router.rootIsArray || this.router.callsEmitted > 0 || this.config.perLine) {
+      // A batch (or a block of call lines) is a recognised block even when empty; its elements
+      // spoke for themselves.
       this.context.settle({ kind: 'call' });
     } else if (this.router.unknownTool || this.config.speculative) {
       // A call to an undeclared tool is not a call: the whole block stays text.

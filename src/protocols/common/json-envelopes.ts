@@ -197,6 +197,12 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
   unknownTool = false;
   /** Calls whose JSON closed, waiting for the block's closer before they are emitted. */
   readonly awaitingCloser: Envelope[] = [];
+  /**
+   * What a `perLine` block says about its lines that are not calls (their faults, their text),
+   * held with the calls that wait for the closer so that it comes out in the order of the lines:
+   * each runs before the waiting call at `position`.
+   */
+  readonly deferred: { readonly position: number; readonly action: () => void }[] = [];
 
   private readonly context: CallContext;
   private readonly config: JsonCallsBodyConfig;
@@ -218,6 +224,11 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
     this.rootIsArray = false;
     this.envelopeDepth = 1;
     this.envelope = undefined;
+    // A value that broke off (a bad line of a `perLine` block) may have left a route open.
+    this.route = undefined;
+    this.routeDepth = 0;
+    this.pendingKey = undefined;
+    this.malformedElementStart = -1;
     this.envelopesBeforeValue = this.envelopesClosed;
     this.valuesBefore++;
   }
@@ -228,7 +239,27 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
    * holds several.
    */
   private get elementsSpeakForThemselves(): boolean {
-    return this.rootIsArray || (this.valuesBefore > 0 && this.config.closer !== undefined);
+    return (
+      this.rootIsArray ||
+      this.config.perLine === true ||
+      (this.valuesBefore > 0 && this.config.closer !== undefined)
+    );
+  }
+
+  /**
+   * Runs `action` (a fault, text) where it stands among the calls: at once, or, while the calls
+   * before it wait for the closer of a `perLine` block, when they are released.
+   */
+  inLineOrder(action: () => void): void {
+    if (this.config.perLine === true && this.awaitingCloser.length > 0) {
+      this.deferred.push({ position: this.awaitingCloser.length, action });
+    } else action();
+  }
+
+  /** Forgets the calls and the held faults of a block that will not run (cut off, not a call). */
+  dropAwaiting(): void {
+    this.awaitingCloser.length = 0;
+    this.deferred.length = 0;
   }
 
   /** A header named the tool before its JSON: that JSON is this one call's arguments. */
@@ -487,17 +518,18 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
         this.elementsSpeakForThemselves &&
         !this.config.speculative
       ) {
-        this.context.reportFault({
-          code: 'malformed-call',
+        const fault = {
+          code: 'malformed-call' as const,
           message: `batch element ${this.envelopesClosed} names no tool: expected {"${this.config.shape.nameKeys[0]}": "<tool name>", "${this.config.shape.argumentKeys[0]}": {…}}`,
           raw,
-        });
+        };
+        this.inLineOrder(() => this.context.reportFault(fault));
         return;
       }
       this.unknownTool = envelope.name !== undefined;
       // In a batch, an element naming an undeclared tool stays text; a lone one is handled when
       // the block ends (the whole block is then text).
-      if (this.elementsSpeakForThemselves) this.context.emitText(raw);
+      if (this.elementsSpeakForThemselves) this.inLineOrder(() => this.context.emitText(raw));
       return;
     }
     if (this.config.closer !== undefined) {
@@ -535,8 +567,15 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
 
   /** Emits the calls that waited for the closer, in order. */
   releaseAwaitingCalls(): void {
-    for (const envelope of this.awaitingCloser) this.completeEnvelope(envelope);
-    this.awaitingCloser.length = 0;
+    const deferred = this.deferred;
+    let next = 0;
+    for (let index = 0; index < this.awaitingCloser.length; index++) {
+      while (next < deferred.length && deferred[next]!.position <= index)
+        deferred[next++]!.action();
+      this.completeEnvelope(this.awaitingCloser[index]!);
+    }
+    while (next < deferred.length) deferred[next++]!.action();
+    this.dropAwaiting();
   }
 
   /** Completes an envelope from a value obtained another way (repair, string arguments). */
