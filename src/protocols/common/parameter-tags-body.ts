@@ -344,6 +344,11 @@ export class ParameterTagsBody implements CallBody {
       if (framing === 'partial') return HOLD;
       if (framing !== undefined) return at + framing.literal.length;
     }
+    if (this.syntax.nameBeforeCall && input.charCodeAt(at) !== LESS_THAN) {
+      const call = this.callAfterName(input, at, limit);
+      if (call === HOLD) return HOLD;
+      if (call !== -1) return call;
+    }
     const match =
       input.charCodeAt(at) === LESS_THAN
         ? this.matchAt(input, at, limit, this.blockLiterals)
@@ -394,6 +399,27 @@ export class ParameterTagsBody implements CallBody {
     this.callStart = this.offsetOf(at, limit);
     this.state = State.CallHeader;
     return headerStart;
+  }
+
+  /**
+   * Where a call's opener starts after one word (and white space) at `at`: the word is the
+   * tool's name written before the call (`nameBeforeCall`). -1 when the text is not that; HOLD
+   * while it cannot be told.
+   */
+  private callAfterName(input: string, at: number, limit: number): number {
+    const stop = Math.min(limit, at + MAX_HEADER_CHARS);
+    let spaceSeen = false;
+    for (let index = at; index < stop; index++) {
+      const code = input.charCodeAt(index);
+      if (code === LESS_THAN) {
+        const match = this.matchAt(input, index, limit, [this.syntax.callOpen]);
+        if (match === 'partial') return HOLD;
+        return match === undefined ? -1 : index;
+      }
+      if (isSpace(code)) spaceSeen = true;
+      else if (spaceSeen) return -1;
+    }
+    return stop === limit && !this.final ? HOLD : -1;
   }
 
   /** The block's closer is missing: the block ended with its last call, at `index`. */

@@ -125,6 +125,11 @@ export interface ParameterTagsSyntax {
    */
   readonly betweenCalls?: readonly string[];
   /**
+   * In a block, the tool's name alone before a call's opener is dropped (Step-3's
+   * `function<｜tool_sep｜>edit_file\n<steptml:invoke name="edit_file">`).
+   */
+  readonly nameBeforeCall?: boolean;
+  /**
    * A name written twice, dot-joined (`get_weather.get_weather`), names the declared tool
    * `get_weather` when no tool has the whole name (Muse Glimmer's recipients).
    */
