@@ -25,8 +25,19 @@ const fixture = (
   JSON.parse(
     readFileSync(new URL(`../../fixtures/response-templates/${name}`, import.meta.url), 'utf8'),
   );
-const transformers = fixture('transformers.json').templates;
-const trl = fixture('trl.json');
+/** The fixtures' templates by name (a missing one fails the test that asks). */
+function byName(templates: Record<string, Json> | undefined): Record<string, Json> {
+  return new Proxy(templates ?? {}, {
+    get(target, key: string) {
+      const found = target[key];
+      if (found === undefined) throw new Error(`no fixture template ${key}`);
+      return found;
+    },
+  }) as Record<string, Json>;
+}
+const transformers = byName(fixture('transformers.json').templates);
+const trlFixture = fixture('trl.json');
+const trl = { templates: byName(trlFixture.templates), schemas: byName(trlFixture.schemas) };
 
 const marker = (source: string) => markerOf(parsePattern(source, 'p'), 'p');
 
@@ -295,17 +306,17 @@ describe('where a template comes from', () => {
         response_template: transformers.smollm,
       }),
     ).toEqual(alone);
-    const legacy = formatSpecFromResponseTemplate(trl.schemas?.qwen3);
-    expect(formatSpecFromResponseTemplate({ response_schema: trl.schemas?.qwen3 })).toEqual(legacy);
+    const legacy = formatSpecFromResponseTemplate(trl.schemas.qwen3);
+    expect(formatSpecFromResponseTemplate({ response_schema: trl.schemas.qwen3 })).toEqual(legacy);
   });
 
   it("reads a legacy schema's markers: reasoning from around its group, calls from the iterator", () => {
-    expect(formatSpecFromResponseTemplate(trl.schemas?.qwen3)).toMatchObject({
+    expect(formatSpecFromResponseTemplate(trl.schemas.qwen3)).toMatchObject({
       reasoning: [{ open: '<think>', close: '</think>' }],
       markup: ['<|im_end|>'],
       calls: [{ codec: 'json', open: '<tool_call>', close: '</tool_call>' }],
     });
-    expect(formatSpecFromResponseTemplate(trl.schemas?.qwen3_5).calls[0]).toMatchObject({
+    expect(formatSpecFromResponseTemplate(trl.schemas.qwen3_5).calls[0]).toMatchObject({
       codec: 'tagged',
       open: '<tool_call>',
       syntax: { callOpen: '<function', parameterOpen: '<parameter', layout: 'block' },
@@ -313,10 +324,10 @@ describe('where a template comes from', () => {
   });
 
   it('refuses a legacy schema that rewrites the text or transforms by JMESPath', () => {
-    expect(refusal(() => formatSpecFromResponseTemplate(trl.schemas?.gptoss)).path).toBe(
+    expect(refusal(() => formatSpecFromResponseTemplate(trl.schemas.gptoss)).path).toBe(
       'x-regex-substitutions',
     );
-    const jmes = structuredClone(trl.schemas?.qwen3) as Json;
+    const jmes = structuredClone(trl.schemas.qwen3) as Json;
     const items = ((jmes.properties as Json).tool_calls as Json).items as Json;
     items['x-parser-args'] = { transform: 'function' };
     const error = refusal(() => formatSpecFromResponseTemplate(jmes));
@@ -375,7 +386,7 @@ describe('arguments stream (transformers parses a region only when it closes)', 
 });
 
 describe('what a template-built protocol writes, it reads back', () => {
-  const built: [string, Json][] = [
+  const built = [
     ['transformers/cohere', transformers.cohere],
     ['transformers/smollm', transformers.smollm],
     ['transformers/qwen3', transformers.qwen3],
@@ -384,8 +395,8 @@ describe('what a template-built protocol writes, it reads back', () => {
     ['trl/glm4moe', trl.templates.glm4moe],
     ['trl/llama3', trl.templates.llama3],
     ['trl/gptoss', trl.templates.gptoss],
-    ['trl-legacy/qwen3', trl.schemas?.qwen3 as Json],
-  ];
+    ['trl-legacy/qwen3', trl.schemas.qwen3],
+  ] as [string, Json][];
   const calls = [
     {
       toolName: 'get_weather',
