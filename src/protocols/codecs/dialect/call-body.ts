@@ -138,6 +138,11 @@ export class DialectCallBody implements CallBody {
   }
 
   private readName(text: string, index: number, end: number): number {
+    // Markup may leave white space before the name (`<fn> NAME{…}`); prose may not.
+    if (this.name.length === 0 && !this.speculative && this.prefix.length === 0) {
+      while (index < end && isWhiteSpace(text.charCodeAt(index))) index++;
+      if (index === end) return end;
+    }
     let stop = index;
     while (stop < end && isToolNamePart(text.charCodeAt(stop))) stop++;
     this.name += text.slice(index, stop);

@@ -1,8 +1,9 @@
 import { ToolwireError } from '../../../core/errors.ts';
-import { DOT, MINUS } from '../../../scan/char-codes.ts';
+import { FIRST_NON_ASCII } from '../../../scan/char-codes.ts';
 import { inputAsValue } from '../../common/example-input.ts';
-import { isNamePart, isNameStart } from '../../common/python-call-values.ts';
+import { isNameStart } from '../../common/python-call-values.ts';
 import type { DialectCallForm } from '../../spec/types.ts';
+import { isDialectKeyPart } from './value-reader.ts';
 
 /** A string the dialect cannot write between its delimiters, and the form cannot quote. */
 export class DialectStringError extends ToolwireError {
@@ -14,14 +15,17 @@ export class DialectStringError extends ToolwireError {
   }
 }
 
-/** A key written bare: it begins like a name, so `00` is not read back as the number 0. */
-function isBareKey(key: string): boolean {
-  if (key.length === 0) return false;
-  for (let index = 0; index < key.length; index++) {
-    const code = key.charCodeAt(index);
-    const allowed =
-      index === 0 ? isNameStart(code) : isNamePart(code) || code === MINUS || code === DOT;
-    if (!allowed) return false;
+/**
+ * A key written bare: a name as the reader reads keys (isDialectKeyPart), beginning like one
+ * (`00` stays a string, as the templates' keys are names), and not with the string delimiter's
+ * first character, which would open a string there.
+ */
+function isBareKey(key: string, open: string): boolean {
+  if (key.length === 0 || key.charCodeAt(0) === open.charCodeAt(0)) return false;
+  const first = key.charCodeAt(0);
+  if (first < FIRST_NON_ASCII ? !isNameStart(first) : !isDialectKeyPart(first)) return false;
+  for (let index = 1; index < key.length; index++) {
+    if (!isDialectKeyPart(key.charCodeAt(index))) return false;
   }
   return true;
 }
@@ -60,7 +64,7 @@ function valueText(value: unknown, delimiters: Delimiters): string {
 function objectText(value: Record<string, unknown>, delimiters: Delimiters): string {
   const parts: string[] = [];
   for (const [key, item] of Object.entries(value)) {
-    const keyText = isBareKey(key) ? key : stringText(key, delimiters);
+    const keyText = isBareKey(key, delimiters.open) ? key : stringText(key, delimiters);
     parts.push(`${keyText}:${valueText(item, delimiters)}`);
   }
   return `{${parts.join(',')}}`;
