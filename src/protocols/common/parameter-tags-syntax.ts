@@ -130,6 +130,12 @@ export interface ParameterTagsSyntax {
    */
   readonly nameBeforeCall?: boolean;
   /**
+   * The opener of the next block, for formats with one block per call (Solar Open 2's
+   * `<|tool_call:start|>`): where a tag of the call may stand, it ends the call whose closer was
+   * dropped.
+   */
+  readonly nextBlock?: string;
+  /**
    * A name written twice, dot-joined (`get_weather.get_weather`), names the declared tool
    * `get_weather` when no tool has the whole name (Muse Glimmer's recipients).
    */
@@ -214,6 +220,7 @@ export function tagLiteralsOf(opener: ParameterTagsOpener): ParameterTagsLiteral
         blockClose,
         strayClose,
         syntax.callOpen,
+        syntax.nextBlock ?? '',
       ].filter((literal) => literal !== ''),
       blockLiterals: [syntax.callOpen, blockClose],
       bracketLost:
