@@ -1,0 +1,134 @@
+/**
+ * InternLM2 / Intern-S1. Vectors from vLLM's tests/tool_parsers/test_intern_s1_tool_parser.py
+ * (spaced special tokens, `parameters`, two calls then text, malformed JSON), SGLang's
+ * internlm_detector.py docstring, and the chat template's own rendering
+ * (shared/conformance/chat-template-cases.json, internlm2.vllm).
+ */
+import { describe, expect, it } from 'vitest';
+import { internlmSpec } from '../../../src/protocols/formats/internlm.ts';
+import { defineFormat } from '../../../src/protocols/spec/define.ts';
+import {
+  callsIn,
+  errorsIn,
+  itKeepsTheStreamInvariants,
+  itStaysLinear,
+  partsOf,
+  textIn,
+} from './json-format-checks.ts';
+import { expectNoWrapperIn, itNeverReadsResultsAsCalls } from './spec-format-checks.ts';
+
+const internlm = defineFormat(internlmSpec);
+const WRAPPERS = ['<|action_start|>', '<|plugin|>', '<|action_end|>'];
+
+describe('internlm', () => {
+  it('reads the spaced tokens and "parameters" the models write (vLLM intern-s1 tests)', () => {
+    const parts = partsOf(
+      internlm,
+      '<|action_start|> <|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}\n<|action_end|>',
+    );
+    expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Tokyo' } }]);
+    expect(textIn(parts)).toBe('');
+  });
+
+  it('reads two calls and keeps the text after them, without the markup', () => {
+    const parts = partsOf(
+      internlm,
+      '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>\n<|action_start|><|plugin|>{"name": "search", "parameters": {"query": "Asia/Tokyo"}}<|action_end|>\nVisible answer.',
+    );
+    expect(callsIn(parts)).toEqual([
+      { name: 'get_weather', input: { city: 'Tokyo' } },
+      { name: 'search', input: { query: 'Asia/Tokyo' } },
+    ]);
+    expect(textIn(parts).trim()).toBe('Visible answer.');
+    expectNoWrapperIn(textIn(parts), WRAPPERS);
+  });
+
+  it("reads the template's own rendering, text before the call kept (chat-template cases)", () => {
+    const parts = partsOf(
+      internlm,
+      'Let me check.<|action_start|><|plugin|>\n{"name": "get_weather", "arguments": {"city": "Oslo", "days": 3}}<|action_end|><|action_start|><|plugin|>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "<p class=\\"x\\">A & B</p>\\nÆØÅ"}}<|action_end|>',
+    );
+    expect(callsIn(parts)).toEqual([
+      { name: 'get_weather', input: { city: 'Oslo', days: 3 } },
+      { name: 'write_file', input: { path: 'a.txt', content: '<p class="x">A & B</p>\nÆØÅ' } },
+    ]);
+    expect(textIn(parts)).toBe('Let me check.');
+  });
+
+  it("reads SGLang's docstring example", () => {
+    const parts = partsOf(
+      internlm,
+      'What\'s the weather like?<|action_start|> <|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>',
+    );
+    expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Tokyo' } }]);
+    expect(textIn(parts)).toBe("What's the weather like?");
+  });
+
+  it('never runs malformed or cut-off JSON with arguments it did not write', () => {
+    // vLLM: no call. Here the call's arguments are incomplete, so it is never a valid call.
+    const malformed = partsOf(
+      internlm,
+      '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {<|action_end|>',
+    );
+    expect(
+      malformed.filter((part) => part.type === 'tool-call' && part.problems === undefined),
+    ).toEqual([]);
+    const cut = partsOf(
+      internlm,
+      '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Tok',
+    );
+    expect(callsIn(cut)).toEqual([]);
+    expect(errorsIn(cut)[0]).toMatchObject({ code: 'incomplete-call' });
+    expect(errorsIn(cut)[0]?.raw).toContain('{"name": "get_weather", "parameters": {"city": "Tok');
+    const broken = partsOf(
+      internlm,
+      '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Oslo" "days" 3}}<|action_end|>',
+    );
+    expect(callsIn(broken)).toEqual([]);
+    expect(errorsIn(broken)[0]?.code).toBe('malformed-call');
+  });
+
+  it('leaves the code interpreter, calls in reasoning and undeclared tools as text', () => {
+    const interpreter = '<|action_start|><|interpreter|>\nprint(1)\n<|action_end|>';
+    expect(callsIn(partsOf(internlm, interpreter))).toEqual([]);
+    const thought = partsOf(
+      internlm,
+      '<think>maybe <|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Oslo"}}<|action_end|></think>ok',
+    );
+    expect(callsIn(thought)).toEqual([]);
+    const undeclared = partsOf(
+      internlm,
+      '<|action_start|><|plugin|>{"name": "launch", "parameters": {}}<|action_end|>',
+    );
+    expect(callsIn(undeclared)).toEqual([]);
+    expect(textIn(undeclared)).toContain('"launch"');
+  });
+
+  it('writes calls and the tools as the template does', () => {
+    expect(internlm.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } })).toBe(
+      '<|action_start|><|plugin|>\n{"name": "get_weather", "arguments": {"city":"Oslo"}}<|action_end|>',
+    );
+    const prompt = internlm.formatTools([{ name: 'get_weather', inputSchema: { type: 'object' } }]);
+    expect(prompt).toContain('<|action_start|><|plugin|>');
+    expect(prompt).toContain('"get_weather"');
+  });
+});
+
+describe('internlm: invariants', () => {
+  itKeepsTheStreamInvariants(internlm, [
+    '<|action_start|>',
+    '<|plugin|>',
+    ' <|plugin|>',
+    '<|action_end|>',
+    '<|interpreter|>',
+    '"parameters"',
+  ]);
+  itNeverReadsResultsAsCalls(internlm, WRAPPERS);
+  itStaysLinear(
+    internlm,
+    (index) =>
+      `<|action_start|><|plugin|>\n{"name": "get_weather", "arguments": {"city": "c${index}"}}<|action_end|>`,
+    (argument) =>
+      `<|action_start|><|plugin|>\n{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}<|action_end|>`,
+  );
+});
