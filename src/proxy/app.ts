@@ -7,7 +7,12 @@ import { hostGuard, hostPolicy, sameOriginGuard } from '../http/request-guard.ts
 import { protocolNameFor } from '../protocols/index.ts';
 import { createProxyContext } from './context.ts';
 import { apiOfPath, errorResponse, httpErrorOf } from './errors.ts';
-import { DEFAULT_PROXY_LIMITS, type ProxyLimits, type ProxyOptions } from './options.ts';
+import {
+  DEFAULT_PROXY_LIMITS,
+  isToolCallProtocol,
+  type ProxyLimits,
+  type ProxyOptions,
+} from './options.ts';
 import type { EarlierConversation } from './responses/request.ts';
 import { LeftOutToolsLog } from './responses/route.ts';
 import { DEFAULT_RESPONSE_STORE_LIMITS, ResponseStore } from './responses/store.ts';
@@ -110,8 +115,12 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
       `createProxyApp: toolChoiceRetries must be a whole number from 0 to ${MAX_TOOL_CHOICE_RETRIES}, not ${String(retries)}`,
     );
   const choice = options.protocol ?? 'model';
-  // Fails now, not at the first request, on a choice no format has.
-  protocolNameFor(choice, '');
+  // Fails now, not at the first request, on a choice no format has or a protocol that is none.
+  if (typeof choice === 'string') protocolNameFor(choice, '');
+  else if (!isToolCallProtocol(choice))
+    throw new TypeError(
+      "createProxyApp: protocol must be a format's name or alias, auto, model, or a ToolCallProtocol (with name, formatTools, formatToolCall, formatToolResponse, createStreamParser)",
+    );
   const target = checkedUpstream(options.upstream, options.upstreamApiKey);
   // Node's own client unless the caller gave a fetch: it costs a fraction of fetch's layers.
   const transport = options.fetch === undefined ? nodeTransport() : fetchTransport(options.fetch);

@@ -66,14 +66,18 @@ export interface ProxyContext {
   replyRun(c: Context, place: Place, request: ChatRequest, idPrefix: string): PendingReply;
   /** The client's credentials, when they go upstream (the proxy has none of its own). */
   upstreamAuthorization(c: Context): string | undefined;
-  /** The format a model id's requests are written and read in. */
+  /**
+   * The format a model id's requests are written and read in: the proxy's protocol object when
+   * it was given one, else the format its choice means for that id.
+   */
   protocolFor(model: string): ToolCallProtocol;
 }
 
 export interface ProxyContextSettings {
   readonly limits: ProxyLimits;
   readonly upstream: UpstreamSettings;
-  readonly protocol: ProtocolChoice;
+  /** A choice resolved per model id (cached by format name), or one protocol for every model. */
+  readonly protocol: ProtocolChoice | ToolCallProtocol;
   readonly toolChoiceRetries: number;
 }
 
@@ -99,9 +103,11 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
   const protocols = new Map<ProtocolName, ToolCallProtocol>();
   const controllers = new Set<AbortController>();
   let active = 0;
+  const { protocol: given } = settings;
 
   const protocolFor = (model: string): ToolCallProtocol => {
-    const name = protocolNameFor(settings.protocol, model);
+    if (typeof given !== 'string') return given;
+    const name = protocolNameFor(given, model);
     let protocol = protocols.get(name);
     if (!protocol) {
       protocol = protocolByName(name);

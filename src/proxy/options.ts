@@ -1,5 +1,6 @@
 /** The proxy's options and limits, with their defaults. */
 import { getHeapStatistics } from 'node:v8';
+import type { ToolCallProtocol } from '../core/index.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS } from '../http/json-shape.ts';
 import type { ProtocolChoice } from '../protocols/index.ts';
 
@@ -75,9 +76,13 @@ export interface ProxyOptions {
   readonly upstream: string;
   /**
    * The format the model is told to write calls in and read in: a format's name or alias,
-   * `auto`, or `model` (the format of each request's model id). Default `model`.
+   * `auto`, `model` (the format of each request's model id), or a protocol object used for every
+   * request whatever its model (one built by `defineFormat`, derived from a chat template, or
+   * written by hand). Default `model`.
+   * @example 'qwen3-coder'
+   * @example defineFormat(spec)
    */
-  readonly protocol?: ProtocolChoice;
+  readonly protocol?: ProtocolChoice | ToolCallProtocol;
   /** When set, clients must send it (`Authorization: Bearer …` or `x-api-key`). */
   readonly apiKey?: string;
   /**
@@ -99,4 +104,21 @@ export interface ProxyOptions {
   readonly maxStoredResponses?: number;
   /** Most bytes (as JSON) those kept responses may hold; past it the oldest go. Default 64 MiB. */
   readonly maxStoredResponseBytes?: number;
+}
+
+/**
+ * The object has the methods the proxy calls on a protocol, so a wrong one is refused when the
+ * proxy is made rather than at its first request.
+ */
+export function isToolCallProtocol(value: unknown): value is ToolCallProtocol {
+  const protocol = value as Partial<Record<keyof ToolCallProtocol, unknown>> | null;
+  return (
+    typeof protocol === 'object' &&
+    protocol !== null &&
+    typeof protocol.name === 'string' &&
+    typeof protocol.formatTools === 'function' &&
+    typeof protocol.formatToolCall === 'function' &&
+    typeof protocol.formatToolResponse === 'function' &&
+    typeof protocol.createStreamParser === 'function'
+  );
 }

@@ -1,5 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { AgentTools, RunAgentOptions } from '../agent/index.ts';
+import type { ToolCallProtocol } from '../core/index.ts';
 import type { JsonShapeLimits } from '../http/json-shape.ts';
 import { type ProtocolChoice, type ProtocolName, protocolNameFor } from '../protocols/index.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from './conversation-input.ts';
@@ -107,11 +108,14 @@ export interface ServerAppOptions {
   /** Where the model server is, to say so when it does not answer. */
   readonly baseURL?: string;
   /**
-   * The protocol of runs that do not ask for one: a format's name or alias, `auto`, or `model`
-   * (the format of the model's id). Default `xml`.
+   * The protocol of runs that do not ask for one: a format's name or alias, `auto`, `model` (the
+   * format of the model's id), or a protocol object (one built by `defineFormat`, derived from a
+   * chat template, or written by hand). A run that asks for a format by name still gets it.
+   * Default `xml`.
    * @example 'model'
+   * @example defineFormat(spec)
    */
-  readonly protocol?: ProtocolChoice;
+  readonly protocol?: ProtocolChoice | ToolCallProtocol;
   /** The agent's tools: executed ones and front-end ones (no `execute`). */
   readonly tools?: AgentTools;
   readonly runSettings?: RunSettings;
@@ -167,7 +171,10 @@ export interface ServerSettings {
   readonly modelName: string;
   /** The id a run's `model` protocol choice is resolved from. */
   readonly modelId: string;
-  readonly defaultProtocol: ProtocolName;
+  /** What a run that asks for no protocol gets: a format's name, or the server's protocol object. */
+  readonly defaultProtocol: ProtocolName | ToolCallProtocol;
+  /** Its name, as `GET /api/info` and a run's `meta_init` show it. */
+  readonly defaultProtocolName: string;
   readonly tools: AgentTools;
   readonly webRoot: string;
 }
@@ -181,12 +188,7 @@ export function serverSettings(options: ServerAppOptions): ServerSettings {
   const modelName = options.modelName ?? options.model?.modelId ?? 'replay';
   // `model` is the format of this server's model; a run records the format's own name.
   const modelId = options.model?.modelId ?? modelName;
-  let defaultProtocol: ProtocolName;
-  try {
-    defaultProtocol = protocolNameFor(options.protocol ?? 'xml', modelId);
-  } catch (error) {
-    throw new TypeError(`createServerApp: ${(error as Error).message}`);
-  }
+  const defaultProtocol = checkedProtocol(options.protocol ?? 'xml', modelId);
   return {
     options,
     limits,
@@ -202,9 +204,37 @@ export function serverSettings(options: ServerAppOptions): ServerSettings {
     modelName,
     modelId,
     defaultProtocol,
+    defaultProtocolName:
+      typeof defaultProtocol === 'string' ? defaultProtocol : defaultProtocol.name,
     tools: options.tools ?? {},
     webRoot: options.webRoot ?? defaultWebRoot(),
   };
+}
+
+/** The format's own name for a choice, or the protocol object given; a TypeError for neither. */
+function checkedProtocol(
+  protocol: ProtocolChoice | ToolCallProtocol,
+  modelId: string,
+): ProtocolName | ToolCallProtocol {
+  if (typeof protocol === 'string') {
+    try {
+      return protocolNameFor(protocol, modelId);
+    } catch (error) {
+      throw new TypeError(`createServerApp: ${(error as Error).message}`);
+    }
+  }
+  const methods = ['formatTools', 'formatToolCall', 'formatToolResponse', 'createStreamParser'];
+  const object = protocol as unknown as Record<string, unknown> | null;
+  if (
+    typeof object !== 'object' ||
+    object === null ||
+    typeof object.name !== 'string' ||
+    methods.some((method) => typeof object[method] !== 'function')
+  )
+    throw new TypeError(
+      "createServerApp: protocol must be a format's name or alias, auto, model, or a ToolCallProtocol (with name, formatTools, formatToolCall, formatToolResponse, createStreamParser)",
+    );
+  return protocol;
 }
 
 /** A recording's pause between messages: its own, else the default; a bad one throws. */

@@ -1,5 +1,6 @@
 import type { RunState } from '../agent/index.ts';
 import { ToolwireError } from '../core/errors.ts';
+import type { ToolCallProtocol } from '../core/protocol.ts';
 import { estimateBytes, formatBytes } from '../http/memory-estimate.ts';
 
 /** Where a run is: streaming, paused on front-end tools, or over. */
@@ -7,7 +8,13 @@ export type RunStatus = 'running' | 'paused' | 'finished';
 
 export interface RunRecord {
   readonly id: string;
+  /** The protocol's name, as `meta_init` shows it. */
   readonly protocol: string;
+  /**
+   * The protocol object the run was started with, when it was given one rather than a name: a
+   * resumed run goes on in it (its name may be no built-in format's).
+   */
+  readonly format: ToolCallProtocol | undefined;
   status: RunStatus;
   /** The user's question, repeated in the `meta_init` of a resumed stream; '' once finished. */
   prompt: string;
@@ -104,16 +111,22 @@ export class RunRegistry {
   }
 
   /**
-   * Registers a new run streaming under `controller`, or throws `RunLimitError` when the
-   * server is full.
+   * Registers a new run streaming under `controller` in `protocol` (a format's name or a protocol
+   * object), or throws `RunLimitError` when the server is full.
    */
-  start(id: string, prompt: string, protocol: string, controller: AbortController): RunRecord {
+  start(
+    id: string,
+    prompt: string,
+    protocol: string | ToolCallProtocol,
+    controller: AbortController,
+  ): RunRecord {
     this.ensureCapacity();
     if (this.runs.has(id)) throw new Error(`the run id ${JSON.stringify(id)} is already in use`);
     const record: RunRecord = {
       id,
       prompt,
-      protocol,
+      protocol: typeof protocol === 'string' ? protocol : protocol.name,
+      format: typeof protocol === 'string' ? undefined : protocol,
       status: 'running',
       controller,
       state: undefined,

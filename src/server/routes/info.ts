@@ -11,7 +11,7 @@ export function infoRoutes(settings: ServerSettings, registry: RunRegistry): Hon
       mode: options.replay ? 'replay' : 'live',
       model: settings.modelName,
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      protocol: settings.defaultProtocol,
+      protocol: settings.defaultProtocolName,
       ...(options.replay ? { recording: options.replay.recording.label } : {}),
       frontendTools: Object.entries(settings.tools)
         .filter(([, tool]) => !tool.execute)

@@ -174,7 +174,8 @@ export function runRoutes(
         {
           ...options.runSettings,
           model: options.model!,
-          protocol: state.protocol as ProtocolName,
+          // The object the run started in; a format's name is kept in the state.
+          protocol: record.format ?? (state.protocol as ProtocolName),
           tools: settings.tools,
           signal: controller.signal,
         },
