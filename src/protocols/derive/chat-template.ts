@@ -117,7 +117,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
     },
     protocol: startInReasoning ? startingInReasoning(match.protocol) : match.protocol,
   });
-  const match = matchFamily(rendered, startInReasoning, refusals);
+  const match = matchFamily(rendered, reasoning, refusals);
   if (match !== undefined) return family(match, false);
 
   // No registered format: the markers.
@@ -126,7 +126,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
   try {
     const spec = specFromMarkers(rendered, reasoning, options.name ?? 'chat-template');
     built = { spec, protocol: defineFormat(spec) };
-    problem = refusal(built.protocol, rendered, startInReasoning);
+    problem = refusal(built.protocol, rendered, reasoning);
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }
@@ -144,9 +144,9 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
   // inside quotes, unescaped): the format that reads every other turn.
   const plain = withoutSpecialString(rendered);
   if (plain !== rendered) {
-    const lenient = matchFamily(plain, startInReasoning);
+    const lenient = matchFamily(plain, reasoning);
     if (lenient !== undefined) return family(lenient, true);
-    if (built !== undefined && refusal(built.protocol, plain, startInReasoning) === undefined) {
+    if (built !== undefined && refusal(built.protocol, plain, reasoning) === undefined) {
       return fromSpec(true);
     }
   }

@@ -30,7 +30,7 @@ export type Refusals = Record<string, string>;
  */
 export function matchFamily(
   rendered: RenderedTemplate,
-  startInReasoning: boolean,
+  reasoning: ReasoningStart,
   refusals: Refusals = {},
 ): FamilyMatch | undefined {
   const passing: { entry: FormatEntry; protocol: ToolCallProtocol }[] = [];
@@ -43,7 +43,7 @@ export function matchFamily(
       refusals[entry.name] = `cannot be created: ${String(error)}`;
       continue;
     }
-    const why = refusal(protocol, rendered, startInReasoning);
+    const why = refusal(protocol, rendered, reasoning);
     if (why === undefined) passing.push({ entry, protocol });
     else refusals[entry.name] = why;
   }
@@ -71,11 +71,28 @@ const DISCRIMINATING: readonly ScenarioId[] = [
   'one-argument',
 ];
 
+/** Whether the generation prompt leaves reasoning open, and the marker that closes it. */
+export interface ReasoningStart {
+  readonly promptOpens: boolean;
+  readonly close?: string;
+}
+
+/**
+ * A rendered turn begins inside reasoning when the prompt leaves it open and the turn closes
+ * it. Templates that open `<think>` in the prompt often drop reasoning from past turns, so the
+ * turns they render hold no closer: those are read from outside reasoning (what the model
+ * writes after its `</think>`).
+ */
+function beginsInReasoning(turn: RenderedScenario, reasoning: ReasoningStart): boolean {
+  if (!reasoning.promptOpens) return false;
+  return reasoning.close === undefined || turn.turn.includes(reasoning.close);
+}
+
 /** Why `protocol` does not read the rendered turns, or undefined when it reads them all. */
 export function refusal(
   protocol: ToolCallProtocol,
   rendered: RenderedTemplate,
-  startInReasoning: boolean,
+  reasoning: ReasoningStart,
 ): string | undefined {
   const tails = new Set<string>();
   // The turns most formats fail on first: a refusal costs one parse.
@@ -87,7 +104,7 @@ export function refusal(
     try {
       events = protocol.parseGeneratedText(turn.turn, {
         tools: rendered.tools,
-        startInReasoning,
+        startInReasoning: beginsInReasoning(turn, reasoning),
       });
     } catch (error) {
       return `${turn.scenario.id}: the parser threw ${String(error)}`;

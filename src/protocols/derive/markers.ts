@@ -113,11 +113,11 @@ function shapeOf(turn: string, call: ScenarioCall): Shape {
   if (at < 0) throw missing(`the tool's name ${call.name} is not in the turn`);
   const end = at + call.name.length;
   const [key, value] = Object.entries(call.input)[0]!;
-  if (turn[at - 1] === '"' && turn[end] === '"') {
-    const after = skipSpace(turn, end + 1);
-    if (turn[after] === ':') return { kind: 'json-name-as-key' };
-    const colon = skipSpaceBack(turn, at - 2);
-    if (turn[colon] !== ':') throw missing('the quoted name is neither a key nor a value');
+  const colon = skipSpaceBack(turn, at - 2);
+  const quoted = turn[at - 1] === '"' && turn[end] === '"';
+  if (quoted && turn[skipSpace(turn, end + 1)] === ':') return { kind: 'json-name-as-key' };
+  // A JSON value (`"name": "NAME"`); a quoted attribute (`name="NAME"`) is markup.
+  if (quoted && turn[colon] === ':') {
     const nameKey = quotedKeyBefore(turn, colon);
     if (nameKey === undefined) throw missing('the key the name stands under');
     const argumentsAt = turn.indexOf(`"${key}"`, end);
@@ -129,7 +129,12 @@ function shapeOf(turn: string, call: ScenarioCall): Shape {
   const keyAt = turn.indexOf(key, end);
   if (keyAt < 0) throw missing(`the argument ${key}`);
   const before = turn[keyAt - 1];
-  if (before === '"' || before === '\\') {
+  const keyEnd = keyAt + key.length + (before === '\\' ? 1 : 0);
+  const jsonKey =
+    (before === '"' || before === '\\') &&
+    turn[keyEnd] === '"' &&
+    turn[skipSpace(turn, keyEnd + 1)] === ':';
+  if (jsonKey) {
     const objectAt = turn.lastIndexOf(before === '"' ? '{' : '"', keyAt);
     const headerEnd = turn.slice(end, objectAt);
     if (headerEnd.trim() === '') throw missing('a marker between the name and its arguments');
@@ -348,6 +353,7 @@ function frameOfTwo(turn: string, spans: readonly Span[]): Frame {
   };
 }
 
+/** What `a` and `b` end with alike, starting where a marker (or white space) starts. */
 function commonSuffix(a: string, b: string): string {
   let length = 0;
   while (
@@ -356,13 +362,45 @@ function commonSuffix(a: string, b: string): string {
     a[a.length - 1 - length] === b[b.length - 1 - length]
   )
     length++;
+  // `<|calls|><|call|>` and `<|/call|><|call|>` end alike in `|><|call|>`: the marker is `<|call|>`.
+  while (length > 0 && !startsMarker(a, a.length - length)) length--;
   return a.slice(a.length - length);
 }
 
+/** What `a` and `b` start with alike, ending where a marker (or white space) ends. */
 function commonPrefix(a: string, b: string): string {
   let length = 0;
   while (length < a.length && length < b.length && a[length] === b[length]) length++;
+  while (length > 0 && !endsMarker(a, length)) length--;
   return a.slice(0, length);
+}
+
+function startsMarker(text: string, at: number): boolean {
+  const before = text[at - 1];
+  const char = text[at]!;
+  return (
+    at === 0 ||
+    char === '<' ||
+    char === '[' ||
+    isSpace(char) ||
+    before === '>' ||
+    before === ']' ||
+    (before !== undefined && isSpace(before))
+  );
+}
+
+function endsMarker(text: string, end: number): boolean {
+  const last = text[end - 1]!;
+  const next = text[end];
+  return (
+    end === text.length ||
+    last === '>' ||
+    last === ']' ||
+    isSpace(last) ||
+    next === '<' ||
+    next === '[' ||
+    (next !== undefined && isSpace(next))
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -373,6 +373,10 @@ export function subtractPrompt(full: string, prompt: string): { turn: string; ex
   let common = 0;
   const limit = Math.min(full.length, prompt.length);
   while (common < limit && full.charCodeAt(common) === prompt.charCodeAt(common)) common++;
+  // Not inside a marker both happen to start alike (`<think>` and `<tool_call>` share `<`).
+  const open = Math.max(full.lastIndexOf('<', common - 1), full.lastIndexOf('[', common - 1));
+  const close = Math.max(full.lastIndexOf('>', common - 1), full.lastIndexOf(']', common - 1));
+  if (open > close && common - open <= 64) common = open;
   return { turn: full.slice(common), exact: false };
 }
 

@@ -1,0 +1,337 @@
+/**
+ * protocolFromChatTemplate / analyzeChatTemplate / chatTemplateFromFile on templates written for
+ * the test: a format no registry entry reads (JSON, parameter tags, Python calls), a prompt that
+ * leaves `<think>` open, a template that renders no call, the tokenizer_config.json wrappers, and
+ * the time one derivation takes on the 27 real templates.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { isErrorOfKind } from '../../../src/core/errors.ts';
+import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
+import { collectContent } from '../../../src/protocols/common/collect-content.ts';
+import {
+  analyzeChatTemplate,
+  ChatTemplateError,
+  chatTemplateFromFile,
+  protocolFromChatTemplate,
+} from '../../../src/protocols/derive/chat-template.ts';
+import { chunksOf, streamEvents, weatherTool } from '../helpers.ts';
+
+const tools: readonly ToolDefinition[] = [weatherTool];
+
+/** A template whose assistant turns are `<|assistant|>` + content + calls + `<|end|>`. */
+function template(calls: string): string {
+  return [
+    '{%- for message in messages -%}',
+    "{%- if message.role == 'assistant' -%}",
+    '<|assistant|>',
+    '{%- if message.reasoning_content %}<think>{{ message.reasoning_content }}</think>{% endif -%}',
+    '{{ message.content }}',
+    `{%- if message.tool_calls %}${calls}{%- endif %}<|end|>`,
+    '{%- else -%}',
+    '<|{{ message.role }}|>{{ message.content }}<|end|>',
+    '{%- endif -%}',
+    '{%- endfor -%}',
+    '{%- if add_generation_prompt %}<|assistant|>{% endif -%}',
+  ].join('\n');
+}
+
+const JSON_CALLS = template(
+  '<|calls|>{%- for call in message.tool_calls %}<|call|>{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments | tojson }}}<|/call|>{% endfor %}<|/calls|>',
+);
+const TAGGED_CALLS = template(
+  '<|calls|>{%- for call in message.tool_calls %}<call name="{{ call.function.name }}">{%- for key, value in call.function.arguments.items() %}<arg name="{{ key }}">{{ value }}</arg>{% endfor %}</call>{% endfor %}<|/calls|>',
+);
+const PYTHON_CALLS = template(
+  '<|py|>[{%- for call in message.tool_calls %}{{ call.function.name }}({%- for key, value in call.function.arguments.items() %}{{ key }}={{ value | tojson }}{% if not loop.last %}, {% endif %}{% endfor %}){% if not loop.last %}, {% endif %}{% endfor %}]<|/py|>',
+);
+
+/** Calls and text of a parse, whole and at every chunk size given: the same each way. */
+function read(protocol: ToolCallProtocol, text: string) {
+  const results = [undefined, 1, 3, 7].map((size) => {
+    const content =
+      size === undefined
+        ? protocol.parseGeneratedText(text, { tools })
+        : collectContent(streamEvents(protocol, chunksOf(text, size), { tools }));
+    return {
+      calls: content
+        .filter((part) => part.type === 'tool-call')
+        .map((part) => ({ name: part.toolName, input: JSON.parse(part.input) })),
+      text: content
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text)
+        .join(''),
+      reasoning: content
+        .filter((part) => part.type === 'reasoning')
+        .map((part) => part.text)
+        .join(''),
+      errors: content.filter((part) => part.type === 'error'),
+    };
+  });
+  for (const result of results.slice(1)) expect(result).toEqual(results[0]);
+  return results[0]!;
+}
+
+const OSLO = { name: 'get_weather', input: { city: 'Oslo', days: 3 } };
+const BERGEN = { name: 'get_weather', input: { city: 'Bergen' } };
+
+describe('a chat template no registered format reads', () => {
+  it('JSON calls between per-call markers in a section: a spec from the markers', () => {
+    const analysis = analyzeChatTemplate(JSON_CALLS);
+    expect(analysis.family).toBeUndefined();
+    expect(analysis.spec?.calls).toEqual([
+      {
+        codec: 'json',
+        open: '<|call|>',
+        close: '<|/call|>',
+        nameKeys: ['name'],
+        argumentKeys: ['arguments'],
+      },
+    ]);
+    expect(analysis.spec?.markup).toEqual(['<|calls|>', '<|/calls|>']);
+    const protocol = protocolFromChatTemplate(JSON_CALLS);
+    const text =
+      'Let me look.<|calls|><|call|>{"name": "get_weather", "arguments": {"city": "Oslo", "days": 3}}<|/call|><|call|>{"name": "get_weather", "arguments": {"city": "Bergen"}}<|/call|><|/calls|>';
+    expect(read(protocol, text)).toEqual({
+      calls: [OSLO, BERGEN],
+      text: 'Let me look.',
+      reasoning: '',
+      errors: [],
+    });
+    // The writer writes the template's framing (arguments as compact JSON).
+    expect(
+      protocol.formatToolCall([
+        { toolName: 'get_weather', input: { city: 'Oslo' } },
+        { toolName: 'get_weather', input: { city: 'Bergen' } },
+      ]),
+    ).toBe(
+      '<|calls|><|call|>{"name": "get_weather", "arguments": {"city":"Oslo"}}<|/call|><|call|>{"name": "get_weather", "arguments": {"city":"Bergen"}}<|/call|><|/calls|>',
+    );
+    // The reasoning the template writes is read as reasoning.
+    expect(
+      read(
+        protocol,
+        '<think>Oslo, then.</think><|calls|><|call|>{"name": "get_weather", "arguments": {"city": "Bergen"}}<|/call|><|/calls|>',
+      ),
+    ).toEqual({
+      calls: [BERGEN],
+      text: '',
+      reasoning: 'Oslo, then.',
+      errors: [],
+    });
+  });
+
+  it('parameter tags with name attributes: a tagged spec', () => {
+    const analysis = analyzeChatTemplate(TAGGED_CALLS);
+    expect(analysis.spec?.calls[0]).toMatchObject({
+      codec: 'tagged',
+      syntax: {
+        callOpen: '<call',
+        callClose: '</call>',
+        parameterOpen: '<arg',
+        parameterClose: '</arg>',
+      },
+    });
+    const protocol = protocolFromChatTemplate(TAGGED_CALLS);
+    const text =
+      '<|calls|><call name="get_weather"><arg name="city">Oslo</arg><arg name="days">3</arg></call><call name="get_weather"><arg name="city">Bergen</arg></call><|/calls|>';
+    expect(read(protocol, text)).toEqual({
+      calls: [OSLO, BERGEN],
+      text: '',
+      reasoning: '',
+      errors: [],
+    });
+  });
+
+  it('Python calls in a list between markers: a Python spec', () => {
+    const analysis = analyzeChatTemplate(PYTHON_CALLS);
+    expect(analysis.spec?.calls).toEqual([
+      { codec: 'python', open: '<|py|>[', listOpened: true, close: '<|/py|>' },
+    ]);
+    const protocol = protocolFromChatTemplate(PYTHON_CALLS);
+    const text = '<|py|>[get_weather(city="Oslo", days=3), get_weather(city="Bergen")]<|/py|>';
+    expect(read(protocol, text)).toEqual({
+      calls: [OSLO, BERGEN],
+      text: '',
+      reasoning: '',
+      errors: [],
+    });
+  });
+
+  it('names the format as asked, and keeps its evidence', () => {
+    const analysis = analyzeChatTemplate(JSON_CALLS, { name: 'my-model' });
+    expect(analysis.spec?.name).toBe('my-model');
+    expect(analysis.evidence.turns.map((turn) => turn.scenario)).toEqual([
+      'one-argument',
+      'two-arguments',
+      'other-tool',
+      'two-calls',
+      'special-string',
+      'content',
+      'reasoning',
+    ]);
+    expect(analysis.evidence.endOfTurn).toBe('<|end|>');
+    expect(analysis.evidence.reasoning).toMatchObject({ open: '<think>', close: '</think>' });
+  });
+});
+
+describe('a chat template whose generation prompt leaves <think> open', () => {
+  // Qwen3-thinking / QwQ style: the prompt ends with `<think>\n`, past turns drop their reasoning.
+  const THINKING = [
+    '{%- for message in messages -%}',
+    '<|im_start|>{{ message.role }}',
+    '{% if message.tool_calls %}{% for call in message.tool_calls %}<tool_call>',
+    '{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments | tojson }}}',
+    '</tool_call>{% endfor %}{% else %}{{ message.content }}{% endif %}<|im_end|>',
+    '{% endfor -%}',
+    '{%- if add_generation_prompt %}<|im_start|>assistant',
+    '<think>',
+    '{% endif -%}',
+  ].join('\n');
+  const output =
+    'The user wants Oslo.\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo", "days": 3}}\n</tool_call>';
+
+  it('is the registered family, and its parsers start in reasoning', () => {
+    const analysis = analyzeChatTemplate(THINKING);
+    expect(analysis).toMatchObject({ family: 'hermes', startInReasoning: true });
+    const protocol = protocolFromChatTemplate(THINKING);
+    expect(protocol.name).toBe('hermes');
+    expect(read(protocol, output)).toEqual({
+      calls: [OSLO],
+      text: '\n\n',
+      reasoning: 'The user wants Oslo.\n',
+      errors: [],
+    });
+  });
+
+  it('still lets the caller say the output does not start in reasoning', () => {
+    const protocol = protocolFromChatTemplate(THINKING);
+    const content = protocol.parseGeneratedText('<think>a</think>b', {
+      tools,
+      startInReasoning: false,
+    });
+    expect(content).toEqual([
+      { type: 'reasoning', text: 'a' },
+      { type: 'text', text: 'b' },
+    ]);
+  });
+
+  it('a spec built from markers starts in reasoning too', () => {
+    const opened = JSON_CALLS.replace(
+      '{%- if add_generation_prompt %}<|assistant|>{% endif -%}',
+      '{%- if add_generation_prompt %}<|assistant|><think>{% endif -%}',
+    );
+    const analysis = analyzeChatTemplate(opened);
+    expect(analysis.startInReasoning).toBe(true);
+    expect(analysis.spec?.startInReasoning).toBe(true);
+    const protocol = protocolFromChatTemplate(opened);
+    expect(
+      read(
+        protocol,
+        'Hmm.</think><|calls|><|call|>{"name": "get_weather", "arguments": {"city": "Bergen"}}<|/call|><|/calls|>',
+      ),
+    ).toEqual({ calls: [BERGEN], text: '', reasoning: 'Hmm.', errors: [] });
+  });
+});
+
+describe('a chat template that cannot be analysed', () => {
+  it('renders no call: the error says the calls are not in its output', () => {
+    const noCalls =
+      '{%- for message in messages %}<|{{ message.role }}|>{{ message.content }}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}';
+    let thrown: unknown;
+    try {
+      protocolFromChatTemplate(noCalls);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(ChatTemplateError.isInstance(thrown)).toBe(true);
+    expect(isErrorOfKind(thrown, 'invalid-format')).toBe(true);
+    expect((thrown as Error).message).toBe(
+      'the template renders no tool call: assistant `tool_calls` are not in its output',
+    );
+  });
+
+  it('throws while rendering: the error names the template error', () => {
+    expect(() => protocolFromChatTemplate('{{ raise_exception("No tools here.") }}')).toThrow(
+      /the template renders no tool call: the template refuses it: No tools here\./,
+    );
+    expect(() => protocolFromChatTemplate('{% for %}')).toThrow(/does not parse/);
+  });
+
+  it('the real GLM-4 template: its assistant turns drop the calls', () => {
+    const glm4 = readFileSync(
+      new URL('../../fixtures/chat-templates/glm4.vllm.jinja', import.meta.url),
+      'utf8',
+    );
+    expect(() => protocolFromChatTemplate(glm4)).toThrow(
+      'the template renders no tool call: assistant `tool_calls` are not in its output',
+    );
+  });
+});
+
+describe('chatTemplateFromFile', () => {
+  it('takes a .jinja file as it is, even when it starts with {{ or {%', () => {
+    expect(chatTemplateFromFile('{{ bos_token }}hi', 'model.jinja')).toBe('{{ bos_token }}hi');
+    expect(chatTemplateFromFile('{%- if x %}{% endif %}')).toBe('{%- if x %}{% endif %}');
+  });
+
+  it("takes tokenizer_config.json's chat_template string", () => {
+    const config = JSON.stringify({ bos_token: '<s>', chat_template: JSON_CALLS });
+    expect(chatTemplateFromFile(config, 'tokenizer_config.json')).toBe(JSON_CALLS);
+    expect(chatTemplateFromFile(config)).toBe(JSON_CALLS);
+    // And protocolFromChatTemplate takes the file's text directly.
+    expect(analyzeChatTemplate(config).spec?.calls[0]?.open).toBe('<|call|>');
+  });
+
+  it('picks tool_use from a list of named templates, else default', () => {
+    const list = (names: string[]) =>
+      JSON.stringify({ chat_template: names.map((name) => ({ name, template: `T:${name}` })) });
+    expect(
+      chatTemplateFromFile(list(['default', 'tool_use', 'rag']), 'tokenizer_config.json'),
+    ).toBe('T:tool_use');
+    expect(chatTemplateFromFile(list(['rag', 'default']), 'tokenizer_config.json')).toBe(
+      'T:default',
+    );
+  });
+
+  it('refuses JSON without a chat_template, naming the file', () => {
+    expect(() => chatTemplateFromFile('{"bos_token": "<s>"}', 'tokenizer_config.json')).toThrow(
+      'tokenizer_config.json has no "chat_template" field',
+    );
+    expect(() => chatTemplateFromFile('{"chat_template": 3}', 'c.json')).toThrow(ChatTemplateError);
+    expect(() => chatTemplateFromFile('not json', 'c.json')).toThrow(/c\.json is not JSON/);
+  });
+});
+
+describe('deriving a format from a chat template', () => {
+  it('takes well under 50 ms a template (median over the 27 real templates)', () => {
+    const directory = new URL('../../fixtures/chat-templates/', import.meta.url);
+    const sources = readdirSync(directory)
+      .filter((file) => file.endsWith('.jinja'))
+      .map((file) => readFileSync(new URL(file, directory), 'utf8'));
+    const derive = (source: string) => {
+      try {
+        protocolFromChatTemplate(source);
+      } catch {
+        // Templates toolwire does not read yet cost their time too.
+      }
+    };
+    for (const source of sources) derive(source);
+    const perTemplate = sources.map((source) => {
+      const times: number[] = [];
+      for (let run = 0; run < 3; run++) {
+        const start = performance.now();
+        derive(source);
+        times.push(performance.now() - start);
+      }
+      return times.sort((a, b) => a - b)[1]!;
+    });
+    const sorted = [...perTemplate].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    console.log(
+      `chat-template derivation: median ${median.toFixed(1)} ms, slowest ${sorted.at(-1)!.toFixed(1)} ms a template`,
+    );
+    // Generous: CI machines and parallel test files slow this several times over.
+    expect(median).toBeLessThan(250);
+  });
+});
