@@ -19,10 +19,12 @@ async function modelServer(handler: Handler): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 }
 
-const json = (body: unknown, status = 200): Handler => (_request, response) => {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-};
+const json =
+  (body: unknown, status = 200): Handler =>
+  (_request, response) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
 
 const TEMPLATE = '{% for message in messages %}{{ message.content }}{% endfor %}';
 
