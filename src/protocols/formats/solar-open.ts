@@ -34,7 +34,7 @@ export const solarOpenSpec: FormatSpec = {
   name: 'solar-open',
   aliases: ['solar-open2', 'solar_open2', 'solar-open-2'],
   families: 'Solar Open 2',
-  models: ['solar-open2', 'solar-open-2', 'solar_open2', 'solar-open2'],
+  models: ['solar-open2', 'solar-open-2', 'solar_open2'],
   reasoning: [{ open: '<|think:start|>', close: '<|think:end|>' }],
   calls: [{ codec: 'tagged', open: OPEN, close: CLOSE, syntax: SOLAR_OPEN_SYNTAX }],
   write: {

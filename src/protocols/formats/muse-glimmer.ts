@@ -1,0 +1,66 @@
+/**
+ * Muse Glimmer (Meta): harmony-like messages, `<|start|>assistant to=RECIPIENT<|message|>BODY`
+ * ended by `<|eom|>` (more follow) or `<|eot|>`; recipient `self` is reasoning, `user` the answer,
+ * anything else a tool channel whose body holds ATEM calls:
+ *
+ * `<atem:function_calls>\n<atem:invoke name="get_weather.get_weather">\n<atem:parameter name="city">Oslo</atem:parameter>\n</atem:invoke>\n</atem:function_calls>`
+ *
+ * Read as vLLM's `muse_glimmer_tool_parser.py` (a port of the checkpoint's response schema) reads
+ * it: a parameter is JSON when it reads as JSON, else its text (typed by the schema where there is
+ * one); the template names a bare tool `NAME.*`, so models write `NAME.NAME`, read as `NAME`.
+ * Only the ATEM block and the fixed headers are data here: the recipient of a tool channel
+ * (` to=get_weather.get_weather<|message|>`) is a header with a name in it, which needs the
+ * harmony header mode (gpt-oss's) and stays text until the spec has one. The chat template was not
+ * reached: results are written as a `tool` message.
+ */
+import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import type { FormatSpec } from '../spec/types.ts';
+
+const MUSE_ATEM_SYNTAX: ParameterTagsSyntax = {
+  callOpen: '<atem:invoke',
+  callClose: '</atem:invoke>',
+  parameterOpen: '<atem:parameter',
+  parameterClose: '</atem:parameter>',
+  repeatedNames: true,
+  layout: 'inline',
+};
+
+export const museGlimmerSpec: FormatSpec = {
+  spec: 1,
+  name: 'muse-glimmer',
+  aliases: ['muse_glimmer', 'atem'],
+  families: 'Muse Glimmer',
+  models: ['muse-glimmer', 'muse_glimmer', 'museglimmer'],
+  // The generation prompt ends with `<|start|>assistant`: the first header is ` to=self<|message|>`.
+  reasoning: [{ open: ' to=self<|message|>', close: '<|eom|>' }],
+  markup: ['<|start|>assistant', ' to=user<|message|>', '<|eom|>', '<|eot|>'],
+  calls: [
+    {
+      codec: 'tagged',
+      open: '<atem:function_calls>',
+      close: '</atem:function_calls>',
+      syntax: MUSE_ATEM_SYNTAX,
+    },
+  ],
+  write: {
+    section: { open: '<atem:function_calls>\n', close: '</atem:function_calls>' },
+    call: '<atem:invoke name="{name}">\n{arguments}</atem:invoke>\n',
+    parameter: '<atem:parameter name="{key}">{value}</atem:parameter>\n',
+  },
+  results: {
+    each: '<|start|>tool name="{name}"<|message|>{output}<|eom|>',
+  },
+  prompt: {
+    text: [
+      '# Tools',
+      '',
+      'You may call one or more of these functions, given as JSON:',
+      '{tools}',
+      '',
+      'To call functions, write an atem:function_calls block with one atem:invoke per call and one atem:parameter per argument (a string as it is, anything else as JSON):',
+      '{example}',
+      '',
+      'The results come back to you after your calls.',
+    ].join('\n'),
+  },
+};
