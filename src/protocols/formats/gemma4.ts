@@ -17,7 +17,8 @@
  * - `<call>NAME{…}` (a token split by multimodal input) and a bare `call:NAME{…}` (tokens
  *   stripped by the server, or glued to `<channel|>`): opened by text that may be prose, so read
  *   only as a well-formed call of a declared tool, and never inside inline code;
- * - the parenthesis form `call:NAME(key="v")`, read as one Python call;
+ * - the parenthesis form `<|tool_call>call:NAME(key="v")`, read as one Python call (after the
+ *   token only: a bare `call:word(…)` is prose);
  * - a ```` ```tool_code ```` fence of Python calls, one after another.
  * Names may hold `-` and `.`.
  */

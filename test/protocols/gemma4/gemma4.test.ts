@@ -223,6 +223,8 @@ describe('what is not a call', () => {
     'call:get_weather is a tool',
     // Unsloth PR #11153: a bare call in inline code is shown, not run.
     'Run `call:get_weather{city:<|"|>Oslo<|"|>}` to check.',
+    // The parenthesis form without the token: prose is full of `word(…)`.
+    'call:get_weather(city="Oslo")',
     // A tool_code fence whose code calls no declared tool.
     '```tool_code\nprint(1)\n```',
   ])('%s', (text) => {

@@ -61,8 +61,10 @@ function isToolNamePart(code: number): boolean {
  * Speculative forms (an opener that may be prose, such as a bare `call:`): only a well-formed call
  * of a declared tool is one; anything else is text. Its arguments are held until they are whole,
  * and, as where a server stripped the special tokens, a string may be bare text
- * (`city:Paris`). `NAME(key="v")` after the name is read as one Python call (the parenthesis
- * form), with the same certainty.
+ * (`city:Paris`).
+ *
+ * In explicit forms, `NAME(key="v")` after the name is read as one Python call (the parenthesis
+ * form Gemma 4 falls back to), by the Python codec's body.
  */
 export class DialectCallBody implements CallBody {
   private readonly context: CallContext;
@@ -149,10 +151,13 @@ export class DialectCallBody implements CallBody {
     if (this.name.length > MAX_NAME) return this.notACall(stop, 'the tool name is too long');
     if (stop === end) return end;
     const code = text.charCodeAt(stop);
-    if (this.name.length === 0 || (code !== LEFT_BRACE && code !== LEFT_PARENTHESIS)) {
+    // The parenthesis form only in markup: prose is full of `word(…)`, and a speculative Python
+    // call streams from its first argument on, before it is known to be whole.
+    const parenthesis = code === LEFT_PARENTHESIS && !this.speculative;
+    if (this.name.length === 0 || (code !== LEFT_BRACE && !parenthesis)) {
       return this.notACall(stop, `expected ${this.prefix}NAME{…} after ${this.form.open}`);
     }
-    if (code === LEFT_PARENTHESIS) {
+    if (parenthesis) {
       // `call:get_weather(city="Tokyo")`: one Python call, its name and `(` already read.
       this.phase = Phase.Inner;
       this.inner = new PythonCallsBody(this.context, {
