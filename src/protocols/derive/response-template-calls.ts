@@ -207,6 +207,9 @@ export function callFormsOf(field: TemplateField, path: string): CallForms {
           'must take the name from `{name}` and the arguments from `{content}` when `open_pattern` captures the name',
         );
       }
+      if (content === 'xml-inline' && isPythonCall(after, close)) {
+        return pythonCalls(field, path, opener.before, close as Marker);
+      }
       if (content === 'xml-inline') {
         return taggedWithName(field, path, opener.before, after, closeLiteral, markup);
       }
@@ -458,6 +461,88 @@ function jsonObjectCall(
       join: '',
     },
     markup: [...markup, ...(closer ? [closer] : [])],
+  };
+}
+
+/** `NAME(` … `)`: the opener ends with `(` right after the name and every closer starts with `)`. */
+function isPythonCall(after: readonly PatternNode[], close: Marker | undefined): boolean {
+  return (
+    after.length === 1 &&
+    after[0]?.kind === 'literal' &&
+    after[0].text === '(' &&
+    close !== undefined &&
+    close.literals.length > 0 &&
+    close.literals.every((literal) => literal.startsWith(')'))
+  );
+}
+
+/**
+ * Python calls in a list (LFM2.5): the opener `(?:<\|tool_call_start\|>\[|,\s*)(?P<name>\w+)\(`
+ * is the list's opener or the comma between two calls, the closer `\)(?:\]<\|tool_call_end\|>)?`
+ * a call's `)` and, after the last, the list's `]` and the block's closer. The arguments
+ * (`tag_pattern` `(?P<key>\w+)=(?P<value>…)`) are Python keyword arguments: the Python codec
+ * reads their values as Python literals, so the value's own pattern is not needed.
+ */
+function pythonCalls(
+  field: TemplateField,
+  path: string,
+  before: readonly PatternNode[],
+  close: Marker,
+): CallForms {
+  const where = `${path}.open_pattern`;
+  const tagPath = `${path}.content_args.tag_pattern`;
+  const tagPattern = field.content_args?.tag_pattern;
+  const tagNodes = typeof tagPattern === 'string' ? parsePattern(tagPattern, tagPath).branches : [];
+  const keyword = tagNodes.length === 1 ? (tagNodes[0] ?? []) : [];
+  const [key, equals, value] = keyword;
+  if (
+    keyword.length !== 3 ||
+    key?.kind !== 'group' ||
+    key.name !== 'key' ||
+    !isNameRun(key) ||
+    equals?.kind !== 'literal' ||
+    equals.text !== '=' ||
+    value?.kind !== 'group' ||
+    value.name !== 'value'
+  ) {
+    throw new ResponseTemplateError(
+      tagPath,
+      'is read for Python calls only as `(?P<key>\\w+)=(?P<value>…)` (keyword arguments)',
+    );
+  }
+  const openers = markerOfNodes(before, where).literals;
+  const listOpen = openers.filter((literal) => literal.endsWith('['));
+  const others = openers.filter((literal) => !literal.endsWith('['));
+  if (listOpen.length !== 1 || !others.every((literal) => literal === ',')) {
+    throw new ResponseTemplateError(
+      where,
+      'is read for Python calls only as the list opener (`…[`) or the comma between two calls',
+    );
+  }
+  const ends = close.literals.map((literal) => literal.slice(1)).filter((end) => end !== '');
+  if (ends.length !== 1 || !(ends[0] as string).startsWith(']')) {
+    throw new ResponseTemplateError(
+      `${path}.close_pattern`,
+      "is read for Python calls only as `)` and, after the last call, the list's `]` and a closer",
+    );
+  }
+  const open = listOpen[0] as string;
+  const closer = (ends[0] as string).slice(1);
+  return {
+    calls: [
+      {
+        codec: 'python',
+        open,
+        listOpened: true,
+        ...(closer ? { close: closer } : {}),
+      },
+    ],
+    write: {
+      section: { open, close: `]${closer}` },
+      call: '{name}({arguments})',
+      join: ', ',
+    },
+    markup: [],
   };
 }
 

@@ -472,11 +472,13 @@ function groupLiterals(node: PatternNode & { kind: 'group' }, path: string): str
   }
   const literals: string[] = [];
   for (const branch of node.branches) {
-    if (branch.length === 0) {
+    // `(?:,\s*|…)`: white space at an alternative's edge stays text, as at the pattern's.
+    const nodes = trimSpace(branch);
+    if (nodes.length === 0) {
       literals.push('');
       continue;
     }
-    literals.push(...expandSequence(branch, path, false));
+    literals.push(...expandSequence(nodes, path, false));
   }
   return literals;
 }

@@ -242,6 +242,17 @@ describe('fields as a FormatSpec', () => {
     });
   });
 
+  it('reads `LIST[NAME(` … `)` with keyword tags as Python calls in a list', () => {
+    expect(formatSpecFromResponseTemplate(trl.templates.lfm2_2_5).calls).toEqual([
+      {
+        codec: 'python',
+        open: '<|tool_call_start|>[',
+        listOpened: true,
+        close: '<|tool_call_end|>',
+      },
+    ]);
+  });
+
   it('reads json with unquoted keys and string delimiters as the dialect codec', () => {
     expect(formatSpecFromResponseTemplate(transformers.gemma4).calls).toEqual([
       {
@@ -395,6 +406,7 @@ describe('what a template-built protocol writes, it reads back', () => {
     ['trl/glm4moe', trl.templates.glm4moe],
     ['trl/llama3', trl.templates.llama3],
     ['trl/gptoss', trl.templates.gptoss],
+    ['trl/lfm2_2_5', trl.templates.lfm2_2_5],
     ['trl-legacy/qwen3', trl.schemas.qwen3],
   ] as [string, Json][];
   const calls = [
