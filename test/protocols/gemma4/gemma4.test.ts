@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParsedContent, ToolDefinition } from '../../../src/index.ts';
 import { gemma4Format, gemma4Protocol, gemma4Spec } from '../../../src/protocols/formats/gemma4.ts';
+import { readFormatSpec } from '../../../src/protocols/spec/validate.ts';
 import {
   callsIn,
   errorsIn,
@@ -382,6 +383,12 @@ describe('prompt and history', () => {
     expect(
       gemma.formatToolResponse({ toolName: 'get_weather', output: 'no city', isError: true }),
     ).toBe('<|tool_response>response:get_weather{error:<|"|>no city<|"|>}<tool_response|>');
+  });
+
+  it('is a valid spec, and plain JSON', () => {
+    const copy = JSON.parse(JSON.stringify(gemma4Spec));
+    expect(copy).toEqual(gemma4Spec);
+    expect(() => readFormatSpec(copy)).not.toThrow();
   });
 
   it('is chosen for Gemma 4 model ids, not Gemma 3 or FunctionGemma', () => {
