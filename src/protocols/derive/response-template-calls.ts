@@ -575,7 +575,8 @@ function taggedWithName(
     if (callTag === '') {
       const tagAt = block.lastIndexOf('<');
       callTag = block.slice(tagAt);
-      block = block.slice(0, tagAt);
+      // `<tool_call>\n<function=`: the line break between is layout the reader skips.
+      block = block.slice(0, tagAt).trimEnd();
     }
     const tagName = /^<([A-Za-z_][\w.:-]*)=$/.exec(callTag)?.[1];
     if (tagName === undefined || afterText !== '>' || block === '') {

@@ -88,18 +88,21 @@ export function formatSpecFromResponseTemplate(
   );
 }
 
+/**
+ * A legacy schema, through the region template it translates to. A refusal found in that
+ * template names the template's path and says it comes from the schema.
+ */
 function fromLegacy(schema: Record<string, unknown>, name: string, prefix: string): FormatSpec {
   const template = templateFromLegacySchema(schema, prefix);
   try {
     return fromTemplate(template, name, '');
   } catch (error) {
-    if (error instanceof ResponseTemplateError) {
-      throw new ResponseTemplateError(
-        `${prefix}(read as a response template) ${error.path}`,
-        error.message.slice(error.message.indexOf(': ') + 2),
-      );
-    }
-    throw error;
+    if (!(error instanceof ResponseTemplateError)) throw error;
+    const problem = error.message.slice(error.message.indexOf(': ') + 2);
+    throw new ResponseTemplateError(
+      error.path,
+      `${problem} (in the response template the legacy ${prefix === '' ? 'schema' : prefix.slice(0, -1)} translates to)`,
+    );
   }
 }
 

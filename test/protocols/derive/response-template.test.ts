@@ -348,6 +348,38 @@ describe('where a template comes from', () => {
     ]);
   });
 
+  it('names the translated field when a legacy schema is refused past its own keys', () => {
+    const schema = structuredClone(trl.schemas.qwen3_5) as Json;
+    const args = (
+      ((((schema.properties as Json).tool_calls as Json).items as Json).properties as Json)
+        .function as Json
+    ).properties as Json;
+    (args.arguments as Json)['x-regex-key-value'] = '<(?P<key>\\w+)>(?P<value>.*?)</\\1>';
+    const error = refusal(() => formatSpecFromResponseTemplate(schema));
+    expect(error.path).toBe('fields.tool_calls.content_args.tag_pattern');
+    expect(error.message).toContain('back-reference');
+    expect(error.message).toContain('the legacy schema translates to');
+  });
+
+  it('reads `<tool_call>\\n<function=NAME>` with the line break as layout', () => {
+    const spec = formatSpecFromResponseTemplate(
+      template({
+        open_pattern: '<tool_call>\\n<function=(?P<name>\\w+)>',
+        close: '</tool_call>',
+        content: 'xml-inline',
+        content_args: {
+          tag_pattern: '<parameter=(?P<key>\\w+)>\\s*(?P<value>.*?)\\s*</parameter>',
+        },
+        transform: { type: 'function', function: { name: '{name}', arguments: '{content}' } },
+      }),
+    );
+    expect(spec.calls[0]).toMatchObject({
+      codec: 'tagged',
+      open: '<tool_call>',
+      syntax: { callOpen: '<function' },
+    });
+  });
+
   it('refuses what is neither', () => {
     expect(refusal(() => formatSpecFromResponseTemplate({ chat_template: 'x' })).message).toContain(
       'neither',
