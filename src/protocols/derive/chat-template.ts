@@ -68,8 +68,9 @@ export interface ChatTemplateEvidence {
   /** Why each registered format was turned down (empty when one was chosen). */
   readonly refusals: Readonly<Record<string, string>>;
   /**
-   * Turns the chosen format does not read back, because the template writes them so that no
-   * reader can (a string argument with quotes inside quotes, unescaped).
+   * Turns left out of the check because the chosen format does not read them back: the template
+   * writes them so that no reader can (a string with quotes inside quotes, unescaped), or writes
+   * content beside calls as a turn of its own.
    */
   readonly unreadable: readonly ScenarioId[];
 }
@@ -141,8 +142,9 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
   if (built !== undefined && problem === undefined) return fromSpec(false);
 
   // A template that writes a string argument so that no reader can take it back (quotes
-  // inside quotes, unescaped): the format that reads every other turn.
-  const plain = withoutSpecialString(rendered);
+  // inside quotes, unescaped), or content beside calls as a turn of its own: the format that
+  // reads every other turn.
+  const plain = withoutQuirks(rendered);
   if (plain !== rendered) {
     const lenient = matchFamily(plain, reasoning);
     if (lenient !== undefined) return family(lenient, true);
@@ -155,8 +157,11 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
   );
 }
 
-function withoutSpecialString(rendered: RenderedTemplate): RenderedTemplate {
-  const scenarios = rendered.scenarios.filter((turn) => turn.scenario.id !== 'special-string');
+/** Turns a format may fail to read back and still be the template's (see `unreadable`). */
+const QUIRKS: readonly ScenarioId[] = ['special-string', 'content'];
+
+function withoutQuirks(rendered: RenderedTemplate): RenderedTemplate {
+  const scenarios = rendered.scenarios.filter((turn) => !QUIRKS.includes(turn.scenario.id));
   return scenarios.length === rendered.scenarios.length ? rendered : { ...rendered, scenarios };
 }
 
@@ -176,7 +181,11 @@ function evidenceOf(
     reasoning,
     candidates: match?.candidates ?? [],
     refusals,
-    unreadable: lenient ? ['special-string'] : [],
+    unreadable: lenient
+      ? rendered.scenarios
+          .filter((turn) => QUIRKS.includes(turn.scenario.id))
+          .map((turn) => turn.scenario.id)
+      : [],
   };
 }
 
