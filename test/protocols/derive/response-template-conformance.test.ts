@@ -404,3 +404,29 @@ describe("TRL's TestParseResponse vectors, legacy response schemas", () => {
     return schema ? [`trl-legacy/${schema}`, trl.schemas?.[schema] as Json] : undefined;
   });
 });
+
+/**
+ * TRL's test_parse_response_truncated: every prefix of a two-call response parses without
+ * failing. toolwire's parsers are total, and a call cut off by the end of the output never runs.
+ */
+describe("TRL's test_parse_response_truncated: every prefix of a two-call response", () => {
+  for (const testCase of trl.cases) {
+    const templateId = `trl/${testCase.template}`;
+    if (testCase.test !== 'test_parse_response_multiple_tool_calls' || !READ.includes(templateId)) {
+      continue;
+    }
+    const input = testCase.input as string;
+    it(`${testCase.id}: ${input.length} prefixes`, () => {
+      const protocol = protocolFromResponseTemplate(trl.templates[testCase.template] as Json);
+      const tools = toolsOf(testCase);
+      const calls = (testCase.expected?.tool_calls ?? []) as { function: { name: string } }[];
+      for (let end = 1; end < input.length; end++) {
+        const parser = protocol.createStreamParser({ tools });
+        const events = [...parser.push(input.slice(0, end)), ...parser.end({ interrupted: true })];
+        const done = events.filter((event) => event.type === 'tool-call');
+        // Only a call whose text is whole may complete; never more calls than were written.
+        expect(done.length).toBeLessThanOrEqual(calls.length);
+      }
+    });
+  }
+});
