@@ -1,14 +1,15 @@
 /**
  * A response template's `tool_calls` field as FormatSpec call forms and the writer that writes
- * them back. Four shapes are read, each from the field's markers, content parser and transform:
+ * them back. The shapes read, each from the field's markers, content parser and transform:
  *
  * - JSON call objects between literal markers (`<tool_call>{"name": …, "arguments": …}</tool_call>`,
  *   a list of them with `transform_each`), the keys taken from the transform;
  * - JSON arguments after a name captured by `open_pattern` (`to=functions.NAME<…>{…}`);
  * - the opening of a JSON call object as the opener (`\{"name":\s*"(?P<name>…)",\s*"parameters":\s*`);
+ * - a JSON-like dialect (`json` with `unquoted_keys` / `string_delims`) after a captured name;
  * - parameter tags (`xml-inline`) in a block, the name in a tag (`<function=NAME>`) or right after
  *   the block's opener (`<tool_call>NAME`);
- * - a JSON-like dialect (`json` with `unquoted_keys` / `string_delims`) after a captured name.
+ * - Python calls in a list (`LIST[NAME(` … `)`, keyword arguments as `xml-inline` tags).
  */
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
 import type { CallFormSpec, WriteSpec } from '../spec/types.ts';
