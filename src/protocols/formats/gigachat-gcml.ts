@@ -11,7 +11,10 @@
  * GigaChat 3 and 3.1 write one JSON call after `function call<|role_sep|>` or
  * `<|function_call|>`, a format of their own (not this one).
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 
 /** The block and its syntax with the bar `bar`: the tokenizer's full-width `｜`, or ASCII `|`. */
@@ -64,3 +67,11 @@ export const gigachatGcmlSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const gigachatGcmlFormat: FormatEntry = formatEntryFromSpec(gigachatGcmlSpec, {
+  toolNamesIn: (text) =>
+    Array.from(
+      text.matchAll(/<[｜|]GCML[｜|]invoke[ \t]+name="([^"<>\n]{1,100})"/g),
+      (match) => match[1]!,
+    ),
+});

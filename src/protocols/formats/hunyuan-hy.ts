@@ -12,7 +12,10 @@
  * Hunyuan-A13B's JSON list in `<tool_calls>[…]` is another format. The chat templates were not
  * reached: results are written in `<tool_response>`, as A13B's template writes them.
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 const HUNYUAN_HY_SYNTAX: ParameterTagsSyntax = {
@@ -74,3 +77,13 @@ export const hunyuanHySpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const hunyuanHyFormat: FormatEntry = formatEntryFromSpec(hunyuanHySpec, {
+  // `Hy3-preview`, `hy3`, `Hunyuan-Hy4`, not `Hunyuan-A13B` (its own format) nor `hy30`.
+  models: [/(?:^|[/_:-])hy-?[34](?![\d.])/, /hunyuan-?v[34](?!\d)/],
+  toolNamesIn: (text) =>
+    Array.from(
+      text.matchAll(/<tool_call(?::[^>\s<]{1,64})?>[ \t\n]{0,8}([A-Za-z_][\w.-]{0,99})/g),
+      (match) => match[1]!,
+    ),
+});

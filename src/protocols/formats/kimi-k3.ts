@@ -13,7 +13,10 @@
  * `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>` element, is read by neither parser
  * and not here. Results come back one message per call, `role="tool"` with the tool's name.
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 const TOOLS_OPEN = '<|open|>tools<|sep|>';
@@ -72,3 +75,12 @@ export const kimiK3Spec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const kimiK3Format: FormatEntry = formatEntryFromSpec(kimiK3Spec, {
+  // The agent's feedback on invented tools: the names in call elements.
+  toolNamesIn: (text) =>
+    Array.from(
+      text.matchAll(/<\|open\|>call[ \t]+tool="([^"<>\n]{1,100})"/g),
+      (match) => match[1]!,
+    ),
+});

@@ -12,7 +12,10 @@
  * longest opener wins. The chat template was not reached: results are written in
  * `<longcat_tool_response>`, the tag a self-hosting router reports the template renders.
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { CallFormSpec, FormatSpec } from '../spec/types.ts';
 
 const OPEN = '<longcat_tool_call>';
@@ -72,3 +75,19 @@ export const longcatSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const longcatFormat: FormatEntry = formatEntryFromSpec(longcatSpec, {
+  // JSON `"name"` values, and the name after the tag in the tagged dialect.
+  toolNamesIn: (text) => [
+    ...new Set([
+      ...Array.from(
+        text.matchAll(/"name"\s{0,8}:\s{0,8}"([^"\\\n]{1,100})"/g),
+        (match) => match[1]!,
+      ),
+      ...Array.from(
+        text.matchAll(/<longcat_tool_call>[ \t\n]{0,8}([A-Za-z_][\w.-]{0,99})/g),
+        (match) => match[1]!,
+      ),
+    ]),
+  ],
+});

@@ -12,7 +12,10 @@
  * a call whose params break a schema rule is still read, with its problems reported (toolwire's
  * rule). The chat template was not reached: results are written in ChatML's `<tool_response>`.
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 
 const MINICPM_SYNTAX: ParameterTagsSyntax = {
@@ -63,3 +66,8 @@ export const minicpmSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const minicpmFormat: FormatEntry = formatEntryFromSpec(minicpmSpec, {
+  toolNamesIn: (text) =>
+    Array.from(text.matchAll(/<function[ \u0120]?name="([^"<>\n]{1,100})"/g), (match) => match[1]!),
+});

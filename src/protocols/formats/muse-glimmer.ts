@@ -13,7 +13,10 @@
  * harmony header mode (gpt-oss's) and stays text until the spec has one. The chat template was not
  * reached: results are written as a `tool` message.
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 const MUSE_ATEM_SYNTAX: ParameterTagsSyntax = {
@@ -64,3 +67,8 @@ export const museGlimmerSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const museGlimmerFormat: FormatEntry = formatEntryFromSpec(museGlimmerSpec, {
+  toolNamesIn: (text) =>
+    Array.from(text.matchAll(/<atem:invoke[ \t]+name="([^"<>\n]{1,100})"/g), (match) => match[1]!),
+});

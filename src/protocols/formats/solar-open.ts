@@ -11,7 +11,10 @@
  * third-party ports use them; the template itself was not reached). The markdown-fence fallback
  * (```` ```get_weather ```` then sentinels) is not read.
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 const OPEN = '<|tool_call:start|>';
@@ -57,3 +60,11 @@ export const solarOpenSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const solarOpenFormat: FormatEntry = formatEntryFromSpec(solarOpenSpec, {
+  toolNamesIn: (text) =>
+    Array.from(
+      text.matchAll(/<\|tool_call:start\|>[ \t]{0,8}([A-Za-z_][\w.-]{0,99})/g),
+      (match) => match[1]!,
+    ),
+});

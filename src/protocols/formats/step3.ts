@@ -10,7 +10,10 @@
  * Step-3.5 and Step-3.7-Flash write Qwen3-Coder's calls instead (the `qwen3-coder` format). The
  * chat template was not reached: results are written in `<tool_response>`.
  */
+
+import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 const STEP3_SYNTAX: ParameterTagsSyntax = {
@@ -63,3 +66,13 @@ export const step3Spec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const step3Format: FormatEntry = formatEntryFromSpec(step3Spec, {
+  // `stepfun-ai/step3`, `step3-fp8`; Step-3.5 and Step-3.7 (`step-3.5-flash`, `step3p5`) are not this format.
+  models: [/step-?3(?![.p]?\d)/],
+  toolNamesIn: (text) =>
+    Array.from(
+      text.matchAll(/<steptml:invoke[ \t]+name="([^"<>\n]{1,100})"/g),
+      (match) => match[1]!,
+    ),
+});

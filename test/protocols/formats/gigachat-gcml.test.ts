@@ -3,7 +3,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { gigachatGcmlSpec } from '../../../src/protocols/formats/gigachat-gcml.ts';
+import {
+  gigachatGcmlFormat,
+  gigachatGcmlSpec,
+} from '../../../src/protocols/formats/gigachat-gcml.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
@@ -126,6 +129,25 @@ describe('gigachat-gcml', () => {
     expect(gigachatGcmlSpec.models).toContain('gigachat3.5');
   });
 
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['ai-sage/gigachat3.5-10b']) {
+      expect(
+        gigachatGcmlFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['ai-sage/gigachat3-10b-a1.8b']) {
+      expect(
+        gigachatGcmlFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = gigachatGcmlFormat.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(gigachatGcmlFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
+  });
   describe('guarantees', () => {
     taggedSpecChecks(protocol, [
       '</｜GCML｜parameter>',

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { hunyuanHySpec } from '../../../src/protocols/formats/hunyuan-hy.ts';
+import { hunyuanHyFormat, hunyuanHySpec } from '../../../src/protocols/formats/hunyuan-hy.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
@@ -137,6 +137,25 @@ describe('hunyuan-hy', () => {
     expect(hunyuanHySpec.models).toContain('tencent/hy3');
   });
 
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['tencent/hy3-preview', 'tencent/hunyuan-v4', 'hy4:latest']) {
+      expect(
+        hunyuanHyFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['tencent/hunyuan-a13b-instruct', 'why30']) {
+      expect(
+        hunyuanHyFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = hunyuanHyFormat.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(hunyuanHyFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
+  });
   describe('guarantees', () => {
     taggedSpecChecks(protocol, [
       '</arg_value>',

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { kimiK3Spec } from '../../../src/protocols/formats/kimi-k3.ts';
+import { kimiK3Format, kimiK3Spec } from '../../../src/protocols/formats/kimi-k3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { weatherTool } from '../helpers.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
@@ -139,6 +139,25 @@ describe('kimi-k3', () => {
     expect(kimiK3Spec.models).toContain('kimi-k3');
   });
 
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['moonshotai/kimi-k3-instruct']) {
+      expect(
+        kimiK3Format.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['moonshotai/kimi-k2-instruct']) {
+      expect(
+        kimiK3Format.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = kimiK3Format.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(kimiK3Format.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
+  });
   describe('guarantees (thinking off)', () => {
     taggedSpecChecks(defineFormat({ ...kimiK3Spec, startInReasoning: false }), [
       '<|close|>argument<|sep|>',

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { longcatSpec } from '../../../src/protocols/formats/longcat.ts';
+import { longcatFormat, longcatSpec } from '../../../src/protocols/formats/longcat.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { writeFileTool } from '../helpers.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
@@ -121,6 +121,26 @@ describe('longcat', () => {
 
   describe('guarantees (JSON, as written)', () => {
     taggedSpecChecks(protocol, ['</longcat_tool_call>']);
+  });
+
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['meituan-longcat/longcat-flash-chat']) {
+      expect(
+        longcatFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['qwen/qwen3-8b']) {
+      expect(
+        longcatFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = longcatFormat.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(longcatFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
   });
   describe('guarantees (the tagged dialect)', () => {
     taggedSpecChecks(

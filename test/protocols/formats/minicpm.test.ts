@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { minicpmSpec } from '../../../src/protocols/formats/minicpm.ts';
+import { minicpmFormat, minicpmSpec } from '../../../src/protocols/formats/minicpm.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
@@ -169,6 +169,25 @@ describe('minicpm', () => {
     expect(minicpmSpec.models).toContain('minicpm5');
   });
 
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['openbmb/minicpm4.1-8b', 'openbmb/minicpm5-9b', 'openbmb/minicpm-v-4_5']) {
+      expect(
+        minicpmFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['openbmb/minicpm3-4b']) {
+      expect(
+        minicpmFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = minicpmFormat.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(minicpmFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
+  });
   describe('guarantees', () => {
     taggedSpecChecks(protocol, ['</param>', '<param', '</function>', '<function', '<![CDATA[']);
   });

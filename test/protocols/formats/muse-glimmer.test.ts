@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { museGlimmerSpec } from '../../../src/protocols/formats/muse-glimmer.ts';
+import { museGlimmerFormat, museGlimmerSpec } from '../../../src/protocols/formats/muse-glimmer.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
@@ -66,6 +66,25 @@ describe('muse-glimmer', () => {
     expect(museGlimmerSpec.models).toContain('muse-glimmer');
   });
 
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['meta-models/muse-glimmer-30b']) {
+      expect(
+        museGlimmerFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['meta-llama/llama-4-scout']) {
+      expect(
+        museGlimmerFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = museGlimmerFormat.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(museGlimmerFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
+  });
   describe('guarantees', () => {
     taggedSpecChecks(protocol, [
       '</atem:parameter>',

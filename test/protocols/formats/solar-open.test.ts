@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { solarOpenSpec } from '../../../src/protocols/formats/solar-open.ts';
+import { solarOpenFormat, solarOpenSpec } from '../../../src/protocols/formats/solar-open.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
@@ -128,6 +128,25 @@ describe('solar-open', () => {
     expect(solarOpenSpec.models).toContain('solar-open2');
   });
 
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['upstage/solar-open2-100b']) {
+      expect(
+        solarOpenFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['upstage/solar-pro-2']) {
+      expect(
+        solarOpenFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = solarOpenFormat.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(solarOpenFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
+  });
   describe('guarantees', () => {
     taggedSpecChecks(protocol, [
       '<|tool_arg:end|>',

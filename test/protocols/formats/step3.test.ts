@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { step3Spec } from '../../../src/protocols/formats/step3.ts';
+import { step3Format, step3Spec } from '../../../src/protocols/formats/step3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
@@ -98,6 +98,25 @@ describe('step3', () => {
     expect(step3Spec.models).toContain('stepfun-ai/step3');
   });
 
+  it('is registered for its model ids, and names the tools its calls use', () => {
+    for (const id of ['stepfun-ai/step3', 'stepfun-ai/step3-fp8']) {
+      expect(
+        step3Format.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['stepfun-ai/step-3.5-flash', 'stepfun-ai/step3p5-flash']) {
+      expect(
+        step3Format.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    const written = step3Format.create().formatToolCall([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
+    ]);
+    expect(step3Format.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
+  });
   describe('guarantees', () => {
     taggedSpecChecks(protocol, [
       '</steptml:parameter>',
