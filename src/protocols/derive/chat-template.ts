@@ -30,9 +30,12 @@ import { startingInReasoning } from './start-in-reasoning.ts';
 export { ChatTemplateError } from './chat-template-error.ts';
 
 export interface ChatTemplateOptions {
-  /** The tokenizer's `bos_token` (`<|begin_of_text|>`), which templates write. Default `""`. */
+  /**
+   * The tokenizer's `bos_token` (`<|begin_of_text|>`), which templates write. Default: the
+   * tokenizer_config.json's when that is what was given, else `""`.
+   */
   readonly bosToken?: string;
-  /** The tokenizer's `eos_token`, which some templates write after a turn. Default `""`. */
+  /** The tokenizer's `eos_token`, which some templates write after a turn. Default: as `bosToken`. */
   readonly eosToken?: string;
   /** More template variables (`enable_thinking`, `reasoning_effort`…), as the server sets them. */
   readonly context?: Readonly<Record<string, unknown>>;
@@ -102,9 +105,12 @@ interface Analysed {
 
 function analyze(source: string, options: ChatTemplateOptions): Analysed {
   const template = compileChatTemplate(chatTemplateFromFile(source));
+  const tokens = specialTokensIn(source);
+  const bosToken = options.bosToken ?? tokens.bosToken;
+  const eosToken = options.eosToken ?? tokens.eosToken;
   const rendered = renderScenarios(template, {
-    ...(options.bosToken === undefined ? {} : { bosToken: options.bosToken }),
-    ...(options.eosToken === undefined ? {} : { eosToken: options.eosToken }),
+    ...(bosToken === undefined ? {} : { bosToken }),
+    ...(eosToken === undefined ? {} : { eosToken }),
     ...(options.context === undefined ? {} : { context: options.context }),
   });
   const reasoning = reasoningMarkers(rendered);
@@ -186,6 +192,37 @@ function evidenceOf(
           .filter((turn) => QUIRKS.includes(turn.scenario.id))
           .map((turn) => turn.scenario.id)
       : [],
+  };
+}
+
+/**
+ * A tokenizer_config.json's `bos_token` and `eos_token` (a string, or `{content}` as older
+ * configs write them); nothing for a bare template.
+ */
+function specialTokensIn(text: string): { bosToken?: string; eosToken?: string } {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') || /^\{[{%#]/.test(trimmed)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const token = (value: unknown): string | undefined => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'object' && value !== null && 'content' in value) {
+      const content = (value as { content: unknown }).content;
+      return typeof content === 'string' ? content : undefined;
+    }
+    return undefined;
+  };
+  const fields = parsed as { bos_token?: unknown; eos_token?: unknown };
+  const bosToken = token(fields.bos_token);
+  const eosToken = token(fields.eos_token);
+  return {
+    ...(bosToken === undefined ? {} : { bosToken }),
+    ...(eosToken === undefined ? {} : { eosToken }),
   };
 }
 

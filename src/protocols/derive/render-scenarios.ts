@@ -399,12 +399,22 @@ function isSpace(char: string): boolean {
   return char === ' ' || char === '\n' || char === '\t' || char === '\r';
 }
 
-/** The turn without its end-of-turn marker (or the end-of-sequence token). */
+/**
+ * The turn without its end-of-turn marker (or the end-of-sequence token). A plain reply may end
+ * with more than a turn with calls (`<|END_RESPONSE|><|END_OF_TURN_TOKEN|>` after a response,
+ * `<|END_OF_TURN_TOKEN|>` after an action): the longest end of the marker that starts a marker
+ * of its own is removed.
+ */
 function stripEnd(turn: string, endOfTurn: string, eos: string | undefined): string {
   if (endOfTurn !== '' && turn.endsWith(endOfTurn)) return turn.slice(0, -endOfTurn.length);
-  const end = endOfTurn.trim();
   const trimmed = turn.trimEnd();
-  if (end !== '' && trimmed.endsWith(end)) return trimmed.slice(0, -end.length);
+  const end = endOfTurn.trim();
+  for (let start = 0; start < end.length; start++) {
+    const char = end[start];
+    if (char !== '<' && char !== '[') continue;
+    const tail = end.slice(start);
+    if (trimmed.endsWith(tail)) return trimmed.slice(0, -tail.length);
+  }
   if (eos !== undefined && eos !== '' && trimmed.endsWith(eos))
     return trimmed.slice(0, -eos.length);
   return turn;

@@ -175,6 +175,41 @@ describe('a chat template no registered format reads', () => {
   });
 });
 
+describe('the end of a turn', () => {
+  it('is removed from turns with calls even when a plain reply ends with more (Command R7B)', () => {
+    // A reply is `<|R|>text<|/R|><|EOT|>`, an action `<|A|>[calls]<|/A|><|EOT|>`.
+    const commandStyle = template(
+      '<|A|>[{%- for call in message.tool_calls %}{"tool_name": "{{ call.function.name }}", "parameters": {{ call.function.arguments | tojson }}}{% if not loop.last %}, {% endif %}{% endfor %}]<|/A|>',
+    )
+      .replace(
+        '{{ message.content }}',
+        '{% if not message.tool_calls %}<|R|>{{ message.content }}<|/R|>{% endif %}',
+      )
+      .replace('{%- endif %}<|end|>', '{%- endif %}<|EOT|>');
+    const analysis = analyzeChatTemplate(commandStyle);
+    expect(analysis.evidence.endOfTurn).toBe('<|/R|><|EOT|>');
+    expect(analysis.evidence.turns[0]?.text).toBe(
+      '<|A|>[{"tool_name": "probe_weather", "parameters": {"city": "Quillmoor"}}]<|/A|>',
+    );
+    expect(analysis.spec?.calls).toEqual([
+      {
+        codec: 'json',
+        open: '<|A|>',
+        close: '<|/A|>',
+        nameKeys: ['tool_name'],
+        argumentKeys: ['parameters'],
+      },
+    ]);
+    const protocol = protocolFromChatTemplate(commandStyle);
+    expect(
+      read(
+        protocol,
+        '<|A|>[{"tool_name": "get_weather", "parameters": {"city": "Oslo", "days": 3}}]<|/A|>',
+      ),
+    ).toEqual({ calls: [OSLO], text: '', reasoning: '', errors: [] });
+  });
+});
+
 describe('a chat template whose generation prompt leaves <think> open', () => {
   // Qwen3-thinking / QwQ style: the prompt ends with `<think>\n`, past turns drop their reasoning.
   const THINKING = [
@@ -292,6 +327,23 @@ describe('chatTemplateFromFile', () => {
     expect(chatTemplateFromFile(list(['rag', 'default']), 'tokenizer_config.json')).toBe(
       'T:default',
     );
+  });
+
+  it("renders with the config's bos_token and eos_token (a string or {content})", () => {
+    const withEos = JSON_CALLS.replace('<|end|>\n{%- else -%}', '{{ eos_token }}\n{%- else -%}');
+    expect(withEos).not.toBe(JSON_CALLS);
+    const config = JSON.stringify({
+      bos_token: { content: '<s>' },
+      eos_token: '</s>',
+      chat_template: withEos,
+    });
+    const analysis = analyzeChatTemplate(config);
+    expect(analysis.evidence.endOfTurn).toBe('</s>');
+    expect(analysis.evidence.turns[0]?.text).toBe(
+      '<|calls|><|call|>{"name": "probe_weather", "arguments": {"city": "Quillmoor"}}<|/call|><|/calls|>',
+    );
+    // The caller's tokens win over the file's.
+    expect(analyzeChatTemplate(config, { eosToken: '<|eot|>' }).evidence.endOfTurn).toBe('<|eot|>');
   });
 
   it('refuses JSON without a chat_template, naming the file', () => {
