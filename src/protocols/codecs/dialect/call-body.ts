@@ -336,7 +336,7 @@ export class DialectCallBody implements CallBody {
     this.context.settle({
       kind: 'fault',
       code: 'incomplete-call',
-      message: `the output ended inside ${this.form.open}${this.prefix}${this.name} before its arguments`,
+      message: `the output ended after ${this.context.callText(0, Math.min(this.context.callLength, MAX_NAME))} before the call's arguments`,
     });
   }
 
