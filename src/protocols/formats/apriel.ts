@@ -11,6 +11,8 @@
  * takes single quotes and `True`/`False`/`None`. 1.5's instructions say `<tool_call>` while its
  * example shows `<tool_calls>`: both are read. A result is `<|begin_tool_result|>\nRESULT\n` (1.6).
  */
+import type { FormatEntry } from '../common/format-entry.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 export const aprielSpec: FormatSpec = {
@@ -60,3 +62,5 @@ export const aprielSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const aprielFormat: FormatEntry = formatEntryFromSpec(aprielSpec);

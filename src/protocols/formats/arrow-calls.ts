@@ -361,4 +361,24 @@ export const arrowCallsFormat: FormatEntry = {
   create: arrowCallsProtocol,
   models: [],
   agent: CALLS_RUN_TOGETHER,
+  toolNamesIn: arrowToolNamesIn,
 };
+
+const MAX_NAME_SEARCH = 300;
+
+/** The names the text's arrow blocks call, declared or not, each once (the agent's feedback). */
+export function arrowToolNamesIn(text: string): string[] {
+  const names = new Set<string>();
+  for (let at = text.indexOf('{tool'); at !== -1; at = text.indexOf('{tool', at + 1)) {
+    // A name is short: a string left open looks no further than this.
+    const cursor = new Cursor(text.slice(at, at + MAX_NAME_SEARCH));
+    cursor.index = '{tool'.length;
+    cursor.skipSpace();
+    if (!cursor.take('=>')) continue;
+    cursor.skipSpace();
+    if (cursor.peek() !== '"' && cursor.peek() !== "'") continue;
+    const name = cursor.quoted();
+    if (name) names.add(name);
+  }
+  return [...names];
+}

@@ -10,6 +10,8 @@
  * function objects in a `system name=<|plugin|>` turn. `<|action_start|><|interpreter|>` is the
  * code interpreter's, not a tool call: it stays text.
  */
+import type { FormatEntry } from '../common/format-entry.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 const CLOSE = '<|action_end|>';
@@ -40,3 +42,5 @@ export const internlmSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const internlmFormat: FormatEntry = formatEntryFromSpec(internlmSpec);

@@ -9,6 +9,8 @@
  * `<tool_definitions>\n# Tools\n\n## Functions\n\n{function JSON, indent 2}…\n</tool_definitions>`,
  * with no instruction (the model is trained on the calls). vLLM's `jamba` parser reads the array.
  */
+import type { FormatEntry } from '../common/format-entry.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 export const jambaSpec: FormatSpec = {
@@ -39,3 +41,5 @@ export const jambaSpec: FormatSpec = {
     ].join('\n'),
   },
 };
+
+export const jambaFormat: FormatEntry = formatEntryFromSpec(jambaSpec);

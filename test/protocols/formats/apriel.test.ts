@@ -5,7 +5,7 @@
  * ids (1.6) or with Python-literal arguments (1.5's `arguments|string`), `<|end|>`.
  */
 import { describe, expect, it } from 'vitest';
-import { aprielSpec } from '../../../src/protocols/formats/apriel.ts';
+import { aprielFormat, aprielSpec } from '../../../src/protocols/formats/apriel.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { TOOLS } from '../helpers.ts';
 import {
@@ -135,4 +135,22 @@ describe('apriel: invariants', () => {
     (argument) =>
       `[BEGIN FINAL RESPONSE]<tool_calls>[{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}]</tool_calls>`,
   );
+});
+
+describe('apriel: registry entry', () => {
+  it('names the models that write it, by id substring', () => {
+    for (const id of ['servicenow-ai/apriel-1.6-15b-thinker']) {
+      expect(
+        aprielFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['qwen3']) {
+      expect(
+        aprielFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    expect(aprielFormat.create().name).toBe('apriel');
+  });
 });

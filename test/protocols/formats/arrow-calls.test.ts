@@ -7,7 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { arrowCallsProtocol, readArrowBlock } from '../../../src/protocols/formats/arrow-calls.ts';
+import {
+  arrowCallsFormat,
+  arrowCallsProtocol,
+  readArrowBlock,
+} from '../../../src/protocols/formats/arrow-calls.ts';
 import { TOOLS } from '../helpers.ts';
 import {
   callsIn,
@@ -155,6 +159,14 @@ describe('arrow-calls', () => {
       tools,
     });
     expect(callsIn(unclosed)).toEqual([{ name: 'shell', input: { command: 'ls' } }]);
+  });
+
+  it('names the tools its blocks call, for the agent', () => {
+    expect(
+      arrowCallsFormat.toolNamesIn?.(
+        '[TOOL_CALL]{tool => "shell", args => {}}[/TOOL_CALL] and {tool => "launch"} {tool => "shell"} {tool => "open',
+      ),
+    ).toEqual(['shell', 'launch']);
   });
 
   it('writes calls it reads back', () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { gigachatSpec } from '../../../src/protocols/formats/gigachat.ts';
+import { gigachatFormat, gigachatSpec } from '../../../src/protocols/formats/gigachat.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { chunksOf, contentOf, streamEvents, TOOLS } from '../helpers.ts';
 import {
@@ -118,4 +118,26 @@ describe('gigachat: invariants', () => {
     (argument) =>
       `${GIGACHAT_31}{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}</s>`,
   );
+});
+
+describe('gigachat: registry entry', () => {
+  it('names the models that write it, by id substring', () => {
+    for (const id of [
+      'ai-sage/gigachat3-10b-a1.8b',
+      'ai-sage/gigachat3-702b-a36b-preview',
+      'ai-sage/gigachat3.1-10b-a1.8b',
+    ]) {
+      expect(
+        gigachatFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['ai-sage/gigachat3.5-10b']) {
+      expect(
+        gigachatFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    expect(gigachatFormat.create().name).toBe('gigachat');
+  });
 });

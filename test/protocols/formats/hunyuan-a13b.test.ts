@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { hunyuanA13bSpec } from '../../../src/protocols/formats/hunyuan-a13b.ts';
+import { hunyuanA13bFormat, hunyuanA13bSpec } from '../../../src/protocols/formats/hunyuan-a13b.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { TOOLS } from '../helpers.ts';
 import {
@@ -143,4 +143,22 @@ describe('hunyuan-a13b: invariants', () => {
     (argument) =>
       `<tool_calls>[{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}]</tool_calls>`,
   );
+});
+
+describe('hunyuan-a13b: registry entry', () => {
+  it('names the models that write it, by id substring', () => {
+    for (const id of ['tencent/hunyuan-a13b-instruct']) {
+      expect(
+        hunyuanA13bFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['tencent/hy3-preview']) {
+      expect(
+        hunyuanA13bFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    expect(hunyuanA13bFormat.create().name).toBe('hunyuan-a13b');
+  });
 });

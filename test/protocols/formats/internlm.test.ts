@@ -5,7 +5,7 @@
  * (shared/conformance/chat-template-cases.json, internlm2.vllm).
  */
 import { describe, expect, it } from 'vitest';
-import { internlmSpec } from '../../../src/protocols/formats/internlm.ts';
+import { internlmFormat, internlmSpec } from '../../../src/protocols/formats/internlm.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import {
   callsIn,
@@ -131,4 +131,26 @@ describe('internlm: invariants', () => {
     (argument) =>
       `<|action_start|><|plugin|>\n{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}<|action_end|>`,
   );
+});
+
+describe('internlm: registry entry', () => {
+  it('names the models that write it, by id substring', () => {
+    for (const id of [
+      'internlm/internlm2_5-7b-chat',
+      'internlm/internlm3-8b-instruct',
+      'internlm/intern-s1-mini',
+    ]) {
+      expect(
+        internlmFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['internvl3']) {
+      expect(
+        internlmFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    expect(internlmFormat.create().name).toBe('internlm');
+  });
 });

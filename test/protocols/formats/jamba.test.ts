@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { jambaSpec } from '../../../src/protocols/formats/jamba.ts';
+import { jambaFormat, jambaSpec } from '../../../src/protocols/formats/jamba.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { TOOLS } from '../helpers.ts';
 import {
@@ -116,4 +116,22 @@ describe('jamba: invariants', () => {
     (argument) =>
       ` <tool_calls>[{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}]</tool_calls>`,
   );
+});
+
+describe('jamba: registry entry', () => {
+  it('names the models that write it, by id substring', () => {
+    for (const id of ['ai21labs/ai21-jamba-mini-1.7', 'ai21labs/ai21-jamba-reasoning-3b']) {
+      expect(
+        jambaFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(true);
+    }
+    for (const id of ['llama3']) {
+      expect(
+        jambaFormat.models.some((pattern) => pattern.test(id)),
+        id,
+      ).toBe(false);
+    }
+    expect(jambaFormat.create().name).toBe('jamba');
+  });
 });
