@@ -66,9 +66,11 @@ export interface ChatTemplateEvidence {
   /** Turns the template could not render, and why. */
   readonly skipped: readonly { readonly scenario: ScenarioId; readonly why: string }[];
   readonly reasoning: ReasoningMarkers;
-  /** Every registered format that read every turn (the first verbatim writer, else the first, wins). */
-  readonly candidates: readonly string[];
-  /** Why each registered format was turned down (empty when one was chosen). */
+  /**
+   * Why each registered format checked was turned down. Formats are checked in the order of how
+   * alike their own writer writes the template's calls, so those checked before the chosen one
+   * are listed (all of them when none was chosen).
+   */
   readonly refusals: Readonly<Record<string, string>>;
   /**
    * Turns left out of the check because the chosen format does not read them back: the template
@@ -120,7 +122,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
     analysis: {
       family: match.entry.name,
       startInReasoning,
-      evidence: evidenceOf(rendered, reasoning, match, {}, lenient),
+      evidence: evidenceOf(rendered, reasoning, refusals, lenient),
     },
     protocol: startInReasoning ? startingInReasoning(match.protocol) : match.protocol,
   });
@@ -141,7 +143,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
     analysis: {
       spec: built!.spec,
       startInReasoning,
-      evidence: evidenceOf(rendered, reasoning, undefined, refusals, lenient),
+      evidence: evidenceOf(rendered, reasoning, refusals, lenient),
     },
     protocol: built!.protocol,
   });
@@ -174,7 +176,6 @@ function withoutQuirks(rendered: RenderedTemplate): RenderedTemplate {
 function evidenceOf(
   rendered: RenderedTemplate,
   reasoning: ReasoningMarkers,
-  match: FamilyMatch | undefined,
   refusals: Refusals,
   lenient: boolean,
 ): ChatTemplateEvidence {
@@ -185,7 +186,6 @@ function evidenceOf(
     turns: rendered.scenarios.map((turn) => ({ scenario: turn.scenario.id, text: turn.turn })),
     skipped: rendered.skipped.map(({ id, why }) => ({ scenario: id, why })),
     reasoning,
-    candidates: match?.candidates ?? [],
     refusals,
     unreadable: lenient
       ? rendered.scenarios

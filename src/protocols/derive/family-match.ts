@@ -17,23 +17,26 @@ import type {
 export interface FamilyMatch {
   readonly entry: FormatEntry;
   readonly protocol: ToolCallProtocol;
-  /** Every format that read every turn, in registry order. */
-  readonly candidates: readonly string[];
+  /** How much of the template's turn the format's own writer writes alike (see `writerLikeness`). */
+  readonly likeness: number;
 }
 
-/** Why each format was turned down, for the analysis' evidence. */
+/** Why each format checked was turned down, for the analysis' evidence. */
 export type Refusals = Record<string, string>;
 
 /**
- * The registered format that reads every turn; among several, the first whose own writer writes
- * the rendered calls verbatim, else the first in registry order (narrower families come first).
+ * The registered format that reads every turn and whose own writer writes most like the
+ * template (several formats read bare JSON; the one that writes the template's markers is its
+ * family); among equals, the first in registry order (narrower families come first). Formats are
+ * checked in that order, so the first that reads every turn is the answer and the rest are not
+ * parsed at all.
  */
 export function matchFamily(
   rendered: RenderedTemplate,
   reasoning: ReasoningStart,
   refusals: Refusals = {},
 ): FamilyMatch | undefined {
-  const passing: { entry: FormatEntry; protocol: ToolCallProtocol }[] = [];
+  const ranked: FamilyMatch[] = [];
   // The registry is read at call time: formats registered since load count.
   for (const entry of FORMATS) {
     let protocol: ToolCallProtocol;
@@ -43,22 +46,16 @@ export function matchFamily(
       refusals[entry.name] = `cannot be created: ${String(error)}`;
       continue;
     }
-    const why = refusal(protocol, rendered, reasoning);
-    if (why === undefined) passing.push({ entry, protocol });
-    else refusals[entry.name] = why;
+    ranked.push({ entry, protocol, likeness: writerLikeness(protocol, rendered) });
   }
-  if (passing.length === 0) return undefined;
-  const candidates = passing.map(({ entry }) => entry.name);
-  let best = passing[0]!;
-  let bestScore = -1;
-  for (const each of passing) {
-    const score = writerLikeness(each.protocol, rendered);
-    if (score > bestScore) {
-      best = each;
-      bestScore = score;
-    }
+  // A stable sort: registry order among equals.
+  ranked.sort((a, b) => b.likeness - a.likeness);
+  for (const candidate of ranked) {
+    const why = refusal(candidate.protocol, rendered, reasoning);
+    if (why === undefined) return candidate;
+    refusals[candidate.entry.name] = why;
   }
-  return { ...best, candidates };
+  return undefined;
 }
 
 const DISCRIMINATING: readonly ScenarioId[] = [

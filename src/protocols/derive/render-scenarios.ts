@@ -169,7 +169,7 @@ export function renderScenarios(
   const failures: string[] = [];
   // Settings whose turn holds the call but whose conversation rewrites the prompt: used only
   // when no settings keep the prompt as it is.
-  let rewritesPrompt: TurnRenderer | undefined;
+  let rewritesPrompt: { renderer: TurnRenderer; first: RenderedScenario } | undefined;
   for (const settings of SETTINGS_TO_TRY) {
     const renderer = new TurnRenderer(template, settings, options);
     const first = renderer.tryTurn(SCENARIOS[0]!);
@@ -181,10 +181,10 @@ export function renderScenarios(
       failures.push('assistant `tool_calls` are not in its output');
       continue;
     }
-    if (first.prefixPreserved) return renderer.renderAll();
-    rewritesPrompt ??= renderer;
+    if (first.prefixPreserved) return renderer.renderAll(first);
+    rewritesPrompt ??= { renderer, first };
   }
-  if (rewritesPrompt !== undefined) return rewritesPrompt.renderAll();
+  if (rewritesPrompt !== undefined) return rewritesPrompt.renderer.renderAll(rewritesPrompt.first);
   throw new ChatTemplateError(`the template renders no tool call: ${mostTelling(failures)}`);
 }
 
@@ -221,11 +221,12 @@ class TurnRenderer {
     this.endOfTurn = this.plainReplyEnd();
   }
 
-  renderAll(): RenderedTemplate {
+  /** Every scenario's turn (`first`: the first scenario's, rendered already). */
+  renderAll(first: RenderedScenario): RenderedTemplate {
     const scenarios: RenderedScenario[] = [];
     const skipped: { id: ScenarioId; why: string }[] = [];
     for (const scenario of SCENARIOS) {
-      const rendered = this.tryTurn(scenario);
+      const rendered = scenario === first.scenario ? first : this.tryTurn(scenario);
       if (typeof rendered === 'string') skipped.push({ id: scenario.id, why: rendered });
       else if (!scenario.calls.every((call) => holdsCall(rendered.turn, call)))
         skipped.push({ id: scenario.id, why: 'the calls are not all in the output' });
