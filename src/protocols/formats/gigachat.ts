@@ -33,8 +33,8 @@ export const gigachatSpec: FormatSpec = {
   results: { each: '{output}', join: '\n' },
   prompt: {
     text: [
-      'You can call these functions, given as JSON:',
-      '{tool_list}',
+      'You can call these functions, declared in TypeScript:',
+      '{typescript}',
       '',
       'To call a function, end your message with <|function_call|> and one JSON object with its name and arguments:',
       '{example}',

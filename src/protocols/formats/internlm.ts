@@ -33,7 +33,7 @@ export const internlmSpec: FormatSpec = {
   prompt: {
     text: [
       'You have access to the following tools, given as a JSON list of functions:',
-      '{tool_list}',
+      '{function_list}',
       '',
       'To call a tool, write <|action_start|><|plugin|> then one JSON object with the function name and its arguments, then <|action_end|>:',
       '{example}',

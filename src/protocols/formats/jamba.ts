@@ -33,7 +33,7 @@ export const jambaSpec: FormatSpec = {
       '',
       '## Functions',
       '',
-      '{tools}',
+      '{functions}',
       '</tool_definitions>',
       '',
       'To call functions, write them as a JSON list in <tool_calls></tool_calls>:',

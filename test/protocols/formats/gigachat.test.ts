@@ -94,6 +94,13 @@ describe('gigachat', () => {
     expect(errorsIn(cut)[0]?.code).toBe('incomplete-call');
   });
 
+  it('declares the tools as a TypeScript namespace, as the template does', () => {
+    const prompt = gigachat.formatTools(TOOLS);
+    expect(prompt).toContain('namespace functions {');
+    expect(prompt).toContain('type get_weather = (_: {');
+    expect(prompt).toContain('<|function_call|>{"name": "get_weather"');
+  });
+
   it('writes the 3.1 call', () => {
     expect(gigachat.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } })).toBe(
       '<|function_call|>{"name": "get_weather", "arguments": {"city":"Oslo"}}',

@@ -110,7 +110,8 @@ describe('internlm', () => {
     );
     const prompt = internlm.formatTools([{ name: 'get_weather', inputSchema: { type: 'object' } }]);
     expect(prompt).toContain('<|action_start|><|plugin|>');
-    expect(prompt).toContain('"get_weather"');
+    // The function objects as a JSON list, as the template's `system name=<|plugin|>` turn has them.
+    expect(prompt).toContain('[{"name":"get_weather"');
   });
 });
 

@@ -103,6 +103,9 @@ describe('jamba', () => {
     const prompt = jamba.formatTools(TOOLS);
     expect(prompt.startsWith('<tool_definitions>\n# Tools\n\n## Functions\n\n')).toBe(true);
     expect(prompt).toContain('</tool_definitions>');
+    // The function objects themselves, not OpenAI's `{"type": "function", …}` wrapper.
+    expect(prompt).toContain('{"name":"get_weather"');
+    expect(prompt).not.toContain('"type":"function"');
   });
 });
 
