@@ -32,6 +32,7 @@ import {
   tagLiteralsOf,
 } from './parameter-tags-syntax.ts';
 import {
+  elementValue,
   jsonValueOf,
   NOT_JSON,
   ProbeVerdict,
@@ -198,6 +199,16 @@ export class ParameterTagsBody implements CallBody {
   private keyAttribute = 'name';
   /** The opener, kept for a `suffixedTags` block (whose tags are known once its suffix is). */
   private readonly opener: ParameterTagsOpener;
+  /** `elementParameters`: parameters are elements named by their keys (MiniMax-M3). */
+  private element = false;
+  /** The first character of a call's opener, where it is not `<` (MiniMax-M3's `]`). */
+  private callStartCode = LESS_THAN;
+  /** The tags of a call an element-named parameter is told from, longest decision first. */
+  private elementCallLiterals: readonly string[] = [];
+  /** The element being read: its own opening and closing tags, and how deep it is nested in itself. */
+  private elementOpenTag = '';
+  private elementCloseTag = '';
+  private elementDepth = 0;
 
   constructor(context: CallContext, opener: ParameterTagsOpener) {
     this.context = context;
@@ -226,6 +237,15 @@ export class ParameterTagsBody implements CallBody {
     this.headerClose = syntax.headerClose || '>';
     this.nameAttribute = syntax.nameAttribute || 'name';
     this.keyAttribute = syntax.keyAttribute || 'name';
+    this.element = syntax.elementParameters === true;
+    this.callStartCode = syntax.callOpen === '' ? LESS_THAN : syntax.callOpen.charCodeAt(0);
+    this.elementCallLiterals = [
+      syntax.callClose,
+      this.blockClose,
+      syntax.callOpen,
+      syntax.parameterClose,
+      syntax.parameterOpen,
+    ].filter((literal) => literal !== '');
   }
 
   write(text: string, start: number, end: number): number {
@@ -262,11 +282,17 @@ export class ParameterTagsBody implements CallBody {
   private step(input: string, index: number, limit: number): number {
     switch (this.state) {
       case State.Value:
-        return this.scanValue(input, index, limit);
+        return this.element
+          ? this.scanElementValue(input, index, limit)
+          : this.scanValue(input, index, limit);
       case State.Parameters:
-        return this.scanParameters(input, index, limit);
+        return this.element
+          ? this.scanElementParameters(input, index, limit)
+          : this.scanParameters(input, index, limit);
       case State.ParameterHeader:
-        return this.scanParameterHeader(input, index, limit);
+        return this.element
+          ? this.scanElementHeader(input, index, limit)
+          : this.scanParameterHeader(input, index, limit);
       case State.KeyName:
         return this.scanKeyName(input, index, limit);
       case State.AfterKey:
@@ -349,8 +375,9 @@ export class ParameterTagsBody implements CallBody {
       if (call === HOLD) return HOLD;
       if (call !== -1) return call;
     }
+    const first = input.charCodeAt(at);
     const match =
-      input.charCodeAt(at) === LESS_THAN
+      first === LESS_THAN || first === this.callStartCode
         ? this.matchAt(input, at, limit, this.blockLiterals)
         : this.syntax.nearMisses
           ? this.matchAt(input, at, limit, this.literals.bracketLost)
@@ -1076,6 +1103,10 @@ export class ParameterTagsBody implements CallBody {
 
   /** The value ends, by its own closer (`ownCloser`) or by a tag that implies it. */
   private closeValue(ownCloser = true): void {
+    if (this.element) {
+      this.closeElementValue();
+      return;
+    }
     this.decoder?.end();
     this.layout!.end(ownCloser);
     const name = this.parameter;
@@ -1117,6 +1148,166 @@ export class ParameterTagsBody implements CallBody {
     if (this.objectStarted) return;
     this.objectStarted = true;
     this.writer!.startObject();
+  }
+
+  // ── element-named parameters (MiniMax-M3) ─────────────────────────────────────────────────
+
+  /**
+   * Which of `literals` is written at `input[index]`, the first in list order; 'partial' while
+   * the text ends inside any of them (a longer tag may still be the one written).
+   */
+  private matchFirstWhole(
+    input: string,
+    index: number,
+    limit: number,
+    literals: readonly string[],
+  ): LiteralMatch {
+    const available = limit - index;
+    if (!this.final) {
+      for (const literal of literals) {
+        if (available < literal.length && literal.startsWith(input.slice(index, limit))) {
+          return 'partial';
+        }
+      }
+    }
+    for (const literal of literals) {
+      if (available >= literal.length && input.startsWith(literal, index)) return { literal };
+    }
+    return undefined;
+  }
+
+  private scanElementParameters(input: string, index: number, limit: number): number {
+    const at = this.skipSpace(input, index, limit);
+    if (at === limit) return limit;
+    const syntax = this.syntax;
+    const match = this.matchFirstWhole(input, at, limit, this.elementCallLiterals);
+    if (match === 'partial') return HOLD;
+    if (match === undefined || match.literal === syntax.parameterClose) {
+      // Stray text or a closing tag with no value open, between parameters: skipped.
+      const next = input.indexOf(syntax.parameterOpen.charAt(0), at + 1);
+      return next === -1 || next >= limit ? limit : next;
+    }
+    const literal = match.literal;
+    const after = at + literal.length;
+    if (literal === syntax.parameterOpen) {
+      this.state = State.ParameterHeader;
+      return after;
+    }
+    this.completeCall();
+    if (literal === syntax.callClose) return this.afterCallClose(after);
+    if (literal === this.blockClose) return this.finishAt(after);
+    // The next call begins: this one's closer is missing.
+    if (this.bare) return this.finishAt(at);
+    this.state = State.Block;
+    this.afterCall = true;
+    return at;
+  }
+
+  /** An element-named parameter's name, up to `>`. */
+  private scanElementHeader(input: string, index: number, limit: number): number {
+    const close = this.headerEnd(input, index, limit);
+    if (close === HOLD) return HOLD;
+    if (close < 0) {
+      this.state = State.Parameters;
+      return -close - 1;
+    }
+    const written = input.slice(index, close);
+    const name = readName(written);
+    this.parameter = name;
+    this.state = State.Value;
+    this.valueText = '';
+    this.elementDepth = 0;
+    this.elementOpenTag = `${this.syntax.parameterOpen}${written}>`;
+    this.elementCloseTag = `${this.syntax.parameterClose}${written}>`;
+    this.given ??= new Set();
+    if (this.given.has(name)) {
+      this.kind = 'discard';
+      this.assembler!.addProblem({
+        path: `/${name}`,
+        keyword: 'duplicate',
+        message: `parameter "${name}" was given more than once; only the first value was used`,
+      });
+    } else {
+      this.given.add(name);
+      this.kind = 'held';
+      this.valuePolicy = this.policy.property(name);
+    }
+    return close + 1;
+  }
+
+  /**
+   * An element-named value, up to its own closer (child elements of the same name nest), or to
+   * the call's or block's closer when its own is missing. Held whole, typed when it closes.
+   */
+  private scanElementValue(input: string, index: number, limit: number): number {
+    const syntax = this.syntax;
+    const open = syntax.parameterOpen;
+    let from = index;
+    for (;;) {
+      const next = input.indexOf(open, from);
+      if (next === -1 || next >= limit) {
+        // Keep a tail that may begin a tag.
+        let keep = this.final ? 0 : Math.min(open.length - 1, limit - from);
+        while (keep > 0 && !open.startsWith(input.slice(limit - keep, limit))) keep--;
+        this.elementText(input, index, limit - keep);
+        return limit - keep > index ? limit - keep : HOLD;
+      }
+      const match = this.matchFirstWhole(input, next, limit, [
+        this.elementCloseTag,
+        syntax.callClose,
+        this.blockClose,
+        this.elementOpenTag,
+      ]);
+      if (match === 'partial') {
+        this.elementText(input, index, next);
+        return next > index ? next : HOLD;
+      }
+      if (match === undefined) {
+        from = next + 1;
+        continue;
+      }
+      const literal = match.literal;
+      const after = next + literal.length;
+      if (literal === this.elementOpenTag) {
+        this.elementDepth++;
+        from = after;
+        continue;
+      }
+      if (literal === this.elementCloseTag && this.elementDepth > 0) {
+        this.elementDepth--;
+        from = after;
+        continue;
+      }
+      this.elementText(input, index, next);
+      this.closeElementValue();
+      if (literal === this.elementCloseTag) {
+        this.state = State.Parameters;
+        return after;
+      }
+      // The call's or block's closer: the value's own closer is missing.
+      this.completeCall();
+      if (literal === syntax.callClose) return this.afterCallClose(after);
+      return this.finishAt(after);
+    }
+  }
+
+  private elementText(input: string, from: number, to: number): void {
+    if (to > from && this.kind !== 'discard') this.valueText += input.slice(from, to);
+  }
+
+  private closeElementValue(): void {
+    if (this.kind !== 'discard') {
+      const value = elementValue(
+        this.valueText,
+        this.valuePolicy,
+        this.syntax.parameterOpen,
+        this.syntax.parameterClose,
+        this.context.options.maxDepth,
+        readName,
+      );
+      this.writeValue(this.parameter, value);
+    }
+    this.valueText = '';
   }
 
   // ── settling ──────────────────────────────────────────────────────────────────────────────

@@ -136,6 +136,14 @@ export interface ParameterTagsSyntax {
    */
   readonly nextBlock?: string;
   /**
+   * A parameter is an element named by its key (MiniMax-M3's `NS<city>Oslo NS</city>`, where NS is
+   * `]<]minimax[>[`): `parameterOpen` is the element's opening up to its name (`NS<`),
+   * `parameterClose` its closing up to the name (`NS</`), and the name runs to `>`. A value may
+   * hold child elements written the same way: an object's members by key, an array's items as
+   * `item` elements (a key written twice makes an array); the rest is typed by the schema.
+   */
+  readonly elementParameters?: boolean;
+  /**
    * A name written twice, dot-joined (`get_weather.get_weather`), names the declared tool
    * `get_weather` when no tool has the whole name (Muse Glimmer's recipients).
    */

@@ -1,4 +1,9 @@
-import type { ToolDefinition, ValuePolicy } from '../../core/index.ts';
+import {
+  setOwnProperty,
+  type ToolDefinition,
+  UNCONSTRAINED_POLICY,
+  type ValuePolicy,
+} from '../../core/index.ts';
 import {
   CARRIAGE_RETURN,
   DIGIT_NINE,
@@ -17,7 +22,7 @@ import {
   UPPER_E,
 } from '../../scan/char-codes.ts';
 import { readLenientJson } from '../../scan/lenient-json.ts';
-import { createValuePolicy } from '../../schema/index.ts';
+import { createValuePolicy, textReading } from '../../schema/index.ts';
 import type { ValueTextSink } from '../xml/value-text.ts';
 
 /**
@@ -367,4 +372,110 @@ export function policyOf(tool: ToolDefinition): ValuePolicy {
     policies.set(schema, policy);
   }
   return policy;
+}
+
+/** One child element of an element-named value: its name and its inner text. */
+interface ElementChild {
+  readonly name: string;
+  readonly inner: string;
+}
+
+/**
+ * The child elements of `raw` (`OPEN name>…CLOSE name>`, in order), or undefined when `raw` is
+ * not a sequence of child elements with only white space between them. A child whose name
+ * repeats inside it is matched to its own closer (depth counted per name).
+ */
+function elementChildren(raw: string, open: string, close: string): ElementChild[] | undefined {
+  const children: ElementChild[] = [];
+  let at = skipSpaceFrom(raw, 0);
+  if (!raw.startsWith(open, at) || raw.startsWith(close, at)) return undefined;
+  while (at < raw.length) {
+    if (!raw.startsWith(open, at) || raw.startsWith(close, at)) return undefined;
+    const nameStart = at + open.length;
+    const nameEnd = raw.indexOf('>', nameStart);
+    if (nameEnd === -1) return undefined;
+    const name = raw.slice(nameStart, nameEnd);
+    const childOpen = `${open}${name}>`;
+    const childClose = `${close}${name}>`;
+    const innerStart = nameEnd + 1;
+    let depth = 0;
+    let from = innerStart;
+    let end = -1;
+    while (end === -1) {
+      const next = raw.indexOf(open, from);
+      if (next === -1) return undefined;
+      if (raw.startsWith(childClose, next)) {
+        if (depth === 0) end = next;
+        else depth--;
+      } else if (raw.startsWith(childOpen, next)) depth++;
+      from = next + 1;
+    }
+    children.push({ name: readElementName(name), inner: raw.slice(innerStart, end) });
+    at = skipSpaceFrom(raw, end + childClose.length);
+  }
+  return children;
+}
+
+function skipSpaceFrom(text: string, index: number): number {
+  while (index < text.length && isSpace(text.charCodeAt(index))) index++;
+  return index;
+}
+
+/** An element's name as written: trimmed, with `&…;` references left to `readName`'s caller. */
+function readElementName(name: string): string {
+  return name.trim();
+}
+
+/**
+ * The value of an element-named parameter (`ParameterTagsSyntax.elementParameters`) from its raw
+ * text: child elements make an object (a key written twice, an array) or, all named `item`, an
+ * array; text is typed by the schema (`policy`). Nesting deeper than `maxDepth` stays text.
+ */
+export function elementValue(
+  raw: string,
+  policy: ValuePolicy,
+  open: string,
+  close: string,
+  maxDepth: number,
+  readKey: (name: string) => string,
+): unknown {
+  const children = maxDepth > 0 ? elementChildren(raw, open, close) : undefined;
+  if (children === undefined) {
+    const reading = textReading(policy);
+    if (reading.asString) return raw;
+    const text = raw.trim();
+    if (policy === UNCONSTRAINED_POLICY) {
+      const value = jsonValueOf(text, maxDepth);
+      return value === NOT_JSON ? raw : value;
+    }
+    return reading.type(text);
+  }
+  if (children.every((child) => child.name === 'item')) {
+    return policy.coerce(
+      children.map((child, index) =>
+        elementValue(child.inner, policy.item(index), open, close, maxDepth - 1, readKey),
+      ),
+    );
+  }
+  const object: Record<string, unknown> = {};
+  /** Keys written more than once: their value is the array of what each gave. */
+  const repeatedKeys = new Set<string>();
+  for (const child of children) {
+    const key = readKey(child.name);
+    const value = elementValue(
+      child.inner,
+      policy.property(key),
+      open,
+      close,
+      maxDepth - 1,
+      readKey,
+    );
+    if (!Object.hasOwn(object, key)) setOwnProperty(object, key, value);
+    else if (repeatedKeys.has(key)) (object[key] as unknown[]).push(value);
+    else {
+      setOwnProperty(object, key, [object[key], value]);
+      repeatedKeys.add(key);
+    }
+  }
+  return policy.coerce(object);
 }

@@ -83,7 +83,8 @@ export function readWholeParameterCall(
     syntax.decodeEntities ||
     syntax.nameAsText ||
     syntax.cdata ||
-    syntax.suffixedTags
+    syntax.suffixedTags ||
+    syntax.elementParameters
   ) {
     return DECLINED;
   }

@@ -1,0 +1,71 @@
+/**
+ * MiniMax-M3: MiniMax-M2's invokes with the literal `]<]minimax[>[` (here NS) before every tag,
+ * and each argument an element named by its key, nested for objects and arrays:
+ *
+ * `NS<tool_call>\nNS<invoke name="create_order">NS<user_id>42NS</user_id>NS<shipping>NS<city>Oslo NS</city>NS</shipping>NS</invoke>\nNS</tool_call>`
+ *
+ * Read as vLLM's `minimax_m3_tool_parser.py` tests and SGLang's `minimax_m3.py` read it: an
+ * object's members are child elements, an array's items `item` elements, a key written twice in
+ * an object makes an array; text is typed by the tool's schema (a string as written). White
+ * space between NS and `<` (which SGLang tolerates) is not read. The chat template was not
+ * reached: results are written as M2's `<response>` elements, reasoning is M2's `<think>`.
+ */
+import type { FormatEntry } from '../common/format-entry.ts';
+import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
+import type { FormatSpec } from '../spec/types.ts';
+
+const NS = ']<]minimax[>[';
+
+const MINIMAX_M3_SYNTAX: ParameterTagsSyntax = {
+  callOpen: `${NS}<invoke`,
+  callClose: `${NS}</invoke>`,
+  parameterOpen: `${NS}<`,
+  parameterClose: `${NS}</`,
+  elementParameters: true,
+  layout: 'exact',
+};
+
+export const minimaxM3Spec: FormatSpec = {
+  spec: 1,
+  name: 'minimax-m3',
+  aliases: ['minimax_m3', 'mm-m3'],
+  families: 'MiniMax-M3',
+  models: ['minimax-m3', 'minimax_m3', 'minimaxm3', 'mm-m3'],
+  calls: [
+    {
+      codec: 'tagged',
+      open: `${NS}<tool_call>`,
+      close: `${NS}</tool_call>`,
+      syntax: MINIMAX_M3_SYNTAX,
+    },
+  ],
+  write: {
+    section: { open: `${NS}<tool_call>\n`, close: `${NS}</tool_call>` },
+    call: `${NS}<invoke name="{name}">{arguments}${NS}</invoke>\n`,
+    // Objects and arrays as JSON text, which the reader types by the schema.
+    parameter: `${NS}<{key}>{value}${NS}</{key}>`,
+  },
+  results: { each: '<response>{output}</response>', join: '\n' },
+  prompt: {
+    text: [
+      '# Tools',
+      '',
+      'You may call one or more of these functions, given as JSON:',
+      '{tools}',
+      '',
+      `To call functions, write a tool_call block with one invoke per call and each argument as an element named by its key, every tag written after ${NS}:`,
+      '{example}',
+      '',
+      'The results come back to you after your calls.',
+    ].join('\n'),
+  },
+};
+
+export const minimaxM3Format: FormatEntry = formatEntryFromSpec(minimaxM3Spec, {
+  toolNamesIn: (text) =>
+    Array.from(
+      text.matchAll(/\]<\]minimax\[>\[<invoke[ \t]+name="([^"<>\n]{1,100})"/g),
+      (match) => match[1]!,
+    ),
+});
