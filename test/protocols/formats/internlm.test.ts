@@ -88,6 +88,92 @@ describe('internlm', () => {
     expect(errorsIn(broken)[0]?.code).toBe('malformed-call');
   });
 
+  // vLLM's tests/tool_parsers/test_internlm2_tool_parser.py (the common parser-test config).
+  it("reads InternLM2's parser-test outputs: data types, escapes, empty arguments", () => {
+    const tools = [
+      { name: 'test_function', inputSchema: { type: 'object' } },
+      { name: 'refresh', inputSchema: { type: 'object' } },
+      { name: 'func', inputSchema: { type: 'object' } },
+    ];
+    expect(
+      callsIn(
+        partsOf(
+          internlm,
+          '<|action_start|><|plugin|>{\n  "name": "test_function",\n  "parameters": {\n    "string_field": "hello",\n    "int_field": 42,\n    "float_field": 3.14,\n    "bool_field": true,\n    "null_field": null,\n    "array_field": ["a", "b", "c"],\n    "object_field": {"nested": "value"},\n    "empty_array": [],\n    "empty_object": {}\n  }\n}<|action_end|>',
+          { tools },
+        ),
+      ),
+    ).toEqual([
+      {
+        name: 'test_function',
+        input: {
+          string_field: 'hello',
+          int_field: 42,
+          float_field: 3.14,
+          bool_field: true,
+          null_field: null,
+          array_field: ['a', 'b', 'c'],
+          object_field: { nested: 'value' },
+          empty_array: [],
+          empty_object: {},
+        },
+      },
+    ]);
+    expect(
+      callsIn(
+        partsOf(
+          internlm,
+          '<|action_start|><|plugin|>{\n  "name": "test_function",\n  "parameters": {\n    "quoted": "He said \\"hello\\"",\n    "path": "C:\\\\Users\\\\file.txt",\n    "newline": "line1\\nline2",\n    "unicode": "emoji: 🎉"\n  }\n}<|action_end|>',
+          { tools },
+        ),
+      ),
+    ).toEqual([
+      {
+        name: 'test_function',
+        input: {
+          quoted: 'He said "hello"',
+          path: 'C:\\Users\\file.txt',
+          newline: 'line1\nline2',
+          unicode: 'emoji: 🎉',
+        },
+      },
+    ]);
+    expect(
+      callsIn(
+        partsOf(
+          internlm,
+          '<|action_start|><|plugin|>{"name": "refresh", "parameters": {}}<|action_end|>',
+          {
+            tools,
+          },
+        ),
+      ),
+    ).toEqual([{ name: 'refresh', input: {} }]);
+    // Its malformed inputs: none is a valid call, none throws.
+    for (const text of [
+      '<|action_start|><|plugin|>{"name": "func", "parameters": {',
+      '<|action_start|><|plugin|>{"name": "func", "parameters": "not a dict"}<|action_end|>',
+      '<|action_start|><|plugin|>not json<|action_end|>',
+      '<|action_start|><|plugin|>',
+      '<|action_start|>{"name": "func"}',
+    ]) {
+      const parts = partsOf(internlm, text, { tools });
+      expect(
+        parts.filter((part) => part.type === 'tool-call' && part.problems === undefined),
+        text,
+      ).toEqual([]);
+    }
+    // A tool the request did not offer is not called (vLLM's whitelist regression test).
+    expect(
+      callsIn(
+        partsOf(
+          internlm,
+          '<|action_start|><|plugin|>{"name": "delete_everything", "parameters": {"city": "Tokyo"}}<|action_end|>',
+        ),
+      ),
+    ).toEqual([]);
+  });
+
   it('leaves the code interpreter, calls in reasoning and undeclared tools as text', () => {
     const interpreter = '<|action_start|><|interpreter|>\nprint(1)\n<|action_end|>';
     expect(callsIn(partsOf(internlm, interpreter))).toEqual([]);
