@@ -356,7 +356,7 @@ describe('chatTemplateFromFile', () => {
 });
 
 describe('deriving a format from a chat template', () => {
-  it('takes well under 50 ms a template (median over the 27 real templates)', () => {
+  it('takes well under 50 ms a template (median CPU time over the 27 real templates)', () => {
     const directory = new URL('../../fixtures/chat-templates/', import.meta.url);
     const sources = readdirSync(directory)
       .filter((file) => file.endsWith('.jinja'))
@@ -368,22 +368,21 @@ describe('deriving a format from a chat template', () => {
         // Templates toolwire does not read yet cost their time too.
       }
     };
-    for (const source of sources) derive(source);
-    const perTemplate = sources.map((source) => {
-      const times: number[] = [];
-      for (let run = 0; run < 3; run++) {
-        const start = performance.now();
-        derive(source);
-        times.push(performance.now() - start);
-      }
-      return times.sort((a, b) => a - b)[1]!;
-    });
-    const sorted = [...perTemplate].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)]!;
+    // CPU time, not wall time: parallel test files share the cores.
+    const cpuMs = (source: string) => {
+      const start = process.cpuUsage();
+      derive(source);
+      const used = process.cpuUsage(start);
+      return (used.user + used.system) / 1000;
+    };
+    const median = (values: readonly number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const cold = sources.map(cpuMs);
+    const warm = sources.map((source) => median([cpuMs(source), cpuMs(source), cpuMs(source)]));
     console.log(
-      `chat-template derivation: median ${median.toFixed(1)} ms, slowest ${sorted.at(-1)!.toFixed(1)} ms a template`,
+      `chat-template derivation, CPU ms a template: first in the process median ${median(cold).toFixed(1)} (slowest ${Math.max(...cold).toFixed(1)}), warm median ${median(warm).toFixed(1)} (slowest ${Math.max(...warm).toFixed(1)})`,
     );
-    // Generous: CI machines and parallel test files slow this several times over.
-    expect(median).toBeLessThan(250);
+    // Generous: a loaded machine slows this several times over.
+    expect(median(warm)).toBeLessThan(100);
   });
 });
