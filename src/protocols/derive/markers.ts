@@ -137,7 +137,7 @@ function shapeOf(turn: string, call: ScenarioCall): Shape {
   if (jsonKey) {
     const objectAt = turn.lastIndexOf(before === '"' ? '{' : '"', keyAt);
     const headerEnd = turn.slice(end, objectAt);
-    if (headerEnd.trim() === '') throw missing('a marker between the name and its arguments');
+    if (headerEnd === '') throw missing('something between the name and its arguments');
     return { kind: 'json-header', headerEnd, argumentsAsString: before === '\\' };
   }
   const afterKey = skipSpace(turn, keyAt + key.length);

@@ -158,6 +158,48 @@ describe('a chat template no registered format reads', () => {
     });
   });
 
+  it('the name in a header before JSON arguments: a JSON spec with a name header', () => {
+    const header = template(
+      '{%- for call in message.tool_calls %}<|fn|>{{ call.function.name }}<|args|>{{ call.function.arguments | tojson }}<|/fn|>{% endfor %}',
+    );
+    expect(analyzeChatTemplate(header).spec?.calls).toEqual([
+      { codec: 'json', open: '<|fn|>', nameHeader: { end: '<|args|>' }, close: '<|/fn|>' },
+    ]);
+    const text =
+      '<|fn|>get_weather<|args|>{"city": "Oslo", "days": 3}<|/fn|><|fn|>get_weather<|args|>{"city": "Bergen"}<|/fn|>';
+    expect(read(protocolFromChatTemplate(header), text)).toEqual({
+      calls: [OSLO, BERGEN],
+      text: '',
+      reasoning: '',
+      errors: [],
+    });
+  });
+
+  it('keys and values between tags of their own (GLM style, other tags): a tagged spec', () => {
+    const keyValue = template(
+      '{%- for call in message.tool_calls %}<call>{{ call.function.name }}\n{% for k, v in call.function.arguments.items() %}<key>{{ k }}</key><val>{{ v }}</val>\n{% endfor %}</call>{% endfor %}',
+    );
+    expect(analyzeChatTemplate(keyValue).spec?.calls[0]).toMatchObject({
+      codec: 'tagged',
+      open: '<call>',
+      close: '</call>',
+      syntax: {
+        parameterOpen: '<key>',
+        keyClose: '</key>',
+        valueOpen: '<val>',
+        parameterClose: '</val>',
+      },
+    });
+    const text =
+      '<call>get_weather\n<key>city</key><val>Oslo</val>\n<key>days</key><val>3</val>\n</call><call>get_weather\n<key>city</key><val>Bergen</val>\n</call>';
+    expect(read(protocolFromChatTemplate(keyValue), text)).toEqual({
+      calls: [OSLO, BERGEN],
+      text: '',
+      reasoning: '',
+      errors: [],
+    });
+  });
+
   it('names the format as asked, and keeps its evidence', () => {
     const analysis = analyzeChatTemplate(JSON_CALLS, { name: 'my-model' });
     expect(analysis.spec?.name).toBe('my-model');
