@@ -28,19 +28,13 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
-import { DialectCallBody } from '../codecs/dialect/call-body.ts';
-import { writeDialectArguments } from '../codecs/dialect/write.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
 import { exampleInput } from '../common/example-input.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../common/format-entry.ts';
 import { resultJsonForPrompt } from '../common/json-text.ts';
-import { MarkupBody } from '../common/markup-body.ts';
-import { PythonCallsBody } from '../common/python-call-body.ts';
 import { isNamePart, isNameStart } from '../common/python-call-values.ts';
 import { type ResultTextGuard, resultTextForPrompt } from '../common/result-text.ts';
-import type { CallBody, CallContext } from '../engine/call-body.ts';
-import type { CallOpener } from '../engine/stream-engine.ts';
-import type { CallFormSpec, DialectCallForm, FormatSpec } from '../spec/types.ts';
+import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
+import type { DialectCallForm, FormatSpec } from '../spec/types.ts';
 
 /** Gemma 4's string delimiter, one special token on both sides. */
 const QUOTE = '<|"|>';
@@ -281,24 +275,17 @@ function declaration(tool: ToolDefinition): string {
   return `<|tool>declaration:${tool.name}{description:${QUOTE}${tool.description ?? ''}${QUOTE},parameters:{${parts.join(',')}}}<tool|>`;
 }
 
-/** `formatToolCall`: the canonical call per call, back to back as the template writes them. */
-export function formatGemma4ToolCall(calls: readonly ToolCallToFormat[]): string {
-  return calls
-    .map(
-      (call) =>
-        `${CALL_OPEN}call:${call.toolName}${writeDialectArguments(call.input, CANONICAL)}${CALL_CLOSE}`,
-    )
-    .join('');
-}
-
 /**
  * The system turn's tool list as the chat template renders it, `<|tool>declaration:NAME{…}<tool|>`
- * per tool, then how a call and its result are written.
+ * per tool, then how a call (written by `formatToolCall`) and its result are written.
  */
-export function formatGemma4Tools(tools: readonly ToolDefinition[]): string {
+export function formatGemma4Tools(
+  tools: readonly ToolDefinition[],
+  formatToolCall: (calls: readonly ToolCallToFormat[]) => string,
+): string {
   if (tools.length === 0) return '';
   const first = tools[0] as ToolDefinition;
-  const example = formatGemma4ToolCall([
+  const example = formatToolCall([
     { toolName: first.name, input: exampleInput(first.inputSchema) },
   ]);
   return [
@@ -309,66 +296,21 @@ export function formatGemma4Tools(tools: readonly ToolDefinition[]): string {
   ].join('\n');
 }
 
-// ── the protocol ─────────────────────────────────────────────────────────────────────────────
+// ── the format ───────────────────────────────────────────────────────────────────────────────
 
-type Gemma4Call =
-  | { readonly codec: 'dialect'; readonly form: DialectCallForm }
-  | { readonly codec: 'python'; readonly form: CallFormSpec & { readonly codec: 'python' } }
-  | { readonly codec: 'markup' };
-
-const OPENERS: readonly CallOpener<Gemma4Call>[] = [
-  ...gemma4Spec.calls.map(
-    (form): CallOpener<Gemma4Call> => ({
-      literal: form.open,
-      delimited: false,
-      data:
-        form.codec === 'dialect'
-          ? { codec: 'dialect', form }
-          : { codec: 'python', form: form as CallFormSpec & { readonly codec: 'python' } },
-    }),
-  ),
-  ...(gemma4Spec.markup ?? []).map(
-    (literal): CallOpener<Gemma4Call> => ({ literal, delimited: false, data: { codec: 'markup' } }),
-  ),
-];
-
-function openBody(call: Gemma4Call, context: CallContext): CallBody {
-  switch (call.codec) {
-    case 'dialect':
-      return new DialectCallBody(context, call.form);
-    case 'python':
-      return new PythonCallsBody(context, {
-        speculative: call.form.certainty === 'speculative',
-        ...(call.form.close ? { closer: call.form.close } : {}),
-        ...(call.form.lines ? { lines: true } : {}),
-      });
-    default:
-      return new MarkupBody(context);
-  }
-}
+/**
+ * What the spec's templates cannot say: the declarations in the template's own syntax, and
+ * results as `format_tool_response_block` writes them (a mapping's keys, Gemma's strings).
+ */
+const GEMMA4_HOOKS: FormatHooks = {
+  formatTools: formatGemma4Tools,
+  formatToolResponse: (results) => formatGemma4ToolResponse(results),
+  formatToolResponseForAnyReader: (results) => formatGemma4ToolResponse(results, true),
+};
 
 /** Gemma 4's format (see the top of this file). */
 export function gemma4Protocol(): ToolCallProtocol {
-  return defineProtocol<Gemma4Call>({
-    name: 'gemma4',
-    grammar: {
-      reasoningTags: gemma4Spec.reasoning ?? [],
-      callOpeners: () => OPENERS,
-      openCall: openBody,
-    },
-    formatTools: formatGemma4Tools,
-    formatToolCall: formatGemma4ToolCall,
-    formatToolResponse: (results) => formatGemma4ToolResponse(results),
-    formatToolResponseForAnyReader: (results) => formatGemma4ToolResponse(results, true),
-  });
+  return defineFormat(gemma4Spec, GEMMA4_HOOKS);
 }
 
-export const gemma4Format: FormatEntry = {
-  name: gemma4Spec.name,
-  aliases: gemma4Spec.aliases ?? [],
-  families: 'Gemma 4',
-  example: gemma4Spec.example ?? '',
-  create: gemma4Protocol,
-  models: [/gemma-?4/],
-  agent: CALLS_RUN_TOGETHER,
-};
+export const gemma4Format: FormatEntry = formatEntryFromSpec(gemma4Spec, { hooks: GEMMA4_HOOKS });
