@@ -78,6 +78,10 @@ const State = {
   BlockSuffix: 11,
   /** Inside a `<![CDATA[` section of a value, up to `]]>`. */
   Cdata: 12,
+  /** `argumentsOpen`: the header of the element holding all the arguments as JSON. */
+  ArgumentsHeader: 13,
+  /** The JSON object of that element, up to `argumentsClose`. */
+  ArgumentsValue: 14,
 } as const;
 type State = (typeof State)[keyof typeof State];
 
@@ -313,6 +317,10 @@ export class ParameterTagsBody implements CallBody {
         return this.scanBlockSuffix(input, index, limit);
       case State.Cdata:
         return this.scanCdata(input, index, limit);
+      case State.ArgumentsHeader:
+        return this.scanArgumentsHeader(input, index, limit);
+      case State.ArgumentsValue:
+        return this.scanArgumentsValue(input, index, limit);
     }
   }
 
@@ -726,6 +734,10 @@ export class ParameterTagsBody implements CallBody {
     if (literal === syntax.callClose) {
       this.completeCall();
       return this.afterCallClose(after);
+    }
+    if (literal === syntax.argumentsOpen) {
+      this.state = State.ArgumentsHeader;
+      return after;
     }
     if (literal === this.blockClose || literal === this.strayClose) {
       this.completeCall();
@@ -1150,6 +1162,66 @@ export class ParameterTagsBody implements CallBody {
     this.writer!.startObject();
   }
 
+  // ── all the arguments in one JSON element (Kimi K3's `json`) ────────────────────────────────
+
+  private scanArgumentsHeader(input: string, index: number, limit: number): number {
+    const close = this.headerEnd(input, index, limit);
+    if (close === HOLD) return HOLD;
+    if (close < 0) {
+      return this.failCall(
+        'malformed-call',
+        'the arguments element has no complete tag',
+        index,
+        limit,
+      );
+    }
+    this.valueText = '';
+    this.state = State.ArgumentsValue;
+    return close + this.headerClose.length;
+  }
+
+  /** The arguments element's JSON, held up to its closer, then given as the call's parameters. */
+  private scanArgumentsValue(input: string, index: number, limit: number): number {
+    const closer = this.syntax.argumentsClose ?? '';
+    const found = closer === '' ? -1 : input.indexOf(closer, index);
+    if (found !== -1 && found + closer.length <= limit) {
+      this.valueText += input.slice(index, found);
+      return this.closeArguments(found + closer.length, limit);
+    }
+    let keep = this.final ? 0 : Math.min(closer.length - 1, limit - index);
+    while (keep > 0 && !closer.startsWith(input.slice(limit - keep, limit))) keep--;
+    this.valueText += input.slice(index, limit - keep);
+    return limit - keep > index ? limit - keep : HOLD;
+  }
+
+  private closeArguments(after: number, limit: number): number {
+    const value = jsonValueOf(this.valueText, this.context.options.maxDepth);
+    this.valueText = '';
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return this.failCall(
+        'malformed-call',
+        'the arguments element does not hold a JSON object',
+        after,
+        limit,
+      );
+    }
+    this.given ??= new Set();
+    for (const [key, member] of Object.entries(value)) {
+      if (this.given.has(key)) {
+        this.assembler!.addProblem({
+          path: `/${key}`,
+          keyword: 'duplicate',
+          message: `parameter "${key}" was given more than once; only the first value was used`,
+        });
+        continue;
+      }
+      this.given.add(key);
+      this.writeValue(key, this.policy.property(key).coerce(member));
+    }
+    this.state = State.Parameters;
+    return after;
+  }
+
   // ── element-named parameters (MiniMax-M3) ─────────────────────────────────────────────────
 
   /**
@@ -1396,6 +1468,8 @@ export class ParameterTagsBody implements CallBody {
       case State.ParameterHeader:
       case State.KeyName:
       case State.AfterKey:
+      case State.ArgumentsHeader:
+      case State.ArgumentsValue:
         this.failCurrent('incomplete-call', 'the output ended inside a parameter tag', end);
         return;
       case State.CallHeader:

@@ -144,6 +144,13 @@ export interface ParameterTagsSyntax {
    */
   readonly elementParameters?: boolean;
   /**
+   * An element holding all the arguments as one JSON object, in place of parameters: its opening
+   * up to a tag header (`<|open|>json`, ended by `headerClose`) and its closer (Kimi K3's
+   * `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>`).
+   */
+  readonly argumentsOpen?: string;
+  readonly argumentsClose?: string;
+  /**
    * A name written twice, dot-joined (`get_weather.get_weather`), names the declared tool
    * `get_weather` when no tool has the whole name (Muse Glimmer's recipients).
    */
@@ -229,6 +236,7 @@ export function tagLiteralsOf(opener: ParameterTagsOpener): ParameterTagsLiteral
         strayClose,
         syntax.callOpen,
         syntax.nextBlock ?? '',
+        syntax.argumentsOpen ?? '',
       ].filter((literal) => literal !== ''),
       blockLiterals: [syntax.callOpen, blockClose],
       bracketLost:

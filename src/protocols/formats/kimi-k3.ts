@@ -10,8 +10,9 @@
  * `models/templates/Kimi-K3.jinja`; SGLang's `kimik3_detector.py` and vLLM's
  * `kimi_k3_tool_parser.py` read it so, JSON that does not read staying the text). Attribute values
  * are XML-escaped (`&quot;`, `&amp;`). The template's other spelling of the arguments, one
- * `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>` element, is read by neither parser
- * and not here. Results come back one message per call, `role="tool"` with the tool's name.
+ * `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>` element (written when the arguments
+ * are a string), is read too, though neither parser reads it. Results come back one message per
+ * call, `role="tool"` with the tool's name.
  */
 
 import type { FormatEntry } from '../common/format-entry.ts';
@@ -32,6 +33,9 @@ const KIMI_K3_SYNTAX: ParameterTagsSyntax = {
   keyAttribute: 'key',
   typeAttribute: 'type',
   rawTypes: ['string'],
+  // The template's other spelling: all the arguments as one JSON object.
+  argumentsOpen: '<|open|>json',
+  argumentsClose: '<|close|>json<|sep|>',
   // The template writes values as they are: every character between the tags is the value's.
   layout: 'exact',
 };

@@ -79,6 +79,22 @@ describe('kimi-k3', () => {
     ]);
   });
 
+  it('reads the arguments written as one JSON element, and reports one that is not an object', () => {
+    const json = (body: string) =>
+      section(call('python', `<|open|>json type="object"<|sep|>${body}<|close|>json<|sep|>`));
+    expect(
+      readAtEverySplit(protocol, json('{"code": "print(2)", "opts": {"b": [1]}}'), {
+        tools,
+        ...noThinking,
+      }).calls,
+    ).toEqual([['python', { code: 'print(2)', opts: { b: [1] } }]]);
+    const notObject = json('[1, 2]');
+    expect(readAtEverySplit(protocol, notObject, { tools, ...noThinking })).toMatchObject({
+      calls: [],
+      errors: [{ code: 'malformed-call' }],
+    });
+  });
+
   it('reads several calls, and the complete calls of a section the output left open', () => {
     const two =
       call('python', argument('code', 'string', 'a')) +
@@ -166,6 +182,8 @@ describe('kimi-k3', () => {
       '<|close|>tools<|sep|>',
       '<|open|>call',
       '<|sep|>',
+      '<|open|>json type="object"<|sep|>',
+      '<|close|>json<|sep|>',
     ]);
   });
 });
