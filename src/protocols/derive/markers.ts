@@ -22,7 +22,12 @@ import type {
 } from '../spec/types.ts';
 import { ChatTemplateError } from './chat-template-error.ts';
 import type { ReasoningMarkers } from './reasoning-markers.ts';
-import type { RenderedScenario, RenderedTemplate, ScenarioCall } from './render-scenarios.ts';
+import {
+  RESULT_TEXT,
+  type RenderedScenario,
+  type RenderedTemplate,
+  type ScenarioCall,
+} from './render-scenarios.ts';
 
 type Shape =
   | { readonly kind: 'json-object'; readonly nameKey: string; readonly argumentKey: string }
@@ -79,7 +84,7 @@ export function specFromMarkers(
     ...(markup.length > 0 ? { markup } : {}),
     calls: [form],
     write,
-    results: { each: '{output}', join: '\n' },
+    results: resultSpec(rendered),
   };
 }
 
@@ -657,4 +662,35 @@ function writeSpec(
     ...(frame.separator === '' ? {} : { join: frame.separator }),
     ...(parameter === undefined ? {} : { parameter }),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The result writer: what the template writes around a tool's result inside its turn.
+
+/**
+ * A result as the template frames it: the tool message's text minus what a user message with
+ * the same text also has (the turn's header and end), so `<tool_response>\n{output}\n</tool_response>`
+ * of Hermes-style templates. Plain `{output}` when the frame is not markup (a role of its own,
+ * JSON around the text).
+ */
+function resultSpec(rendered: RenderedTemplate): FormatSpec['results'] {
+  const plain = { each: '{output}', join: '\n' };
+  const turns = rendered.resultTurns();
+  if (turns === undefined) return plain;
+  const at = turns.tool.indexOf(RESULT_TEXT);
+  const inUser = turns.user.indexOf(RESULT_TEXT);
+  if (at < 0 || inUser < 0 || turns.tool.indexOf(RESULT_TEXT, at + 1) >= 0) return plain;
+  const headerLength = commonPrefix(turns.tool.slice(0, at), turns.user.slice(0, inUser)).length;
+  const toolTail = turns.tool.slice(at + RESULT_TEXT.length);
+  const userTail = turns.user.slice(inUser + RESULT_TEXT.length);
+  const endLength = commonSuffix(toolTail, userTail).length;
+  const before = turns.tool.slice(headerLength, at);
+  const after = toolTail.slice(0, toolTail.length - endLength);
+  const isMarkup = (text: string) => text.trim() === '' || /^[<[]/.test(text.trim());
+  // Only a result written inside a turn like the user's (Hermes: `<|im_start|>user` then
+  // `<tool_response>`); a turn of its own (`<|tool|>`, `<|im_start|>tool`) is the chat API's.
+  const insideUserTurn = headerLength === inUser && endLength === userTail.length;
+  if (!insideUserTurn || !isMarkup(before) || !isMarkup(after) || (before + after).trim() === '')
+    return plain;
+  return { each: `${before}{output}${after}`, join: '\n' };
 }

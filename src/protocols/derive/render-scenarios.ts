@@ -75,6 +75,12 @@ export interface RenderedTemplate {
   readonly skipped: readonly { readonly id: ScenarioId; readonly why: string }[];
   /** The tools the scenarios call. */
   readonly tools: readonly ToolDefinition[];
+  /**
+   * A call's result as the template writes it after the call, as a tool message and, for
+   * comparison, as a user message with the same text (undefined when either cannot be
+   * rendered). Rendered on demand: only a format built from markers needs it.
+   */
+  resultTurns(): { readonly tool: string; readonly user: string } | undefined;
 }
 
 export interface RenderTemplateOptions {
@@ -96,6 +102,7 @@ export const SPECIAL_VALUE = '<p class="x">A & B</p>\nÆØÅ';
 export const CONTENT_TEXT = 'Let me check that.';
 export const REASONING_TEXT = 'The user asks about Quillmoor, so I call the tool.';
 const PLAIN_REPLY = 'Plain reply without any call.';
+export const RESULT_TEXT = 'Result text of the call.';
 const USER_TEXT = 'What is the weather in Quillmoor?';
 const SYSTEM_TEXT = 'You are a helpful assistant.';
 
@@ -239,7 +246,30 @@ class TurnRenderer {
       scenarios,
       skipped,
       tools: PROBE_TOOLS,
+      resultTurns: () => this.resultTurns(),
     };
+  }
+
+  /** What a tool result and a user message after the call add to the conversation. */
+  private resultTurns(): { tool: string; user: string } | undefined {
+    try {
+      const scenario = SCENARIOS[0]!;
+      const base = [...this.opening(), this.assistant(scenario)];
+      const before = this.render(base, false, {});
+      const after = (message: Record<string, unknown>) =>
+        subtractPrompt(this.render([...base, message], false, {}), before).turn;
+      return {
+        tool: after({
+          role: 'tool',
+          tool_call_id: 'call00001',
+          name: scenario.calls[0]!.name,
+          content: this.content(RESULT_TEXT),
+        }),
+        user: after({ role: 'user', content: this.content(RESULT_TEXT) }),
+      };
+    } catch {
+      return undefined;
+    }
   }
 
   /** The scenario's turn, or why it could not be rendered. */

@@ -200,6 +200,23 @@ describe('a chat template no registered format reads', () => {
     });
   });
 
+  it('writes results as the template frames them inside a user turn, else as they are', () => {
+    const framed = JSON_CALLS.replace(
+      '{%- else -%}\n<|{{ message.role }}|>',
+      "{%- elif message.role == 'tool' -%}\n<|user|><result>\n{{ message.content }}\n</result><|end|>\n{%- else -%}\n<|{{ message.role }}|>",
+    );
+    expect(framed).not.toBe(JSON_CALLS);
+    expect(analyzeChatTemplate(framed).spec?.results.each).toBe('<result>\n{output}\n</result>');
+    expect(
+      protocolFromChatTemplate(framed).formatToolResponse({
+        toolName: 'get_weather',
+        output: 'Sunny',
+      }),
+    ).toBe('<result>\nSunny\n</result>');
+    // A tool turn of its own (`<|tool|>…`) is the chat API's to write: the result as it is.
+    expect(analyzeChatTemplate(JSON_CALLS).spec?.results.each).toBe('{output}');
+  });
+
   it('names the format as asked, and keeps its evidence', () => {
     const analysis = analyzeChatTemplate(JSON_CALLS, { name: 'my-model' });
     expect(analysis.spec?.name).toBe('my-model');
