@@ -64,9 +64,13 @@ export const gemma4Spec: FormatSpec = {
   families: 'Gemma 4',
   models: ['gemma-4', 'gemma4'],
   example: '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>',
+  // The thought channel; and, as for every format by default, `<think>` and `<thinking>` blocks
+  // (a server or client that rewrites the channel writes those).
   reasoning: [
     { open: '<|channel>thought\n', close: '<channel|>' },
     { open: '<|channel>', close: '<channel|>' },
+    { open: '<think>', close: '</think>' },
+    { open: '<thinking>', close: '</thinking>' },
   ],
   // The token the model ends its calls with (the template opens the results there), the end of
   // its turn, and a closer left after a call written without its opener: framing, not text.
