@@ -5,6 +5,7 @@
  * guarantee the hand-written ones have: the engine and the bodies are the same.
  */
 
+import { DialectCallBody } from '../codecs/dialect/call-body.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../common/json-calls-body.ts';
 import { MarkupBody } from '../common/markup-body.ts';
 import { ParameterTagsBody, type ParameterTagsOpener } from '../common/parameter-tags-body.ts';
@@ -12,13 +13,14 @@ import { PythonCallsBody, type PythonCallsConfig } from '../common/python-call-b
 import { THINK_TAGS } from '../common/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
-import type { CallFormSpec, FormatSpec, JsonCallForm } from './types.ts';
+import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';
 
 /** What an opener of a spec-built format hands the engine: which body reads the call. */
 export type SpecCallData =
   | { readonly codec: 'json'; readonly config: JsonCallsBodyConfig }
   | { readonly codec: 'tagged'; readonly opener: ParameterTagsOpener }
   | { readonly codec: 'python'; readonly config: PythonCallsConfig }
+  | { readonly codec: 'dialect'; readonly form: DialectCallForm }
   | { readonly codec: 'markup' };
 
 /** The spec's reasoning blocks, `<think>` and `<thinking>` when it names none. */
@@ -52,6 +54,8 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
       return new ParameterTagsBody(context, data.opener);
     case 'python':
       return new PythonCallsBody(context, data.config);
+    case 'dialect':
+      return new DialectCallBody(context, data.form);
     case 'markup':
       return new MarkupBody(context);
   }
@@ -87,8 +91,7 @@ function callData(form: CallFormSpec): SpecCallData {
         },
       };
     case 'dialect':
-      // Validation refuses it until the dialect codec is part of the engine.
-      throw new TypeError(`format codec "dialect" is not available`);
+      return { codec: 'dialect', form };
   }
 }
 
@@ -110,11 +113,13 @@ function jsonConfig(form: JsonCallForm, speculative: boolean): JsonCallsBodyConf
     ...(form.fenced ? { fencedJson: true } : {}),
     ...(form.strict ? { strictJson: true } : {}),
     ...(form.separator ? { separator: form.separator } : {}),
+    ...(form.perLine ? { perLine: true } : {}),
     ...(header
       ? {
           header: {
             terminator: header.end,
-            readName: (text: string) => nameInHeader(text, header.namePrefixes ?? []),
+            readName: (text: string) =>
+              nameInHeader(text, header.namePrefixes ?? [], header.nameEnds === 'word'),
           },
         }
       : {}),
@@ -126,10 +131,21 @@ const MAX_NAME_LENGTH = 256;
 
 /**
  * The tool's name in a header: the text trimmed, one of `prefixes` dropped from its front. A
- * header holding white space, quotes or markup inside is no name (the opener was prose).
+ * header holding white space, quotes or markup inside is no name (the opener was prose), unless
+ * the name is only the header's first word (`firstWord`): then what follows the first white
+ * space or `<` is dropped (gpt-oss's `to=functions.NAME <|constrain|>json`).
  */
-export function nameInHeader(header: string, prefixes: readonly string[]): string | undefined {
+export function nameInHeader(
+  header: string,
+  prefixes: readonly string[],
+  firstWord = false,
+): string | undefined {
   let name = header.trim();
+  if (firstWord) {
+    let end = 0;
+    while (end < name.length && !/[\s<]/.test(name[end] ?? '')) end++;
+    name = name.slice(0, end);
+  }
   for (const prefix of prefixes) {
     if (name.startsWith(prefix)) {
       name = name.slice(prefix.length);

@@ -2,7 +2,12 @@
  * `defineFormat(spec)`: a protocol from a FormatSpec, with the same engine, bodies and guarantees
  * as the hand-written formats; and `formatEntryFromSpec`, the registry entry of a spec-built format.
  */
-import type { ToolCallProtocol } from '../../core/index.ts';
+import type {
+  ToolCallProtocol,
+  ToolCallToFormat,
+  ToolDefinition,
+  ToolResponseToFormat,
+} from '../../core/index.ts';
 import { defineProtocol } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
 import { compileGrammar } from './compile.ts';
@@ -11,6 +16,23 @@ import { readFormatSpec } from './validate.ts';
 import { callWriter, resultWriter, toolsWriter } from './writers.ts';
 
 export { FormatSpecError, readFormatSpec } from './validate.ts';
+
+/**
+ * Code a format needs beyond its spec, each named: a prompt written as the model's own template
+ * writes it (tools as TypeScript, as Python signatures), a writer or a result envelope the
+ * templates cannot say. The reading side is always the spec's.
+ */
+export interface FormatHooks {
+  /** The prompt; `formatToolCall` is the format's writer, for its example. */
+  readonly formatTools?: (
+    tools: readonly ToolDefinition[],
+    formatToolCall: (calls: readonly ToolCallToFormat[]) => string,
+  ) => string;
+  readonly formatToolCall?: (calls: readonly ToolCallToFormat[]) => string;
+  readonly formatToolResponse?: (results: readonly ToolResponseToFormat[]) => string;
+  /** The same results in prompt-safe JSON bodies, for `auto`. */
+  readonly formatToolResponseForAnyReader?: (results: readonly ToolResponseToFormat[]) => string;
+}
 
 /** The spec behind each protocol `defineFormat` made (for grammars, docs and `auto`). */
 const specs = new WeakMap<ToolCallProtocol, FormatSpec>();
@@ -34,16 +56,19 @@ export function specOf(protocol: ToolCallProtocol): FormatSpec | undefined {
  * });
  * ```
  */
-export function defineFormat(spec: FormatSpec): ToolCallProtocol {
+export function defineFormat(spec: FormatSpec, hooks: FormatHooks = {}): ToolCallProtocol {
   const checked = readFormatSpec(spec);
-  const writeCalls = callWriter(checked);
+  const writeCalls = hooks.formatToolCall ?? callWriter(checked);
   const protocol = defineProtocol({
     name: checked.name,
     grammar: compileGrammar(checked),
-    formatTools: toolsWriter(checked, writeCalls),
+    formatTools: hooks.formatTools
+      ? (tools) => hooks.formatTools?.(tools, writeCalls) ?? ''
+      : toolsWriter(checked, writeCalls),
     formatToolCall: writeCalls,
-    formatToolResponse: resultWriter(checked, false),
-    formatToolResponseForAnyReader: resultWriter(checked, true),
+    formatToolResponse: hooks.formatToolResponse ?? resultWriter(checked, false),
+    formatToolResponseForAnyReader:
+      hooks.formatToolResponseForAnyReader ?? resultWriter(checked, true),
     ...(checked.startInReasoning === undefined
       ? {}
       : { parseDefaults: { startInReasoning: checked.startInReasoning } }),
@@ -54,6 +79,8 @@ export function defineFormat(spec: FormatSpec): ToolCallProtocol {
 
 /** What a built-in entry may add to its spec: code the spec's data cannot say. */
 export interface FormatEntryExtras {
+  /** The format's hooks (see `FormatHooks`). */
+  readonly hooks?: FormatHooks;
   /** Model-id patterns, when substrings are not enough (a built-in's own, reviewed, patterns). */
   readonly models?: readonly RegExp[];
   readonly toolNamesIn?: FormatEntry['toolNamesIn'];
@@ -69,7 +96,7 @@ export function formatEntryFromSpec(spec: FormatSpec, extras: FormatEntryExtras 
   const checked = readFormatSpec(spec);
   let protocol: ToolCallProtocol | undefined;
   const create = (): ToolCallProtocol => {
-    protocol ??= defineFormat(checked);
+    protocol ??= defineFormat(checked, extras.hooks);
     return protocol;
   };
   return {

@@ -87,11 +87,21 @@ export interface JsonCallForm extends CallFormBase {
    * arguments alone (`<function=` NAME `>` `{…}`). The name is trimmed; one of `namePrefixes`
    * (`functions.`) is dropped from its front.
    */
-  readonly nameHeader?: { readonly end: string; readonly namePrefixes?: readonly string[] };
+  readonly nameHeader?: {
+    readonly end: string;
+    readonly namePrefixes?: readonly string[];
+    /** `word`: the name is the header's first word; the rest of the header is dropped. */
+    readonly nameEnds?: 'word';
+  };
   /** The opener already holds the JSON's first characters (`functools[` holds `[`). */
   readonly openHoldsJson?: string;
   /** Dropped between calls written one after another (Llama 3's `;`). */
   readonly separator?: string;
+  /**
+   * The block holds one call object per line (MiniMax-M1's `<tool_calls>\n{…}\n{…}\n</tool_calls>`):
+   * a line that is not a call object is reported with its raw text and reading goes on.
+   */
+  readonly perLine?: boolean;
   /** The JSON may sit in a Markdown fence (```` ```json ````). */
   readonly fenced?: boolean;
   /** Skip a language word right after the opener (a fence's `json`). */
@@ -186,8 +196,10 @@ export interface ResultSpec {
 
 /**
  * The system-prompt section. `text` takes `{tools}` (one JSON declaration per line,
- * `{"type": "function", "function": {…}}`), `{tool_list}` (a JSON array of them), `{example}`
- * (a call to the first tool, written by the writer) and `{call_open}` (the first form's opener).
+ * `{"type": "function", "function": {…}}`), `{tool_list}` (a JSON array of them), `{functions}`
+ * and `{function_list}` (the same without the `{"type": "function"}` wrapper), `{typescript}`
+ * (a `namespace functions { … }` of TypeScript signatures), `{example}` (a call to the first tool,
+ * written by the writer) and `{call_open}` (the first form's opener).
  */
 export interface PromptSpec {
   readonly text: string;

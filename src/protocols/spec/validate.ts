@@ -172,6 +172,7 @@ function checkForm(form: Checker): void {
         'nameHeader',
         'openHoldsJson',
         'separator',
+        'perLine',
         'fenced',
         'languageTag',
         'strict',
@@ -181,9 +182,10 @@ function checkForm(form: Checker): void {
       form.boolean('nameAsKey');
       const header = form.object('nameHeader');
       if (header) {
-        header.only(['end', 'namePrefixes']);
+        header.only(['end', 'namePrefixes', 'nameEnds']);
         header.literal('end', true);
         header.literals('namePrefixes');
+        header.oneOf('nameEnds', ['word']);
       }
       form.literal('openHoldsJson');
       const holds = form.value('openHoldsJson');
@@ -191,6 +193,7 @@ function checkForm(form: Checker): void {
         form.fail('openHoldsJson', 'must be the end of `open` (the JSON the opener already took)');
       }
       form.literal('separator');
+      form.boolean('perLine');
       form.boolean('fenced');
       form.boolean('languageTag');
       form.boolean('strict');

@@ -5,6 +5,7 @@
  * is, so JSON braces in a template need no escaping.
  */
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
+import { writeDialectArguments } from '../codecs/dialect/write.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
@@ -15,7 +16,8 @@ import {
   resultOutputJson,
   resultTextForPrompt,
 } from '../common/result-text.ts';
-import { openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { functionDeclaration, openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { typescriptNamespace } from '../common/typescript-tools.ts';
 import type { CallFormSpec, FormatSpec } from './types.ts';
 
 /** Longest placeholder name looked for after a `{`. */
@@ -82,7 +84,7 @@ function argumentsText(spec: FormatSpec, form: CallFormSpec, input: unknown): st
         .join(', ');
     }
     case 'dialect':
-      return jsonForPrompt(value ?? {});
+      return writeDialectArguments(value ?? {}, form);
   }
 }
 
@@ -102,7 +104,8 @@ export function callWriter(spec: FormatSpec): (calls: readonly ToolCallToFormat[
   return (calls) => {
     const written = calls.map((one, index) =>
       fillTemplate(call, {
-        name: one.toolName,
+        // A tagged format writes the name inside markup: escaped the way its reader decodes it.
+        name: form.codec === 'tagged' ? writeName(one.toolName) : one.toolName,
         name_json: jsonForPrompt(one.toolName),
         index: String(index),
         id: one.toolCallId ?? String(index),
@@ -144,6 +147,19 @@ export function resultGuardOf(spec: FormatSpec): ResultTextGuard {
     spec.results.section?.close ?? '',
     ...spec.calls.flatMap((form) => [form.open, form.close ?? '']),
   ];
+  for (const form of spec.calls) {
+    if (form.codec !== 'tagged') continue;
+    const { callOpen, callClose, parameterOpen, parameterClose, keyClose, valueOpen } = form.syntax;
+    framing.push(
+      callOpen,
+      callClose,
+      parameterOpen,
+      parameterClose,
+      keyClose ?? '',
+      valueOpen ?? '',
+    );
+  }
+  for (const tag of spec.reasoning ?? []) framing.push(tag.open, tag.close);
   for (const text of framing) for (const name of tagNamesIn(text)) tags.add(name);
   for (const tag of spec.reasoning ?? []) literals.add(tag.open);
   return { tags: [...tags], literals: [...literals] };
@@ -196,10 +212,14 @@ export function toolsWriter(
   return (tools) => {
     if (tools.length === 0) return '';
     const declarations = tools.map((tool) => openAIToolDeclaration(tool));
+    const functions = tools.map((tool) => functionDeclaration(tool));
     const first = tools[0] as ToolDefinition;
     return fillTemplate(template, {
       tools: declarations.map((declaration) => jsonForPrompt(declaration)).join('\n'),
       tool_list: jsonForPrompt(declarations),
+      functions: functions.map((declaration) => jsonForPrompt(declaration)).join('\n'),
+      function_list: jsonForPrompt(functions),
+      typescript: typescriptNamespace(tools),
       example: writeCalls([{ toolName: first.name, input: exampleInput(first.inputSchema) }]),
       call_open: callOpen,
     });
