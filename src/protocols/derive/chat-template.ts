@@ -199,12 +199,12 @@ function evidenceOf(
  * A tokenizer_config.json's `bos_token` and `eos_token` (a string, or `{content}` as older
  * configs write them); nothing for a bare template.
  */
-function specialTokensIn(text: string): { bosToken?: string; eosToken?: string } {
-  const trimmed = text.trimStart();
+function specialTokensIn(file: string): { bosToken?: string; eosToken?: string } {
+  const trimmed = file.replace(/^\uFEFF/, '').trimStart();
   if (!trimmed.startsWith('{') || /^\{[{%#]/.test(trimmed)) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(trimmed);
   } catch {
     return {};
   }
@@ -231,7 +231,9 @@ function specialTokensIn(text: string): { bosToken?: string; eosToken?: string }
  * `chat_template.json` holding `chat_template` (a string, or a list of named templates: `tool_use`
  * when there is one, else `default`, else the first).
  */
-export function chatTemplateFromFile(text: string, fileName?: string): string {
+export function chatTemplateFromFile(file: string, fileName?: string): string {
+  // A byte-order mark is no part of the text (editors on Windows write one).
+  const text = file.startsWith('\uFEFF') ? file.slice(1) : file;
   const looksLikeJson = fileName?.toLowerCase().endsWith('.json') ?? false;
   const trimmed = text.trimStart();
   if (

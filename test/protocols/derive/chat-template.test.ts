@@ -377,6 +377,12 @@ describe('chatTemplateFromFile', () => {
     expect(analyzeChatTemplate(config).spec?.calls[0]?.open).toBe('<|call|>');
   });
 
+  it('drops a byte-order mark', () => {
+    const config = `\uFEFF${JSON.stringify({ chat_template: 'T' })}`;
+    expect(chatTemplateFromFile(config, 'tokenizer_config.json')).toBe('T');
+    expect(chatTemplateFromFile('\uFEFF{{ x }}', 'a.jinja')).toBe('{{ x }}');
+  });
+
   it('picks tool_use from a list of named templates, else default', () => {
     const list = (names: string[]) =>
       JSON.stringify({ chat_template: names.map((name) => ({ name, template: `T:${name}` })) });
