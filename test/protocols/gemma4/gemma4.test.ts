@@ -17,7 +17,7 @@ import {
   reasoningIn,
   textIn,
 } from '../formats/json-format-checks.ts';
-import { callsOf, streamEvents, TOOLS } from '../helpers.ts';
+import { callsOf, splitAt, streamEvents, TOOLS } from '../helpers.ts';
 
 const gemma = gemma4Protocol();
 
@@ -240,6 +240,36 @@ describe('what is not a call', () => {
     const read = parts(text);
     expect(callsIn(read)).toEqual([]);
     expect(textIn(read)).toBe(text);
+  });
+});
+
+describe("an undeclared tool's call is text through its end", () => {
+  const inner = [
+    '<html>hello</html>',
+    gemma.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } }),
+    'call:get_weather{city:<|"|>Oslo<|"|>}',
+    '<call>get_weather{city:Oslo}',
+    '```tool_code\nget_weather(city="Oslo")\n```',
+    '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>',
+  ];
+  it.each(inner)('nothing in its arguments is read, at any split: %s', (held) => {
+    const call = gemma.formatToolCall({
+      toolName: 'publish_page',
+      input: { body: `Page: ${held} end`, tags: [held] },
+    });
+    const output = `Publishing. ${call}`;
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: output.length }), { maxLength: 4 }), (points) => {
+        const events = streamEvents(gemma, splitAt(output, points), { tools: TOOLS });
+        expect(
+          events.filter((event) => event.type === 'tool-input-start' || event.type === 'tool-call'),
+        ).toEqual([]);
+        expect(
+          events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : [])).join(''),
+        ).toBe(output);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
