@@ -82,6 +82,8 @@ const State = {
   ArgumentsHeader: 13,
   /** The JSON object of that element, up to `argumentsClose`. */
   ArgumentsValue: 14,
+  /** `blockHeaderClose`: the block opener's header, up to that literal. */
+  BlockHeader: 15,
 } as const;
 type State = (typeof State)[keyof typeof State];
 
@@ -223,7 +225,8 @@ export class ParameterTagsBody implements CallBody {
     this.strayClose = opener.bare?.strayClose ?? '';
     this.headerPrefix = opener.bare?.consumed ?? '';
     this.useOpener(opener);
-    if (this.syntax.suffixedTags && !this.bare) this.state = State.BlockSuffix;
+    if (this.syntax.blockHeaderClose && !this.bare) this.state = State.BlockHeader;
+    else if (this.syntax.suffixedTags && !this.bare) this.state = State.BlockSuffix;
     else if (this.bare) this.state = State.CallHeader;
     else if (this.syntax.callOpen === '') this.state = State.CallName;
     else this.state = State.Block;
@@ -321,6 +324,8 @@ export class ParameterTagsBody implements CallBody {
         return this.scanArgumentsHeader(input, index, limit);
       case State.ArgumentsValue:
         return this.scanArgumentsValue(input, index, limit);
+      case State.BlockHeader:
+        return this.scanBlockHeader(input, index, limit);
     }
   }
 
@@ -625,6 +630,28 @@ export class ParameterTagsBody implements CallBody {
         return at + 1;
       }
       if (code === LESS_THAN || isSpace(code) || code === 0x2f) return this.notTheBlock(index);
+    }
+    if (stop === limit && !this.final) return HOLD;
+    return this.notTheBlock(index);
+  }
+
+  /** The block opener's header (Muse Glimmer's recipient), up to `blockHeaderClose`. */
+  private scanBlockHeader(input: string, index: number, limit: number): number {
+    const close = this.syntax.blockHeaderClose!;
+    const first = close.charCodeAt(0);
+    const stop = Math.min(limit, index + MAX_HEADER_CHARS);
+    for (let at = index; at < stop; at++) {
+      const code = input.charCodeAt(at);
+      if (code === first) {
+        if (limit - at < close.length) {
+          if (!this.final && close.startsWith(input.slice(at, limit))) return HOLD;
+        } else if (input.startsWith(close, at)) {
+          if (this.syntax.suffixedTags) this.state = State.BlockSuffix;
+          else this.state = this.syntax.callOpen === '' ? State.CallName : State.Block;
+          return at + close.length;
+        }
+      }
+      if (code === LESS_THAN || code === LINE_FEED) return this.notTheBlock(index);
     }
     if (stop === limit && !this.final) return HOLD;
     return this.notTheBlock(index);
@@ -1491,6 +1518,7 @@ export class ParameterTagsBody implements CallBody {
         return;
       case State.UndeclaredBare:
       case State.BlockSuffix:
+      case State.BlockHeader:
         this.settleRaw({ kind: 'not-a-call' });
         return;
       case State.Cdata:

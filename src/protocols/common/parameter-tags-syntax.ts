@@ -151,6 +151,12 @@ export interface ParameterTagsSyntax {
   readonly argumentsOpen?: string;
   readonly argumentsClose?: string;
   /**
+   * The block's opener is followed by a header ending at this literal, which is framing (Muse
+   * Glimmer's tool channel, ` to=get_weather.get_weather<|message|>` after ` to=`). A header that
+   * does not end so (a line break or a tag first, or too long) means the opener was prose.
+   */
+  readonly blockHeaderClose?: string;
+  /**
    * A name written twice, dot-joined (`get_weather.get_weather`), names the declared tool
    * `get_weather` when no tool has the whole name (Muse Glimmer's recipients).
    */

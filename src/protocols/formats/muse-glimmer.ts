@@ -8,10 +8,9 @@
  * Read as vLLM's `muse_glimmer_tool_parser.py` (a port of the checkpoint's response schema) reads
  * it: a parameter is JSON when it reads as JSON, else its text (typed by the schema where there is
  * one); the template names a bare tool `NAME.*`, so models write `NAME.NAME`, read as `NAME`.
- * Only the ATEM block and the fixed headers are data here: the recipient of a tool channel
- * (` to=get_weather.get_weather<|message|>`) is a header with a name in it, which needs the
- * harmony header mode (gpt-oss's) and stays text until the spec has one. The chat template was not
- * reached: results are written as a `tool` message.
+ * A tool channel (` to=RECIPIENT<|message|>` … `<|eom|>`) is a block whose header is framing; the
+ * invokes in it name the tools. ATEM markup with no framing (special tokens stripped upstream) is
+ * read too. The chat template was not reached: results are written as a `tool` message.
  */
 
 import type { FormatEntry } from '../common/format-entry.ts';
@@ -26,6 +25,13 @@ const MUSE_ATEM_SYNTAX: ParameterTagsSyntax = {
   parameterClose: '</atem:parameter>',
   repeatedNames: true,
   layout: 'inline',
+};
+
+/** A tool channel: its recipient header, then the ATEM block, up to the end of the message. */
+const MUSE_CHANNEL_SYNTAX: ParameterTagsSyntax = {
+  ...MUSE_ATEM_SYNTAX,
+  blockHeaderClose: '<|message|>',
+  betweenCalls: ['<atem:function_calls>', '</atem:function_calls>'],
 };
 
 export const museGlimmerSpec: FormatSpec = {
@@ -44,6 +50,8 @@ export const museGlimmerSpec: FormatSpec = {
       close: '</atem:function_calls>',
       syntax: MUSE_ATEM_SYNTAX,
     },
+    // ` to=self<|message|>` (reasoning) and ` to=user<|message|>` (the answer) are longer literals.
+    { codec: 'tagged', open: ' to=', close: '<|eom|>', syntax: MUSE_CHANNEL_SYNTAX },
   ],
   write: {
     section: { open: '<atem:function_calls>\n', close: '</atem:function_calls>' },

@@ -32,8 +32,20 @@ describe('muse-glimmer', () => {
     const result = read(text);
     expect(result.calls).toEqual([['get_weather', { city: 'Oslo' }]]);
     expect(result.reasoning).toBe('Need the weather.');
-    // The tool channel's header carries a name: it needs the header mode (see the format's notes).
-    expect(result.text).toBe(' to=get_weather.get_weather<|message|>Done.');
+    expect(result.text).toBe('Done.');
+    expect(result.errors).toEqual([]);
+  });
+
+  it('keeps prose that writes to= as text, and a channel without ATEM calls as text', () => {
+    for (const text of ['Set the flag to=true and go.\nNext line.', 'a to=b <b>bold</b>']) {
+      expect(read(text)).toMatchObject({ calls: [], text, errors: [] });
+    }
+    // A channel whose body is not ATEM: text (the end-of-message token is framing, dropped).
+    expect(read(' to=get_weather<|message|>{"city": "Oslo"}<|eom|>')).toMatchObject({
+      calls: [],
+      text: ' to=get_weather<|message|>{"city": "Oslo"}',
+      errors: [],
+    });
   });
 
   it('reads several invokes, JSON-or-text values, and an exact name', () => {
@@ -94,6 +106,8 @@ describe('muse-glimmer', () => {
       '<atem:invoke',
       '<|eom|>',
       ' to=self<|message|>',
+      ' to=get_weather.get_weather<|message|>',
+      '<|start|>assistant',
     ]);
   });
 });
