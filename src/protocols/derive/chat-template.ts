@@ -122,7 +122,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
     analysis: {
       family: match.entry.name,
       startInReasoning,
-      evidence: evidenceOf(rendered, reasoning, refusals, lenient),
+      evidence: evidenceOf(rendered, reasoning, refusals, lenient ? match.protocol : undefined),
     },
     protocol: startInReasoning ? startingInReasoning(match.protocol) : match.protocol,
   });
@@ -143,7 +143,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
     analysis: {
       spec: built!.spec,
       startInReasoning,
-      evidence: evidenceOf(rendered, reasoning, refusals, lenient),
+      evidence: evidenceOf(rendered, reasoning, refusals, lenient ? built!.protocol : undefined),
     },
     protocol: built!.protocol,
   });
@@ -173,12 +173,26 @@ function withoutQuirks(rendered: RenderedTemplate): RenderedTemplate {
   return scenarios.length === rendered.scenarios.length ? rendered : { ...rendered, scenarios };
 }
 
+/**
+ * What the analysis saw. `lenientWith`: the protocol chosen although it does not read every
+ * turn; the quirky turns it does not read are named.
+ */
 function evidenceOf(
   rendered: RenderedTemplate,
   reasoning: ReasoningMarkers,
   refusals: Refusals,
-  lenient: boolean,
+  lenientWith: ToolCallProtocol | undefined,
 ): ChatTemplateEvidence {
+  const unreadable =
+    lenientWith === undefined
+      ? []
+      : rendered.scenarios
+          .filter(
+            (turn) =>
+              QUIRKS.includes(turn.scenario.id) &&
+              refusal(lenientWith, { ...rendered, scenarios: [turn] }, reasoning) !== undefined,
+          )
+          .map((turn) => turn.scenario.id);
   return {
     settings: rendered.settings,
     promptEnd: rendered.prompt.slice(-80),
@@ -187,11 +201,7 @@ function evidenceOf(
     skipped: rendered.skipped.map(({ id, why }) => ({ scenario: id, why })),
     reasoning,
     refusals,
-    unreadable: lenient
-      ? rendered.scenarios
-          .filter((turn) => QUIRKS.includes(turn.scenario.id))
-          .map((turn) => turn.scenario.id)
-      : [],
+    unreadable,
   };
 }
 

@@ -328,6 +328,18 @@ describe('a chat template whose generation prompt leaves <think> open', () => {
   });
 });
 
+describe('a template that writes one turn no reader can take back', () => {
+  it('Llama 4 pythonic quotes strings without escaping quotes inside: pythonic, that turn named', () => {
+    const llama4 = readFileSync(
+      new URL('../../fixtures/chat-templates/llama4-pythonic.vllm.jinja', import.meta.url),
+      'utf8',
+    );
+    const analysis = analyzeChatTemplate(llama4);
+    expect(analysis.family).toBe('pythonic');
+    expect(analysis.evidence.unreadable).toEqual(['special-string']);
+  });
+});
+
 describe('a chat template that cannot be analysed', () => {
   it('renders no call: the error says the calls are not in its output', () => {
     const noCalls =
