@@ -2,17 +2,11 @@ import { type AgentEvent, type AgentUsage, describeRunError, runAgent } from '..
 import { createCodeTools } from '../agent/tools/index.ts';
 import type { ToolwireError } from '../core/errors.ts';
 import { ModelCallError } from '../core/model-call-error.ts';
-import { protocolNameFor } from '../protocols/index.ts';
 // Not server/index.ts: that loads the HTTP server's packages, which `agent` does not need.
 import { parseCommandLine } from './command-line.ts';
+import { commandProtocol } from './format-source.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
-import {
-  MODEL_FLAGS,
-  modelSetting,
-  protocolSetting,
-  rootSetting,
-  wholeNumber,
-} from './model-settings.ts';
+import { MODEL_FLAGS, modelSetting, rootSetting, wholeNumber } from './model-settings.ts';
 import { openAICompatibleModel } from './openai-model.ts';
 import { type QuestionDisplay, terminalAskUser } from './terminal-ask-user.ts';
 import { neutraliseControls as safe, TerminalTextFilter } from './terminal-text.ts';
@@ -263,10 +257,9 @@ export async function agentCommand(
   if (values.root === undefined)
     throw new UsageError('missing --root <dir>: the folder the tools may read');
   const root = await rootSetting(values.root);
-  const choice = protocolSetting(values.protocol);
   const maxSteps = wholeNumber(values['max-steps'], '--max-steps', 1);
   const endpoint = modelSetting(values);
-  const protocol = protocolNameFor(choice, endpoint.modelName);
+  const { protocol } = await commandProtocol(values, endpoint.modelName);
   const view = new TerminalView(out);
   // Without a terminal to answer on (a pipe, a file, a job), the agent has no one to ask.
   const tools = {

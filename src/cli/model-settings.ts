@@ -5,6 +5,7 @@ import {
   type ProtocolChoice,
   unknownProtocolMessage,
 } from '../protocols/index.ts';
+import { FORMAT_FILE_FLAGS } from './format-flags.ts';
 import { neutraliseControls } from './terminal-text.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -17,6 +18,7 @@ export const DEFAULT_MODEL = 'qwen2.5-coder:7b';
 export const MODEL_FLAGS = {
   root: { type: 'string' },
   protocol: { type: 'string' },
+  ...FORMAT_FILE_FLAGS,
   'base-url': { type: 'string' },
   model: { type: 'string' },
 } as const;
@@ -38,7 +40,11 @@ export function wholeNumber(value: string | undefined, flag: string, min: number
 export const PROTOCOL_HELP = `--protocol takes a format's name or alias (toolwire parse --list shows them with the model
 families that write them), auto (any format, told apart from the text), or model (the format
 of the model, chosen from its name; hermes for a model no format claims). agent and serve
-default to xml, proxy to model.`;
+default to xml, proxy to model. Instead of --protocol, a format from a file:
+  --chat-template FILE      the format the model's chat template teaches: a .jinja file, or a
+                            tokenizer_config.json holding chat_template
+  --format-file FILE        a format spec, JSON (docs/formats.md)
+  --response-template FILE  a Hugging Face response template or response schema, JSON`;
 
 /** `--protocol`, else TOOLWIRE_PROTOCOL, else xml: a format's name or alias, `auto` or `model`. */
 export function protocolSetting(flag: string | undefined): ProtocolChoice {

@@ -1,6 +1,8 @@
 import type { ParseEvent, ToolCallProtocol, ToolDefinition } from '../core/index.ts';
 import { BY_MODEL, FORMATS, protocolByName, protocolNameFor } from '../protocols/index.ts';
 import { parseCommandLine } from './command-line.ts';
+import { FORMAT_FILE_FLAGS, formatFileChoice } from './format-flags.ts';
+import { readFormatFile } from './format-source.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { protocolSetting } from './model-settings.ts';
 import { readToolsFile } from './read-tools.ts';
@@ -55,7 +57,9 @@ export function formatList(): string {
 /** The protocol `--protocol` and `--model` ask for; `--model` alone means `--protocol model`. */
 export function parseProtocol(flags: { protocol?: string; model?: string }): ToolCallProtocol {
   if (flags.protocol === undefined && flags.model === undefined) {
-    throw new UsageError("missing --protocol (or --model ID to read that model's format)");
+    throw new UsageError(
+      "missing --protocol (or --model ID to read that model's format, or a format file: --format-file)",
+    );
   }
   const choice = protocolSetting(flags.protocol ?? BY_MODEL);
   if (choice.toLowerCase() === BY_MODEL && flags.model === undefined) {
@@ -92,6 +96,7 @@ export async function parseCommand(
   const { values } = parseCommandLine('parse', args, {
     ...HELP_OPTION,
     protocol: { type: 'string' },
+    ...FORMAT_FILE_FLAGS,
     model: { type: 'string' },
     tools: { type: 'string' },
     'chunk-size': { type: 'string' },
@@ -105,7 +110,12 @@ export async function parseCommand(
     out.write(formatList());
     return 0;
   }
-  const protocol = parseProtocol(values);
+  const fromFile = formatFileChoice(values);
+  if (fromFile && values.model !== undefined)
+    throw new UsageError(
+      `--model chooses the format of a model, and --${fromFile.flag} gives one: give one of them`,
+    );
+  const protocol = fromFile ? (await readFormatFile(fromFile)).protocol : parseProtocol(values);
   if (values.tools === undefined) throw new UsageError('missing --tools <file.json>');
   let chunkSize: number | undefined;
   if (values['chunk-size'] !== undefined) {

@@ -1,3 +1,6 @@
+import type { ToolCallProtocol } from '../core/index.ts';
+import { protocolFromChatTemplate } from '../protocols/derive/chat-template.ts';
+import type { ProtocolChoice } from '../protocols/index.ts';
 import {
   createProxyApp,
   DEFAULT_PROXY_LIMITS,
@@ -6,10 +9,14 @@ import {
   upstreamTarget,
 } from '../proxy/index.ts';
 import { parseCommandLine } from './command-line.ts';
+import { FORMAT_FILE_FLAGS, formatFileChoice } from './format-flags.ts';
+import { oneLine, readFormatFile } from './format-source.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
+import { serverChatTemplate } from './server-chat-template.ts';
 import { listenOrSay, untilStopped } from './server-lifetime.ts';
+import { neutraliseControls } from './terminal-text.ts';
 import { PROXY_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -47,6 +54,77 @@ function upstreamSetting(value: string | undefined): UpstreamTarget {
 
 const MiB = 1024 * 1024;
 
+/** `--chat-template auto`: ask the model server for its template. */
+export const FROM_MODEL_SERVER = 'auto';
+
+/** The proxy's format, and how its startup line names it. */
+interface ProxyProtocol {
+  readonly protocol: ProtocolChoice | ToolCallProtocol;
+  readonly described: string;
+}
+
+function choiceDescribed(choice: ProtocolChoice): ProxyProtocol {
+  return {
+    protocol: choice,
+    described: choice.toLowerCase() === 'model' ? "model (each request's model's format)" : choice,
+  };
+}
+
+/**
+ * `--chat-template auto`: the format of the model server's own chat template, or, when it has
+ * none, the request fails, or the template cannot be analysed, each request's model's format.
+ * Asked once, at start, before the proxy listens: the proxy then reads one format for its whole
+ * life and says which in its startup lines, no request waits on (or races) the question, and a
+ * template that cannot be analysed is reported before a client arrives. A model server started
+ * after the proxy is not asked again: restart the proxy.
+ */
+async function formatOfModelServer(
+  baseURL: string,
+  authorization: string | undefined,
+  err: Output,
+): Promise<ProxyProtocol> {
+  const answer = await serverChatTemplate(baseURL, {
+    ...(authorization === undefined ? {} : { authorization }),
+  });
+  let fallback: string;
+  if (answer.found) {
+    try {
+      const protocol = protocolFromChatTemplate(answer.template);
+      err.write(
+        `toolwire proxy: --chat-template auto: read the model server's chat template (${answer.url}): format ${protocol.name}\n`,
+      );
+      return { protocol, described: `${protocol.name} (the model server's chat template)` };
+    } catch (error) {
+      fallback = `a chat template that cannot be analysed: ${(error as Error).message}`;
+    }
+  } else {
+    fallback = `no chat template: ${answer.reason}`;
+  }
+  // What the server or its template says is shown, not acted on, by the terminal; on one line.
+  const why = neutraliseControls(oneLine(fallback));
+  err.write(
+    `toolwire proxy: --chat-template auto: ${answer.url} gave ${why}; reading each request's model's format instead (--protocol model)\n`,
+  );
+  return choiceDescribed('model');
+}
+
+/** The format `--chat-template`, `--format-file`, `--response-template` or `--protocol` gives. */
+async function proxyProtocol(
+  values: Parameters<typeof formatFileChoice>[0],
+  upstream: { readonly baseURL: string; readonly authorization: string | undefined },
+  err: Output,
+): Promise<ProxyProtocol> {
+  const fromFile = formatFileChoice(values);
+  if (fromFile?.flag === 'chat-template' && fromFile.file === FROM_MODEL_SERVER)
+    return formatOfModelServer(upstream.baseURL, upstream.authorization, err);
+  if (fromFile) {
+    const { protocol, source } = await readFormatFile(fromFile);
+    return { protocol, described: `${protocol.name} (${source})` };
+  }
+  const flag = values.protocol as string | undefined;
+  return choiceDescribed(protocolSetting(flag ?? process.env.TOOLWIRE_PROTOCOL ?? 'model'));
+}
+
 /** A size flag in `unit` bytes, as a limit in bytes (undefined: the default). */
 function bytesSetting(value: string | undefined, flag: string, unit: number): number | undefined {
   const number = wholeNumber(value, flag, 1);
@@ -77,6 +155,7 @@ export async function proxyCommand(
     host: { type: 'string' },
     'allow-host': { type: 'string', multiple: true },
     protocol: { type: 'string' },
+    ...FORMAT_FILE_FLAGS,
     'api-key-env': { type: 'string' },
     'upstream-api-key-env': { type: 'string' },
     'max-requests': { type: 'string' },
@@ -99,7 +178,6 @@ export async function proxyCommand(
   if (port > 65_535) throw new UsageError(`--port must be at most 65535, not ${port}`);
   const host = values.host ?? '127.0.0.1';
   const hosts = hostSettings(host, values['allow-host'] ?? []);
-  const choice = protocolSetting(values.protocol ?? process.env.TOOLWIRE_PROTOCOL ?? 'model');
   const apiKey = secretFrom(values['api-key-env'], '--api-key-env');
   const upstreamApiKey = secretFrom(values['upstream-api-key-env'], '--upstream-api-key-env');
   if (upstream.authorization !== undefined && upstreamApiKey !== undefined)
@@ -139,11 +217,21 @@ export async function proxyCommand(
   const retries = wholeNumber(values['tool-choice-retries'], '--tool-choice-retries', 0);
   if (retries !== undefined && retries > 5)
     throw new UsageError(`--tool-choice-retries must be at most 5, not ${retries}`);
+  // Last: every other setting is checked before the model server is asked for its template.
+  const { protocol, described } = await proxyProtocol(
+    values,
+    {
+      baseURL: upstream.baseURL,
+      authorization:
+        upstreamApiKey === undefined ? upstream.authorization : `Bearer ${upstreamApiKey}`,
+    },
+    err,
+  );
 
   const proxy = createProxyApp({
     // The URL as given: createProxyApp takes its credentials out for the Authorization header.
     upstream: values.upstream as string,
-    protocol: choice,
+    protocol,
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(upstreamApiKey === undefined ? {} : { upstreamApiKey }),
     ...(retries === undefined ? {} : { toolChoiceRetries: retries }),
@@ -157,7 +245,7 @@ export async function proxyCommand(
   if (!running) return 1;
   // The first line ends with the base URL: scripts read it from there.
   out.write(
-    `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream.baseURL}${upstream.authorization === undefined ? '' : ' (with the credentials of its URL)'}, protocol ${choice}${choice.toLowerCase() === 'model' ? " (each request's model's format)" : ''}${apiKey === undefined ? '' : ', API key required'}\n`,
+    `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream.baseURL}${upstream.authorization === undefined ? '' : ' (with the credentials of its URL)'}, protocol ${described}${apiKey === undefined ? '' : ', API key required'}\n`,
   );
   if (!hosts.loopback && apiKey === undefined)
     err.write(

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { BY_MODEL, protocolNameFor } from '../protocols/index.ts';
 import {
   createServerApp,
   DEFAULT_LIMITS,
@@ -18,13 +17,8 @@ import { listenOrSay, untilStopped } from './server-lifetime.ts';
 
 export { type HostSettings, hostSettings } from './host-settings.ts';
 
-import {
-  MODEL_FLAGS,
-  modelSetting,
-  protocolSetting,
-  rootSetting,
-  wholeNumber,
-} from './model-settings.ts';
+import { commandProtocol } from './format-source.ts';
+import { MODEL_FLAGS, modelSetting, rootSetting, wholeNumber } from './model-settings.ts';
 import { openAICompatibleModel } from './openai-model.ts';
 import { SERVE_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
@@ -111,9 +105,8 @@ export async function serveCommand(
   const maxRuns = wholeNumber(values['max-runs'], '--max-runs', 1);
   const root = await rootSetting(values.root ?? '.');
   const { baseURL, modelName } = modelSetting(values);
-  const choice = protocolSetting(values.protocol);
-  // Runs that ask for no protocol get this one; a run may still ask for `model` itself.
-  const protocol = protocolNameFor(choice, modelName);
+  // Runs that ask for no protocol get this one; a run may still ask for a format by name.
+  const { protocol, described } = await commandProtocol(values, modelName);
 
   const common: ServerAppOptions = {
     protocol,
@@ -141,7 +134,7 @@ export async function serveCommand(
   if (!running) return 1;
   const what = options.replay
     ? `replaying ${options.replay.recording.label} (a recording: no model is asked)`
-    : `model ${modelName} at ${baseURL}, protocol ${protocol}${choice.toLowerCase() === BY_MODEL ? " (the model's format)" : ''}, tools over ${root}`;
+    : `model ${modelName} at ${baseURL}, protocol ${described}, tools over ${root}`;
   out.write(`toolwire serve: listening on ${running.url}\n  ${what}\n`);
   if (!hosts.loopback)
     err.write(

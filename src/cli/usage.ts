@@ -7,15 +7,19 @@
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, MODEL_ENVIRONMENT } from './model-settings.ts';
 
 export const PARSE_USAGE = `  toolwire parse --protocol <name|auto|model> --tools <tools.json> [--model ID] [--chunk-size N] < output.txt
+  toolwire parse --chat-template <file> --tools <tools.json> [--chunk-size N] < output.txt
   toolwire parse --list
 
 Reads a model's raw output on standard input and prints one JSON object per line: the parse
 events (text-delta, reasoning-delta, tool-input-start/delta/end, tool-call, error).
 The tools file is a JSON array of {"name", "description"?, "inputSchema"}.
 --protocol model reads the format of the --model ID (--model alone implies it), e.g.
---protocol model --model qwen3-coder:30b. --list prints every format with its families.`;
+--protocol model --model qwen3-coder:30b. --list prints every format with its families.
+--chat-template reads the format the model's chat template teaches (its .jinja file or its
+tokenizer_config.json); --format-file and --response-template also replace --protocol.`;
 
-export const AGENT_USAGE = `  toolwire agent "<question>" --root <dir> [--protocol xml|NAME|auto|model] [--base-url URL] [--model NAME] [--max-steps N]
+export const AGENT_USAGE = `  toolwire agent "<question>" --root <dir> [--protocol xml|NAME|auto|model | --chat-template FILE
+                 | --format-file FILE | --response-template FILE] [--base-url URL] [--model NAME] [--max-steps N]
 
 Runs the code assistant (search, extract, query, list_files over --root) against an
 OpenAI-compatible server: default ${DEFAULT_BASE_URL} (Ollama), model ${DEFAULT_MODEL}.
@@ -31,7 +35,8 @@ ${MODEL_ENVIRONMENT}`;
 export const STATED_REPLAY_DELAY_MS = 25;
 
 export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [--allow-host NAME]... [--root <dir>]
-                [--protocol xml|NAME|auto|model] [--base-url URL] [--model NAME] [--max-runs N]
+                [--protocol xml|NAME|auto|model | --chat-template FILE | --format-file FILE
+                 | --response-template FILE] [--base-url URL] [--model NAME] [--max-runs N]
                 [--replay <file.sse> [--replay-delay MS]] [--web-dir <dir>]
 
 Serves the page and the API (POST /api/runs streams a run as content blocks). The agent uses
@@ -44,7 +49,8 @@ that host's name); --allow-host admits another name, e.g. behind a reverse proxy
 ${MODEL_ENVIRONMENT}`;
 
 export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--host 127.0.0.1] [--allow-host NAME]...
-                [--protocol model|NAME|auto] [--api-key-env VAR] [--upstream-api-key-env VAR]
+                [--protocol model|NAME|auto | --chat-template FILE|auto | --format-file FILE
+                 | --response-template FILE] [--api-key-env VAR] [--upstream-api-key-env VAR]
                 [--max-requests N] [--max-body-mb N] [--upstream-timeout SECONDS]
                 [--tool-choice-retries N] [--body-timeout SECONDS] [--memory-budget-mb N]
                 [--max-upstream-reply-mb N] [--max-upstream-event-kb N]
@@ -56,7 +62,9 @@ tools, in front of an OpenAI-compatible model server that has none (--upstream, 
 http://127.0.0.1:11434/v1 for Ollama; Ollama's /api/tags and /api/show go to the server's root,
 or are answered from /v1/models). The model is told the tools in its own format (--protocol
 model, the default, chooses it from each request's model name) and its calls come back as the
-client's API writes them. --port 0 picks a free port; the first line printed is the base URL.
+client's API writes them. --chat-template auto asks the model server for its chat template once, at
+start (llama.cpp's GET /props), and reads its format; without one, each request's model's format.
+--port 0 picks a free port; the first line printed is the base URL.
 --api-key-env VAR: clients must send the key in VAR; the client's Authorization goes upstream
 unless --upstream-api-key-env VAR names the key to send there. A demanded tool_choice is asked
 again --tool-choice-retries times (default 1) when the model answers without a call.

@@ -117,7 +117,7 @@ describe('toolwire serve', () => {
     expect(spawned.stderr).toContain('--port must be a whole number');
     const help = (await runCli(['--help'])).stdout;
     expect(help).toContain('toolwire serve [--port 8787]');
-    expect(help).toContain('[--protocol xml|NAME|auto|model]');
+    expect(help).toContain('[--protocol xml|NAME|auto|model | --chat-template FILE');
     expect(help).toContain('[--replay <file.sse> [--replay-delay MS]]');
     expect(help).toContain('--replay-delay waits MS milliseconds between its messages');
   });
