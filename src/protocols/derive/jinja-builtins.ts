@@ -357,6 +357,25 @@ function mappingMethod(
   }
 }
 
+/** `a * b` as Python: numbers multiplied, a string or list repeated (`' ' * indent`). */
+function times(left: Value, right: Value): Value {
+  if (isNumber(left) && isNumber(right)) {
+    return num(
+      Number(left.value) * Number(right.value),
+      is(left, 'FloatValue') || is(right, 'FloatValue'),
+    );
+  }
+  const [sequence, count] = isNumber(left) ? [right, left] : [left, right];
+  if (count.type === 'IntegerValue') {
+    const repeat = Math.max(0, count.value as number);
+    if (isString(sequence)) return str((sequence.value as string).repeat(repeat));
+    if (isList(sequence)) {
+      return list(Array.from({ length: repeat }, () => itemsOf(sequence)).flat());
+    }
+  }
+  throw new Error(`Unknown operator "*" between ${left.type} and ${right.type}`);
+}
+
 /** `object[key]`, as the library reads it, plus integer keys of a dict (`{1: "a"}[1]`). */
 function itemOf(object: Value, key: Value): Value {
   if (isMapping(object) || object.type === 'NamespaceValue') {
@@ -395,6 +414,7 @@ export const PERCENT_GLOBAL = '__toolwire_percent';
 export const ITEM_GLOBAL = '__toolwire_item';
 export const OUTPUT_GLOBAL = '__toolwire_output';
 export const CONCAT_GLOBAL = '__toolwire_concat';
+export const TIMES_GLOBAL = '__toolwire_times';
 
 function native(fn: NativeFunction): Value {
   return new FunctionValue(fn);
@@ -485,6 +505,10 @@ export function installGlobals(environment: Environment, now: Date): void {
   define(
     CONCAT_GLOBAL,
     native(([left, right]) => str(pythonStr(left!) + pythonStr(right!))),
+  );
+  define(
+    TIMES_GLOBAL,
+    native(([left, right]) => times(left!, right!)),
   );
   define(
     ITEM_GLOBAL,

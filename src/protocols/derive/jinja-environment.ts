@@ -21,6 +21,7 @@ import {
   METHODS,
   OUTPUT_GLOBAL,
   PERCENT_GLOBAL,
+  TIMES_GLOBAL,
 } from './jinja-builtins.ts';
 import { ChatTemplateRaisedError, ChatTemplateRenderError } from './jinja-errors.ts';
 
@@ -178,6 +179,7 @@ function rewriteExpression(node: Node): Node {
       if (operator === '%')
         return kit.call(PERCENT_GLOBAL, [node.left as Node, node.right as Node]);
       if (operator === '~') return kit.call(CONCAT_GLOBAL, [node.left as Node, node.right as Node]);
+      if (operator === '*') return kit.call(TIMES_GLOBAL, [node.left as Node, node.right as Node]);
       return node;
     }
     case 'CallExpression': {

@@ -127,6 +127,13 @@ describe('the chat-template renderer', () => {
     ).toBe('3 a v v');
   });
 
+  it('repeats a string or a list with * (indentation in TypeScript-style tool declarations)', () => {
+    expect(libraryAlone('{{ " " * 2 }}')).toMatch(/^throws/);
+    expect(
+      render('[{{ " " * 2 }}]{{ "ab" * 2 }}{{ 3 * "x" }} {{ [1] * 3 }} {{ 2 * 3 }} {{ 2 * 1.5 }}'),
+    ).toBe('[  ]ababxxx [1, 1, 1] 6 3.0');
+  });
+
   it('concatenates an undefined value with ~ as an empty string', () => {
     expect(libraryAlone('{{ missing ~ "x" }}')).toMatch(/^throws/);
     expect(render('{{ missing ~ "x" ~ 1 }}')).toBe('x1');
