@@ -19,7 +19,12 @@ export class InvalidToolDefinitionError extends ToolwireError {
   }
 }
 
-/** Reads and checks a tools file: a JSON array of `{name, description?, inputSchema}`. */
+/**
+ * Reads and checks a tools file: a JSON array of `{name, description?, inputSchema}` (or
+ * `parameters`), each entry also as OpenAI's request writes it
+ * (`{"type": "function", "function": {name, description, parameters}}`), the array also as a
+ * request's `{"tools": [...]}`.
+ */
 export async function readToolsFile(path: string): Promise<ToolDefinition[]> {
   let text: string;
   try {
@@ -37,12 +42,15 @@ export async function readToolsFile(path: string): Promise<ToolDefinition[]> {
       cause: error,
     });
   }
+  // A request body (or anything holding `tools`): its tools.
+  if (isObject(value) && Array.isArray(value.tools)) value = value.tools;
   if (!Array.isArray(value)) {
     throw new UsageError(
       `tools file "${path}" must hold a JSON array of {"name", "description"?, "inputSchema"}, not ${value === null ? 'null' : typeof value}`,
     );
   }
-  const tools = value.map((tool, index): ToolDefinition => {
+  const entries: typeof value = value.map(unwrappedFunction);
+  const tools = entries.map((tool, index): ToolDefinition => {
     const where = `tools file "${path}", entry ${index}`;
     if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) {
       throw new UsageError(`${where}: expected an object`);
@@ -69,7 +77,7 @@ export async function readToolsFile(path: string): Promise<ToolDefinition[]> {
   });
   const validator = createValidator();
   tools.forEach((tool, index) => {
-    const key = value[index].inputSchema === undefined ? 'parameters' : 'inputSchema';
+    const key = entries[index].inputSchema === undefined ? 'parameters' : 'inputSchema';
     checkSchema(
       path,
       `tools[${index}] ${JSON.stringify(tool.name)}`,
@@ -79,6 +87,17 @@ export async function readToolsFile(path: string): Promise<ToolDefinition[]> {
     );
   });
   return tools;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** OpenAI's `{"type": "function", "function": {...}}` as the function it wraps. */
+function unwrappedFunction(entry: unknown): unknown {
+  return isObject(entry) && entry.type === 'function' && isObject(entry.function)
+    ? entry.function
+    : entry;
 }
 
 /** What the validator says of a schema it cannot compile (it reports it as the input's problem). */

@@ -12,7 +12,8 @@ export const PARSE_USAGE = `  toolwire parse --protocol <name|auto|model> --tool
 
 Reads a model's raw output on standard input and prints one JSON object per line: the parse
 events (text-delta, reasoning-delta, tool-input-start/delta/end, tool-call, error).
-The tools file is a JSON array of {"name", "description"?, "inputSchema"}.
+The tools file is a JSON array of {"name", "description"?, "inputSchema"} (or of OpenAI's
+{"type": "function", "function": {...}}, or a request holding "tools").
 --protocol model reads the format of the --model ID (--model alone implies it), e.g.
 --protocol model --model qwen3-coder:30b. --list prints every format with its families.
 --chat-template reads the format the model's chat template teaches (its .jinja file or its

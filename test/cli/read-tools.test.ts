@@ -106,3 +106,26 @@ describe('placeOf', () => {
     expect(placeOf('/properties/x y~0')).toBe('.properties["x y~"]');
   });
 });
+
+describe('readToolsFile: the shapes a tools file may take', () => {
+  const weather = {
+    name: 'get_weather',
+    description: 'Weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  };
+  const expected = [
+    { name: 'get_weather', description: 'Weather', inputSchema: weather.parameters },
+  ];
+
+  it("OpenAI's request entries ({type: function, function}), bare or in {tools: [...]}", async () => {
+    const wrapped = [{ type: 'function', function: weather }];
+    expect(await readToolsFile(toolsFile(wrapped))).toEqual(expected);
+    expect(await readToolsFile(toolsFile({ model: 'm', tools: wrapped }))).toEqual(expected);
+    expect(await readToolsFile(toolsFile([weather]))).toEqual(expected);
+  });
+
+  it('a wrapped entry without a name is still refused, with its index', async () => {
+    const error = await failure(toolsFile([{ type: 'function', function: { parameters: {} } }]));
+    expect((error as Error).message).toContain('entry 0: "name" must be a non-empty string');
+  });
+});
