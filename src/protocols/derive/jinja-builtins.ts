@@ -357,6 +357,24 @@ function mappingMethod(
   }
 }
 
+/**
+ * `item in container` as Python: an element of a list, a substring, a key of a dict. The
+ * library refuses `none in [...]` (a schema's missing `format` is `none`); Python says false.
+ */
+function contains(container: Value, item: Value): boolean {
+  if (isList(container)) {
+    return itemsOf(container).some(
+      (each) => each.type === item.type && pythonRepr(each) === pythonRepr(item),
+    );
+  }
+  if (isString(container))
+    return isString(item) && (container.value as string).includes(item.value as string);
+  if (isMapping(container) || container.type === 'NamespaceValue') {
+    return isString(item) && entriesOf(container).has(item.value as string);
+  }
+  return false;
+}
+
 /** `a * b` as Python: numbers multiplied, a string or list repeated (`' ' * indent`). */
 function times(left: Value, right: Value): Value {
   if (isNumber(left) && isNumber(right)) {
@@ -415,6 +433,7 @@ export const ITEM_GLOBAL = '__toolwire_item';
 export const OUTPUT_GLOBAL = '__toolwire_output';
 export const CONCAT_GLOBAL = '__toolwire_concat';
 export const TIMES_GLOBAL = '__toolwire_times';
+export const IN_GLOBAL = '__toolwire_in';
 
 function native(fn: NativeFunction): Value {
   return new FunctionValue(fn);
@@ -505,6 +524,10 @@ export function installGlobals(environment: Environment, now: Date): void {
   define(
     CONCAT_GLOBAL,
     native(([left, right]) => str(pythonStr(left!) + pythonStr(right!))),
+  );
+  define(
+    IN_GLOBAL,
+    native(([item, container, negate]) => bool(contains(container!, item!) !== negate!.value)),
   );
   define(
     TIMES_GLOBAL,

@@ -15,6 +15,7 @@ import {
   CONCAT_GLOBAL,
   FILTER_GLOBAL,
   FILTERS,
+  IN_GLOBAL,
   ITEM_GLOBAL,
   installGlobals,
   METHOD_GLOBAL,
@@ -100,6 +101,7 @@ const kit = (() => {
   const StringLiteral = stringLiteral!.constructor as new (value: string) => Node;
   return {
     call: (name: string, args: Node[]) => new CallExpression(new Identifier(name), args),
+    identifier: (name: string) => new Identifier(name),
     string: (value: string) => new StringLiteral(value),
   };
 })();
@@ -180,6 +182,13 @@ function rewriteExpression(node: Node): Node {
         return kit.call(PERCENT_GLOBAL, [node.left as Node, node.right as Node]);
       if (operator === '~') return kit.call(CONCAT_GLOBAL, [node.left as Node, node.right as Node]);
       if (operator === '*') return kit.call(TIMES_GLOBAL, [node.left as Node, node.right as Node]);
+      if (operator === 'in' || operator === 'not in') {
+        return kit.call(IN_GLOBAL, [
+          node.left as Node,
+          node.right as Node,
+          operator === 'in' ? kit.identifier('false') : kit.identifier('true'),
+        ]);
+      }
       return node;
     }
     case 'CallExpression': {

@@ -134,6 +134,18 @@ describe('the chat-template renderer', () => {
     ).toBe('[  ]ababxxx [1, 1, 1] 6 3.0');
   });
 
+  it('tests none in a list as false, as Python does (a schema without format)', () => {
+    expect(libraryAlone('{{ none in ["a"] }}')).toMatch(/^throws/);
+    expect(
+      render('{{ none in ["a"] }} {{ none not in ["a"] }} {{ "a" in ["a"] }} {{ "b" in "abc" }}'),
+    ).toBe('False True True True');
+    expect(
+      render('{{ "k" in d }} {{ "z" in d }} {{ 1 in [1, 2] }} {{ "x" in missing }}', {
+        d: { k: 1 },
+      }),
+    ).toBe('True False True False');
+  });
+
   it('concatenates an undefined value with ~ as an empty string', () => {
     expect(libraryAlone('{{ missing ~ "x" }}')).toMatch(/^throws/);
     expect(render('{{ missing ~ "x" ~ 1 }}')).toBe('x1');
