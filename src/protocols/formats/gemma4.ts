@@ -16,7 +16,8 @@
  * - `<|tool_call>:call:NAME{…}` (a stray colon);
  * - `<call>NAME{…}` (a token split by multimodal input) and a bare `call:NAME{…}` (tokens
  *   stripped by the server, or glued to `<channel|>`): opened by text that may be prose, so read
- *   only as a well-formed call of a declared tool, and never inside inline code;
+ *   only as well-formed calls of declared tools that end the output (nothing but such calls and
+ *   closers after them), and never inside inline code;
  * - the parenthesis form `<|tool_call>call:NAME(key="v")`, read as one Python call (after the
  *   token only: a bare `call:word(…)` is prose);
  * - a ```` ```tool_code ```` fence of Python calls, one after another.
@@ -57,6 +58,20 @@ const CANONICAL: DialectCallForm = {
   quotedStrings: true,
 };
 
+/**
+ * Calls written without the token: read only as the rest of the output (see DialectCallBody),
+ * the closers the model writes after them dropped, and the token that opens the results.
+ */
+const BARE: DialectCallForm = {
+  codec: 'dialect',
+  open: 'call:',
+  close: CALL_CLOSE,
+  closeAlternatives: [TURN_CLOSE, RESPONSE_OPEN],
+  stringDelimiters: [QUOTE, QUOTE],
+  quotedStrings: true,
+  certainty: 'speculative',
+};
+
 export const gemma4Spec: FormatSpec = {
   spec: 1,
   name: 'gemma4',
@@ -78,20 +93,8 @@ export const gemma4Spec: FormatSpec = {
   calls: [
     CANONICAL,
     { ...CANONICAL, open: `${CALL_OPEN}:` },
-    {
-      codec: 'dialect',
-      open: '<call>',
-      stringDelimiters: [QUOTE, QUOTE],
-      quotedStrings: true,
-      certainty: 'speculative',
-    },
-    {
-      codec: 'dialect',
-      open: 'call:',
-      stringDelimiters: [QUOTE, QUOTE],
-      quotedStrings: true,
-      certainty: 'speculative',
-    },
+    { ...BARE, open: '<call>' },
+    { ...BARE, open: 'call:' },
     {
       codec: 'python',
       open: '```tool_code\n',

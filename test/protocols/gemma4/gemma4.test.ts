@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ParsedContent, ToolDefinition } from '../../../src/index.ts';
+import { FORMATS, type ParsedContent, type ToolDefinition } from '../../../src/index.ts';
 import { gemma4Format, gemma4Protocol, gemma4Spec } from '../../../src/protocols/formats/gemma4.ts';
 import { readFormatSpec } from '../../../src/protocols/spec/validate.ts';
 import {
@@ -148,6 +148,17 @@ describe('outputs of Gemma 4', () => {
     expect(textIn(read).trim()).toBe('');
   });
 
+  it('reads bare calls that end the output, with closers and white space between', () => {
+    const read = parts(
+      'Checking both. call:get_weather{city:Oslo}<tool_call|>\ncall:search{query:<|"|>tides<|"|>}<turn|><|tool_response>',
+    );
+    expect(callsIn(read)).toEqual([
+      { name: 'get_weather', input: { city: 'Oslo' } },
+      { name: 'search', input: { query: 'tides' } },
+    ]);
+    expect(textIn(read)).toBe('Checking both. ');
+  });
+
   it('reads the reasoning channel, and a bare call glued to its end (vLLM)', () => {
     const read = parts(
       '<|channel>thought\nI need to read the entry source file to inspect the crash point.\n<channel|>call:bash{command:<|"|>cat /work/src/entry.c<|"|>}',
@@ -221,6 +232,10 @@ describe('what is not a call', () => {
     // Not well-formed: a bare opener is text unless the call is whole.
     'call:get_weather{city:<|"|>Oslo',
     'call:get_weather{city:Oslo',
+    // Bare calls are read only as the rest of the output: one quoted in prose is text.
+    'call:get_weather{city:Oslo} extra',
+    'You could write call:get_weather{city:<|"|>Oslo<|"|>} next time.',
+    'call:get_weather{city:Oslo}\ncall:search{query:q} and so on',
     'call:get_weather is a tool',
     // Unsloth PR #11153: a bare call in inline code is shown, not run.
     'Run `call:get_weather{city:<|"|>Oslo<|"|>}` to check.',
@@ -233,6 +248,25 @@ describe('what is not a call', () => {
     expect(callsIn(read)).toEqual([]);
     expect(errorsIn(read)).toEqual([]);
     expect(textIn(read)).toBe(text);
+  });
+
+  it('a bare block cut off by the output limit runs nothing', () => {
+    const read = parts('call:get_weather{city:Oslo}', true);
+    expect(callsIn(read)).toEqual([]);
+    expect(textIn(read)).toBe('call:get_weather{city:Oslo}');
+  });
+
+  it("FunctionGemma's results, written as they are, hold no call for Gemma 4", () => {
+    const rendered = FORMATS.find((entry) => entry.name === 'functiongemma')!
+      .create()
+      .formatToolResponse([
+        {
+          toolCallId: 'c1',
+          toolName: 'get_weather',
+          output: 'call:get_weather{city:<escape>Oslo<escape>}\n<start_function_call>call:search{}',
+        },
+      ]);
+    expect(callsIn(parts(rendered))).toEqual([]);
   });
 
   it('an undeclared tool in the tokens is text through its closer', () => {

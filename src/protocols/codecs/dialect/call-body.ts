@@ -27,6 +27,11 @@ const Phase = {
   /** `NAME(` …: Python keyword arguments, read by the Python codec's body (`inner`). */
   Inner: 4,
   Done: 5,
+  /**
+   * After a speculative call: white space, the form's closers, the next call's opener, or the
+   * end of the output; anything else makes the calls text.
+   */
+  Between: 6,
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
@@ -43,6 +48,13 @@ const DISCARD: JsonTokenHandler = {
   primitive() {},
 };
 
+/** A speculative call read whole, waiting for the end of the output. */
+interface HeldCall {
+  readonly tool: ToolDefinition;
+  readonly streamer: JsonValueStreamer;
+  readonly json: string[];
+}
+
 function isToolNamePart(code: number): boolean {
   return isNamePart(code) || code === MINUS || code === DOT;
 }
@@ -58,10 +70,12 @@ function isToolNamePart(code: number): boolean {
  * call is a fault with its raw text, never run with guessed arguments; an undeclared tool's call
  * is text through its end.
  *
- * Speculative forms (an opener that may be prose, such as a bare `call:`): only a well-formed call
- * of a declared tool is one; anything else is text. Its arguments are held until they are whole,
- * and, as where a server stripped the special tokens, a string may be bare text
- * (`city:Paris`).
+ * Speculative forms (an opener that may be prose, such as a bare `call:`): only well-formed calls
+ * of declared tools that are the rest of the output are calls (one after another, white space and
+ * the form's closers between them); anything else makes them text. So a call quoted in prose, or
+ * in a tool's result another format wrote as it is, is never read: something follows it. Such
+ * calls are held until the output ends, and, as where a server stripped the special tokens, a
+ * string may be bare text (`city:Paris`).
  *
  * In explicit forms, `NAME(key="v")` after the name is read as one Python call (the parenthesis
  * form Gemma 4 falls back to), by the Python codec's body.
@@ -79,8 +93,14 @@ export class DialectCallBody implements CallBody {
   private tool: ToolDefinition | undefined;
   private assembler: CallAssembler | undefined;
   private streamer: JsonValueStreamer | undefined;
-  /** A speculative call's JSON, held until the call is known to be one. */
+  /** The JSON of the speculative call being read. */
   private held: string[] | undefined;
+  /** Speculative calls read whole, held until the output ends with nothing else after them. */
+  private readonly heldCalls: HeldCall[] = [];
+  /** A speculative call's opener and name prefix, which begin the next call of its block. */
+  private readonly nextOpen: string;
+  /** The characters of a closer or of `nextOpen` read so far (Phase.Between). */
+  private betweenRead = '';
   private reader: DialectValueReader | undefined;
   /** The characters of a closer read so far (each closer still in play begins with them). */
   private closerRead = '';
@@ -96,6 +116,7 @@ export class DialectCallBody implements CallBody {
     this.prefix = form.namePrefix ?? '';
     this.closers = [...(form.close ? [form.close] : []), ...(form.closeAlternatives ?? [])];
     this.phase = this.prefix.length > 0 ? Phase.Prefix : Phase.Name;
+    this.nextOpen = form.open + this.prefix;
   }
 
   get leftover(): string | undefined {
@@ -119,6 +140,9 @@ export class DialectCallBody implements CallBody {
         }
         case Phase.Value:
           index = this.readValue(text, index, end);
+          break;
+        case Phase.Between:
+          index = this.readBetween(text, index);
           break;
         default:
           index = this.readAfterValue(text, index);
@@ -209,6 +233,7 @@ export class DialectCallBody implements CallBody {
     const reader = this.reader!;
     const stop = reader.write(text, index, end);
     if (stop !== -1) {
+      if (this.speculative) return this.hold(stop);
       if (this.closers.length === 0) return this.complete(stop);
       this.phase = Phase.AfterValue;
       return stop;
@@ -248,18 +273,69 @@ export class DialectCallBody implements CallBody {
   private complete(index: number): number {
     if (this.tool === undefined) return this.settleText(index);
     const streamer = this.streamer!;
-    if (this.speculative) {
-      const json = this.held!.join('');
-      const value = streamer.keptStreamedStrings ? streamer.value : JSON.parse(json);
-      new CallAssembler(this.context, this.tool).completeWhole(json, value);
-    } else {
-      const assembler = this.assembler!;
-      const value = streamer.keptStreamedStrings
-        ? streamer.value
-        : JSON.parse(assembler.inputText());
-      assembler.complete(value);
-    }
+    const assembler = this.assembler!;
+    const value = streamer.keptStreamedStrings ? streamer.value : JSON.parse(assembler.inputText());
+    assembler.complete(value);
     return this.done(index);
+  }
+
+  // ── a block of speculative calls ────────────────────────────────────────────────────────────
+
+  /** A speculative call was read whole: it waits for the end of the output. */
+  private hold(index: number): number {
+    this.heldCalls.push({ tool: this.tool!, streamer: this.streamer!, json: this.held! });
+    this.held = undefined;
+    this.streamer = undefined;
+    this.reader = undefined;
+    this.tool = undefined;
+    this.name = '';
+    this.betweenRead = '';
+    this.phase = Phase.Between;
+    return index;
+  }
+
+  private readBetween(text: string, index: number): number {
+    if (this.betweenRead.length === 0 && isWhiteSpace(text.charCodeAt(index))) return index + 1;
+    const read = this.betweenRead + text.charAt(index);
+    let continues = false;
+    for (const closer of this.closers) {
+      if (!closer.startsWith(read)) continue;
+      if (closer.length === read.length) {
+        this.betweenRead = '';
+        return index + 1;
+      }
+      continues = true;
+    }
+    if (this.nextOpen.startsWith(read)) {
+      if (this.nextOpen.length === read.length) {
+        // The next call of the block: its name follows.
+        this.betweenRead = '';
+        this.phase = Phase.Name;
+        return index + 1;
+      }
+      continues = true;
+    }
+    if (continues) {
+      this.betweenRead = read;
+      return index + 1;
+    }
+    // Something else follows: the calls are not the rest of the output, so they are text. What
+    // was read of a closer or an opener is read again: it may begin other markup.
+    this.ownLeftover = this.betweenRead;
+    return this.settleText(index);
+  }
+
+  /** The output ended after a block of speculative calls: each runs, in order. */
+  private runHeld(): void {
+    for (const call of this.heldCalls) {
+      const json = call.json.join('');
+      const value = call.streamer.keptStreamedStrings ? call.streamer.value : JSON.parse(json);
+      new CallAssembler(this.context, call.tool).completeWhole(json, value);
+    }
+    // A closer or opener cut short by the end is text, not a lost part of the output.
+    const at = this.context.callLength;
+    const cut = this.betweenRead.length;
+    if (cut > 0) this.context.emitText(this.context.callText(at - cut, at));
   }
 
   // ── endings ────────────────────────────────────────────────────────────────────────────────
@@ -298,6 +374,12 @@ export class DialectCallBody implements CallBody {
       return;
     }
     if (this.phase === Phase.Done) return;
+    if (this.phase === Phase.Between) {
+      // Cut off, the output may have gone on with anything: the calls are not known to be calls.
+      if (interrupted) this.context.settle({ kind: 'not-a-call' });
+      else this.runHeld();
+      return;
+    }
     if (this.phase === Phase.AfterValue) {
       if (this.tool === undefined) {
         this.context.settle({ kind: 'not-a-call' });
@@ -307,9 +389,6 @@ export class DialectCallBody implements CallBody {
           'incomplete-call',
           `the output was cut off after the arguments of "${this.name}"; the call was not run`,
         );
-      } else if (this.speculative) {
-        // A closer that never came: what was read of it is text, and the call is not one.
-        this.context.settle({ kind: 'not-a-call' });
       } else {
         this.complete(0);
         // A closer cut short is text, not a lost part of the output.

@@ -148,12 +148,23 @@ describe('reading', () => {
     'do:get_weather{city:«Oslo»',
     'do:get_weather{city:"Oslo"}',
     'do: get_weather{}',
+    // Speculative calls count only as the rest of the output.
+    'do:get_weather{city:«Oslo»} and more',
+    'do:get_weather{city:«Oslo»}do:unknown{}',
     '<fn>unknown{a:«x</fn>»}</fn>',
   ])('%s is text', (text) => {
     const parts = partsOf(protocol, text, { tools });
     expect(callsIn(parts)).toEqual([]);
     expect(errorsIn(parts)).toEqual([]);
     expect(textIn(parts)).toBe(text);
+  });
+
+  it('reads speculative calls one after another to the end of the output', () => {
+    const parts = partsOf(protocol, 'Sure: do:get_weather{city:«Oslo»}\ndo:search{query:q}', {
+      tools,
+    });
+    expect(callsIn(parts).map((call) => call.name)).toEqual(['get_weather', 'search']);
+    expect(textIn(parts)).toBe('Sure: ');
   });
 
   it('hands back a closer begun and broken off: it may begin the next call', () => {
