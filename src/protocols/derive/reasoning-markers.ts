@@ -79,23 +79,48 @@ function openBlockAtEnd(
   return best;
 }
 
-/** The marker a text starts with: `<…>` or `[…]` (token brackets `<|…|>` included). */
+/**
+ * The marker a text starts with: `<…>` or `[…]` (token brackets `<|…|>` included), and a word
+ * and one more marker right after it when there is one (`<|close|>think<|sep|>`, Kimi K3's
+ * tags are three tokens).
+ */
 export function leadingMarker(text: string): string | undefined {
-  const first = text[0];
-  if (first !== '<' && first !== '[' && first !== '◁') return undefined;
-  const closer = first === '<' ? '>' : first === '[' ? ']' : '▷';
-  const end = text.indexOf(closer, 1);
-  if (end < 0 || end > 64) return undefined;
-  return text.slice(0, end + 1);
+  const first = markerEndAt(text, 0);
+  if (first === undefined) return undefined;
+  let word = first;
+  while (word < text.length && isWordChar(text[word]!)) word++;
+  const second = word > first ? markerEndAt(text, word) : undefined;
+  return text.slice(0, second ?? first);
 }
 
-/** The marker a text ends with (its last `<…>` or `[…]`), or undefined. */
+/** The marker a text ends with (its last `<…>` or `[…]`, or `<|open|>think<|sep|>`), or undefined. */
 export function trailingMarker(text: string): string | undefined {
   const trimmed = text.trimEnd();
-  const last = trimmed.at(-1);
+  const last = markerStartBefore(trimmed, trimmed.length);
+  if (last === undefined) return undefined;
+  let word = last;
+  while (word > 0 && isWordChar(trimmed[word - 1]!)) word--;
+  const first = word < last ? markerStartBefore(trimmed, word) : undefined;
+  return trimmed.slice(first ?? last);
+}
+
+/** Where the marker starting at `at` ends (exclusive), if one starts there. */
+function markerEndAt(text: string, at: number): number | undefined {
+  const first = text[at];
+  if (first !== '<' && first !== '[' && first !== '◁') return undefined;
+  const closer = first === '<' ? '>' : first === '[' ? ']' : '▷';
+  const end = text.indexOf(closer, at + 1);
+  return end < 0 || end - at > 64 ? undefined : end + 1;
+}
+
+/** Where the marker ending at `end` (exclusive) starts, if one ends there. */
+function markerStartBefore(text: string, end: number): number | undefined {
+  const last = text[end - 1];
   if (last !== '>' && last !== ']') return undefined;
-  const opener = last === '>' ? '<' : '[';
-  const start = trimmed.lastIndexOf(opener);
-  if (start < 0 || trimmed.length - start > 64) return undefined;
-  return trimmed.slice(start);
+  const start = text.lastIndexOf(last === '>' ? '<' : '[', end - 1);
+  return start < 0 || end - start > 64 ? undefined : start;
+}
+
+function isWordChar(char: string): boolean {
+  return /[A-Za-z0-9_]/.test(char);
 }

@@ -310,6 +310,28 @@ describe('a chat template whose generation prompt leaves <think> open', () => {
     ]);
   });
 
+  it('reads reasoning tags made of several tokens (Kimi K3: <|open|>think<|sep|>)', () => {
+    const k3Style = JSON_CALLS.replace(
+      '<think>{{ message.reasoning_content }}</think>',
+      '<|open|>think<|sep|>{{ message.reasoning_content }}<|close|>think<|sep|>',
+    ).replace(
+      '{%- if add_generation_prompt %}<|assistant|>{% endif -%}',
+      '{%- if add_generation_prompt %}<|assistant|><|open|>think<|sep|>{% endif -%}',
+    );
+    const analysis = analyzeChatTemplate(k3Style);
+    expect(analysis.evidence.reasoning).toEqual({
+      open: '<|open|>think<|sep|>',
+      close: '<|close|>think<|sep|>',
+      promptOpens: true,
+    });
+    expect(
+      read(
+        protocolFromChatTemplate(k3Style),
+        'Bergen.<|close|>think<|sep|><|calls|><|call|>{"name": "get_weather", "arguments": {"city": "Bergen"}}<|/call|><|/calls|>',
+      ),
+    ).toEqual({ calls: [BERGEN], text: '', reasoning: 'Bergen.', errors: [] });
+  });
+
   it('a spec built from markers starts in reasoning too', () => {
     const opened = JSON_CALLS.replace(
       '{%- if add_generation_prompt %}<|assistant|>{% endif -%}',
