@@ -4,6 +4,23 @@ import { CALLS_RUN_TOGETHER, type FormatEntry } from './common/format-entry.ts';
 import { deepseekFormat } from './deepseek/index.ts';
 import { executeProtocol } from './execute/index.ts';
 import { firefunctionFormat } from './firefunction/index.ts';
+import { aprielFormat } from './formats/apriel.ts';
+import { arrowCallsFormat } from './formats/arrow-calls.ts';
+import { gemma4Format } from './formats/gemma4.ts';
+import { gigachatFormat } from './formats/gigachat.ts';
+import { gigachatGcmlFormat } from './formats/gigachat-gcml.ts';
+import { hunyuanA13bFormat } from './formats/hunyuan-a13b.ts';
+import { hunyuanHyFormat } from './formats/hunyuan-hy.ts';
+import { internlmFormat } from './formats/internlm.ts';
+import { jambaFormat } from './formats/jamba.ts';
+import { kimiK3Format } from './formats/kimi-k3.ts';
+import { longcatFormat } from './formats/longcat.ts';
+import { minicpmFormat } from './formats/minicpm.ts';
+import { minimaxM1Format } from './formats/minimax-m1.ts';
+import { minimaxM3Format } from './formats/minimax-m3.ts';
+import { museGlimmerFormat } from './formats/muse-glimmer.ts';
+import { solarOpenFormat } from './formats/solar-open.ts';
+import { step3Format } from './formats/step3.ts';
 import { functionaryFormat } from './functionary/index.ts';
 import { functionGemmaFormat } from './functiongemma/index.ts';
 import { glmFormat } from './glm/index.ts';
@@ -50,8 +67,11 @@ export const FORMATS: readonly FormatEntry[] = [
   seedOssFormat,
   glmFormat,
   minimaxFormat,
+  kimiK3Format,
   kimiK2Format,
   gptOssFormat,
+  // Gemma 4 before FunctionGemma, which reports Gemma 4's `<|tool_call>` as another family's.
+  gemma4Format,
   functionGemmaFormat,
   functionaryFormat,
   firefunctionFormat,
@@ -59,6 +79,21 @@ export const FORMATS: readonly FormatEntry[] = [
   apertusFormat,
   commandRFormat,
   graniteFormat,
+  // The families of 2026, each a FormatSpec (formats/).
+  minimaxM1Format,
+  minimaxM3Format,
+  internlmFormat,
+  hunyuanA13bFormat,
+  hunyuanHyFormat,
+  jambaFormat,
+  aprielFormat,
+  gigachatFormat,
+  gigachatGcmlFormat,
+  longcatFormat,
+  step3Format,
+  solarOpenFormat,
+  museGlimmerFormat,
+  minicpmFormat,
   {
     name: 'hermes',
     aliases: ['qwen', 'qwen2.5', 'qwen3', 'nemotron', 'hermes_2_pro'],
@@ -71,6 +106,8 @@ export const FORMATS: readonly FormatEntry[] = [
   mistralFormat,
   llama3Format,
   pythonicFormat,
+  // A plain-text fallback some agents' models write: read only for declared tools, last.
+  arrowCallsFormat,
 ];
 
 /** The names `protocolByName` takes: every format, and `auto` (read any of them). */
@@ -95,6 +132,23 @@ export const PROTOCOL_NAMES = [
   'mistral',
   'llama3',
   'pythonic',
+  'gemma4',
+  'kimi-k3',
+  'minimax-m1',
+  'minimax-m3',
+  'internlm',
+  'hunyuan-a13b',
+  'hunyuan-hy',
+  'jamba',
+  'apriel',
+  'gigachat',
+  'gigachat-gcml',
+  'longcat',
+  'step3',
+  'solar-open',
+  'muse-glimmer',
+  'minicpm',
+  'arrow-calls',
   'auto',
 ] as const;
 export type ProtocolName = (typeof PROTOCOL_NAMES)[number];

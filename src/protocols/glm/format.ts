@@ -1,14 +1,16 @@
 import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
 import { openAIToolDeclaration } from '../common/tool-declarations.ts';
 
 /**
  * The tools section of GLM-4.5/4.6's chat template: each tool's JSON inside `<tools>`, then the
  * call format.
  */
-export function formatGlmTools(tools: readonly ToolDefinition[]): string {
+export function formatGlmTools(
+  tools: readonly ToolDefinition[],
+  formatGlmToolCall: (calls: readonly ToolCallToFormat[]) => string,
+): string {
   const listed = tools.map((tool) => jsonForPrompt(openAIToolDeclaration(tool))).join('\n');
   const example = tools[0]
     ? `\n\nFor example:\n${formatGlmToolCall([
@@ -34,20 +36,4 @@ export function formatGlmTools(tools: readonly ToolDefinition[]): string {
     '...',
     `</tool_call>${example}`,
   ].join('\n');
-}
-
-/** Each call as GLM-4.6's template renders an assistant's tool call. */
-export function formatGlmToolCall(calls: readonly ToolCallToFormat[]): string {
-  return calls
-    .map((call) => {
-      const value = inputAsValue(call.input);
-      let text = `<tool_call>${writeName(call.toolName)}\n`;
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        for (const [key, member] of Object.entries(value)) {
-          text += `<arg_key>${writeName(key)}</arg_key>\n<arg_value>${writeValueText(member, 'exact')}</arg_value>\n`;
-        }
-      }
-      return `${text}</tool_call>`;
-    })
-    .join('\n');
 }

@@ -1,7 +1,6 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
 import {
   envelopeJson,
   type ResultTextGuard,
@@ -15,7 +14,10 @@ import { functionDeclaration } from '../common/tool-declarations.ts';
  * The tools section of MiniMax-M2's chat template: each tool's JSON in `<tool>` inside
  * `<tools>`, then the call format.
  */
-export function formatMinimaxTools(tools: readonly ToolDefinition[]): string {
+export function formatMinimaxTools(
+  tools: readonly ToolDefinition[],
+  formatMinimaxToolCall: (calls: readonly ToolCallToFormat[]) => string,
+): string {
   const listed = tools
     .map((tool) => `<tool>${jsonForPrompt(functionDeclaration(tool))}</tool>`)
     .join('\n');
@@ -43,22 +45,6 @@ export function formatMinimaxTools(tools: readonly ToolDefinition[]): string {
     '</invoke>',
     `</minimax:tool_call>${example}`,
   ].join('\n');
-}
-
-/** Calls as the template renders an assistant's tool calls: one block, an `<invoke>` each. */
-export function formatMinimaxToolCall(calls: readonly ToolCallToFormat[]): string {
-  let text = '<minimax:tool_call>\n';
-  for (const call of calls) {
-    text += `<invoke name="${writeName(call.toolName)}">\n`;
-    const value = inputAsValue(call.input);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      for (const [key, member] of Object.entries(value)) {
-        text += `<parameter name="${writeName(key)}">${writeValueText(member, 'inline')}</parameter>\n`;
-      }
-    }
-    text += '</invoke>\n';
-  }
-  return `${text}</minimax:tool_call>`;
 }
 
 /**

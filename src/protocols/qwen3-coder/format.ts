@@ -57,7 +57,10 @@ function describeFunction(tool: ToolDefinition): string {
  * The tools section of Qwen3-Coder's chat template (also Qwen3.5's): each tool as `<function>`
  * with its `<parameters>`, then the call format and its reminders.
  */
-export function formatQwen3CoderTools(tools: readonly ToolDefinition[]): string {
+export function formatQwen3CoderTools(
+  tools: readonly ToolDefinition[],
+  formatQwen3CoderToolCall: (calls: readonly ToolCallToFormat[]) => string,
+): string {
   const example = tools[0]
     ? `\n\nFor example:\n${formatQwen3CoderToolCall([
         { toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) },
@@ -93,27 +96,6 @@ export function formatQwen3CoderTools(tools: readonly ToolDefinition[]): string 
     '- If there is no function call available, answer the question like normal with your current knowledge and do not tell the user about function calls',
     `</IMPORTANT>${example}`,
   ].join('\n');
-}
-
-/** The parameters of a call, `<parameter=KEY>\nvalue\n</parameter>` each, in `tag`'s spelling. */
-export function formatParameters(input: unknown, layout: 'block' | 'inline'): string {
-  const value = inputAsValue(input);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return '';
-  let text = '';
-  for (const [key, member] of Object.entries(value)) {
-    text += `<parameter=${writeName(key)}>${writeValueText(member, layout)}</parameter>\n`;
-  }
-  return text;
-}
-
-/** Each call as the template renders an assistant's tool call. */
-export function formatQwen3CoderToolCall(calls: readonly ToolCallToFormat[]): string {
-  return calls
-    .map(
-      (call) =>
-        `<tool_call>\n<function=${writeName(call.toolName)}>\n${formatParameters(call.input, 'block')}</function>\n</tool_call>`,
-    )
-    .join('\n');
 }
 
 /**

@@ -40,7 +40,10 @@ function describeFunction(tool: ToolDefinition): string {
  * The tools section of Seed-OSS's chat template: each tool as a Python signature with its
  * docstring, then the call format.
  */
-export function formatSeedOssTools(tools: readonly ToolDefinition[]): string {
+export function formatSeedOssTools(
+  tools: readonly ToolDefinition[],
+  formatSeedOssToolCall: (calls: readonly ToolCallToFormat[]) => string,
+): string {
   const example = tools[0]
     ? `\n\nFor example:\n${formatSeedOssToolCall([
         { toolName: tools[0].name, input: exampleInput(tools[0].inputSchema) },
@@ -61,20 +64,4 @@ export function formatSeedOssTools(tools: readonly ToolDefinition[]): string {
     '</function>',
     `</seed:tool_call>${example}`,
   ].join('\n');
-}
-
-/** Each call as the template renders an assistant's tool call: values inline. */
-export function formatSeedOssToolCall(calls: readonly ToolCallToFormat[]): string {
-  return calls
-    .map((call) => {
-      const value = inputAsValue(call.input);
-      let parameters = '';
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        for (const [key, member] of Object.entries(value)) {
-          parameters += `<parameter=${writeName(key)}>${writeValueText(member, 'inline')}</parameter>\n`;
-        }
-      }
-      return `<seed:tool_call>\n<function=${writeName(call.toolName)}>\n${parameters}</function>\n</seed:tool_call>`;
-    })
-    .join('\n');
 }
