@@ -375,6 +375,43 @@ function contains(container: Value, item: Value): boolean {
   return false;
 }
 
+/**
+ * `a < b` (and `<=`, `>`, `>=`) as Python: numbers by value, strings by code point. A number and
+ * a string of digits compare as numbers: a dict written with integer keys holds them as strings
+ * here (Seed-OSS compares its budget with such keys); Python would never see the string.
+ */
+function ordered(left: Value, right: Value, operator: string): boolean {
+  const numeric = (value: Value) =>
+    isNumber(value) || value.type === 'BooleanValue'
+      ? Number(value.value)
+      : isString(value) && /^-?[0-9]+(\.[0-9]+)?$/.test(value.value as string)
+        ? Number(value.value)
+        : undefined;
+  let order: number;
+  if (isString(left) && isString(right)) {
+    const a = left.value as string;
+    const b = right.value as string;
+    order = a < b ? -1 : a > b ? 1 : 0;
+  } else {
+    const a = numeric(left);
+    const b = numeric(right);
+    if (a === undefined || b === undefined) {
+      throw new Error(`Unknown operator "${operator}" between ${left.type} and ${right.type}`);
+    }
+    order = a - b;
+  }
+  switch (operator) {
+    case '<':
+      return order < 0;
+    case '<=':
+      return order <= 0;
+    case '>':
+      return order > 0;
+    default:
+      return order >= 0;
+  }
+}
+
 /** `a * b` as Python: numbers multiplied, a string or list repeated (`' ' * indent`). */
 function times(left: Value, right: Value): Value {
   if (isNumber(left) && isNumber(right)) {
@@ -434,6 +471,8 @@ export const OUTPUT_GLOBAL = '__toolwire_output';
 export const CONCAT_GLOBAL = '__toolwire_concat';
 export const TIMES_GLOBAL = '__toolwire_times';
 export const IN_GLOBAL = '__toolwire_in';
+export const COMPARE_GLOBAL = '__toolwire_compare';
+export const ITERABLE_GLOBAL = '__toolwire_iterable';
 
 function native(fn: NativeFunction): Value {
   return new FunctionValue(fn);
@@ -528,6 +567,14 @@ export function installGlobals(environment: Environment, now: Date): void {
   define(
     IN_GLOBAL,
     native(([item, container, negate]) => bool(contains(container!, item!) !== negate!.value)),
+  );
+  define(
+    COMPARE_GLOBAL,
+    native(([left, right, operator]) => bool(ordered(left!, right!, String(operator!.value)))),
+  );
+  define(
+    ITERABLE_GLOBAL,
+    native(([value]) => (value!.type === 'UndefinedValue' ? list([]) : value!)),
   );
   define(
     TIMES_GLOBAL,

@@ -12,11 +12,13 @@
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
 import {
+  COMPARE_GLOBAL,
   CONCAT_GLOBAL,
   FILTER_GLOBAL,
   FILTERS,
   IN_GLOBAL,
   ITEM_GLOBAL,
+  ITERABLE_GLOBAL,
   installGlobals,
   METHOD_GLOBAL,
   METHODS,
@@ -182,6 +184,13 @@ function rewriteExpression(node: Node): Node {
         return kit.call(PERCENT_GLOBAL, [node.left as Node, node.right as Node]);
       if (operator === '~') return kit.call(CONCAT_GLOBAL, [node.left as Node, node.right as Node]);
       if (operator === '*') return kit.call(TIMES_GLOBAL, [node.left as Node, node.right as Node]);
+      if (operator === '<' || operator === '<=' || operator === '>' || operator === '>=') {
+        return kit.call(COMPARE_GLOBAL, [
+          node.left as Node,
+          node.right as Node,
+          kit.string(operator),
+        ]);
+      }
       if (operator === 'in' || operator === 'not in') {
         return kit.call(IN_GLOBAL, [
           node.left as Node,
@@ -206,6 +215,17 @@ function rewriteExpression(node: Node): Node {
       const property = node.property as Node;
       if (!node.computed || property.type === 'SliceExpression') return node;
       return kit.call(ITEM_GLOBAL, [node.object as Node, property]);
+    }
+    case 'For': {
+      // `for x in undefined` loops no time in Python's jinja (the library throws). A filtered
+      // loop's test stays the library's: its sequence is wrapped instead.
+      const iterable = node.iterable as Node;
+      if (iterable.type === 'SelectExpression') {
+        iterable.lhs = kit.call(ITERABLE_GLOBAL, [iterable.lhs as Node]);
+      } else {
+        node.iterable = kit.call(ITERABLE_GLOBAL, [iterable]);
+      }
+      return node;
     }
     default:
       return node;

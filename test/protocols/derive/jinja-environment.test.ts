@@ -146,6 +146,22 @@ describe('the chat-template renderer', () => {
     ).toBe('True False True False');
   });
 
+  it('loops no time over an undefined value (a user message has no tool_calls)', () => {
+    expect(libraryAlone('{% for c in m.tool_calls %}x{% endfor %}', { m: {} })).toMatch(/^throws/);
+    expect(render('[{% for c in m.tool_calls %}x{% endfor %}]', { m: {} })).toBe('[]');
+    expect(render('{% for n in [1, 2, 3] if n > 1 %}{{ n }}{% endfor %}')).toBe('23');
+  });
+
+  it('compares strings, and integer dict keys with numbers (Seed-OSS: budget <= k)', () => {
+    expect(libraryAlone('{{ "a" < "b" }}')).toMatch(/^throws/);
+    expect(render('{{ "a" < "b" }} {{ 2 >= 3 }} {{ 1.5 > 1 }}')).toBe('True False True');
+    expect(
+      render(
+        '{% set d = {0: 0, 512: 128} %}{% for k, v in d | dictsort %}{% if -1 <= k %}{{ v }};{% endif %}{% endfor %}',
+      ),
+    ).toBe('0;128;');
+  });
+
   it('concatenates an undefined value with ~ as an empty string', () => {
     expect(libraryAlone('{{ missing ~ "x" }}')).toMatch(/^throws/);
     expect(render('{{ missing ~ "x" ~ 1 }}')).toBe('x1');
