@@ -521,6 +521,31 @@ describe('createJsonTokenizer: properties', () => {
     );
   });
 
+  it('reads a string the same in small pieces (one pass each) as in long ones, strict or not', () => {
+    // Pieces shorter than the one-pass span and longer ones, quotes, escapes and raw controls at
+    // every place, single-quoted strings too: one chunking must agree with any other.
+    const unit = fc.constantFrom('a', 'b', ' ', '"', "'", '\\', 'n', 'u', '0', '\n', '<', 'é');
+    fc.assert(
+      fc.property(
+        fc.string({ unit, minLength: 10, maxLength: 90 }),
+        fc.constantFrom('"', "'"),
+        fc.integer({ min: 1, max: 40 }),
+        fc.boolean(),
+        (content, quote, size, strict) => {
+          const text = `{"k": ${quote}${content}${quote}, "z": 1}`;
+          const pieces: string[] = [];
+          for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+          const whole = run(text, { strict });
+          const chunked = run(pieces, { strict });
+          expect(mergeStringChunks(chunked.events)).toEqual(mergeStringChunks(whole.events));
+          expect(chunked.tokenizer.status).toBe(whole.tokenizer.status);
+          expect(chunked.tokenizer.failure).toEqual(whole.tokenizer.failure);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
   it('decodes a string written at once exactly as one fed a character at a time', () => {
     // Written at once, a string that closes in the same write is decoded natively when it is
     // strict JSON; a character at a time, always escape by escape. Both must agree, failures too.

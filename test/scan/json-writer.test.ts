@@ -90,6 +90,38 @@ describe('createCanonicalJsonWriter', () => {
     expect(deltas.join('')).toBe(JSON.stringify({ [awkward]: awkward }));
   });
 
+  it('escapes short pieces exactly at the edges of what JSON escapes', () => {
+    // Each side of every boundary the short-piece check tests: controls / space, the quote, the
+    // backslash, the surrogates; alone and inside a short piece.
+    const edges = [
+      '\u001f',
+      ' ',
+      '!',
+      '"',
+      '#',
+      '[',
+      '\\',
+      ']',
+      '\u007f',
+      '\ud7ff',
+      '\ud800',
+      '\udbff',
+      '\udc00',
+      '\udfff',
+      '\ue000',
+    ];
+    for (const edge of edges) {
+      for (const piece of [edge, `ab${edge}cd`, `${edge}x`.repeat(20)]) {
+        const { writer, deltas } = createCollectingWriter();
+        writer.startString();
+        writer.stringChunk(piece);
+        writer.endString();
+        expect(deltas.join('')).toBe(JSON.stringify(piece));
+        expect(jsonStringText(piece)).toBe(JSON.stringify(piece));
+      }
+    }
+  });
+
   it('writes keys as JSON.stringify does however often they repeat, and however many there are', () => {
     const names = ['city', 'a"b', '\u2028', ''];
     for (let index = 0; index < 1500; index++) names.push(`key ${index}`, 'city', 'a"b');
