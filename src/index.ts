@@ -81,6 +81,13 @@ export {
   protocolNameFor,
 } from './protocols/choice.ts';
 export type { AgentConventions, FormatEntry } from './protocols/common/format-entry.ts';
+// Formats as data: a FormatSpec becomes a protocol; response templates become specs.
+export {
+  formatSpecFromResponseTemplate,
+  protocolFromResponseTemplate,
+  ResponseTemplateError,
+  type ResponseTemplateOptions,
+} from './protocols/derive/response-template.ts';
 export {
   type ApertusProtocolOptions,
   apertusProtocol,
@@ -125,4 +132,25 @@ export {
   PROTOCOL_NAMES,
   type ProtocolName,
 } from './protocols/registry.ts';
+export {
+  defineFormat,
+  type FormatEntryExtras,
+  type FormatHooks,
+  FormatSpecError,
+  formatEntryFromSpec,
+  readFormatSpec,
+  specOf,
+} from './protocols/spec/define.ts';
+export type {
+  CallFormSpec,
+  DialectCallForm,
+  FormatSpec,
+  JsonCallForm,
+  PromptSpec,
+  PythonCallForm,
+  ReasoningSpec,
+  ResultSpec,
+  TaggedCallForm,
+  WriteSpec,
+} from './protocols/spec/types.ts';
 export { UnsupportedPatternError } from './schema/pattern.ts';
