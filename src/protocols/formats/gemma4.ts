@@ -7,8 +7,7 @@
  * as vLLM's chat template writes it (`examples/tool_chat_template_gemma4.jinja`) and vLLM's,
  * SGLang's and mlx-lm's parsers read it. Reasoning is the `<|channel>thought\n…<channel|>`
  * channel; results come back in the same model turn as
- * `<|tool_response>response:NAME{key:value,…}<tool_response|>` (a result that is not a mapping as
- * `response:NAME{value:…}`).
+ * `<|tool_response>response:NAME{value:<|"|>…<|"|>}<tool_response|>`.
  *
  * Besides the canonical call, the forms Gemma 4 is seen writing (vLLM's
  * `test_gemma4_regex_and_bare_calls.py`, vllm-mlx PR #622, Unsloth PR #11153):
@@ -23,17 +22,9 @@
  * - a ```` ```tool_code ```` fence of Python calls, one after another.
  * Names may hold `-` and `.`.
  */
-import type {
-  ToolCallProtocol,
-  ToolCallToFormat,
-  ToolDefinition,
-  ToolResponseToFormat,
-} from '../../core/index.ts';
+import type { ToolCallProtocol, ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
 import { exampleInput } from '../common/example-input.ts';
 import type { FormatEntry } from '../common/format-entry.ts';
-import { resultJsonForPrompt } from '../common/json-text.ts';
-import { isNamePart, isNameStart } from '../common/python-call-values.ts';
-import { type ResultTextGuard, resultTextForPrompt } from '../common/result-text.ts';
 import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
 import type { DialectCallForm, FormatSpec } from '../spec/types.ts';
 
@@ -103,94 +94,13 @@ export const gemma4Spec: FormatSpec = {
     },
   ],
   write: { call: `${CALL_OPEN}call:{name}{arguments}${CALL_CLOSE}` },
+  // As the template's `format_tool_response_block` writes a tool message's content, a string
+  // (an object result is its JSON text, as an API's tool message carries it). The template writes
+  // a mapping's keys only for content that is a mapping, which chat APIs do not send.
   results: {
     each: `${RESPONSE_OPEN}response:{name}{value:${QUOTE}{output}${QUOTE}}${RESPONSE_CLOSE}`,
   },
 };
-
-// ── results ──────────────────────────────────────────────────────────────────────────────────
-
-/**
- * What a result's text may not hold as it is: the call and response tags (special tokens, and
- * `<|"|>`, are broken anyway by resultTextForPrompt) and the bare openers (`call:`, `<call>`).
- */
-const RESULT_GUARD: ResultTextGuard = {
-  tags: ['call', 'tool_call', 'tool_response', 'turn', 'channel'],
-  literals: ['call:', '<call>', '```tool_code'],
-};
-
-function isBareKey(key: string): boolean {
-  if (key.length === 0 || !isNameStart(key.charCodeAt(0))) return false;
-  for (let index = 1; index < key.length; index++) {
-    const code = key.charCodeAt(index);
-    if (!isNamePart(code) && key[index] !== '-' && key[index] !== '.') return false;
-  }
-  return true;
-}
-
-/** A result's value as the template's `format_argument` writes it, its text guarded. */
-function resultValue(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string')
-    return `${QUOTE}${resultTextForPrompt(value, RESULT_GUARD)}${QUOTE}`;
-  if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'null';
-  if (typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return `[${value.map(resultValue).join(',')}]`;
-  if (typeof value === 'object') return resultMapping(value as Record<string, unknown>);
-  return resultValue(String(value));
-}
-
-function resultMapping(value: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined) continue;
-    const keyText = isBareKey(key) ? key : resultValue(key);
-    parts.push(`${keyText}:${resultValue(item)}`);
-  }
-  return `{${parts.join(',')}}`;
-}
-
-/**
- * The tool's name after `response:`: as it is when it is a plain name, else a prompt-safe JSON
- * string with `call:` broken too (a name is whatever the model called, and `call:NAME{` or
- * `call:NAME(` in it would read as a call).
- */
-function responseName(name: string): string {
-  if (/^[A-Za-z0-9_.-]+$/.test(name)) return name;
-  return resultJsonForPrompt(name).replaceAll('call:', '\\u0063all:');
-}
-
-/**
- * `<|tool_response>response:NAME{…}<tool_response|>` per result, as the chat template's
- * `format_tool_response_block` writes it: a mapping's keys and values, anything else as
- * `{value:…}` (`{error:…}` for a failed call). Text stands between `<|"|>` tokens as it is, with
- * what could read as markup broken (`<|"|>`, special tokens, `call:`). `anyReader`: the output
- * as prompt-safe JSON text inside one string, for a reader of every format.
- */
-export function formatGemma4ToolResponse(
-  results: readonly ToolResponseToFormat[],
-  anyReader = false,
-): string {
-  return results
-    .map((result) => {
-      const output = result.output;
-      let body: string;
-      if (anyReader) {
-        body = `{${result.isError ? 'error' : 'value'}:${QUOTE}${resultJsonForPrompt(output)}${QUOTE}}`;
-      } else if (
-        !result.isError &&
-        typeof output === 'object' &&
-        output !== null &&
-        !Array.isArray(output)
-      ) {
-        body = resultMapping(output as Record<string, unknown>);
-      } else {
-        body = `{${result.isError ? 'error' : 'value'}:${resultValue(output)}}`;
-      }
-      return `${RESPONSE_OPEN}response:${responseName(result.toolName)}${body}${RESPONSE_CLOSE}`;
-    })
-    .join('');
-}
 
 // ── the prompt ───────────────────────────────────────────────────────────────────────────────
 
@@ -305,15 +215,8 @@ export function formatGemma4Tools(
 
 // ── the format ───────────────────────────────────────────────────────────────────────────────
 
-/**
- * What the spec's templates cannot say: the declarations in the template's own syntax, and
- * results as `format_tool_response_block` writes them (a mapping's keys, Gemma's strings).
- */
-const GEMMA4_HOOKS: FormatHooks = {
-  formatTools: formatGemma4Tools,
-  formatToolResponse: (results) => formatGemma4ToolResponse(results),
-  formatToolResponseForAnyReader: (results) => formatGemma4ToolResponse(results, true),
-};
+/** What the spec's templates cannot say: the declarations in the template's own syntax. */
+const GEMMA4_HOOKS: FormatHooks = { formatTools: formatGemma4Tools };
 
 /** Gemma 4's format (see the top of this file). */
 export function gemma4Protocol(): ToolCallProtocol {
