@@ -26,7 +26,9 @@ export const aprielSpec: FormatSpec = {
     { open: '<think>', close: '</think>' },
   ],
   startInReasoning: true,
-  markup: ['[END FINAL RESPONSE]', '<|end|>'],
+  // Outside reasoning `[BEGIN FINAL RESPONSE]` is framing too: an output read from text (the
+  // reasoning left out, or a second answer) and the writer's own calls keep no marker in the text.
+  markup: ['[BEGIN FINAL RESPONSE]', '[END FINAL RESPONSE]', '<|end|>'],
   calls: [
     { codec: 'json', open: '<tool_calls>', close: '</tool_calls>' },
     { codec: 'json', open: '<tool_call>', close: '</tool_call>' },

@@ -29,7 +29,8 @@ export const gigachatSpec: FormatSpec = {
     { codec: 'json', open: '<|message_sep|>\n\nfunction call<|role_sep|>', close: END },
     { codec: 'json', open: 'function call<|role_sep|>', close: END },
   ],
-  write: { call: '<|function_call|>{"name": {name_json}, "arguments": {arguments}}' },
+  // The call ends the turn with `</s>`, as the model writes it: what follows the call is text.
+  write: { call: `<|function_call|>{"name": {name_json}, "arguments": {arguments}}${END}` },
   results: { each: '{output}', join: '\n' },
   prompt: {
     text: [

@@ -20,6 +20,7 @@ import {
 import {
   expectNoWrapperIn,
   itNeverReadsResultsAsCalls,
+  itReadsProseAndItsOwnCallsBack,
   itRoundTripsFromReasoning,
 } from './spec-format-checks.ts';
 
@@ -102,6 +103,22 @@ describe('apriel', () => {
     expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
   });
 
+  it('drops [BEGIN FINAL RESPONSE] outside reasoning: its own calls read back from text', () => {
+    const call = apriel.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } });
+    for (const startInReasoning of [false, true]) {
+      const parts = apriel.parseGeneratedText(`${call}\nThen: ${call}`, {
+        tools: TOOLS,
+        startInReasoning,
+      });
+      expect(callsIn(parts)).toHaveLength(2);
+      expect(textIn(parts)).toBe('\nThen: ');
+      expect(errorsIn(parts)).toEqual([]);
+    }
+    // Inside reasoning it still ends the reasoning.
+    expect(reasoningIn(partsOf(apriel, 'a[BEGIN FINAL RESPONSE]b'))).toBe('a');
+    expect(textIn(partsOf(apriel, 'a[BEGIN FINAL RESPONSE]b'))).toBe('b');
+  });
+
   it('writes calls, results and the prompt as 1.6 does', () => {
     expect(apriel.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } })).toBe(
       '[BEGIN FINAL RESPONSE]<tool_calls>[{"name": "get_weather", "arguments": {"city":"Oslo"}}]</tool_calls>',
@@ -117,6 +134,7 @@ describe('apriel', () => {
 
 describe('apriel: invariants', () => {
   itRoundTripsFromReasoning(apriel);
+  itReadsProseAndItsOwnCallsBack(apriel);
   itIsChunkInvariantOnItsMarkup(apriel, [
     '[BEGIN FINAL RESPONSE]',
     '[END FINAL RESPONSE]',

@@ -17,7 +17,11 @@ import {
   partsOf,
   textIn,
 } from './json-format-checks.ts';
-import { expectNoWrapperIn, itNeverReadsResultsAsCalls } from './spec-format-checks.ts';
+import {
+  expectNoWrapperIn,
+  itNeverReadsResultsAsCalls,
+  itReadsProseAndItsOwnCallsBack,
+} from './spec-format-checks.ts';
 
 const gigachat = defineFormat(gigachatSpec);
 const memory: ToolDefinition = { name: 'manage_user_memory', inputSchema: { type: 'object' } };
@@ -101,10 +105,19 @@ describe('gigachat', () => {
     expect(prompt).toContain('<|function_call|>{"name": "get_weather"');
   });
 
-  it('writes the 3.1 call', () => {
+  it('writes the 3.1 call, ending the turn with </s> as the model does', () => {
     expect(gigachat.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } })).toBe(
-      '<|function_call|>{"name": "get_weather", "arguments": {"city":"Oslo"}}',
+      '<|function_call|>{"name": "get_weather", "arguments": {"city":"Oslo"}}</s>',
     );
+  });
+
+  it('keeps the text after a call it wrote, white space included', () => {
+    const call = gigachat.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } });
+    for (const after of ['\n', ' ', '\n\n']) {
+      const parts = partsOf(gigachat, call + after);
+      expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
+      expect(textIn(parts)).toBe(after);
+    }
   });
 });
 
@@ -119,6 +132,7 @@ describe('gigachat: invariants', () => {
     '</s>',
   ]);
   itNeverReadsResultsAsCalls(gigachat, ['<|function_call|>', 'function call<|role_sep|>']);
+  itReadsProseAndItsOwnCallsBack(gigachat);
   itStaysLinear(
     gigachat,
     (index) => `${GIGACHAT_31}{"name": "get_weather", "arguments": {"city": "c${index}"}}</s>`,
