@@ -106,7 +106,8 @@ interface Analysed {
 }
 
 function analyze(source: string, options: ChatTemplateOptions): Analysed {
-  const template = compileChatTemplate(chatTemplateFromFile(source));
+  const templateSource = chatTemplateFromFile(source);
+  const template = compileChatTemplate(templateSource);
   const tokens = specialTokensIn(source);
   const bosToken = options.bosToken ?? tokens.bosToken;
   const eosToken = options.eosToken ?? tokens.eosToken;
@@ -126,7 +127,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
     },
     protocol: startInReasoning ? startingInReasoning(match.protocol) : match.protocol,
   });
-  const match = matchFamily(rendered, reasoning, refusals);
+  const match = matchFamily(rendered, reasoning, refusals, templateSource);
   if (match !== undefined) return family(match, false);
 
   // No registered format: the markers.
@@ -154,7 +155,7 @@ function analyze(source: string, options: ChatTemplateOptions): Analysed {
   // reads every other turn.
   const plain = withoutQuirks(rendered);
   if (plain !== rendered) {
-    const lenient = matchFamily(plain, reasoning);
+    const lenient = matchFamily(plain, reasoning, {}, templateSource);
     if (lenient !== undefined) return family(lenient, true);
     if (built !== undefined && refusal(built.protocol, plain, reasoning) === undefined) {
       return fromSpec(true);

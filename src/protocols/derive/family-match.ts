@@ -7,6 +7,7 @@
 import type { ParsedContent, ToolCallProtocol } from '../../core/index.ts';
 import type { FormatEntry } from '../common/format-entry.ts';
 import { FORMATS } from '../registry.ts';
+import { specOf } from '../spec/define.ts';
 import type {
   RenderedScenario,
   RenderedTemplate,
@@ -35,6 +36,7 @@ export function matchFamily(
   rendered: RenderedTemplate,
   reasoning: ReasoningStart,
   refusals: Refusals = {},
+  templateSource = '',
 ): FamilyMatch | undefined {
   const ranked: FamilyMatch[] = [];
   // The registry is read at call time: formats registered since load count.
@@ -46,10 +48,25 @@ export function matchFamily(
       refusals[entry.name] = `cannot be created: ${String(error)}`;
       continue;
     }
-    ranked.push({ entry, protocol, likeness: writerLikeness(protocol, rendered) });
+    ranked.push({
+      entry,
+      protocol,
+      likeness: writerLikeness(protocol, rendered, templateSource),
+    });
   }
+  // Formats that write alike (Hunyuan's and Apriel's `<tool_calls>[…]`) are told apart by their
+  // other literals the template mentions (Apriel's `[BEGIN FINAL RESPONSE]`).
+  const mentions = new Map<FamilyMatch, number>();
+  const mentioned = (match: FamilyMatch) => {
+    let count = mentions.get(match);
+    if (count === undefined) {
+      count = literalsMentioned(match.protocol, templateSource);
+      mentions.set(match, count);
+    }
+    return count;
+  };
   // A stable sort: registry order among equals.
-  ranked.sort((a, b) => b.likeness - a.likeness);
+  ranked.sort((a, b) => b.likeness - a.likeness || mentioned(b) - mentioned(a));
   for (const candidate of ranked) {
     const why = refusal(candidate.protocol, rendered, reasoning);
     if (why === undefined) return candidate;
@@ -180,30 +197,67 @@ function readTurn(
 /**
  * How much of the template's turn the protocol's own writer writes the same (white space aside):
  * the length of their common start, the whole writing when it is verbatim. Several formats may
- * read a turn (most read bare JSON); the one that writes like the template is its family.
+ * read a turn (most read bare JSON); the one that writes like the template is its family. A
+ * writer may put framing of its own before its calls when the template mentions that framing
+ * (Apriel's `[BEGIN FINAL RESPONSE]`, which its template's instructions name): the comparison
+ * then starts after it.
  */
-function writerLikeness(protocol: ToolCallProtocol, rendered: RenderedTemplate): number {
+function writerLikeness(
+  protocol: ToolCallProtocol,
+  rendered: RenderedTemplate,
+  templateSource: string,
+): number {
   const turn =
     rendered.scenarios.find((each) => each.scenario.calls.length > 1) ?? rendered.scenarios[0];
   if (turn === undefined) return 0;
+  let written: string;
   try {
-    const written = protocol.formatToolCall(
+    written = protocol.formatToolCall(
       turn.scenario.calls.map((call, index) => ({
         toolName: call.name,
         input: call.input,
         toolCallId: `call0000${index + 1}`,
       })),
     );
-    const template = squash(turn.turn);
-    const writer = squash(written);
-    if (template.includes(writer)) return writer.length;
-    let common = 0;
-    while (common < writer.length && template.charCodeAt(common) === writer.charCodeAt(common))
-      common++;
-    return common;
   } catch {
     return 0;
   }
+  const template = squash(turn.turn);
+  const whole = squash(written);
+  if (template.includes(whole)) return whole.length;
+  let best = commonStart(template, whole);
+  for (let at = 1; at < Math.min(written.length, MAX_FRAMING); at++) {
+    const char = written[at];
+    if (char !== '<' && char !== '[' && char !== '{') continue;
+    const framing = written.slice(0, at).trim();
+    if (framing === '' || !templateSource.includes(framing)) continue;
+    best = Math.max(best, commonStart(template, squash(written.slice(at))));
+  }
+  return best;
+}
+
+/** Longest framing a writer may put before its calls and still be compared after it. */
+const MAX_FRAMING = 64;
+
+function commonStart(a: string, b: string): number {
+  let common = 0;
+  while (common < a.length && common < b.length && a.charCodeAt(common) === b.charCodeAt(common))
+    common++;
+  return common;
+}
+
+/** How many of a spec-built format's own literals the template's source holds. */
+function literalsMentioned(protocol: ToolCallProtocol, source: string): number {
+  const spec = source === '' ? undefined : specOf(protocol);
+  if (spec === undefined) return 0;
+  const literals = new Set<string>([
+    ...(spec.markup ?? []),
+    ...(spec.reasoning ?? []).flatMap((block) => [block.open, block.close]),
+    ...spec.calls.flatMap((form) => [form.open, form.close ?? '']),
+  ]);
+  let count = 0;
+  for (const literal of literals) if (literal.length >= 3 && source.includes(literal)) count++;
+  return count;
 }
 
 /** White space does not count when comparing writers (templates indent, writers do not). */

@@ -350,6 +350,24 @@ describe('a chat template whose generation prompt leaves <think> open', () => {
   });
 });
 
+describe('choosing among registered formats that read the same calls', () => {
+  // `<tool_calls>[{"name": …, "arguments": …}]</tool_calls>`: Hunyuan's and Apriel's calls alike.
+  const toolCallsList = (instructions: string) =>
+    template(
+      '<tool_calls>[{%- for call in message.tool_calls %}{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments | tojson }}}{% if not loop.last %}, {% endif %}{% endfor %}]</tool_calls>',
+    ).replace(
+      '<|{{ message.role }}|>{{ message.content }}<|end|>',
+      `<|{{ message.role }}|>${instructions}{{ message.content }}<|end|>`,
+    );
+
+  it('takes the one whose framing the template names (Apriel: [BEGIN FINAL RESPONSE])', () => {
+    const apriel = toolCallsList('End with [BEGIN FINAL RESPONSE] then your answer. ');
+    expect(analyzeChatTemplate(apriel).family).toBe('apriel');
+    const plain = toolCallsList('');
+    expect(analyzeChatTemplate(plain).family).not.toBe('apriel');
+  });
+});
+
 describe('a template that writes one turn no reader can take back', () => {
   it('Llama 4 pythonic quotes strings without escaping quotes inside: pythonic, that turn named', () => {
     const llama4 = readFileSync(
