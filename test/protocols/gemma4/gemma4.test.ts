@@ -237,8 +237,11 @@ describe('what is not a call', () => {
     'You could write call:get_weather{city:<|"|>Oslo<|"|>} next time.',
     'call:get_weather{city:Oslo}\ncall:search{query:q} and so on',
     'call:get_weather is a tool',
-    // Unsloth PR #11153: a bare call in inline code is shown, not run.
+    // Unsloth PR #11153: a bare call in inline code or a code block is shown, not run.
     'Run `call:get_weather{city:<|"|>Oslo<|"|>}` to check.',
+    '`call:get_weather{city:Oslo}`',
+    'Like this:\n```\ncall:get_weather{city:<|"|>Oslo<|"|>}\n```',
+    '```text\n<call>get_weather{city:Oslo}\n```\n',
     // The parenthesis form without the token: prose is full of `word(…)`.
     'call:get_weather(city="Oslo")',
     // A tool_code fence whose code calls no declared tool.
