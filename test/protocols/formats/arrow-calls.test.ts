@@ -21,7 +21,11 @@ import {
   partsOf,
   textIn,
 } from './json-format-checks.ts';
-import { expectNoWrapperIn, itNeverReadsResultsAsCalls } from './spec-format-checks.ts';
+import {
+  expectNoWrapperIn,
+  itNeverReadsResultsAsCalls,
+  itReadsProseAndItsOwnCallsBack,
+} from './spec-format-checks.ts';
 
 const arrow = arrowCallsProtocol();
 const loose = (name: string): ToolDefinition => ({ name, inputSchema: { type: 'object' } });
@@ -189,6 +193,7 @@ describe('arrow-calls: invariants', () => {
     '}}',
   ]);
   itNeverReadsResultsAsCalls(arrow, WRAPPERS);
+  itReadsProseAndItsOwnCallsBack(arrow);
   itStaysLinear(
     arrow,
     (index) => `[TOOL_CALL]\n{tool => "get_weather", args => {--city "c${index}"}}\n[/TOOL_CALL]`,

@@ -16,7 +16,11 @@ import {
   reasoningIn,
   textIn,
 } from './json-format-checks.ts';
-import { expectNoWrapperIn, itNeverReadsResultsAsCalls } from './spec-format-checks.ts';
+import {
+  expectNoWrapperIn,
+  itNeverReadsResultsAsCalls,
+  itReadsProseAndItsOwnCallsBack,
+} from './spec-format-checks.ts';
 
 const hunyuan = defineFormat(hunyuanA13bSpec);
 const loose = (name: string): ToolDefinition => ({ name, inputSchema: { type: 'object' } });
@@ -136,6 +140,7 @@ describe('hunyuan-a13b: invariants', () => {
     '<tool_response>',
   ]);
   itNeverReadsResultsAsCalls(hunyuan, WRAPPERS);
+  itReadsProseAndItsOwnCallsBack(hunyuan);
   itStaysLinear(
     hunyuan,
     (index) =>

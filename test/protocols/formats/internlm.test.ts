@@ -15,7 +15,11 @@ import {
   partsOf,
   textIn,
 } from './json-format-checks.ts';
-import { expectNoWrapperIn, itNeverReadsResultsAsCalls } from './spec-format-checks.ts';
+import {
+  expectNoWrapperIn,
+  itNeverReadsResultsAsCalls,
+  itReadsProseAndItsOwnCallsBack,
+} from './spec-format-checks.ts';
 
 const internlm = defineFormat(internlmSpec);
 const WRAPPERS = ['<|action_start|>', '<|plugin|>', '<|action_end|>'];
@@ -211,6 +215,7 @@ describe('internlm: invariants', () => {
     '"parameters"',
   ]);
   itNeverReadsResultsAsCalls(internlm, WRAPPERS);
+  itReadsProseAndItsOwnCallsBack(internlm);
   itStaysLinear(
     internlm,
     (index) =>

@@ -16,7 +16,11 @@ import {
   partsOf,
   textIn,
 } from './json-format-checks.ts';
-import { expectNoWrapperIn, itNeverReadsResultsAsCalls } from './spec-format-checks.ts';
+import {
+  expectNoWrapperIn,
+  itNeverReadsResultsAsCalls,
+  itReadsProseAndItsOwnCallsBack,
+} from './spec-format-checks.ts';
 
 const jamba = defineFormat(jambaSpec);
 const weather: ToolDefinition = { name: 'get_current_weather', inputSchema: { type: 'object' } };
@@ -112,6 +116,7 @@ describe('jamba', () => {
 describe('jamba: invariants', () => {
   itKeepsTheStreamInvariants(jamba, ['<tool_calls>', '</tool_calls>', '<tool_calls>[', ' ']);
   itNeverReadsResultsAsCalls(jamba, WRAPPERS);
+  itReadsProseAndItsOwnCallsBack(jamba);
   itStaysLinear(
     jamba,
     (index) =>

@@ -17,7 +17,11 @@ import {
   reasoningIn,
   textIn,
 } from './json-format-checks.ts';
-import { expectNoWrapperIn, itNeverReadsResultsAsCalls } from './spec-format-checks.ts';
+import {
+  expectNoWrapperIn,
+  itNeverReadsResultsAsCalls,
+  itReadsProseAndItsOwnCallsBack,
+} from './spec-format-checks.ts';
 
 const m1 = defineFormat(minimaxM1Spec);
 const loose = (name: string): ToolDefinition => ({ name, inputSchema: { type: 'object' } });
@@ -137,6 +141,7 @@ describe('minimax-m1: invariants', () => {
     'prose\n',
   ]);
   itNeverReadsResultsAsCalls(m1, WRAPPERS);
+  itReadsProseAndItsOwnCallsBack(m1);
   itStaysLinear(
     m1,
     (index) =>
