@@ -415,10 +415,13 @@ const NAME_ESCAPES: Record<string, string> = {
 
 /**
  * A name as a formatter writes it so that `readName` gives it back: as it is when it needs
- * nothing (every identifier), else with `& < > " '`, line breaks and edge white space escaped.
+ * nothing (every identifier), else with `& < > " '`, line breaks and edge white space escaped,
+ * and a leading `/` (an element named `/x` would read as a closing tag).
  */
 export function writeName(name: string): string {
-  if (/^[^&<>"'\r\n]*$/.test(name) && name.trim() === name) return name;
+  if (/^[^&<>"'\r\n]*$/.test(name) && name.trim() === name && !name.startsWith('/')) {
+    return name;
+  }
   const leading = name.length - name.trimStart().length;
   const trailing = name.length - name.trimEnd().length;
   let written = '';
@@ -426,7 +429,11 @@ export function writeName(name: string): string {
     const character = name[index]!;
     const escaped = NAME_ESCAPES[character];
     if (escaped !== undefined) written += escaped;
-    else if (index < leading || index >= name.length - trailing) {
+    else if (
+      index < leading ||
+      index >= name.length - trailing ||
+      (index === 0 && character === '/')
+    ) {
       written += `&#${character.charCodeAt(0)};`;
     } else written += character;
   }
@@ -437,10 +444,22 @@ export function writeName(name: string): string {
  * A value as a formatter writes it between its tags, so that the reader gives it back exactly:
  * a string as it is, anything else as JSON; then laid out as `layout` says (a `block` value on
  * its own lines; an `inline` value on its own lines only when its first or last line break would
- * otherwise be read as layout; an `exact` value as it is).
+ * otherwise be read as layout; an `exact` value as it is). Given a syntax that reads CDATA, a
+ * value holding `<` is written in CDATA (every tag in it is then content), `]]>` split across two
+ * sections.
  */
-export function writeValueText(value: unknown, layout: 'block' | 'inline' | 'exact'): string {
+export function writeValueText(
+  value: unknown,
+  layoutOrSyntax: 'block' | 'inline' | 'exact' | ParameterTagsSyntax,
+): string {
   const text = typeof value === 'string' ? value : jsonForPrompt(value);
+  if (typeof layoutOrSyntax !== 'string') {
+    if (layoutOrSyntax.cdata && text.includes('<')) {
+      return `<![CDATA[${text.replaceAll(']]>', ']]]]><![CDATA[>')}]]>`;
+    }
+    return writeValueText(value, layoutOrSyntax.layout);
+  }
+  const layout = layoutOrSyntax;
   if (layout === 'exact') return text;
   if (layout === 'block' || /^\r?\n|\n[ \t]*$/.test(text)) return `\n${text}\n`;
   return text;

@@ -53,6 +53,7 @@ export const hunyuanHySpec: FormatSpec = {
   reasoning: [
     { open: '<think>', close: '</think>' },
     { open: '<think:opensource>', close: '</think:opensource>' },
+    { open: '<thinking>', close: '</thinking>' },
   ],
   calls: [
     { codec: 'tagged', open: '<tool_calls', close: '</tool_calls>', syntax: HUNYUAN_HY_SYNTAX },

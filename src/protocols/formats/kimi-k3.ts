@@ -46,7 +46,12 @@ export const kimiK3Spec: FormatSpec = {
   aliases: ['kimi_k3', 'kimik3', 'xtml'],
   families: 'Kimi K3',
   models: ['kimi-k3', 'kimi_k3', 'kimik3'],
-  reasoning: [{ open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>' }],
+  reasoning: [
+    { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>' },
+    // As every format reads them.
+    { open: '<think>', close: '</think>' },
+    { open: '<thinking>', close: '</thinking>' },
+  ],
   // `<|open|>message role="assistant"<|sep|><|open|>think<|sep|>` is the generation prompt.
   startInReasoning: true,
   // The content's own element and the end of the message are framing, never content.

@@ -8,12 +8,15 @@
  * object's members are child elements, an array's items `item` elements, a key written twice in
  * an object makes an array; text is typed by the tool's schema (a string as written). White
  * space between NS and `<` (which SGLang tolerates) is not read. The chat template was not
- * reached: results are written as M2's `<response>` elements, reasoning is M2's `<think>`.
+ * reached: results are written as M2's `<response>` elements (an object or array result in
+ * `{"result": …}`, as hermes reads JSON calls in `<response>`), reasoning is M2's `<think>`.
  */
 import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
-import { formatEntryFromSpec } from '../spec/define.ts';
+import { formatMinimaxToolResponse } from '../minimax/format.ts';
+import { type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
+import { resultGuardOf } from '../spec/writers.ts';
 
 const NS = ']<]minimax[>[';
 
@@ -62,7 +65,14 @@ export const minimaxM3Spec: FormatSpec = {
   },
 };
 
+/** M2's result writer: `{"result": …}` around objects is code, not a template. */
+export const MINIMAX_M3_HOOKS: FormatHooks = {
+  formatToolResponse: (results) => formatMinimaxToolResponse(results, resultGuardOf(minimaxM3Spec)),
+  formatToolResponseForAnyReader: (results) => formatMinimaxToolResponse(results),
+};
+
 export const minimaxM3Format: FormatEntry = formatEntryFromSpec(minimaxM3Spec, {
+  hooks: MINIMAX_M3_HOOKS,
   toolNamesIn: (text) =>
     Array.from(
       text.matchAll(/\]<\]minimax\[>\[<invoke[ \t]+name="([^"<>\n]{1,100})"/g),

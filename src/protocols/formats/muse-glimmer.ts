@@ -41,7 +41,12 @@ export const museGlimmerSpec: FormatSpec = {
   families: 'Muse Glimmer',
   models: ['muse-glimmer', 'muse_glimmer', 'museglimmer'],
   // The generation prompt ends with `<|start|>assistant`: the first header is ` to=self<|message|>`.
-  reasoning: [{ open: ' to=self<|message|>', close: '<|eom|>' }],
+  reasoning: [
+    { open: ' to=self<|message|>', close: '<|eom|>' },
+    // As every format reads them.
+    { open: '<think>', close: '</think>' },
+    { open: '<thinking>', close: '</thinking>' },
+  ],
   markup: ['<|start|>assistant', ' to=user<|message|>', '<|eom|>', '<|eot|>'],
   calls: [
     {

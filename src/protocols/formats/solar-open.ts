@@ -38,7 +38,12 @@ export const solarOpenSpec: FormatSpec = {
   aliases: ['solar-open2', 'solar_open2', 'solar-open-2'],
   families: 'Solar Open 2',
   models: ['solar-open2', 'solar-open-2', 'solar_open2'],
-  reasoning: [{ open: '<|think:start|>', close: '<|think:end|>' }],
+  reasoning: [
+    { open: '<|think:start|>', close: '<|think:end|>' },
+    // As every format reads them.
+    { open: '<think>', close: '</think>' },
+    { open: '<thinking>', close: '</thinking>' },
+  ],
   calls: [{ codec: 'tagged', open: OPEN, close: CLOSE, syntax: SOLAR_OPEN_SYNTAX }],
   write: {
     call: `${OPEN}{name}\n{arguments}${CLOSE}`,

@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
+import { writeName, writeValueText } from '../../../src/protocols/common/parameter-tags-syntax.ts';
 import { minicpmFormat, minicpmSpec } from '../../../src/protocols/formats/minicpm.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
+import type { TaggedCallForm } from '../../../src/protocols/spec/types.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
 const protocol = defineFormat(minicpmSpec);
@@ -158,6 +160,21 @@ describe('minicpm', () => {
   it('keeps a mention of the tag in prose as text', () => {
     const text = 'Write <function name="get_weather"> to call it.';
     expect(read(text)).toMatchObject({ calls: [], text });
+  });
+
+  it('writes a value holding markup in CDATA, so it reads back exactly', () => {
+    const syntax = (minicpmSpec.calls[0] as TaggedCallForm).syntax;
+    const values = ['<![CDATA[', 'a ]]> b', '</param></function>', '  <b>x</b>\n', '<', ['<x>']];
+    const input = Object.fromEntries(values.map((value, index) => [`k${index}`, value]));
+    const text = `<function name="get_time">${Object.entries(input)
+      .map(
+        ([key, value]) =>
+          `<param name="${writeName(key)}">${writeValueText(value, syntax)}</param>`,
+      )
+      .join('')}</function>`;
+    expect(writeValueText('a ]]> b', syntax)).toBe('a ]]> b');
+    expect(writeValueText('a <b> ]]> c', syntax)).toBe('<![CDATA[a <b> ]]]]><![CDATA[> c]]>');
+    expect(read(text).calls).toEqual([['get_time', input]]);
   });
 
   it('writes calls as the model writes them', () => {

@@ -170,6 +170,22 @@ describe('minimax-m3', () => {
     );
   });
 
+  it('round-trips keys that begin with a slash, which would otherwise read as closing tags', () => {
+    const tool: ToolDefinition = { name: 'free', inputSchema: { type: 'object' } };
+    const input = { '/': 0, '/x': 'a', 'y/': [1] };
+    const text = protocol.formatToolCall({ toolName: 'free', input });
+    expect(readAtEverySplit(protocol, text, { tools: [tool] }).calls).toEqual([['free', input]]);
+  });
+
+  it('writes an object or array result in {"result": …}, which no JSON reader takes for a call', () => {
+    expect(protocol.formatToolResponse({ toolName: 'x', output: 'sunny' })).toBe(
+      '<response>sunny</response>',
+    );
+    expect(minimaxM3Format.create().formatToolResponse({ toolName: 'x', output: [1] })).toBe(
+      '<response>{"result":[1]}</response>',
+    );
+  });
+
   it('is total and chunk-invariant on text made of its own markup', () => {
     const fragments = [
       `${NS}<tool_call>`,
