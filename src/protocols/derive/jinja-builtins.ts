@@ -469,6 +469,8 @@ export const PERCENT_GLOBAL = '__toolwire_percent';
 export const ITEM_GLOBAL = '__toolwire_item';
 export const OUTPUT_GLOBAL = '__toolwire_output';
 export const CONCAT_GLOBAL = '__toolwire_concat';
+/** The most numbers `range()` makes (templates count messages and tools, not millions). */
+const MAX_RANGE = 100_000;
 export const TIMES_GLOBAL = '__toolwire_times';
 export const IN_GLOBAL = '__toolwire_in';
 export const COMPARE_GLOBAL = '__toolwire_compare';
@@ -501,7 +503,11 @@ export function installGlobals(environment: Environment, now: Date): void {
         numbers.length === 1 ? [0, numbers[0]!, 1] : [numbers[0]!, numbers[1]!, numbers[2] ?? 1];
       if (step === 0) throw new Error('range() step must not be zero');
       const out: Value[] = [];
-      for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(int(i));
+      for (let i = start; step > 0 ? i < stop : i > stop; i += step) {
+        // A template is a file someone handed over (or a model server's answer): bounded.
+        if (out.length === MAX_RANGE) throw new Error(`range() of more than ${MAX_RANGE} numbers`);
+        out.push(int(i));
+      }
       return list(out);
     }),
   );
