@@ -260,7 +260,7 @@ const MIN_NATIVE_DECODE = 32;
  * its quote and backslashes: two `indexOf` calls cost more on so few characters. At most
  * MIN_NATIVE_DECODE, which such a span never reaches.
  */
-const SHORT_SPAN = 24;
+const SHORT_SPAN = 16;
 
 /** The longest escape, `\uXXXX`. */
 const LONGEST_ESCAPE = 6;
