@@ -84,6 +84,18 @@ describe('a parser-only install', () => {
     ]);
   });
 
+  it('runs toolwire parse --chat-template (the template renderer is a dependency)', () => {
+    const template = fileURLToPath(new URL('test/fixtures/chat-templates/hermes.vllm.jinja', ROOT));
+    const output = toolwire(
+      ['parse', '--chat-template', template, '--tools', 'examples/tools.json', '--chunk-size', '4'],
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
+    );
+    expect(output.stderr).toBe('');
+    expect(output.status).toBe(0);
+    expect(output.stdout).toContain('"type":"tool-call"');
+    expect(output.stdout).toContain('"toolName":"get_weather"');
+  });
+
   it('prints the overview, the version, and parse --help', () => {
     const overview = toolwire(['--help']);
     expect(overview.status).toBe(0);
