@@ -423,6 +423,12 @@ function times(left: Value, right: Value): Value {
   const [sequence, count] = isNumber(left) ? [right, left] : [left, right];
   if (count.type === 'IntegerValue') {
     const repeat = Math.max(0, count.value as number);
+    const length = isString(sequence)
+      ? (sequence.value as string).length
+      : isList(sequence)
+        ? itemsOf(sequence).length
+        : 0;
+    if (length * repeat > MAX_REPEAT) throw new Error(`"*" makes more than ${MAX_REPEAT} items`);
     if (isString(sequence)) return str((sequence.value as string).repeat(repeat));
     if (isList(sequence)) {
       return list(Array.from({ length: repeat }, () => itemsOf(sequence)).flat());
@@ -471,6 +477,8 @@ export const OUTPUT_GLOBAL = '__toolwire_output';
 export const CONCAT_GLOBAL = '__toolwire_concat';
 /** The most numbers `range()` makes (templates count messages and tools, not millions). */
 const MAX_RANGE = 100_000;
+/** The longest string or list `*` makes (indentation, not megabytes). */
+const MAX_REPEAT = 1_000_000;
 export const TIMES_GLOBAL = '__toolwire_times';
 export const IN_GLOBAL = '__toolwire_in';
 export const COMPARE_GLOBAL = '__toolwire_compare';
