@@ -207,11 +207,12 @@ describe('the chat-template renderer', () => {
     expect(() => render('{{ missing + "x" }}')).toThrow(/does not render/);
   });
 
-  it('refuses a range() of more than 100,000 numbers instead of filling memory', () => {
+  it('refuses a range() of more than 100,000 numbers, or a * of more than a million, instead of filling memory', () => {
     expect(render('{{ range(3) | list }} {{ range(1, 7, 2) | list }}')).toBe('[0, 1, 2] [1, 3, 5]');
     expect(() => render('{% for i in range(10 ** 9) %}{% endfor %}')).toThrow(
       /range\(\) of more than/,
     );
+    expect(() => render('{{ "ab" * 10 ** 9 }}')).toThrow(/makes more than/);
   });
 
   it('keeps each render to its own globals (a list appended in one render is fresh in the next)', () => {
