@@ -246,13 +246,15 @@ export class ParameterTagsBody implements CallBody {
     this.keyAttribute = syntax.keyAttribute || 'name';
     this.element = syntax.elementParameters === true;
     this.callStartCode = syntax.callOpen === '' ? LESS_THAN : syntax.callOpen.charCodeAt(0);
-    this.elementCallLiterals = [
-      syntax.callClose,
-      this.blockClose,
-      syntax.callOpen,
-      syntax.parameterClose,
-      syntax.parameterOpen,
-    ].filter((literal) => literal !== '');
+    this.elementCallLiterals = this.element
+      ? [
+          syntax.callClose,
+          this.blockClose,
+          syntax.callOpen,
+          syntax.parameterClose,
+          syntax.parameterOpen,
+        ].filter((literal) => literal !== '')
+      : [];
   }
 
   write(text: string, start: number, end: number): number {
