@@ -2,7 +2,7 @@ import { apertusFormat } from './apertus/index.ts';
 import { commandRFormat } from './command-r/index.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from './common/format-entry.ts';
 import { deepseekFormat } from './deepseek/index.ts';
-import { executeProtocol } from './execute/index.ts';
+import { executeFormat } from './execute/index.ts';
 import { firefunctionFormat } from './firefunction/index.ts';
 import { aprielFormat } from './formats/apriel.ts';
 import { arrowCallsFormat } from './formats/arrow-calls.ts';
@@ -53,15 +53,7 @@ export const FORMATS: readonly FormatEntry[] = [
     agent: { actionsPerTurn: 'one', completion: 'tool' },
     toolNamesIn: xmlToolNamesIn,
   },
-  {
-    name: 'execute',
-    aliases: ['cogency'],
-    families: "Cogency's execute protocol",
-    example: '<execute>[{"name": "get_weather", "args": {"city": "Oslo"}}]</execute>',
-    create: executeProtocol,
-    models: [],
-    agent: CALLS_RUN_TOGETHER,
-  },
+  executeFormat,
   qwen3CoderFormat,
   deepseekFormat,
   seedOssFormat,

@@ -4,14 +4,6 @@ import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { envelopeJson, resultEnvelope } from '../common/result-text.ts';
 
-/** One `<execute>` block holding the calls as a JSON array, in order (Cogency's execute protocol). */
-export function formatExecuteToolCall(calls: readonly ToolCallToFormat[]): string {
-  const lines = calls.map(
-    (call) => `  ${jsonForPrompt({ name: call.toolName, args: inputAsValue(call.input) })}`,
-  );
-  return `<execute>\n${jsonArrayLines(lines)}\n</execute>`;
-}
-
 /** A JSON array written one element per line (`[]` when there is none). */
 function jsonArrayLines(lines: readonly string[]): string {
   return lines.length === 0 ? '[]' : `[\n${lines.join(',\n')}\n]`;
@@ -43,7 +35,10 @@ export function formatExecuteToolResponse(results: readonly ToolResponseToFormat
   return `<results>\n${jsonArrayLines(lines)}\n</results>`;
 }
 
-export function formatExecuteTools(tools: readonly ToolDefinition[]): string {
+export function formatExecuteTools(
+  tools: readonly ToolDefinition[],
+  formatExecuteToolCall: (calls: readonly ToolCallToFormat[]) => string,
+): string {
   const sections = tools.map((tool) =>
     describeToolSection(
       tool,

@@ -1,36 +1,43 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { JsonCallsBody, type JsonCallsBodyConfig } from '../common/json-calls-body.ts';
-import { THINK_TAGS } from '../common/reasoning-tags.ts';
-import { formatExecuteToolCall, formatExecuteToolResponse, formatExecuteTools } from './format.ts';
-
-const EXECUTE_BLOCK: JsonCallsBodyConfig = {
-  shape: { nameKeys: ['name'], argumentKeys: ['args', 'arguments', 'parameters'] },
-  closer: '</execute>',
-  speculative: false,
-  strictJson: true,
-};
-
-/** One array for every parse: the engine compiles openers once per array. */
-const EXECUTE_OPENERS: readonly Opener<JsonCallsBodyConfig>[] = [
-  { literal: '<execute>', delimited: false, data: EXECUTE_BLOCK },
-];
+import type { FormatEntry } from '../common/format-entry.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
+import type { FormatSpec } from '../spec/types.ts';
+import { formatExecuteToolResponse, formatExecuteTools } from './format.ts';
 
 /**
  * Cogency's execute protocol: `<think>` reasoning, then `<execute>[{"name": …, "args": {…}}, …]</execute>`,
- * a batch run in order. A `</execute>` inside a JSON string does not end the block.
+ * a batch run in order. A `</execute>` inside a JSON string does not end the block, and JSON that
+ * is not valid is reported, never repaired (the protocol's rule).
  */
-export function executeProtocol(): ToolCallProtocol {
-  return defineProtocol<JsonCallsBodyConfig>({
-    name: 'execute',
-    grammar: {
-      reasoningTags: THINK_TAGS,
-      callOpeners: () => EXECUTE_OPENERS,
-      openCall: (config, context) => new JsonCallsBody(context, config),
+export const executeSpec: FormatSpec = {
+  spec: 1,
+  name: 'execute',
+  aliases: ['cogency'],
+  families: "Cogency's execute protocol",
+  example: '<execute>[{"name": "get_weather", "args": {"city": "Oslo"}}]</execute>',
+  calls: [
+    {
+      codec: 'json',
+      open: '<execute>',
+      close: '</execute>',
+      argumentKeys: ['args', 'arguments', 'parameters'],
+      strict: true,
     },
-    formatTools: formatExecuteTools,
-    formatToolCall: formatExecuteToolCall,
-    formatToolResponse: formatExecuteToolResponse,
-  });
+  ],
+  write: {
+    section: { open: '<execute>\n[\n', close: '\n]\n</execute>' },
+    call: '  {"name":{name_json},"args":{arguments}}',
+    join: ',\n',
+    empty: '<execute>\n[]\n</execute>',
+  },
+  // `<results>[{tool, status, content}]</results>`: an envelope the result hook writes.
+  results: { each: '{output}', output: 'json' },
+};
+
+export const executeFormat: FormatEntry = formatEntryFromSpec(executeSpec, {
+  hooks: { formatTools: formatExecuteTools, formatToolResponse: formatExecuteToolResponse },
+});
+
+export function executeProtocol(): ToolCallProtocol {
+  return executeFormat.create();
 }

@@ -4,22 +4,16 @@ import { jsonForPrompt } from '../common/json-text.ts';
 import { namedResultLines } from '../common/result-text.ts';
 import { functionDeclaration } from '../common/tool-declarations.ts';
 
-/**
- * `functools[{"name": …, "arguments": …}, …]`, as FireFunction's template writes a turn's calls
- * (it puts a space before the marker, which is white space of the turn, not part of it).
- */
-export function formatFirefunctionToolCall(calls: readonly ToolCallToFormat[]): string {
-  const list = calls.map((call) => ({ name: call.toolName, arguments: inputAsValue(call.input) }));
-  return `functools${jsonForPrompt(list)}`;
-}
-
 /** One JSON object per result, in the order of the calls (the template's `tool` turns). */
 export function formatFirefunctionToolResponse(results: readonly ToolResponseToFormat[]): string {
   return namedResultLines(results);
 }
 
 /** FireFunction v2's system prompt: when to call, the `functools` rules, the functions as JSON. */
-export function formatFirefunctionTools(tools: readonly ToolDefinition[]): string {
+export function formatFirefunctionTools(
+  tools: readonly ToolDefinition[],
+  formatFirefunctionToolCall: (calls: readonly ToolCallToFormat[]) => string,
+): string {
   const functions = tools.map((tool) => functionDeclaration(tool));
   const first = tools[0];
   return [

@@ -6,6 +6,7 @@
  */
 
 import { DialectCallBody } from '../codecs/dialect/call-body.ts';
+import { bareArrayLiterals, bareArrayOpeners } from '../common/json-call-formats-openers.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../common/json-calls-body.ts';
 import { MarkupBody } from '../common/markup-body.ts';
 import { ParameterTagsBody, type ParameterTagsOpener } from '../common/parameter-tags-body.ts';
@@ -36,6 +37,17 @@ export function compileGrammar(spec: FormatSpec): ProtocolGrammar<SpecCallData> 
     inReasoning: form.inReasoning === true,
     data: callData(form),
   }));
+  for (const form of spec.calls) {
+    if (form.codec !== 'json' || !form.bareArrays) continue;
+    const { shape } = jsonConfig(form, true);
+    for (const opener of bareArrayOpeners(shape, bareArrayLiterals(form.bareArrays))) {
+      openers.push({
+        literal: opener.literal,
+        delimited: false,
+        data: { codec: 'json', config: opener.data },
+      });
+    }
+  }
   for (const literal of spec.markup ?? []) {
     openers.push({ literal, delimited: false, data: { codec: 'markup' } });
   }

@@ -67,8 +67,11 @@ export function defineFormat(spec: FormatSpec, hooks: FormatHooks = {}): ToolCal
       : toolsWriter(checked, writeCalls),
     formatToolCall: writeCalls,
     formatToolResponse: hooks.formatToolResponse ?? resultWriter(checked, false),
+    // A result hook writes for every reader unless it says otherwise (as `defineProtocol` does).
     formatToolResponseForAnyReader:
-      hooks.formatToolResponseForAnyReader ?? resultWriter(checked, true),
+      hooks.formatToolResponseForAnyReader ??
+      hooks.formatToolResponse ??
+      resultWriter(checked, true),
     ...(checked.startInReasoning === undefined
       ? {}
       : { parseDefaults: { startInReasoning: checked.startInReasoning } }),

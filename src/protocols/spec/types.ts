@@ -108,6 +108,12 @@ export interface JsonCallForm extends CallFormBase {
   readonly languageTag?: boolean;
   /** JSON that is not valid is reported, never repaired. Default: repaired when nothing is invented. */
   readonly strict?: boolean;
+  /**
+   * Also read a bare JSON array of calls whose first object begins with one of these keys
+   * (`[{"name"`, with the white space templates print), as servers leave it once they strip the
+   * opener. Speculative: only a well-formed array of calls to declared tools is read.
+   */
+  readonly bareArrays?: readonly string[];
 }
 
 /**
@@ -173,6 +179,8 @@ export interface WriteSpec {
   readonly call: string;
   /** Between two calls of a batch. Default `""`. */
   readonly join?: string;
+  /** A batch of no calls. Default: the section's opener and closer with nothing between. */
+  readonly empty?: string;
   /**
    * Tagged forms: one argument, with `{key}` and `{value}` (a string as it is, anything else as
    * JSON). The arguments are joined with nothing between them.

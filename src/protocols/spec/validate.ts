@@ -176,6 +176,7 @@ function checkForm(form: Checker): void {
         'fenced',
         'languageTag',
         'strict',
+        'bareArrays',
       ]);
       form.literals('nameKeys');
       form.literals('argumentKeys');
@@ -197,6 +198,7 @@ function checkForm(form: Checker): void {
       form.boolean('fenced');
       form.boolean('languageTag');
       form.boolean('strict');
+      form.literals('bareArrays');
       return;
     }
     case 'tagged': {
@@ -300,7 +302,7 @@ export function readFormatSpec(json: unknown): FormatSpec {
   if (forms.length === 0) spec.fail('calls', 'must hold at least one call form');
   for (const form of forms) checkForm(form);
   const write = spec.object('write', true) as Checker;
-  write.only(['form', 'section', 'call', 'join', 'parameter']);
+  write.only(['form', 'section', 'call', 'join', 'empty', 'parameter']);
   const formIndex = write.value('form');
   if (
     formIndex !== undefined &&
@@ -314,6 +316,7 @@ export function readFormatSpec(json: unknown): FormatSpec {
   checkPair(write.object('section'));
   write.text('call', true);
   write.text('join');
+  write.text('empty');
   write.text('parameter');
   const written = (json.calls as Fields[])[typeof formIndex === 'number' ? formIndex : 0];
   if (written?.codec === 'tagged' && !write.has('parameter')) {

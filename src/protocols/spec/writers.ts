@@ -100,8 +100,9 @@ function typeName(value: unknown): string {
 /** `formatToolCall` of a spec. */
 export function callWriter(spec: FormatSpec): (calls: readonly ToolCallToFormat[]) => string {
   const form = writeFormOf(spec);
-  const { section, call, join = '' } = spec.write;
+  const { section, call, join = '', empty } = spec.write;
   return (calls) => {
+    if (calls.length === 0 && empty !== undefined) return empty;
     const written = calls.map((one, index) =>
       fillTemplate(call, {
         // A tagged format writes the name inside markup: escaped the way its reader decodes it.
