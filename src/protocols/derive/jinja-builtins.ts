@@ -475,6 +475,19 @@ export const PERCENT_GLOBAL = '__toolwire_percent';
 export const ITEM_GLOBAL = '__toolwire_item';
 export const OUTPUT_GLOBAL = '__toolwire_output';
 export const CONCAT_GLOBAL = '__toolwire_concat';
+export const TEST_GLOBAL = '__toolwire_test';
+
+/**
+ * Tests handled here (the library's own are kept for every other name; the library gives each
+ * nested scope its own copy of its tests, so tests are supplied by rewriting, not by its map).
+ */
+export const TESTS = new Map<string, (value: Value) => boolean>([
+  ['float', (value) => value.type === 'FloatValue'],
+  // Python's jinja: a dict is iterable too (its keys). The library says no, which sends
+  // templates down their fallback branch (Gemma 3's writes `f({json})` instead of `f(k=v)`).
+  ['iterable', (value) => isString(value) || isList(value) || isMapping(value)],
+]);
+
 /** The most numbers `range()` makes (templates count messages and tools, not millions). */
 const MAX_RANGE = 100_000;
 /** The longest string or list `*` makes (indentation, not megabytes). */
@@ -607,8 +620,11 @@ export function installGlobals(environment: Environment, now: Date): void {
       return value;
     }),
   );
-  const tests = new Map<string, (...values: Value[]) => boolean>(environment.tests);
-  tests.set('float', (value) => value.type === 'FloatValue');
-  tests.set('sameas', (a, b) => a === b || (a?.type === b?.type && a?.value === b?.value));
-  environment.tests = tests;
+  define(
+    TEST_GLOBAL,
+    native(([value, name, negate]) => {
+      const test = TESTS.get(String(name!.value))!;
+      return bool(test(value!) !== negate!.value);
+    }),
+  );
 }

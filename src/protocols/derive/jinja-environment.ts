@@ -24,6 +24,8 @@ import {
   METHODS,
   OUTPUT_GLOBAL,
   PERCENT_GLOBAL,
+  TEST_GLOBAL,
+  TESTS,
   TIMES_GLOBAL,
 } from './jinja-builtins.ts';
 import { ChatTemplateRaisedError, ChatTemplateRenderError } from './jinja-errors.ts';
@@ -215,6 +217,15 @@ function rewriteExpression(node: Node): Node {
       const property = node.property as Node;
       if (!node.computed || property.type === 'SliceExpression') return node;
       return kit.call(ITEM_GLOBAL, [node.object as Node, property]);
+    }
+    case 'TestExpression': {
+      const name = (node.test as Node).value as string;
+      if (!TESTS.has(name)) return node;
+      return kit.call(TEST_GLOBAL, [
+        node.operand as Node,
+        kit.string(name),
+        kit.identifier(node.negate ? 'true' : 'false'),
+      ]);
     }
     case 'For': {
       // `for x in undefined` loops no time in Python's jinja (the library throws). A filtered

@@ -41,7 +41,7 @@ const tools = JSON.parse(
 ) as ToolDefinition[];
 
 const GEMMA3_WHY =
-  'with @huggingface/jinja a dict is not `iterable`, so the template takes its positional branch and writes `[f({json})]`: JSON arguments in a Python call list, which no spec form reads (a name header\'s call is one call, not a list); Python\'s jinja2 writes `f(city="Oslo")`';
+  'the cases were rendered with @huggingface/jinja alone, where a dict is not `iterable`, so the template took its positional branch and wrote `[f({json})]`; toolwire renders as Python\'s jinja2 does (`[f(city="Oslo")]`, read as pythonic), and no format reads JSON arguments in a Python call list';
 const UNQUOTED_WHY =
   'the template prints values with "%s"|format, unquoted (`f(city=Oslo, days=3)`): the Python codec reads only quoted strings';
 

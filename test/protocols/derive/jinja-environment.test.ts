@@ -179,6 +179,25 @@ describe('the chat-template renderer', () => {
     expect(render('{{ 1.5 is float }} {{ 1 is float }}')).toBe('True False');
   });
 
+  it('supplies its tests inside loops and macros too (the library gives each scope its own)', () => {
+    expect(
+      render(
+        '{% macro f(x) %}{{ x is float }}{% endmacro %}{% for v in [1.5, 2] %}{{ v is float }},{{ f(v) }};{% endfor %}',
+      ),
+    ).toBe('True,True;False,False;');
+    expect(render('{% for d in [{"a": 1}] %}{{ d is not iterable }}{% endfor %}')).toBe('False');
+  });
+
+  it('tests a dict as iterable, as Python does', () => {
+    expect(libraryAlone('{{ d is iterable }}', { d: { a: 1 } })).toBe('false');
+    expect(
+      render(
+        '{{ d is iterable }} {{ "s" is iterable }} {{ [1] is iterable }} {{ 3 is iterable }}',
+        { d: { a: 1 } },
+      ),
+    ).toBe('True True True False');
+  });
+
   it('unpacks tuples in for and set', () => {
     expect(
       render(
