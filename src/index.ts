@@ -81,7 +81,16 @@ export {
   protocolNameFor,
 } from './protocols/choice.ts';
 export type { AgentConventions, FormatEntry } from './protocols/common/format-entry.ts';
-// Formats as data: a FormatSpec becomes a protocol; response templates become specs.
+// Formats as data: a FormatSpec becomes a protocol; chat and response templates become formats.
+export {
+  analyzeChatTemplate,
+  type ChatTemplateAnalysis,
+  ChatTemplateError,
+  type ChatTemplateEvidence,
+  type ChatTemplateOptions,
+  chatTemplateFromFile,
+  protocolFromChatTemplate,
+} from './protocols/derive/chat-template.ts';
 export {
   formatSpecFromResponseTemplate,
   protocolFromResponseTemplate,

@@ -116,6 +116,10 @@ const ROOT_EXPORTS = [
   'xlamProtocol',
   'xmlProtocol',
   // formats as data
+  'analyzeChatTemplate',
+  'ChatTemplateError',
+  'chatTemplateFromFile',
+  'protocolFromChatTemplate',
   'defineFormat',
   'FormatSpecError',
   'formatEntryFromSpec',
