@@ -225,7 +225,10 @@ export class ParameterTagsBody implements CallBody {
     this.strayClose = opener.bare?.strayClose ?? '';
     this.headerPrefix = opener.bare?.consumed ?? '';
     this.useOpener(opener);
-    if (this.syntax.blockHeaderClose && !this.bare) this.state = State.BlockHeader;
+    if (this.syntax.blockOpenHoldsCall && !this.bare) {
+      this.state =
+        this.syntax.nameAsText || this.syntax.callOpen === '' ? State.CallName : State.CallHeader;
+    } else if (this.syntax.blockHeaderClose && !this.bare) this.state = State.BlockHeader;
     else if (this.syntax.suffixedTags && !this.bare) this.state = State.BlockSuffix;
     else if (this.bare) this.state = State.CallHeader;
     else if (this.syntax.callOpen === '') this.state = State.CallName;

@@ -157,6 +157,12 @@ export interface ParameterTagsSyntax {
    */
   readonly blockHeaderClose?: string;
   /**
+   * The block's opener also holds its first call's opener (`<tool_calls>\n<tool_call>`), so
+   * that it is a longer literal than another format's block opener (`<tool_calls>` then JSON,
+   * Hunyuan-A13B's): the body starts at that call's name or header.
+   */
+  readonly blockOpenHoldsCall?: boolean;
+  /**
    * A name written twice, dot-joined (`get_weather.get_weather`), names the declared tool
    * `get_weather` when no tool has the whole name (Muse Glimmer's recipients).
    */

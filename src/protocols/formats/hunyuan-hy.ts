@@ -16,7 +16,7 @@
 import type { FormatEntry } from '../common/format-entry.ts';
 import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
-import type { FormatSpec } from '../spec/types.ts';
+import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 
 const HUNYUAN_HY_SYNTAX: ParameterTagsSyntax = {
   callOpen: '<tool_call>',
@@ -56,6 +56,17 @@ export const hunyuanHySpec: FormatSpec = {
     { open: '<thinking>', close: '</thinking>' },
   ],
   calls: [
+    // Bare tags: the opener holds the first `<tool_call>`, so it is told from the JSON list that
+    // Hunyuan-A13B and Jamba write after `<tool_calls>` by the longest literal.
+    ...['<tool_calls><tool_call>', '<tool_calls>\n<tool_call>'].map(
+      (open): TaggedCallForm => ({
+        codec: 'tagged',
+        open,
+        close: '</tool_calls>',
+        syntax: { ...HUNYUAN_HY_SYNTAX, suffixedTags: false, blockOpenHoldsCall: true },
+      }),
+    ),
+    // Suffixed tags (`<tool_calls:opensource>`), the suffix read from the opener.
     { codec: 'tagged', open: '<tool_calls', close: '</tool_calls>', syntax: HUNYUAN_HY_SYNTAX },
   ],
   write: {

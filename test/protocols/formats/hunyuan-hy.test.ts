@@ -88,6 +88,29 @@ describe('hunyuan-hy', () => {
     ).toEqual([['get_weather', { city: 'Oslo' }]]);
   });
 
+  it('is told from a JSON list after <tool_calls> (Hunyuan-A13B, Jamba) by the longest opener', () => {
+    const shared = defineFormat({
+      ...hunyuanHySpec,
+      calls: [
+        ...hunyuanHySpec.calls,
+        { codec: 'json', open: '<tool_calls>', close: '</tool_calls>' },
+      ],
+    });
+    for (const text of [
+      '<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call></tool_calls>',
+      '<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>\n</tool_calls>',
+      '<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource><arg_value:opensource>Oslo</arg_value:opensource></tool_call:opensource></tool_calls:opensource>',
+      '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</tool_calls>',
+    ]) {
+      expect(readAtEverySplit(shared, text, { tools }), text).toEqual({
+        calls: [['get_weather', { city: 'Oslo' }]],
+        text: '',
+        reasoning: '',
+        errors: [],
+      });
+    }
+  });
+
   it('types values by the schema', () => {
     const pair = (key: string, value: string) =>
       `<arg_key:opensource>${key}</arg_key:opensource><arg_value:opensource>${value}</arg_value:opensource>`;
