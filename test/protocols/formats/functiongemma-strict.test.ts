@@ -55,30 +55,32 @@ function callsOfParts(parts: readonly unknown[]) {
   );
 }
 
-describe.each([
-  ['functiongemma', gemma],
-  ['auto', auto],
-] as [string, ToolCallProtocol][])('%s never runs a Gemma 4 call', (_name, protocol) => {
-  it.each(GEMMA4_OUTPUTS)('%s', (text) => {
-    const parts = contentAtEverySplit(protocol, text, options);
-    expect(ranCalls(streamEvents(protocol, [text], options))).toEqual([]);
-    // Nothing is lost: what is not reasoning is text (a failed call's raw text included).
-    const reasoning = (parts as ParsedContent[])
-      .flatMap((part) => (part.type === 'reasoning' ? [part.text] : []))
-      .join('');
-    expect(textOf(parts).length + reasoning.length).toBeGreaterThanOrEqual(
-      text.length - '<|channel>thought\n<channel|>'.length,
-    );
-    if (protocol === gemma) expect(textOf(parts)).toBe(text);
-  });
+// FunctionGemma never reads Gemma 4's calls; auto does, as the gemma4 format reads them (see
+// test/protocols/auto.test.ts, which holds auto to every registered format's reading).
+describe.each([['functiongemma', gemma]] as [string, ToolCallProtocol][])(
+  '%s never runs a Gemma 4 call',
+  (_name, protocol) => {
+    it.each(GEMMA4_OUTPUTS)('%s', (text) => {
+      const parts = contentAtEverySplit(protocol, text, options);
+      expect(ranCalls(streamEvents(protocol, [text], options))).toEqual([]);
+      // Nothing is lost: what is not reasoning is text (a failed call's raw text included).
+      const reasoning = (parts as ParsedContent[])
+        .flatMap((part) => (part.type === 'reasoning' ? [part.text] : []))
+        .join('');
+      expect(textOf(parts).length + reasoning.length).toBeGreaterThanOrEqual(
+        text.length - '<|channel>thought\n<channel|>'.length,
+      );
+      if (protocol === gemma) expect(textOf(parts)).toBe(text);
+    });
 
-  it('fails the call when the tokens around it are stripped but the delimiter is not', () => {
-    const text = 'call:get_weather{city:<|"|>Paris<|"|>}';
-    const parts = contentAtEverySplit(protocol, text, options);
-    expect(errorsOf(parts)).toMatchObject([{ code: 'malformed-call', raw: expect.any(String) }]);
-    expect(callsOfParts(parts)).toEqual([]);
-  });
-});
+    it('fails the call when the tokens around it are stripped but the delimiter is not', () => {
+      const text = 'call:get_weather{city:<|"|>Paris<|"|>}';
+      const parts = contentAtEverySplit(protocol, text, options);
+      expect(errorsOf(parts)).toMatchObject([{ code: 'malformed-call', raw: expect.any(String) }]);
+      expect(callsOfParts(parts)).toEqual([]);
+    });
+  },
+);
 
 describe("Gemma 4's blocks through functiongemma", () => {
   it('each block is a fault that names Gemma 4, with its raw text, and nothing runs', () => {
