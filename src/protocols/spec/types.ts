@@ -150,6 +150,10 @@ export interface PythonCallForm extends CallFormBase {
 /**
  * A JSON-like dialect with its own string delimiters and bare keys, after a name header:
  * Gemma 4's `call:NAME{city:<|"|>Oslo<|"|>,days:3}`, FunctionGemma's `<escape>` strings.
+ * `NAME(key="v")` after the name (Gemma 4's parenthesis fallback) is read as one Python call,
+ * whose closer is then `close`. A speculative form (a bare `call:`, which prose can hold) is
+ * calls only when they are the rest of the output, one after another, closers optional between
+ * them: they are held until the output ends.
  */
 export interface DialectCallForm extends CallFormBase {
   readonly codec: 'dialect';
