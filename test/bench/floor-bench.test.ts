@@ -107,7 +107,12 @@ describe('parsers vs floor bench', () => {
       expect(row.auto).toMatchObject({ found: 10, expected: 10 });
       expect(Object.keys(row.modes).sort()).toEqual(['8', 'whole']);
       for (const figures of Object.values(row.modes)) {
-        for (const ratio of [figures.namedOverFloor, figures.autoOverFloor, figures.autoOverNamed])
+        for (const ratio of [
+          figures.namedOverFloor,
+          figures.namedOverFloorOfMinimums,
+          figures.autoOverFloor,
+          figures.autoOverNamed,
+        ])
           expect(ratio).toBeGreaterThan(0);
         expect(figures.floor.mbPerSecond).toBeGreaterThan(0);
       }
@@ -117,6 +122,7 @@ describe('parsers vs floor bench', () => {
     expect(result.targets).toHaveLength(5);
     const table = floorTables(result);
     expect(table).toContain('Parsers vs floor');
+    expect(table).toContain('of minimums (per byte)');
     expect(table).toContain('200 calls in one text / 20 calls');
   });
 
