@@ -18,7 +18,7 @@ import {
 import { isWhiteSpace } from '../../scan/characters.ts';
 import type { JsonTokenHandler } from '../../scan/json-tokenizer.ts';
 import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json-value-streamer.ts';
-import { createValuePolicy } from '../../schema/index.ts';
+import { createValuePolicy, propertySchema, schemaTypes } from '../../schema/index.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from './call-assembler.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from './json-calls-body.ts';
@@ -107,6 +107,13 @@ function isToolNamePart(code: number): boolean {
  * tool's call begins, the arguments as canonical JSON deltas typed by the tool's schema,
  * `tool-call` at each closing parenthesis. A call to an undeclared tool stays text; a call with a
  * positional argument, or whose syntax breaks, is a fault reported with its raw text.
+ *
+ * What chat templates render besides Python: a declared tool's call whose only argument is a
+ * dict (`get_weather({"city": "Oslo"})`, Gemma 3's template under a renderer that does not see
+ * the arguments as a mapping) takes that dict as its arguments; and a keyword argument's value
+ * printed without quotes (`city=Oslo`, `"%s"|format(v)` in Llama 3.2's and ToolACE's templates)
+ * is read as a string where the declared property admits strings (PythonValueReader's bare
+ * values say exactly where one ends).
  */
 export class PythonCallsBody implements CallBody, JsonTokenHandler {
   private readonly context: CallContext;
@@ -135,6 +142,12 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   private assembler: CallAssembler | undefined;
   private streamer: JsonValueStreamer | undefined;
   private argumentName = '';
+  /** Arguments read in the call so far (a dict alone as the arguments must be the first). */
+  private argumentsRead = 0;
+  /** The value being read is a dict that stands for the call's arguments. */
+  private positionalDict = false;
+  /** Nesting inside that dict's reading: its own braces are the call's (depth 0 to 1). */
+  private dictDepth = 0;
   private invalid: string | undefined;
   /** Made when the block's first value starts: most bare `[` in text never get that far. */
   private reader: PythonValueReader | undefined;
@@ -289,6 +302,9 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
           this.phase = Phase.ArgumentName;
           return index;
         }
+        if (code === LEFT_BRACE && this.tool && this.argumentsRead === 0) {
+          return this.beginArgumentsDict(index);
+        }
         return this.positional(index);
       case Phase.Equals:
         if (code === SPACE || code === TAB) return index + 1;
@@ -296,11 +312,17 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
         return this.positional(index);
       case Phase.AfterValue:
         if (isWhiteSpace(code)) return index + 1;
-        if (code === COMMA) {
+        if (code === COMMA && !this.positionalDict) {
           this.phase = Phase.ArgumentStart;
           return index + 1;
         }
         if (code === RIGHT_PARENTHESIS) return this.closeArguments(index);
+        if (this.positionalDict) {
+          return this.broke(
+            index,
+            `a dict given as the arguments of ${this.name} must be its only argument`,
+          );
+        }
         return this.broke(index, `expected "," or ")" after the value of ${this.argumentName}`);
       case Phase.AfterCall:
         return this.readAfterCall(index, code);
@@ -396,6 +418,8 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     this.name = '';
     this.tool = undefined;
     this.invalid = undefined;
+    this.argumentsRead = 0;
+    this.positionalDict = false;
     this.phase = Phase.Name;
     return index;
   }
@@ -489,11 +513,42 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   private beginValue(index: number): number {
     if (this.tool && !this.assembler) this.commit();
     this.streamer?.key(this.argumentName);
+    this.startReading();
+    return index + 1;
+  }
+
+  private startReading(): void {
+    this.argumentsRead++;
     // One reader for every value of the block; the arguments are one level of nesting.
-    this.reader ??= new PythonValueReader(this, Math.max(0, this.context.options.maxDepth - 1));
+    this.reader ??= new PythonValueReader(
+      this,
+      Math.max(0, this.context.options.maxDepth - 1),
+      () => this.admitsBareText(),
+    );
     this.reader.reset();
     this.phase = Phase.Value;
-    return index + 1;
+  }
+
+  /**
+   * Whether the value being read may be bare text: the declared tool's property admits strings
+   * (or its schema says nothing of it). Never for an undeclared tool: its text stays text only
+   * as long as it reads as Python.
+   */
+  private admitsBareText(): boolean {
+    if (!this.tool || this.positionalDict) return false;
+    return schemaTypes(propertySchema(this.tool.inputSchema, this.argumentName)).has('string');
+  }
+
+  /**
+   * `get_weather({"city": "Oslo"})`: the dict is the call's arguments. The call begins at its
+   * first key (or at `)` for `{}`), as a keyword call begins at its first `=`.
+   */
+  private beginArgumentsDict(index: number): number {
+    this.positionalDict = true;
+    this.dictDepth = 0;
+    this.argumentName = 'the arguments';
+    this.startReading();
+    return index;
   }
 
   private readValue(text: string, index: number, end: number): number {
@@ -771,10 +826,12 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   // The value reader's tokens go to the call's streamer, or nowhere for an undeclared tool.
 
   startObject(): void {
+    if (this.positionalDict && this.dictDepth++ === 0) return;
     this.readerHandler.startObject();
   }
 
   endObject(): void {
+    if (this.positionalDict && --this.dictDepth === 0) return;
     this.readerHandler.endObject();
   }
 
@@ -787,6 +844,9 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   }
 
   key(name: string): void {
+    if (this.positionalDict && this.dictDepth === 1 && this.tool && !this.assembler) {
+      this.commit();
+    }
     this.readerHandler.key(name);
   }
 

@@ -42,6 +42,18 @@ import { hexDigitValue, type JsonTokenHandler } from '../../scan/json-tokenizer.
  * JSON spellings), lists, tuples (as arrays) and dicts. A plain state machine: each character is
  * looked at a bounded number of times, string content is skipped with `indexOf`, and a token cut
  * by the end of a write carries over only its own few characters.
+ *
+ * Bare values. Some chat templates print a string argument as it is, without quotes
+ * (`"%s"|format(v)`: `f(city=Oslo, q=tide tables)`). Where the caller allows it for the value
+ * (`bareText`: the property admits strings), a top-level value that is not a Python literal is
+ * read as a string: it starts at its first character that is not white space and runs to the
+ * first `,` or `)` outside the brackets (`(`, `[`, `{`) opened within it; quotes inside it are
+ * plain characters (an apostrophe in prose would never close). White space before that
+ * delimiter is not part of it. A `]` or `}` it did not open is an error (`x=1]`: the brackets
+ * around the value broke). A value that starts with a quote or a bracket is a Python literal
+ * as always (text after its end is an error, not more of the value), and so is a whole word or
+ * number that is one (`True`, `None`, `3`), so `x=None` is null and `x=None of them` is a string.
+ * A bare value the input ends inside (no delimiter) is never complete.
  */
 export type PythonValueStatus = 'pending' | 'complete' | 'failed';
 
@@ -60,6 +72,10 @@ const WORD = 10;
 const NUMBER = 11;
 const DONE = 12;
 const FAILED = 13;
+/** A bare value (see `bareText`): text up to the next top-level `,` or `)`. */
+const BARE = 14;
+/** White space after a top-level word or number: a delimiter makes it a literal, text a bare value. */
+const TOKEN_SPACE = 15;
 
 /** Words that are values, as Python and JSON spell them. */
 const LITERAL_WORDS: ReadonlyMap<string, boolean | null> = new Map<string, boolean | null>([
@@ -125,6 +141,12 @@ function closerOf(open: number): number {
       : RIGHT_BRACE;
 }
 
+/** Whether a token is a number as Python writes it (whether or not JSON can hold its value). */
+function isNumberToken(token: string): boolean {
+  const text = token.includes('_') ? token.replaceAll('_', '') : token;
+  return PREFIXED_INTEGER.test(text) || DECIMAL.test(text);
+}
+
 /** A number token's value, or a reason it is not one JSON can hold. */
 function numberValue(token: string): number | string {
   const text = token.includes('_') ? token.replaceAll('_', '') : token;
@@ -181,9 +203,25 @@ export class PythonValueReader {
   private searchedText: string | undefined;
   private searchedEnd = -1;
 
-  constructor(handler: JsonTokenHandler, maxDepth: number) {
+  /** Asked (once per value, only when one is bare) whether a bare value may be a string. */
+  private readonly bareText: (() => boolean) | undefined;
+  private bareAllowed: boolean | undefined;
+  /** Brackets opened inside the bare value being read. */
+  private bareDepth = 0;
+  /** White space read after a bare value's text or a top-level token, not given out yet. */
+  private pendingSpace = '';
+
+  constructor(handler: JsonTokenHandler, maxDepth: number, bareText?: () => boolean) {
     this.handler = handler;
     this.maxDepth = maxDepth;
+    this.bareText = bareText;
+  }
+
+  /** Whether the value being read may be bare text (asked of the caller once per value). */
+  private mayBeBare(): boolean {
+    if (this.containers.length > 0 || this.isKey || this.bareText === undefined) return false;
+    this.bareAllowed ??= this.bareText();
+    return this.bareAllowed;
   }
 
   get status(): PythonValueStatus {
@@ -216,6 +254,9 @@ export class PythonValueReader {
     this.token = '';
     this.keyText = '';
     this.heldHigh = '';
+    this.bareAllowed = undefined;
+    this.bareDepth = 0;
+    this.pendingSpace = '';
   }
 
   write(text: string, start: number, end: number): number {
@@ -258,6 +299,12 @@ export class PythonValueReader {
         case AFTER_STRING:
           index = this.readAfterString(text, index);
           break;
+        case BARE:
+          index = this.readBare(text, index, end);
+          break;
+        case TOKEN_SPACE:
+          index = this.readTokenSpace(text, index);
+          break;
         default:
           index = this.readBetween(text, index);
       }
@@ -281,7 +328,10 @@ export class PythonValueReader {
         this.endString();
         return this.status === 'complete';
       }
-      if (this.state === NUMBER || this.state === WORD) {
+      if (this.state === NUMBER || this.state === WORD || this.state === TOKEN_SPACE) {
+        // The end of the input delimits a literal, never bare text.
+        this.state = this.state === TOKEN_SPACE ? this.tokenState : this.state;
+        this.bareAllowed = false;
         this.endToken('');
         return this.status === 'complete';
       }
@@ -384,6 +434,16 @@ export class PythonValueReader {
     if (isNameStart(code)) {
       this.token = '';
       this.state = WORD;
+      return index;
+    }
+    if (this.mayBeBare()) {
+      this.handler.startString();
+      if (code === COMMA || code === RIGHT_PARENTHESIS) {
+        // Nothing before the delimiter: the template printed an empty string.
+        this.endBare();
+        return index;
+      }
+      this.state = BARE;
       return index;
     }
     return this.failAt(text, index, isKey ? 'a dict key' : 'a value');
@@ -622,11 +682,26 @@ export class PythonValueReader {
 
   /** A number or word ended before `next` (empty at the end of the input). */
   private endToken(next: string, index = -1): number {
+    const code = next.length > 0 ? next.charCodeAt(0) : -1;
+    if (code !== -1 && this.mayBeBare()) {
+      if (isWhiteSpace(code)) {
+        // `x=3 ,` is 3, `x=tide tables` is text: what follows the white space decides.
+        this.tokenState = this.state;
+        this.state = TOKEN_SPACE;
+        this.pendingSpace = '';
+        return index;
+      }
+      if (code !== COMMA && code !== RIGHT_PARENTHESIS && !this.isStringPrefix(code)) {
+        return this.beginBareWith(this.token, index);
+      }
+    }
     const token = this.token;
     this.token = '';
     if (this.state === NUMBER) {
       const value = numberValue(token);
       if (typeof value === 'string') {
+        // `3rd` is text; `1e999` is a number, one JSON cannot hold.
+        if (!isNumberToken(token) && this.mayBeBare()) return this.bareToken(token, index);
         this.invalid = value;
         if (this.isKey) {
           this.handler.key(token);
@@ -643,7 +718,6 @@ export class PythonValueReader {
       return index;
     }
     // A word: a literal, a string prefix, or a bare key.
-    const code = next.length > 0 ? next.charCodeAt(0) : -1;
     if ((code === APOSTROPHE || code === QUOTATION_MARK) && token.length <= 2) {
       const prefix = token.toLowerCase();
       if (prefix === 'r' || prefix === 'u' || prefix === 'ur' || prefix === 'ru') {
@@ -667,9 +741,111 @@ export class PythonValueReader {
       this.valueEnded();
       return index;
     }
+    if (this.mayBeBare()) return this.bareToken(token, index);
     this.fail(
       `${JSON.stringify(token)} is not a value: write strings in quotes (variables cannot be used)`,
     );
     return index;
+  }
+
+  // ── bare values ─────────────────────────────────────────────────────────────────────────────
+
+  /** The token state (NUMBER or WORD) that white space interrupted. */
+  private tokenState = WORD;
+
+  /** A string prefix (`r`, `b`, `rb`…) followed by its quote. */
+  private isStringPrefix(code: number): boolean {
+    return (
+      (code === APOSTROPHE || code === QUOTATION_MARK) &&
+      this.state === WORD &&
+      this.token.length <= 2 &&
+      /^(?:[rubf]|ur|ru|[bf]r|r[bf])$/i.test(this.token)
+    );
+  }
+
+  /** A whole top-level token, delimited, that is no literal: the bare string it spells. */
+  private bareToken(token: string, index: number): number {
+    this.handler.startString();
+    this.content(token);
+    this.endBare();
+    return index;
+  }
+
+  /** Text that continues a token (`a.txt`, `tide tables`): a bare value that begins with it. */
+  private beginBareWith(written: string, index: number): number {
+    this.token = '';
+    this.handler.startString();
+    this.content(written);
+    this.state = BARE;
+    return index;
+  }
+
+  /** After a top-level token and white space: a delimiter ends the token, anything else is text. */
+  private readTokenSpace(text: string, index: number): number {
+    const code = text.charCodeAt(index);
+    if (isWhiteSpace(code)) {
+      this.pendingSpace += text.charAt(index);
+      return index + 1;
+    }
+    const space = this.pendingSpace;
+    this.pendingSpace = '';
+    if (code === COMMA || code === RIGHT_PARENTHESIS) {
+      this.state = this.tokenState;
+      // The token is read as it would be at the delimiter (a literal, else a bare string).
+      return this.endToken(text.charAt(index), index);
+    }
+    return this.beginBareWith(this.token + space, index);
+  }
+
+  /** Bare text up to the next `,` or `)` outside the brackets it opened (see `bareText`). */
+  private readBare(text: string, start: number, end: number): number {
+    let index = start;
+    // Where the white space before `index` began in this text (-1: none).
+    let spaceFrom = -1;
+    while (index < end) {
+      const code = text.charCodeAt(index);
+      if (isWhiteSpace(code)) {
+        if (spaceFrom === -1) spaceFrom = index;
+        index++;
+        continue;
+      }
+      if (this.bareDepth === 0 && (code === COMMA || code === RIGHT_PARENTHESIS)) {
+        const contentEnd = spaceFrom === -1 ? index : spaceFrom;
+        if (contentEnd > start) this.content(this.pendingSpace + text.slice(start, contentEnd));
+        this.endBare();
+        return index;
+      }
+      if (code === LEFT_PARENTHESIS || code === LEFT_BRACKET || code === LEFT_BRACE) {
+        this.bareDepth++;
+      } else if (code === RIGHT_PARENTHESIS || code === RIGHT_BRACKET || code === RIGHT_BRACE) {
+        if (this.bareDepth === 0) {
+          // `x=1]`: the brackets around the value broke, it is no text a template printed.
+          this.fail(`an unmatched ${JSON.stringify(text.charAt(index))} in a value without quotes`);
+          return index;
+        }
+        this.bareDepth--;
+      }
+      spaceFrom = -1;
+      index++;
+    }
+    // White space at the end of this text is held: it is the value's only if more text follows.
+    const contentEnd = spaceFrom === -1 ? end : spaceFrom;
+    if (contentEnd > start) {
+      this.content(this.pendingSpace + text.slice(start, contentEnd));
+      this.pendingSpace = '';
+    }
+    this.pendingSpace += text.slice(contentEnd, end);
+    return end;
+  }
+
+  private endBare(): void {
+    this.pendingSpace = '';
+    this.bareDepth = 0;
+    if (this.heldHigh.length > 0) {
+      this.handler.stringChunk(this.heldHigh);
+      this.heldHigh = '';
+    }
+    this.handler.endString();
+    this.valueEnded();
   }
 }
