@@ -1,16 +1,8 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
-import {
-  bareArrayLiterals,
-  bareArrayOpeners,
-  type JsonOpening,
-  markupOpeners,
-  openJsonCall,
-} from '../common/json-call-formats-openers.ts';
-import type { JsonCallShape } from '../common/json-calls-body.ts';
+import type { FormatEntry } from '../common/format-entry.ts';
 import { COMMAND_R_THINK_TAGS } from '../common/reasoning-tags.ts';
+import { defineFormat, formatEntryFromSpec } from '../spec/define.ts';
+import type { FormatSpec, JsonCallForm } from '../spec/types.ts';
 import {
   formatCommandRToolCall,
   formatCommandRToolResponse,
@@ -26,64 +18,72 @@ export interface CommandRProtocolOptions {
   readonly bareArrays?: boolean;
 }
 
-export const COMMAND_R_SHAPE: JsonCallShape = {
-  nameKeys: ['tool_name', 'name'],
-  argumentKeys: ['parameters', 'arguments'],
+const NAME_KEYS = ['tool_name', 'name'];
+const ARGUMENT_KEYS = ['parameters', 'arguments'];
+
+const ACTION: JsonCallForm = {
+  codec: 'json',
+  open: '<|START_ACTION|>',
+  close: '<|END_ACTION|>',
+  nameKeys: NAME_KEYS,
+  argumentKeys: ARGUMENT_KEYS,
+  bareArrays: ['tool_call_id', 'tool_name'],
 };
-
-const TOKEN_OPENERS: readonly Opener<JsonOpening>[] = [
-  {
-    literal: '<|START_ACTION|>',
-    delimited: false,
-    data: { shape: COMMAND_R_SHAPE, closer: '<|END_ACTION|>', speculative: false },
-  },
-  // Command R+ (08-2024) writes its calls as "Action: ```json [...] ```".
-  {
-    literal: 'Action: ```json',
-    delimited: false,
-    data: { shape: COMMAND_R_SHAPE, closer: '```', speculative: true },
-  },
-  // The answer's markers (R7B's RESPONSE, Command A's TEXT) and the turn's end are framing.
-  ...markupOpeners([
-    '<|START_RESPONSE|>',
-    '<|END_RESPONSE|>',
-    '<|START_TEXT|>',
-    '<|END_TEXT|>',
-    '<|END_OF_TURN_TOKEN|>',
-  ]),
-];
-
-const WITH_BARE_ARRAYS: readonly Opener<JsonOpening>[] = [
-  ...TOKEN_OPENERS,
-  ...bareArrayOpeners(COMMAND_R_SHAPE, bareArrayLiterals(['tool_call_id', 'tool_name'])),
-];
 
 /**
  * Cohere Command R7B, R+ and A: `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": …,
  * "parameters": {…}}]<|END_ACTION|>`, reasoning in `<|START_THINKING|>…<|END_THINKING|>`.
  */
-export function commandRProtocol(options: CommandRProtocolOptions = {}): ToolCallProtocol {
-  const openers = (options.bareArrays ?? true) ? WITH_BARE_ARRAYS : TOKEN_OPENERS;
-  return defineProtocol<JsonOpening>({
-    name: 'command-r',
-    grammar: {
-      reasoningTags: COMMAND_R_THINK_TAGS,
-      callOpeners: () => openers,
-      openCall: openJsonCall,
-    },
-    formatTools: formatCommandRTools,
-    formatToolCall: formatCommandRToolCall,
-    formatToolResponse: formatCommandRToolResponse,
-  });
-}
-
-export const commandRFormat: FormatEntry = {
+export const commandRSpec: FormatSpec = {
+  spec: 1,
   name: 'command-r',
   aliases: ['command_r', 'command_r7b', 'command-r7b', 'cohere'],
   families: 'Cohere Command R, R+, R7B, A',
   example:
     '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Oslo"}}]<|END_ACTION|>',
-  create: () => commandRProtocol(),
-  models: [/command-?r/, /command-a\b/, /c4ai-command/],
-  agent: CALLS_RUN_TOGETHER,
+  reasoning: COMMAND_R_THINK_TAGS,
+  calls: [
+    ACTION,
+    // Command R+ (08-2024) writes its calls as "Action: ```json [...] ```".
+    {
+      codec: 'json',
+      open: 'Action: ```json',
+      close: '```',
+      certainty: 'speculative',
+      nameKeys: NAME_KEYS,
+      argumentKeys: ARGUMENT_KEYS,
+    },
+  ],
+  // The answer's markers (R7B's RESPONSE, Command A's TEXT) and the turn's end are framing.
+  markup: [
+    '<|START_RESPONSE|>',
+    '<|END_RESPONSE|>',
+    '<|START_TEXT|>',
+    '<|END_TEXT|>',
+    '<|END_OF_TURN_TOKEN|>',
+  ],
+  // The writer and the results are hooks: the template indents the list (4) and nests each
+  // result in `{tool_call_id, results: {"0": …}, is_error}`.
+  write: { call: '{"tool_call_id":{id},"tool_name":{name_json},"parameters":{arguments}}' },
+  results: { each: '{output}', output: 'json' },
 };
+
+const HOOKS = {
+  formatTools: formatCommandRTools,
+  formatToolCall: formatCommandRToolCall,
+  formatToolResponse: formatCommandRToolResponse,
+};
+
+export const commandRFormat: FormatEntry = formatEntryFromSpec(commandRSpec, {
+  models: [/command-?r/, /command-a\b/, /c4ai-command/],
+  hooks: HOOKS,
+});
+
+export function commandRProtocol(options: CommandRProtocolOptions = {}): ToolCallProtocol {
+  if (options.bareArrays ?? true) return commandRFormat.create();
+  const { bareArrays: _bare, ...tokensOnly } = ACTION;
+  return defineFormat(
+    { ...commandRSpec, calls: [tokensOnly, ...commandRSpec.calls.slice(1)] },
+    HOOKS,
+  );
+}
