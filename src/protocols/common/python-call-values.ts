@@ -53,7 +53,9 @@ import { hexDigitValue, type JsonTokenHandler } from '../../scan/json-tokenizer.
  * around the value broke). A value that starts with a quote or a bracket is a Python literal
  * as always (text after its end is an error, not more of the value), and so is a whole word or
  * number that is one (`True`, `None`, `3`), so `x=None` is null and `x=None of them` is a string.
- * A bare value the input ends inside (no delimiter) is never complete.
+ * A bare value the input ends inside (no delimiter) is never complete. In the same places a
+ * string in double quotes ends only at a `"` that `,`, `)` or another string follows: a `"`
+ * followed by other text is part of it (`continuesQuotedText`).
  */
 export type PythonValueStatus = 'pending' | 'complete' | 'failed';
 
@@ -628,8 +630,13 @@ export class PythonValueReader {
   /** After a closing quote: another string may follow, and Python joins the two. */
   private readAfterString(text: string, index: number): number {
     const code = text.charCodeAt(index);
-    if (isWhiteSpace(code)) return index + 1;
+    if (isWhiteSpace(code)) {
+      // Kept for a quote that turns out to be the text's (see `continuesQuotedText`).
+      if (this.containers.length === 0 && !this.isKey) this.pendingSpace += text.charAt(index);
+      return index + 1;
+    }
     if (code === APOSTROPHE || code === QUOTATION_MARK) {
+      this.pendingSpace = '';
       this.quote = code;
       this.raw = false;
       this.triple = false;
@@ -637,8 +644,33 @@ export class PythonValueReader {
       this.state = QUOTE_OPEN;
       return index + 1;
     }
+    if (this.continuesQuotedText(code)) {
+      this.content(String.fromCharCode(this.quote) + this.pendingSpace);
+      this.pendingSpace = '';
+      this.state = STRING;
+      return index;
+    }
+    this.pendingSpace = '';
     this.endString();
     return index;
+  }
+
+  /**
+   * Llama 4's template writes `param="` + the value + `"` without escaping the quotes inside it
+   * (`content="<p class="x">"`). Where a bare value could stand (a top-level value of a property
+   * that admits strings), a `"` that closes a one-quote string and is followed by neither `,`,
+   * `)` nor another string is one of the text's: the string goes on to a quote that is. Only
+   * `"`: an apostrophe is the quote of Python's repr and of models writing Python, where
+   * `'x 'y'` is a broken literal (vLLM's parser drops that call too), not a template's text.
+   */
+  private continuesQuotedText(code: number): boolean {
+    return (
+      this.quote === QUOTATION_MARK &&
+      code !== COMMA &&
+      code !== RIGHT_PARENTHESIS &&
+      !this.triple &&
+      this.mayBeBare()
+    );
   }
 
   private endString(): void {
