@@ -260,3 +260,227 @@ describe('linear time', () => {
     expect(events.some((event) => event.type === 'error')).toBe(false);
   });
 });
+
+describe('a dict as the only argument (what Gemma 3’s template renders)', () => {
+  it('is the arguments of a declared tool, JSON or Python, at every split', () => {
+    expect(
+      contentAtEverySplit(
+        pythonic,
+        "[get_weather({\"city\": \"Oslo\", \"days\": 3}), search({'query': 'x', 'options': {'depth': 2}})]",
+        options,
+      ),
+    ).toEqual([
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Oslo","days":3}' },
+      { type: 'tool-call', toolName: 'search', input: '{"query":"x","options":{"depth":2}}' },
+    ]);
+    expect(callsOf(pythonic, '[f({})]', tools)).toEqual([{ toolName: 'f', input: {} }]);
+  });
+
+  it('begins the call at its first key, as `name=` does', () => {
+    const parser = pythonic.createStreamParser({ tools, generateId: counterIds() });
+    const started = (events: ParseEvent[]) =>
+      events.filter((event) => event.type === 'tool-input-start').length;
+    expect(started(parser.push('[get_weather({'))).toBe(0);
+    expect(started(parser.push('"city":'))).toBe(1);
+    const events = [...parser.push(' "Oslo"})]'), ...parser.end()];
+    expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(1);
+  });
+
+  it.each(['[unknown({"a": 1})]', '[get_weather({city})]', '[get_weather({see below})]'])(
+    '%s stays text: an undeclared tool, or no dict before its first key',
+    (text) => {
+      expect(contentAtEverySplit(pythonic, text, options)).toEqual([{ type: 'text', text }]);
+    },
+  );
+
+  it.each([
+    ['<|python_start|>[get_weather({"city": "Oslo"}, days=3)]', 'must be its only argument'],
+    ['<|python_start|>[get_weather({"city": "Oslo"}, {"days": 3})]', 'must be its only argument'],
+    ['<|python_start|>[get_weather(days=3, {"city": "Oslo"})]', 'positional argument'],
+  ])('%s: a dict beside other arguments is a fault, never run', (text, message) => {
+    const content = contentAtEverySplit(pythonic, text, options);
+    expect(content[0]).toMatchObject({ type: 'error', error: { code: 'malformed-call' } });
+    expect((content[0] as { error: { message: string } }).error.message).toContain(message);
+    expect(content).not.toContainEqual(expect.objectContaining({ type: 'tool-call' }));
+  });
+});
+
+describe('bare values (what "%s"|format renders: Llama 3.2’s and ToolACE’s templates)', () => {
+  const input = (text: string) => {
+    const calls = callsOf(pythonic, text, tools);
+    expect(calls).toHaveLength(1);
+    return calls[0]!.input;
+  };
+
+  it('a word where the property admits strings is that string; other values stay literals', () => {
+    expect(
+      contentAtEverySplit(
+        pythonic,
+        '[get_weather(city=Oslo, days=3), search(query=tide tables)]',
+        options,
+      ),
+    ).toEqual([
+      { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Oslo","days":3}' },
+      { type: 'tool-call', toolName: 'search', input: '{"query":"tide tables"}' },
+    ]);
+  });
+
+  it('runs to the next top-level "," or ")", whatever it holds (quotes, <, &, line breaks)', () => {
+    expect(
+      contentAtEverySplit(
+        pythonic,
+        '[write_file(path=a.txt, content=<p class="x">A & B</p>\nÆØÅ 😀 it\'s)]',
+        options,
+      ),
+    ).toEqual([
+      {
+        type: 'tool-call',
+        toolName: 'write_file',
+        input: JSON.stringify({ path: 'a.txt', content: '<p class="x">A & B</p>\nÆØÅ 😀 it\'s' }),
+      },
+    ]);
+  });
+
+  it('brackets it opens hold their own "," and ")"', () => {
+    expect(input('[search(query=f(a, b) and [c, d] or {e, f}, path=x)]')).toEqual({
+      query: 'f(a, b) and [c, d] or {e, f}',
+      path: 'x',
+    });
+  });
+
+  it('white space around it is not part of it', () => {
+    expect(input('[search(query=  tide tables \n , path=x )]')).toEqual({
+      query: 'tide tables',
+      path: 'x',
+    });
+  });
+
+  it('nothing before the delimiter is the empty string', () => {
+    expect(input('[search(query=, path=)]')).toEqual({ query: '', path: '' });
+  });
+
+  it.each([
+    ['None', null],
+    ['True', true],
+    ['3', 3],
+    ['-2.5', -2.5],
+    ["r'raw'", 'raw'],
+    ['None of them', 'None of them'],
+    ['3 apples', '3 apples'],
+    ['3rd', '3rd'],
+    ['.env', '.env'],
+    ['a.txt', 'a.txt'],
+    ['x"y"', 'x"y"'],
+    ['-', '-'],
+    ['#1 @home', '#1 @home'],
+  ])(
+    'where the schema says nothing, %s is %j: a literal only when all of it is one',
+    (written, value) => {
+      expect(input(`[f(x=${written})]`)).toEqual({ x: value });
+    },
+  );
+
+  it('is no string where the property admits none: a fault, the calls before it stand', () => {
+    const content = contentAtEverySplit(
+      pythonic,
+      '[get_weather(city=Oslo), get_weather(city=Bergen, days=three)]',
+      options,
+    );
+    expect(content[0]).toMatchObject({ type: 'tool-call', input: '{"city":"Oslo"}' });
+    expect(content[1]).toMatchObject({ type: 'error', error: { code: 'malformed-call' } });
+    expect((content[1] as { error: { raw: string } }).error.raw).toContain(
+      'get_weather(city=Bergen, days=three',
+    );
+  });
+
+  it('a bare word of an undeclared tool is text: only a declared schema makes a word a string', () => {
+    const text = '[unknown(x=foo), get_weather(city=Oslo)]';
+    expect(contentAtEverySplit(pythonic, text, options)).toEqual([{ type: 'text', text }]);
+  });
+
+  it('a bare value the output ends inside has no end: a fault with its raw text, never run', () => {
+    for (const text of [
+      '[get_weather(city=Oslo',
+      '[search(query=f(a, path=x)',
+      '[search(query=a, b',
+    ]) {
+      const content = contentAtEverySplit(pythonic, text, options);
+      expect(content).not.toContainEqual(expect.objectContaining({ type: 'tool-call' }));
+      expect(content[0]).toMatchObject({
+        type: 'error',
+        error: { code: 'incomplete-call', raw: text },
+      });
+    }
+  });
+
+  it('a "]" or "}" it did not open is a fault: the brackets around the value broke', () => {
+    for (const text of ['[get_weather(city=Oslo]', '[search(query=f(a) b}, path=x)]']) {
+      const content = contentAtEverySplit(pythonic, text, options);
+      expect(content).not.toContainEqual(expect.objectContaining({ type: 'tool-call' }));
+      expect(content[0]).toMatchObject({ type: 'error', error: { code: 'malformed-call' } });
+      expect((content[0] as { error: { message: string } }).error.message).toContain('unmatched');
+    }
+  });
+
+  it('streams as it is read; white space is held until text follows it', () => {
+    const parser = pythonic.createStreamParser({ tools, generateId: counterIds() });
+    const deltasOf = (events: ParseEvent[]) =>
+      events.flatMap((event) => (event.type === 'tool-input-delta' ? [event.delta] : []));
+    const events: ParseEvent[] = [...parser.push('[search(query=tide ')];
+    const read = parser.push(' tables');
+    expect(deltasOf(read).join('')).toContain('tide  tables');
+    const space = parser.push('  ');
+    expect(deltasOf(space)).toEqual([]);
+    events.push(...read, ...space, ...parser.push(')]'), ...parser.end());
+    expect(streamingViolations(events)).toEqual([]);
+    expect(deltasOf(events).join('')).toBe('{"query":"tide  tables"}');
+  });
+
+  it('takes time proportional to its length', () => {
+    const parse = (text: string) => pythonic.parseGeneratedText(text, { tools });
+    expectLinearGrowth((size) => `[f(x=${'a (b) [c]  '.repeat(size / 12)})]`, parse, 1 << 15);
+  });
+});
+
+describe('quotes Llama 4’s template does not escape (`content="<p class="x">"`)', () => {
+  it('a " followed by other text than "," ")" or a string is the string’s own', () => {
+    expect(
+      contentAtEverySplit(
+        pythonic,
+        '[write_file(path="a.txt", content="<p class="x">A & B</p>\nsay "hi" now")]',
+        options,
+      ),
+    ).toEqual([
+      {
+        type: 'tool-call',
+        toolName: 'write_file',
+        input: JSON.stringify({ path: 'a.txt', content: '<p class="x">A & B</p>\nsay "hi" now' }),
+      },
+    ]);
+  });
+
+  it('strings written side by side are still joined, as Python joins them', () => {
+    expect(callsOf(pythonic, '[search(query="a" "b")]', tools)[0]!.input).toEqual({ query: 'ab' });
+  });
+
+  it.each([
+    ["[get_weather(city='Oslo'), search(query='x 'y', path='z')]", 'an apostrophe'],
+    ['[get_weather(city="Oslo", days="3"x)]', 'a property that admits no string'],
+    ['[search(options={"depth": "2"x})]', 'a string inside a container'],
+  ])('%s: not for %s (a broken literal is a fault)', (text) => {
+    const content = contentAtEverySplit(pythonic, text, options);
+    expect(content).toContainEqual(
+      expect.objectContaining({
+        type: 'error',
+        error: expect.objectContaining({ code: 'malformed-call' }),
+      }),
+    );
+  });
+
+  it('a quote never followed by "," or ")" leaves the string open: a fault, never run', () => {
+    const text = '[write_file(path="a.txt", content="a"b)]';
+    const content = contentAtEverySplit(pythonic, text, options);
+    expect(content).not.toContainEqual(expect.objectContaining({ type: 'tool-call' }));
+    expect(content[0]).toMatchObject({ type: 'error', error: { code: 'incomplete-call' } });
+  });
+});
