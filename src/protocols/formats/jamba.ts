@@ -12,6 +12,7 @@
 import type { FormatEntry } from '../common/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
+import { bareResultHooks } from './internlm.ts';
 
 export const jambaSpec: FormatSpec = {
   spec: 1,
@@ -42,4 +43,7 @@ export const jambaSpec: FormatSpec = {
   },
 };
 
-export const jambaFormat: FormatEntry = formatEntryFromSpec(jambaSpec);
+// Its results are the text alone: one opening with a bare call is written so as not to read as one.
+export const jambaFormat: FormatEntry = formatEntryFromSpec(jambaSpec, {
+  hooks: bareResultHooks(jambaSpec),
+});

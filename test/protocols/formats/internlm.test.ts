@@ -5,6 +5,7 @@
  * (shared/conformance/chat-template-cases.json, internlm2.vllm).
  */
 import { describe, expect, it } from 'vitest';
+import { FORMATS } from '../../../src/index.ts';
 import { internlmFormat, internlmSpec } from '../../../src/protocols/formats/internlm.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import {
@@ -13,6 +14,7 @@ import {
   itKeepsTheStreamInvariants,
   itStaysLinear,
   partsOf,
+  TOOLS,
   textIn,
 } from './json-format-checks.ts';
 import {
@@ -226,6 +228,25 @@ describe('internlm: invariants', () => {
 });
 
 describe('internlm: registry entry', () => {
+  it('writes a result that opens with a bare call:NAME{…} so that no reader takes it for one', () => {
+    const protocol = internlmFormat.create();
+    const gemma = FORMATS.find((each) => each.name === 'functiongemma')!.create();
+    const output = 'call:get_weather{city:<escape>Oslo<escape>}';
+    const rendered = protocol.formatToolResponse([
+      { toolName: 'get_weather', output: '' },
+      { toolName: 'get_weather', output },
+    ]);
+    expect(rendered).toContain('\\u0063all:get_weather');
+    for (const reader of [gemma, protocol]) {
+      const parts = reader.parseGeneratedText(rendered, { tools: TOOLS });
+      expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
+    }
+    // Elsewhere the text is as it is.
+    expect(protocol.formatToolResponse({ toolName: 'get_weather', output: `x ${output}` })).toBe(
+      `x ${output}`,
+    );
+  });
+
   it('names the models that write it, by id substring', () => {
     for (const id of [
       'internlm/internlm2_5-7b-chat',
