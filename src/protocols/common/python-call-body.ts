@@ -79,6 +79,24 @@ const Phase = {
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
+/** Per tool, whether each property admits strings (asked for every value without quotes). */
+const admitsStringByTool = new WeakMap<ToolDefinition, Map<string, boolean>>();
+
+function propertyAdmitsString(tool: ToolDefinition, name: string): boolean {
+  let known = admitsStringByTool.get(tool);
+  if (known === undefined) {
+    known = new Map();
+    admitsStringByTool.set(tool, known);
+  }
+  let admits = known.get(name);
+  if (admits === undefined) {
+    admits = schemaTypes(propertySchema(tool.inputSchema, name)).has('string');
+    // Bounded: a model inventing argument names cannot grow it without end.
+    if (known.size < 256) known.set(name, admits);
+  }
+  return admits;
+}
+
 /** A tool name longer than this is not one. */
 const MAX_NAME = 256;
 /** White space before the first call of a block, at most (a longer run is text, not a call). */
@@ -517,7 +535,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     return index + 1;
   }
 
-  private startReading(): void {
+  private startReading(extraDepth = 0): void {
     this.argumentsRead++;
     // One reader for every value of the block; the arguments are one level of nesting.
     this.reader ??= new PythonValueReader(
@@ -525,7 +543,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
       Math.max(0, this.context.options.maxDepth - 1),
       () => this.admitsBareText(),
     );
-    this.reader.reset();
+    this.reader.reset(extraDepth);
     this.phase = Phase.Value;
   }
 
@@ -536,7 +554,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
    */
   private admitsBareText(): boolean {
     if (!this.tool || this.positionalDict) return false;
-    return schemaTypes(propertySchema(this.tool.inputSchema, this.argumentName)).has('string');
+    return propertyAdmitsString(this.tool, this.argumentName);
   }
 
   /**
@@ -547,7 +565,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     this.positionalDict = true;
     this.dictDepth = 0;
     this.argumentName = 'the arguments';
-    this.startReading();
+    this.startReading(1);
     return index;
   }
 

@@ -167,7 +167,9 @@ function numberValue(token: string): number | string {
 
 export class PythonValueReader {
   private readonly handler: JsonTokenHandler;
-  private readonly maxDepth: number;
+  private readonly baseDepth: number;
+  /** Containers the value may open: `baseDepth`, and one more for a dict that is the arguments. */
+  private maxDepth: number;
 
   private state = VALUE;
   /** Closing bracket codes of the open containers, innermost last. */
@@ -215,6 +217,7 @@ export class PythonValueReader {
 
   constructor(handler: JsonTokenHandler, maxDepth: number, bareText?: () => boolean) {
     this.handler = handler;
+    this.baseDepth = maxDepth;
     this.maxDepth = maxDepth;
     this.bareText = bareText;
   }
@@ -246,8 +249,13 @@ export class PythonValueReader {
    * space after a string is read, in case another string follows) when the value ended in this
    * text, or -1 when more is needed or the value is malformed (`status` says which).
    */
-  /** Makes the reader ready for the next value (a reader is reused for each argument). */
-  reset(): void {
+  /**
+   * Makes the reader ready for the next value (a reader is reused for each argument).
+   * `extraDepth`: containers the value may open beyond the reader's depth (the dict that stands
+   * for a call's arguments is the arguments' own level).
+   */
+  reset(extraDepth = 0): void {
+    this.maxDepth = this.baseDepth + extraDepth;
     this.state = VALUE;
     this.containers.length = 0;
     this.failureMessage = undefined;
@@ -715,7 +723,7 @@ export class PythonValueReader {
   /** A number or word ended before `next` (empty at the end of the input). */
   private endToken(next: string, index = -1): number {
     const code = next.length > 0 ? next.charCodeAt(0) : -1;
-    if (code !== -1 && this.mayBeBare()) {
+    if (code !== -1 && code !== COMMA && code !== RIGHT_PARENTHESIS && this.mayBeBare()) {
       if (isWhiteSpace(code)) {
         // `x=3 ,` is 3, `x=tide tables` is text: what follows the white space decides.
         this.tokenState = this.state;
@@ -723,9 +731,7 @@ export class PythonValueReader {
         this.pendingSpace = '';
         return index;
       }
-      if (code !== COMMA && code !== RIGHT_PARENTHESIS && !this.isStringPrefix(code)) {
-        return this.beginBareWith(this.token, index);
-      }
+      if (!this.isStringPrefix(code)) return this.beginBareWith(this.token, index);
     }
     const token = this.token;
     this.token = '';

@@ -276,6 +276,23 @@ describe('a dict as the only argument (what Gemma 3’s template renders)', () =
     expect(callsOf(pythonic, '[f({})]', tools)).toEqual([{ toolName: 'f', input: {} }]);
   });
 
+  it('nests as deep as the same arguments written as keywords', () => {
+    const parse = (text: string) => pythonic.parseGeneratedText(text, { tools, maxDepth: 3 });
+    expect(parse('[f(x=[[1]])]')[0]).toMatchObject({ type: 'tool-call', input: '{"x":[[1]]}' });
+    expect(parse('[f({"x": [[1]]})]')[0]).toMatchObject({
+      type: 'tool-call',
+      input: '{"x":[[1]]}',
+    });
+    expect(parse('[f(x=[[[1]]])]')[0]).toMatchObject({
+      type: 'error',
+      error: { code: 'too-deep' },
+    });
+    expect(parse('[f({"x": [[[1]]]})]')[0]).toMatchObject({
+      type: 'error',
+      error: { code: 'too-deep' },
+    });
+  });
+
   it('begins the call at its first key, as `name=` does', () => {
     const parser = pythonic.createStreamParser({ tools, generateId: counterIds() });
     const started = (events: ParseEvent[]) =>
