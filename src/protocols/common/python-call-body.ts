@@ -160,6 +160,13 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   private assembler: CallAssembler | undefined;
   private streamer: JsonValueStreamer | undefined;
   private argumentName = '';
+  /** The call's last value was bare text (its `)` may have been the text's). */
+  private lastValueBare = false;
+  /**
+   * A list's call whose last value was bare has read its `)`: it runs once `,` or `]` follows,
+   * which shows that `)` ended it (`x=smile :)` then `)]` is a value the `)` cut: a fault).
+   */
+  private awaitingListPunctuation = false;
   /** Arguments read in the call so far (a dict alone as the arguments must be the first). */
   private argumentsRead = 0;
   /** The value being read is a dict that stands for the call's arguments. */
@@ -365,6 +372,17 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     if (this.config.lines) return this.readAfterLineCall(index, code);
     if (this.inList) {
       if (isWhiteSpace(code)) return index + 1;
+      if (this.awaitingListPunctuation) {
+        if (code !== COMMA && code !== RIGHT_BRACKET) {
+          return this.fault(
+            index,
+            'malformed-call',
+            `text follows the ")" that ended the value of ${this.argumentName}, which has no quotes: the ")" may be the value's own, so the call to "${this.tool!.name}" was not run`,
+          );
+        }
+        this.awaitingListPunctuation = false;
+        this.completeElement(this.callEnd);
+      }
       if (code === COMMA) {
         this.phase = Phase.ElementStart;
         return index + 1;
@@ -438,6 +456,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     this.invalid = undefined;
     this.argumentsRead = 0;
     this.positionalDict = false;
+    this.lastValueBare = false;
     this.phase = Phase.Name;
     return index;
   }
@@ -537,6 +556,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
 
   private startReading(extraDepth = 0): void {
     this.argumentsRead++;
+    this.lastValueBare = false;
     // One reader for every value of the block; the arguments are one level of nesting.
     this.reader ??= new PythonValueReader(
       this,
@@ -573,6 +593,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     const reader = this.reader!;
     const stop = reader.write(text, index, end);
     if (stop !== -1) {
+      this.lastValueBare = reader.endedBare;
       if (reader.invalid !== undefined) this.invalid ??= `${this.argumentName}: ${reader.invalid}`;
       this.phase = Phase.AfterValue;
       return stop;
@@ -605,10 +626,15 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
       this.callEnd = this.offsetOf(stop);
       return stop;
     }
-    this.completeElement(this.offsetOf(stop));
     this.phase = Phase.AfterCall;
     this.separatorStart = this.offsetOf(stop);
     if (this.config.single) this.inList = false;
+    if (this.lastValueBare && this.inList && this.assembler) {
+      this.awaitingListPunctuation = true;
+      this.callEnd = this.offsetOf(stop);
+      return stop;
+    }
+    this.completeElement(this.offsetOf(stop));
     return stop;
   }
 
@@ -814,6 +840,19 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
         });
       }
       return;
+    }
+    if (this.awaitingListPunctuation) {
+      this.awaitingListPunctuation = false;
+      if (interrupted) {
+        this.fault(
+          0,
+          'incomplete-call',
+          `the output was cut off after the call to "${this.tool!.name}", whose last value has no quotes; it was not run`,
+        );
+        return;
+      }
+      // The output ended after the call: its `)` ended it (a list whose `]` is missing).
+      this.completeElement(this.callEnd);
     }
     if (this.awaitingLineEnd) {
       this.awaitingLineEnd = false;

@@ -245,6 +245,12 @@ export class PythonValueReader {
   }
 
   /**
+   * The value was bare text, ended by a `,` or `)` that may be its own (`x=smile :)`): what
+   * follows that delimiter has to confirm it.
+   */
+  endedBare = false;
+
+  /**
    * Reads `text[start, end)`. Returns the index of the first character after the value (white
    * space after a string is read, in case another string follows) when the value ended in this
    * text, or -1 when more is needed or the value is malformed (`status` says which).
@@ -256,6 +262,7 @@ export class PythonValueReader {
    */
   reset(extraDepth = 0): void {
     this.maxDepth = this.baseDepth + extraDepth;
+    this.endedBare = false;
     this.state = VALUE;
     this.containers.length = 0;
     this.failureMessage = undefined;
@@ -877,6 +884,7 @@ export class PythonValueReader {
   }
 
   private endBare(): void {
+    this.endedBare = true;
     this.pendingSpace = '';
     this.bareDepth = 0;
     if (this.heldHigh.length > 0) {

@@ -439,6 +439,24 @@ describe('bare values (what "%s"|format renders: Llama 3.2’s and ToolACE’s t
     }
   });
 
+  it('in a list, the ")" that ends it counts only when "," or "]" follows: else a fault', () => {
+    expect(contentAtEverySplit(pythonic, '[search(query=a (b)), f(x=c) ]', options)).toEqual([
+      { type: 'tool-call', toolName: 'search', input: '{"query":"a (b)"}' },
+      { type: 'tool-call', toolName: 'f', input: '{"x":"c"}' },
+    ]);
+    for (const text of ['[search(query=smile :))]', '[search(query=smile :) and more)]']) {
+      const content = contentAtEverySplit(pythonic, text, options);
+      expect(content).not.toContainEqual(expect.objectContaining({ type: 'tool-call' }));
+      expect(content[0]).toMatchObject({ type: 'error', error: { code: 'malformed-call' } });
+    }
+    // The output ends after it: the list's "]" is missing, as with quoted values.
+    expect(callsOf(pythonic, '[search(query=a)', tools)).toEqual([
+      { toolName: 'search', input: { query: 'a' } },
+    ]);
+    const cut = contentAtEverySplit(pythonic, '[search(query=a)', options, { interrupted: true });
+    expect(cut[0]).toMatchObject({ type: 'error', error: { code: 'incomplete-call' } });
+  });
+
   it('streams as it is read; white space is held until text follows it', () => {
     const parser = pythonic.createStreamParser({ tools, generateId: counterIds() });
     const deltasOf = (events: ParseEvent[]) =>
