@@ -13,6 +13,7 @@ import {
   xmlProtocol,
 } from '../../src/index.ts';
 import {
+  callsOf,
   contentAtEverySplit,
   contentOf,
   splitAt,
@@ -24,7 +25,7 @@ import {
 const auto = autoProtocol();
 
 describe('auto reads each format as its own protocol does', () => {
-  for (const entry of FORMATS) {
+  for (const entry of FORMATS.filter((format) => format.inAuto !== false)) {
     it(`${entry.name}: a call and a batch, at every split`, () => {
       const named = entry.create();
       const text = `Checking.\n${named.formatToolCall({
@@ -58,13 +59,28 @@ describe('auto: shared openers', () => {
     }
   });
 
+  it('leaves out only the formats whose entries say so, and reads them when named', () => {
+    expect(FORMATS.filter((format) => format.inAuto === false).map((f) => f.name)).toEqual([
+      'minicpm',
+    ]);
+    const minicpm = '<function name="get_weather"><param name="city">Oslo</param></function>';
+    const named = autoProtocol({ formats: ['minicpm'] });
+    expect(callsOf(named, minicpm, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    // By default, hermes reads `<function name="…">` followed by JSON.
+    expect(
+      callsOf(auto, '<function name="get_weather">\n{"city": "Oslo"}\n</function>', TOOLS),
+    ).toEqual([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
+  });
+
   it('leaves text that no format reads as text, exactly', () => {
     const text = 'Use <b>tags</b>, [brackets], {"braces": 1}, f(x=1) and `code` freely.';
     expect(contentAtEverySplit(auto, text, { tools: TOOLS })).toEqual([{ type: 'text', text }]);
   });
 
   it('is chunk-invariant on mixtures of every format’s calls', () => {
-    const pieces = FORMATS.map((entry) =>
+    const pieces = FORMATS.filter((entry) => entry.inAuto !== false).map((entry) =>
       entry.create().formatToolCall({ toolName: 'get_weather', input: { city: 'Rome', days: 2 } }),
     );
     fc.assert(

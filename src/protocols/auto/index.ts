@@ -41,7 +41,12 @@ export function autoProtocol(options: AutoProtocolOptions = {}): ToolCallProtoco
   const prompt = resolve(options.prompt ?? 'hermes');
   const formats = options.formats
     ? options.formats.map(resolve)
-    : [prompt, ...FORMATS.filter((entry) => entry.name !== prompt.name).map((e) => e.create())];
+    : [
+        prompt,
+        ...FORMATS.filter((entry) => entry.name !== prompt.name && entry.inAuto !== false).map(
+          (e) => e.create(),
+        ),
+      ];
   const grammars = formats.map((format) => {
     const grammar = grammarOf(format);
     if (!grammar) {
@@ -64,7 +69,9 @@ export function autoProtocol(options: AutoProtocolOptions = {}): ToolCallProtoco
 function unionOfReasoningTags(grammars: readonly ProtocolGrammar<unknown>[]): ReasoningTag[] {
   const byOpen = new Map<string, ReasoningTag>();
   for (const grammar of grammars) {
-    for (const tag of grammar.reasoningTags) if (!byOpen.has(tag.open)) byOpen.set(tag.open, tag);
+    for (const tag of grammar.reasoningTags) {
+      if (!startsWithSpace(tag.open) && !byOpen.has(tag.open)) byOpen.set(tag.open, tag);
+    }
   }
   return [...byOpen.values()];
 }
@@ -104,6 +111,32 @@ function combineGrammars(
   };
 }
 
+/**
+ * An opener whose body only drops it (a format's framing token): a FormatSpec's `markup`, or a
+ * hand-written JSON format's markup opening.
+ */
+function isFramingOnly(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null) return false;
+  const fields = data as { codec?: unknown; markup?: unknown };
+  return fields.codec === 'markup' || fields.markup === true;
+}
+
+/** An opener that is a call's markup for sure (not framing, not a speculative reading of text). */
+function isExplicitCall(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || isFramingOnly(data)) return false;
+  const fields = data as { speculative?: unknown; config?: { speculative?: unknown } };
+  return fields.speculative !== true && fields.config?.speculative !== true;
+}
+
+/**
+ * A literal that starts with white space (` to=` of a harmony-like header) would make every
+ * space of every output a place where auto looks for a call: auto leaves such literals to the
+ * format read by name. Line openers (`\nNAME`) are the engine's own and stay.
+ */
+function startsWithSpace(literal: string): boolean {
+  return literal.startsWith(' ') || literal.startsWith('\t');
+}
+
 function isReadInReasoning(opener: Opener<unknown>): boolean {
   return (opener as CallOpener<unknown>).inReasoning === true;
 }
@@ -129,8 +162,10 @@ function combineOpeners(
 ): CallOpener<CandidateGroup>[] {
   const all: Sourced[] = [];
   parts.forEach((openers, index) => {
-    for (const opener of openers)
+    for (const opener of openers) {
+      if (startsWithSpace(opener.literal)) continue;
       all.push({ grammar: grammars[index]!, opener, order: all.length });
+    }
   });
   const literals = new Map<string, Sourced[]>();
   for (const sourced of all) {
@@ -142,9 +177,23 @@ function combineOpeners(
   for (const [literal, group] of literals) {
     const delimited = group.every((sourced) => sourced.opener.delimited);
     // A delimited literal matches only before a delimiter, so longer literals stay reachable.
-    const sharers = delimited
+    const sharing = delimited
       ? group
       : all.filter((sourced) => sourced.opener.literal.startsWith(literal));
+    // Framing a format drops (Muse Glimmer's `<|start|>assistant`) yields to a format before it
+    // in precedence that reads the same literal as markup of a call (gpt-oss's role header):
+    // dropping it commits at once, before the call could be read. A speculative reading
+    // (hermes's `<response>`, a tag that is a call only if JSON follows) does not outrank it.
+    const firstExplicitCall = Math.min(
+      ...sharing
+        .filter(
+          (sourced) => sourced.opener.literal === literal && isExplicitCall(sourced.opener.data),
+        )
+        .map((sourced) => sourced.order),
+    );
+    const sharers = sharing.filter(
+      (sourced) => !isFramingOnly(sourced.opener.data) || sourced.order < firstExplicitCall,
+    );
     const ready: Candidate[] = [];
     const waiting: Candidate[] = [];
     const byNextCode = new Map<number, Candidate[]>();

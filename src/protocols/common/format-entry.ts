@@ -31,6 +31,12 @@ export interface FormatEntry {
   readonly models: readonly RegExp[];
   readonly agent: AgentConventions;
   /**
+   * `false`: `auto` leaves this format out of what it reads by default (its calls collide with a
+   * format auto already reads, and reading both would misread the other's); it is still read by
+   * name and when `autoProtocol({ formats })` names it. Default true.
+   */
+  readonly inAuto?: boolean;
+  /**
    * Names the text uses as tools, declared or not, each once: the agent tells a model which
    * tools it invented when a turn produced no call (undeclared calls stay text). Default: the
    * values of JSON `"name"` keys.

@@ -87,6 +87,8 @@ export interface FormatEntryExtras {
   /** Model-id patterns, when substrings are not enough (a built-in's own, reviewed, patterns). */
   readonly models?: readonly RegExp[];
   readonly toolNamesIn?: FormatEntry['toolNamesIn'];
+  /** Leave the format out of what `auto` reads by default (see `FormatEntry.inAuto`). */
+  readonly inAuto?: boolean;
 }
 
 /** Escapes a substring for use inside a regular expression (a literal match, no backtracking). */
@@ -116,5 +118,6 @@ export function formatEntryFromSpec(spec: FormatSpec, extras: FormatEntryExtras 
         ? { actionsPerTurn: 'one', completion: 'tool' }
         : CALLS_RUN_TOGETHER,
     ...(extras.toolNamesIn ? { toolNamesIn: extras.toolNamesIn } : {}),
+    ...(extras.inAuto === false ? { inAuto: false } : {}),
   };
 }
