@@ -170,9 +170,11 @@ export interface DialectCallForm extends CallFormBase {
 }
 
 /**
- * What `formatToolCall` writes. Templates take `{name}`, `{index}` (0-based in the batch),
- * `{id}` (the call's id, else the index) and `{arguments}` (the input in the form's codec: JSON,
- * the dialect, or, for tagged forms, the parameters written with `parameter`).
+ * What `formatToolCall` writes. Templates take `{name}`, `{name_json}` (the name as a JSON
+ * string), `{index}` (0-based in the batch), `{number}` (1-based), `{id}` (the call's id, else
+ * the index) and `{arguments}` (the input in the form's codec: JSON, the dialect, or, for tagged
+ * forms, the parameters written with `parameter`, which takes `{key}`, `{value}`, `{value_json}`,
+ * `{type}` and `{string}`: `true` when the value is a string written as it is).
  */
 export interface WriteSpec {
   /** Which entry of `calls` the writer follows (for its codec). Default 0. */

@@ -70,9 +70,11 @@ function argumentsText(spec: FormatSpec, form: CallFormSpec, input: unknown): st
       for (const [key, member] of Object.entries(value)) {
         text += fillTemplate(template, {
           key: writeName(key),
-          value: writeValueText(member, form.syntax.layout),
+          value: writeValueText(member, form.syntax),
           value_json: jsonForPrompt(member),
           type: typeName(member),
+          // DSML's `string="true|false"`: whether the value is written as it is.
+          string: String(typeof member === 'string'),
         });
       }
       return text;
@@ -109,6 +111,7 @@ export function callWriter(spec: FormatSpec): (calls: readonly ToolCallToFormat[
         name: form.codec === 'tagged' ? writeName(one.toolName) : one.toolName,
         name_json: jsonForPrompt(one.toolName),
         index: String(index),
+        number: String(index + 1),
         id: one.toolCallId ?? String(index),
         arguments: argumentsText(spec, form, one.input),
       }),
