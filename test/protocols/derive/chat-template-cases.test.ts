@@ -40,27 +40,8 @@ const tools = JSON.parse(
   readFileSync(new URL('chat-template-tools.json', FIXTURES), 'utf8'),
 ) as ToolDefinition[];
 
-const GEMMA3_WHY =
-  'the cases were rendered with @huggingface/jinja alone, where a dict is not `iterable`, so the template took its positional branch and wrote `[f({json})]`; toolwire renders as Python\'s jinja2 does (`[f(city="Oslo")]`, read as pythonic), and no format reads JSON arguments in a Python call list';
-const UNQUOTED_WHY =
-  'the template prints values with "%s"|format, unquoted (`f(city=Oslo, days=3)`): the Python codec reads only quoted strings';
-
-function forCases(
-  template: string,
-  scenarios: readonly string[],
-  why: string,
-): Record<string, string> {
-  return Object.fromEntries(scenarios.map((scenario) => [`${template}/${scenario}`, why]));
-}
-
-/** Turns toolwire does not read yet, and why. */
-const NOT_READ_YET: Readonly<Record<string, string>> = {
-  ...forCases('gemma3-pythonic.vllm', ['s1', 's2', 's3', 's4'], GEMMA3_WHY),
-  ...forCases('llama3.2-pythonic.vllm', ['s1', 's2', 's3'], UNQUOTED_WHY),
-  ...forCases('toolace.vllm', ['s1', 's2', 's3'], UNQUOTED_WHY),
-  'llama4-pythonic.vllm/s3':
-    'the template writes a string argument between double quotes without escaping the quotes inside it (`content="<p class="x">…"`): no Python reader can take it back; the other turns read as pythonic',
-};
+/** Turns toolwire does not read yet, and why (none today: keep the list for what comes). */
+const NOT_READ_YET: Readonly<Record<string, string>> = {};
 
 const protocols = new Map<string, ToolCallProtocol | Error>();
 
@@ -135,9 +116,9 @@ describe('chat templates: protocolFromChatTemplate reads what each template rend
     }
   }
 
-  it('reads 70 of the 81 cases (the list of the others names why)', () => {
+  it('reads all 81 cases (a list names any other, with why)', () => {
     expect(data.cases.length).toBe(81);
-    expect(data.cases.length - Object.keys(NOT_READ_YET).length).toBe(70);
+    expect(data.cases.length - Object.keys(NOT_READ_YET).length).toBe(81);
     for (const id of Object.keys(NOT_READ_YET)) {
       expect(data.cases.some((conformance) => conformance.id === id)).toBe(true);
     }
