@@ -1,6 +1,6 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { describeToolSection } from '../common/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { envelopeJson, resultEnvelope } from '../common/result-text.ts';
 

@@ -1,5 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
 import { namedResultLines } from '../common/result-text.ts';
 import { functionDeclaration } from '../common/tool-declarations.ts';

@@ -5,9 +5,8 @@ import type {
   ToolResponseToFormat,
 } from '../../core/index.ts';
 import { propertiesOf, textOf } from '../common/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { exampleInput } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
-import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
 import {
   jsonResultBody,
   type ResultBodyWriter,
