@@ -354,13 +354,15 @@ function jsonAfterName(
     };
   }
   const header = headerEnd(after, where);
+  // `.*?<|message|>` after the name: the name is the header's first word, the rest is dropped.
+  const firstWord = trimSpace(after)[0] !== undefined && isAnyText(trimSpace(after)[0]!);
   return {
     calls: [
       {
         codec: 'json',
         open,
         ...(close ? { close } : {}),
-        nameHeader: { end: header },
+        nameHeader: { end: header, ...(firstWord ? { nameEnds: 'word' as const } : {}) },
       },
     ],
     write: { call: `${open}{name}${header}{arguments}${close ?? ''}`, join: '' },

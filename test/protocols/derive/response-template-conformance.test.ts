@@ -174,12 +174,8 @@ const UNCLAIMED: Record<string, string> = {
   'transformers/ernie/stream': '</s>',
 };
 
-/** Vectors that wait for an engine feature (see /work/requests/e.md), with the reason. */
+/** Vectors that wait for an engine feature, with the reason. */
 const PENDING: Record<string, string> = {
-  'transformers/gpt_oss/with_tool_call':
-    "the name is the header's first word (`to=functions.NAME <|constrain|>json<|message|>`): needs nameHeader to skip the rest of the header",
-  'transformers/gpt_oss/stream_tool':
-    "the name is the header's first word (`to=functions.NAME <|constrain|>json<|message|>`): needs nameHeader to skip the rest of the header",
   'transformers/ernie/stream':
     'an output that starts in reasoning (`(?:^|<think>\\s*)`) and still opens with `<think>`: the engine keeps that `<think>` as reasoning text',
 };
