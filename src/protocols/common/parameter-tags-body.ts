@@ -128,6 +128,8 @@ type LiteralMatch = { readonly literal: string } | 'partial' | undefined;
  * - An undeclared tool's call is text; a call's header that is not one is malformed (reported
  *   with its raw text); a call cut off by the end of the output is reported and never run.
  * - Several calls may share a block; each is reported on its own.
+ * - A call written without its block is a mention until a tag of its own follows its header:
+ *   prose or a tag of no call there (`<param name="x">`) leaves it text.
  */
 export class ParameterTagsBody implements CallBody {
   leftover = '';
@@ -753,6 +755,12 @@ export class ParameterTagsBody implements CallBody {
         // A value's closer with no value open (written twice): dropped and reported.
         this.dropRepeatedCloser(closer.literal);
         return at + closer.literal.length;
+      }
+      // A call's own tag alone, then a tag of no call (`<param name="path">`): a mention too.
+      // Decided here, at the tag's `<`, so a chunk's end inside the tag changes nothing.
+      if (this.isBareMention()) {
+        this.settleRaw({ kind: 'not-a-call' });
+        return this.finishAt(at);
       }
       const next = input.indexOf('<', at + 1);
       return next === -1 || next >= limit ? limit : next;
