@@ -636,12 +636,12 @@ describe('proxy bench figures', () => {
 });
 
 describe('bench sections', () => {
-  it('TOOLWIRE_BENCH takes all, formats and proxy, and nothing else', () => {
+  it('TOOLWIRE_BENCH takes all, formats, floor and proxy, and nothing else', () => {
     expect(benchSelection(undefined)).toBe('all');
     expect(benchSelection(' Proxy ')).toBe('proxy');
     expect(benchSelection('formats')).toBe('formats');
     expect(() => benchSelection('proxies')).toThrow(
-      /TOOLWIRE_BENCH must be "all", "formats", "proxy"/,
+      /TOOLWIRE_BENCH must be "all", "formats", "floor", "proxy"/,
     );
   });
 
