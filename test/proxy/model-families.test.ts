@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolCallToFormat, ToolDefinition } from '../../src/core/index.ts';
 import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import { FORMATS, formatEntry, formatForModel } from '../../src/protocols/registry.ts';
+import { specOf } from '../../src/protocols/spec/define.ts';
 import { createProxyApp } from '../../src/proxy/index.ts';
 import {
   type ScriptedReply,
@@ -21,6 +22,8 @@ import {
 const WITHOUT_MODELS: Readonly<Record<string, string>> = {
   xml: "Probe's XML protocol is a prompt format of toolwire's own: no model is trained on it",
   execute: "Cogency's execute protocol is a prompt format: no model is trained on it",
+  'arrow-calls':
+    'the `[TOOL_CALL] {tool => …}` form is a fallback some models drift into (MiniMax M2.5/M2.7 agents): no model is trained on it',
 };
 
 /**
@@ -144,7 +147,11 @@ beforeAll(async () => {
   // Answers each request in the format of its model, with prose before and after the call.
   upstream = await startScriptedUpstream((body: UpstreamBody): ScriptedReply => {
     const protocol = formatForModel(body.model).create();
-    return { text: `${BEFORE}\n${protocol.formatToolCall(CALL)}\n${AFTER}` };
+    // A model whose template opens reasoning (Kimi K3, Apriel) closes it before it answers.
+    const spec = specOf(protocol);
+    const close = spec?.startInReasoning ? spec.reasoning?.[0]?.close : undefined;
+    const lead = close ? `Thinking.${close}` : '';
+    return { text: `${lead}${BEFORE}\n${protocol.formatToolCall(CALL)}\n${AFTER}` };
   });
   // No protocol given: the proxy's default, the format of each request's model id.
   running = await startServer(createProxyApp({ upstream: upstream.url }), {

@@ -4,9 +4,11 @@
  * server split the text; argument pieces always concatenate to the call's JSON; nothing the model
  * wrote is lost.
  */
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FORMATS, type ToolCallProtocol, type ToolDefinition } from '../../src/index.ts';
+import { specOf } from '../../src/protocols/spec/define.ts';
 import { MessageBuilder, MessageEvents } from '../../src/proxy/anthropic-response.ts';
 import { ChatCompletionBuilder, ChatCompletionChunks } from '../../src/proxy/openai-response.ts';
 import { type ReplyEvent, ReplyReader } from '../../src/proxy/reply-events.ts';
@@ -33,6 +35,16 @@ const TOOLS: ToolDefinition[] = [
 ];
 
 const END: ReplyEnd = { finishReason: 'stop', calls: 0, usage: undefined };
+
+/**
+ * What a model whose template opens reasoning writes first (Kimi K3, Apriel): some reasoning
+ * and its closer, so the text after it is the answer. Nothing for other formats.
+ */
+function reasoningFirst(protocol: ToolCallProtocol): string {
+  const spec = specOf(protocol);
+  const close = spec?.reasoning?.[0]?.close;
+  return spec?.startInReasoning && close ? `Thinking.${close}` : '';
+}
 
 function read(protocol: ToolCallProtocol, chunks: readonly string[]): ReplyEvent[][] {
   const reader = new ReplyReader(protocol, { tools: TOOLS, generateId: counterIds() });
@@ -191,7 +203,7 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
 
     it('a rendered call is read back with its name and arguments, in both APIs', () => {
       const input = { path: 'a/"b".txt', content: 'line 1\n</tool_call> & <b>\n' };
-      const text = `Writing it.\n${protocol.formatToolCall({ toolName: 'write_file', input })}`;
+      const text = `${reasoningFirst(protocol)}Writing it.\n${protocol.formatToolCall({ toolName: 'write_file', input })}`;
       const whole = new ChatCompletionBuilder();
       for (const batch of read(protocol, [text])) whole.add(batch);
       const message = whole.build({ id: 'c', model: 'm', created: 1 }, { ...END, calls: 1 })
@@ -203,8 +215,10 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
       const messages = new MessageBuilder();
       for (const batch of read(protocol, [text])) messages.add(batch);
       const content = messages.build({ id: 'msg', model: 'm' }, { ...END, calls: 1 }).content;
-      expect(content.map((block) => block.type)).toEqual(['text', 'tool_use']);
-      expect(content[1]).toMatchObject({ name: 'write_file', input });
+      const answer = reasoningFirst(protocol) === '' ? content : content.slice(1);
+      if (answer !== content) expect(content[0]?.type).toBe('thinking');
+      expect(answer.map((block) => block.type)).toEqual(['text', 'tool_use']);
+      expect(answer[1]).toMatchObject({ name: 'write_file', input });
     });
   },
 );
