@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../src/agent/index.ts';
 import type { ToolCallProtocol } from '../../src/core/index.ts';
 import { FORMATS, formatEntry, protocolByName } from '../../src/protocols/index.ts';
+import { specOf } from '../../src/protocols/spec/define.ts';
 import { scriptedModel } from './scripted-model.ts';
 
 const ran: string[] = [];
@@ -38,7 +39,11 @@ async function twoCallsThenDone(
     { toolName: 'get_weather', input: { city: 'Oslo' } },
     { toolName: 'get_weather', input: { city: 'Rome' } },
   ]);
-  const { model } = scriptedModel([calls, done]);
+  // A model whose template opens reasoning (Kimi K3, Apriel) closes it before each answer.
+  const spec = specOf(format);
+  const close = spec?.startInReasoning ? spec.reasoning?.[0]?.close : undefined;
+  const lead = close ? `Thinking.${close}` : '';
+  const { model } = scriptedModel([lead + calls, lead + done]);
   const run = runAgent({ model, protocol: protocol as 'xml', tools: weather, prompt: 'Weather?' });
   const events: AgentEvent[] = [];
   for await (const event of run) events.push(event);
