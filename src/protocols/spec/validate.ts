@@ -5,6 +5,7 @@
  * (`calls[1].open`).
  */
 import { ToolwireError } from '../../core/errors.ts';
+import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
 import { FORMAT_SPEC_VERSION, type FormatSpec } from './types.ts';
 
 /** A format that cannot be built; the message names the field and what is wrong with it. */
@@ -156,6 +157,38 @@ function isFields(value: unknown): value is Fields {
 
 const FORM_BASE = ['codec', 'open', 'close', 'certainty', 'inReasoning'];
 
+/** Every field of `ParameterTagsSyntax` (a typo in a syntax is refused like any other). */
+const TAGGED_SYNTAX_KEYS: readonly (keyof ParameterTagsSyntax)[] = [
+  'callOpen',
+  'callClose',
+  'parameterOpen',
+  'keyClose',
+  'valueOpen',
+  'parameterClose',
+  'layout',
+  'nearMisses',
+  'decodeEntities',
+  'headerClose',
+  'nameAttribute',
+  'keyAttribute',
+  'typeAttribute',
+  'rawTypes',
+  'nameAsText',
+  'nameClose',
+  'suffixedTags',
+  'cdata',
+  'spaceMarkers',
+  'betweenCalls',
+  'nameBeforeCall',
+  'nextBlock',
+  'elementParameters',
+  'argumentsOpen',
+  'argumentsClose',
+  'blockHeaderClose',
+  'blockOpenHoldsCall',
+  'repeatedNames',
+];
+
 function checkForm(form: Checker): void {
   form.oneOf('codec', ['json', 'tagged', 'python', 'dialect'], true);
   form.literal('open', true);
@@ -211,6 +244,7 @@ function checkForm(form: Checker): void {
       syntax.literal('parameterOpen', true);
       syntax.literal('parameterClose', true);
       syntax.oneOf('layout', ['block', 'inline', 'exact'], true);
+      syntax.only(TAGGED_SYNTAX_KEYS);
       // The tagged codec's other settings are flags and literals of its own (ParameterTagsSyntax).
       for (const key of Object.keys(form.value('syntax') as Fields)) {
         const value = (form.value('syntax') as Fields)[key];

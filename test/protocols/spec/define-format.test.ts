@@ -277,6 +277,19 @@ describe('readFormatSpec', () => {
       'format spec markup[0]: must be a non-empty string of at most 256',
     ],
     ['no results', { ...JSON_SPEC, results: undefined }, 'format spec results: missing'],
+    [
+      'a typo in a tagged syntax',
+      {
+        ...TAGGED_SPEC,
+        calls: [
+          {
+            ...TAGGED_SPEC.calls[0],
+            syntax: { ...(TAGGED_SPEC.calls[0] as { syntax: object }).syntax, layuot: 'inline' },
+          },
+        ],
+      },
+      'format spec calls[0].syntax.layuot: unknown field',
+    ],
   ];
 
   it.each(bad)('refuses %s, naming the field', (_what, json, message) => {
