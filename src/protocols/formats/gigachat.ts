@@ -14,7 +14,6 @@
 import type { FormatEntry } from '../common/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
-import { bareResultHooks } from './internlm.ts';
 
 const END = '</s>';
 
@@ -46,7 +45,4 @@ export const gigachatSpec: FormatSpec = {
   },
 };
 
-// Its results are the text alone: one opening with a bare call is written so as not to read as one.
-export const gigachatFormat: FormatEntry = formatEntryFromSpec(gigachatSpec, {
-  hooks: bareResultHooks(gigachatSpec),
-});
+export const gigachatFormat: FormatEntry = formatEntryFromSpec(gigachatSpec);

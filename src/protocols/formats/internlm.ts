@@ -10,11 +10,9 @@
  * function objects in a `system name=<|plugin|>` turn. `<|action_start|><|interpreter|>` is the
  * code interpreter's, not a tool call: it stays text.
  */
-import { isWhiteSpace } from '../../scan/characters.ts';
 import type { FormatEntry } from '../common/format-entry.ts';
-import { type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
-import { resultWriter } from '../spec/writers.ts';
 
 const CLOSE = '<|action_end|>';
 
@@ -45,36 +43,4 @@ export const internlmSpec: FormatSpec = {
   },
 };
 
-/**
- * The result writer of a format whose results are the text alone, with nothing before them
- * (InternLM, Jamba, GigaChat): such a text is a whole user message, and one that opens with a
- * bare `call:NAME{…}` would read as a call to FunctionGemma's reader (and `auto`), which take
- * bare calls only at an output's start. Its `c` is written as `\u0063`, as the result guard
- * breaks markup; anywhere else the text is as it is.
- */
-export function bareResultHooks(spec: FormatSpec): FormatHooks {
-  const write = resultWriter(spec, false);
-  return {
-    formatToolResponse: (results) =>
-      write(
-        results.map((result) =>
-          typeof result.output === 'string'
-            ? { ...result, output: withoutLeadingBareCall(result.output) }
-            : result,
-        ),
-      ),
-    formatToolResponseForAnyReader: resultWriter(spec, true),
-  };
-}
-
-function withoutLeadingBareCall(text: string): string {
-  let index = 0;
-  while (index < text.length && isWhiteSpace(text.charCodeAt(index))) index++;
-  return text.startsWith('call:', index)
-    ? `${text.slice(0, index)}\\u0063${text.slice(index + 1)}`
-    : text;
-}
-
-export const internlmFormat: FormatEntry = formatEntryFromSpec(internlmSpec, {
-  hooks: bareResultHooks(internlmSpec),
-});
+export const internlmFormat: FormatEntry = formatEntryFromSpec(internlmSpec);

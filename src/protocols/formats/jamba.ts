@@ -12,7 +12,6 @@
 import type { FormatEntry } from '../common/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
-import { bareResultHooks } from './internlm.ts';
 
 export const jambaSpec: FormatSpec = {
   spec: 1,
@@ -43,7 +42,4 @@ export const jambaSpec: FormatSpec = {
   },
 };
 
-// Its results are the text alone: one opening with a bare call is written so as not to read as one.
-export const jambaFormat: FormatEntry = formatEntryFromSpec(jambaSpec, {
-  hooks: bareResultHooks(jambaSpec),
-});
+export const jambaFormat: FormatEntry = formatEntryFromSpec(jambaSpec);

@@ -5,6 +5,7 @@
  * is, so JSON braces in a template need no escaping.
  */
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
+import { isWhiteSpace } from '../../scan/characters.ts';
 import { writeDialectArguments } from '../codecs/dialect/write.ts';
 import { exampleInput, inputAsValue } from '../common/example-input.ts';
 import { jsonForPrompt } from '../common/json-text.ts';
@@ -181,7 +182,7 @@ export function resultWriter(
       const body =
         anyReader || output === 'json'
           ? resultOutputJson(result.output)
-          : resultTextForPrompt(result.output, guard);
+          : withoutLeadingBareCall(resultTextForPrompt(result.output, guard));
       return fillTemplate(each, {
         name: resultNameText(result.toolName),
         index: String(index),
@@ -192,6 +193,20 @@ export function resultWriter(
     const body = written.join(join);
     return section ? section.open + body + section.close : body;
   };
+}
+
+/**
+ * A text result that opens with a bare `call:NAME{…}` would read as a call to FunctionGemma's
+ * reader (and `auto`) wherever the template puts the result at the start of a message (InternLM,
+ * Jamba, GigaChat write it with nothing before it): its `c` is written as `\u0063`, as the guard
+ * breaks markup. Anywhere else in the text, `call:` is prose and stays.
+ */
+function withoutLeadingBareCall(text: string): string {
+  let index = 0;
+  while (index < text.length && isWhiteSpace(text.charCodeAt(index))) index++;
+  return text.startsWith('call:', index)
+    ? `${text.slice(0, index)}\\u0063${text.slice(index + 1)}`
+    : text;
 }
 
 const DEFAULT_PROMPT = [
