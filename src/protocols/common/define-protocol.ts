@@ -115,3 +115,25 @@ export function defineProtocol<CallData>(
   if (forAnyReader) anyReaderResultWriters.set(protocol, (results) => forAnyReader(results));
   return protocol;
 }
+
+/**
+ * `protocol` with its parsers assuming `startInReasoning` unless the caller says otherwise (a
+ * model whose chat template leaves `<think>` open). Everything else is the protocol's own, and it
+ * stays combinable: `auto` and the any-reader result writer see the same grammar and writer.
+ */
+export function withStartInReasoning(protocol: ToolCallProtocol): ToolCallProtocol {
+  const withDefault = (options: ParseOptions): ParseOptions =>
+    options.startInReasoning === undefined ? { ...options, startInReasoning: true } : options;
+  const wrapped: ToolCallProtocol = {
+    ...protocol,
+    parseGeneratedText: (text, options) => protocol.parseGeneratedText(text, withDefault(options)),
+    createStreamParser: (options) => protocol.createStreamParser(withDefault(options)),
+    extractToolCallSegments: (text, options) =>
+      protocol.extractToolCallSegments(text, withDefault(options)),
+  };
+  const grammar = grammars.get(protocol);
+  if (grammar) grammars.set(wrapped, grammar);
+  const forAnyReader = anyReaderResultWriters.get(protocol);
+  if (forAnyReader) anyReaderResultWriters.set(wrapped, forAnyReader);
+  return wrapped;
+}

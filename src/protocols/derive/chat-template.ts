@@ -12,7 +12,7 @@
  * ```
  */
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { defineFormat } from '../spec/define.ts';
+import { defineFormat, startingInReasoning } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 import { ChatTemplateError } from './chat-template-error.ts';
 import { type FamilyMatch, matchFamily, type Refusals, refusal } from './family-match.ts';
@@ -25,7 +25,6 @@ import {
   renderScenarios,
   type ScenarioId,
 } from './render-scenarios.ts';
-import { startingInReasoning } from './start-in-reasoning.ts';
 
 export { ChatTemplateError } from './chat-template-error.ts';
 

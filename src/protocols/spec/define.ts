@@ -8,7 +8,7 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
+import { defineProtocol, withStartInReasoning } from '../common/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
 import { compileGrammar } from './compile.ts';
 import type { FormatSpec } from './types.ts';
@@ -78,6 +78,17 @@ export function defineFormat(spec: FormatSpec, hooks: FormatHooks = {}): ToolCal
   });
   specs.set(protocol, checked);
   return protocol;
+}
+
+/**
+ * `protocol` starting in reasoning by default (see `withStartInReasoning`), its spec, when it has
+ * one, remembered with `startInReasoning: true`.
+ */
+export function startingInReasoning(protocol: ToolCallProtocol): ToolCallProtocol {
+  const wrapped = withStartInReasoning(protocol);
+  const spec = specs.get(protocol);
+  if (spec) specs.set(wrapped, { ...spec, startInReasoning: true });
+  return wrapped;
 }
 
 /** What a built-in entry may add to its spec: code the spec's data cannot say. */

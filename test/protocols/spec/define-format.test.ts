@@ -5,13 +5,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
-import { FORMATS, type ToolDefinition } from '../../../src/index.ts';
+import { autoProtocol, FORMATS, type ToolDefinition } from '../../../src/index.ts';
+import { grammarOf } from '../../../src/protocols/common/define-protocol.ts';
 import {
   defineFormat,
   FormatSpecError,
   formatEntryFromSpec,
   readFormatSpec,
   specOf,
+  startingInReasoning,
 } from '../../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import { fillTemplate } from '../../../src/protocols/spec/writers.ts';
@@ -236,6 +238,25 @@ describe('defineFormat', () => {
         .parseGeneratedText(text, { tools: TOOLS, startInReasoning: false })
         .map((part) => part.type),
     ).toEqual(['text']);
+  });
+
+  it('starts a protocol in reasoning by default, keeping its spec and its grammar for auto', () => {
+    const protocol = defineFormat(TAGGED_SPEC);
+    const thinking = startingInReasoning(protocol);
+    const text = 'hmm<</think>>Answer';
+    expect(thinking.parseGeneratedText(text, { tools: TOOLS }).map((part) => part.type)).toEqual([
+      'reasoning',
+      'text',
+    ]);
+    expect(protocol.parseGeneratedText(text, { tools: TOOLS }).map((part) => part.type)).toEqual([
+      'text',
+    ]);
+    expect(specOf(thinking)).toEqual({ ...TAGGED_SPEC, startInReasoning: true });
+    expect(grammarOf(thinking)).toBe(grammarOf(protocol));
+    const call = thinking.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } });
+    expect(callsOf(autoProtocol({ formats: [thinking] }), call, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
   });
 
   it('remembers the spec behind the protocol', () => {
