@@ -90,6 +90,10 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
       'asks, shows thinking, a streamed call and its result, answers ask_user, shows the answer',
     ),
     async () => {
+      let showPartial = () => {};
+      const partialShown = new Promise<void>((resolve) => {
+        showPartial = resolve;
+      });
       const fake = await startFakeOpenAIServer({
         turns: [
           '<thinking>Find the login code first.</thinking>\n<search>\n<query>loginUser</query>\n</search>',
@@ -98,8 +102,17 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
         ],
         chunkSize: 4,
         chunkDelayMs: 25,
+        // The search call is held once its argument is read and before the call closes, until
+        // the page has shown the arguments unfinished: no race between the stream and a frame.
+        beforeChunk: (turn, sent) =>
+          turn === 0 && sent.includes('</query>') && !sent.includes('</search>')
+            ? partialShown
+            : undefined,
       });
-      cleanups.push(() => fake.close());
+      cleanups.push(async () => {
+        showPartial();
+        await fake.close();
+      });
       const serve = await startServe(fake);
       const page = await openPage(serve.url);
       await expect
@@ -107,6 +120,17 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
         .toContain('test-model');
 
       await ask(page, 'How does login work?');
+      await expect
+        .poll(
+          async () =>
+            ((await page.evaluate('window.argumentTexts')) as string[]).some(
+              (text) =>
+                text.length > 0 && text.length < 21 && '{"query":"loginUser"}'.startsWith(text),
+            ),
+          { timeout: 20_000 },
+        )
+        .toBe(true);
+      showPartial();
       const form = page.locator('[data-block="awaiting-frontend-tools"]');
       await form.waitFor({ timeout: 20_000 });
       expect(await statusOf(page)).toBe('waiting');

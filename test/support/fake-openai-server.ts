@@ -15,6 +15,11 @@ export interface FakeServerOptions {
   readonly chunkSize?: number;
   /** Pause between streamed chunks, in ms. Default 0. */
   readonly chunkDelayMs?: number;
+  /**
+   * Awaited before each streamed chunk with the turn's index and the text sent so far: a test
+   * holds the stream at a point until what it waits for has happened (no race with the clock).
+   */
+  readonly beforeChunk?: (turn: number, sent: string) => Promise<void> | void;
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -78,6 +83,8 @@ export async function startFakeOpenAIServer(options: FakeServerOptions): Promise
     for (let start = 0; start < text.length; start += chunkSize) {
       if (response.destroyed) return;
       if (options.chunkDelayMs) await new Promise((r) => setTimeout(r, options.chunkDelayMs));
+      await options.beforeChunk?.(index, text.slice(0, start));
+      if (response.destroyed) return;
       send(chunk({ content: text.slice(start, start + chunkSize) }, null));
     }
     send({ ...chunk({}, 'stop'), usage });

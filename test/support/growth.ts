@@ -6,7 +6,9 @@
  *   cache upset only ever adds time);
  * - the larger input is sixteen times the smaller, and the bound on the growth (80 times) sits far
  *   from both what linear work takes (16; 17 to 30 measured, collection and caches included) and
- *   what quadratic work takes (256).
+ *   what quadratic work takes (256);
+ * - a growth past the bound is measured again, up to three times: a pause adds time to one
+ *   measure, quadratic work is slow in every one.
  * Timing for its own sake (how fast, not how it grows) belongs to bench/.
  */
 import { expect } from 'vitest';
@@ -24,6 +26,8 @@ const SMALL_RUN_MS = { min: 2, max: 8 } as const;
 const MAX_RESIZE = 64;
 /** Runs of each size, after one to warm up: the fastest is kept. */
 const ROUNDS = 3;
+/** Whole measures of a growth before it is taken as not linear. */
+const MEASURES = 3;
 /** A smaller run is never taken as shorter than this (a constant-time reader's ratio is noise). */
 const FLOOR_MS = 1;
 
@@ -135,7 +139,13 @@ export function expectLinearGrowth<T>(
   size: number,
   options: GrowthOptions = {},
 ): void {
-  const growth = growthOf(make, run, size, options);
+  // A pause of the collector or of the machine only ever adds time, so one more measure before
+  // failing: quadratic work fails every measure (256 times), linear work passes nearly all.
+  let growth = growthOf(make, run, size, options);
+  for (let again = 0; again < MEASURES - 1 && growth.ratio >= MAX_LINEAR_GROWTH; again++) {
+    const next = growthOf(make, run, size, options);
+    if (next.ratio < growth.ratio) growth = next;
+  }
   expect(
     growth.ratio,
     `size ${growth.size}: ${growth.smallMs.toFixed(2)} ms, ` +

@@ -1,0 +1,32 @@
+/**
+ * The linear-time checks themselves: they pass linear work, and quadratic work measures far past
+ * their bound (so a retried measure cannot pass it).
+ */
+import { describe, expect, it } from 'vitest';
+import { expectLinearGrowth, growthOf, MAX_LINEAR_GROWTH } from './growth.ts';
+
+function linear(text: string): number {
+  let sum = 0;
+  for (let at = 0; at < text.length; at++) sum += text.charCodeAt(at);
+  return sum;
+}
+
+function quadratic(text: string): number {
+  let sum = 0;
+  for (let at = 0; at < text.length; at++) {
+    for (let back = 0; back < at; back += 1) sum += text.charCodeAt(back) & 1;
+  }
+  return sum;
+}
+
+describe('expectLinearGrowth', () => {
+  it('passes work linear in its input', () => {
+    expectLinearGrowth((size) => 'x'.repeat(size), linear, 20_000);
+  });
+
+  it('measures quadratic work far past the bound', () => {
+    expect(growthOf((size) => 'x'.repeat(size), quadratic, 200).ratio).toBeGreaterThan(
+      MAX_LINEAR_GROWTH,
+    );
+  });
+});
