@@ -80,7 +80,7 @@ export {
   protocolChoices,
   protocolNameFor,
 } from './protocols/choice.ts';
-export type { AgentConventions, FormatEntry } from './protocols/common/format-entry.ts';
+export type { AgentConventions, FormatEntry } from './protocols/define/format-entry.ts';
 // Formats as data: a FormatSpec becomes a protocol; chat and response templates become formats.
 export {
   analyzeChatTemplate,

@@ -4,7 +4,7 @@ import type {
   ToolDefinition,
   ValidationProblem,
 } from '../core/index.ts';
-import { exampleInput } from '../protocols/common/example-input.ts';
+import { exampleInput } from '../protocols/prompt/example-input.ts';
 import { formatEntry } from '../protocols/index.ts';
 
 /**

@@ -14,7 +14,7 @@ import {
   type ValidationProblem,
 } from '../core/index.ts';
 import { classifyModelFailure } from '../core/model-call-error.ts';
-import { CALLS_RUN_TOGETHER } from '../protocols/common/format-entry.ts';
+import { CALLS_RUN_TOGETHER } from '../protocols/define/format-entry.ts';
 import { formatEntry, protocolByName } from '../protocols/index.ts';
 import { type ConversationEntry, renderConversation, type ToolOutcome } from './conversation.ts';
 import { EventQueue } from './event-queue.ts';

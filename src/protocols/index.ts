@@ -16,7 +16,7 @@ export {
   protocolNameFor,
   unknownProtocolMessage,
 } from './choice.ts';
-export type { AgentConventions, FormatEntry } from './common/format-entry.ts';
+export type { AgentConventions, FormatEntry } from './define/format-entry.ts';
 export {
   type ApertusProtocolOptions,
   apertusProtocol,

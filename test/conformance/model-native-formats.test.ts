@@ -13,7 +13,7 @@ import {
   type ToolCallProtocol,
   type ToolDefinition,
 } from '../../src/index.ts';
-import { collectContent } from '../../src/protocols/common/collect-content.ts';
+import { collectContent } from '../../src/protocols/engine/collect-content.ts';
 import { counterIds } from '../protocols/helpers.ts';
 import { MODEL_NATIVE_AUTO_DEVIATIONS, MODEL_NATIVE_DEVIATIONS } from './deviations.ts';
 import { checkCase, loadJsonLines, Tally } from './load.ts';

@@ -250,7 +250,7 @@ describe('docs/format-spec.md: every field, and only those readFormatSpec takes'
   });
 
   it('the syntax table names the tagged codec syntax fields', () => {
-    const source = read('src/protocols/common/parameter-tags-syntax.ts');
+    const source = read('src/protocols/codecs/tagged/parameter-tags-syntax.ts');
     const body = source.slice(
       source.indexOf('export interface ParameterTagsSyntax {'),
       source.indexOf('\n}\n', source.indexOf('export interface ParameterTagsSyntax {')),

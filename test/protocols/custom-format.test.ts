@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { reactProtocol } from '../../examples/react-format.ts';
 import { autoProtocol } from '../../src/index.ts';
-import { defineProtocol } from '../../src/protocols/common/define-protocol.ts';
+import { defineProtocol } from '../../src/protocols/define/define-protocol.ts';
 import type { CallBody, CallContext } from '../../src/protocols/engine/call-body.ts';
 import type { ReasoningTag } from '../../src/protocols/engine/stream-engine.ts';
 import { contentAtEverySplit, weatherTool } from './helpers.ts';

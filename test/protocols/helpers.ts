@@ -6,7 +6,7 @@ import type {
   ToolCallProtocol,
   ToolDefinition,
 } from '../../src/index.ts';
-import { collectContent } from '../../src/protocols/common/collect-content.ts';
+import { collectContent } from '../../src/protocols/engine/collect-content.ts';
 
 /** Deterministic ids, so two runs can be compared event for event. */
 export function counterIds(): () => string {

@@ -11,7 +11,7 @@ import {
   type ToolCallProtocol,
   type ToolDefinition,
 } from '../../src/index.ts';
-import { grammarOf } from '../../src/protocols/common/define-protocol.ts';
+import { grammarOf } from '../../src/protocols/define/define-protocol.ts';
 import { contentOf, splitAt, streamEvents, streamingViolations, TOOLS } from './helpers.ts';
 
 /**

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolResponseToFormat } from '../../src/core/index.ts';
 import { autoProtocol, FORMATS, type ToolCallProtocol } from '../../src/index.ts';
-import { formatResultsForAnyReader } from '../../src/protocols/common/define-protocol.ts';
-import { resultTextForPrompt } from '../../src/protocols/common/result-text.ts';
+import { formatResultsForAnyReader } from '../../src/protocols/define/define-protocol.ts';
+import { resultTextForPrompt } from '../../src/protocols/results/result-text.ts';
 import { escapeXmlText } from '../../src/protocols/xml/format.ts';
 import { expectLinearGrowth } from '../support/growth.ts';
 import { streamEvents, TOOLS } from './helpers.ts';

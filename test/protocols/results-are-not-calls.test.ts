@@ -9,16 +9,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolResponseToFormat } from '../../src/core/index.ts';
 import { autoProtocol, FORMATS, type ToolCallProtocol } from '../../src/index.ts';
-import { formatResultsForAnyReader } from '../../src/protocols/common/define-protocol.ts';
+import { formatResultsForAnyReader } from '../../src/protocols/define/define-protocol.ts';
 import {
   jsonForPromptEscapingInStrings,
   resultJsonForPrompt,
-} from '../../src/protocols/common/json-text.ts';
+} from '../../src/protocols/codecs/json/json-text.ts';
 import {
   envelopeJson,
   resultEnvelope,
   resultNameText,
-} from '../../src/protocols/common/result-text.ts';
+} from '../../src/protocols/results/result-text.ts';
 import { deepseekProtocol } from '../../src/protocols/deepseek/index.ts';
 import { functionaryProtocol } from '../../src/protocols/functionary/index.ts';
 import { mistralProtocol } from '../../src/protocols/mistral/index.ts';

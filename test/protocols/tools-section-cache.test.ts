@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema, ToolDefinition } from '../../src/index.ts';
-import { cacheToolsSection } from '../../src/protocols/common/tools-section-cache.ts';
+import { cacheToolsSection } from '../../src/protocols/prompt/tools-section-cache.ts';
 
 const schema: JsonSchema = { type: 'object', properties: { city: { type: 'string' } } };
 const tool = (description: string, inputSchema: JsonSchema = schema): ToolDefinition => ({

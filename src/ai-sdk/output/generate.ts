@@ -5,7 +5,7 @@ import type {
   LanguageModelV4GenerateResult,
 } from '@ai-sdk/provider';
 import { judgeAttempt } from '../../core/tool-choice-policy.ts';
-import { TextJoiner } from '../../protocols/common/collect-content.ts';
+import { TextJoiner } from '../../protocols/engine/collect-content.ts';
 import type { CallPlan } from '../call-plan.ts';
 import { toolChoiceNotFollowed } from '../errors.ts';
 import type { ResolvedOptions } from '../options.ts';

@@ -10,10 +10,10 @@ import {
   requiredOf,
   schemaObjectOf,
   textOf,
-} from '../common/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { envelopeJson, resultEnvelope, resultOutputJson } from '../common/result-text.ts';
+} from '../prompt/describe-tool.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { envelopeJson, resultEnvelope, resultOutputJson } from '../results/result-text.ts';
 
 /** `<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|>`: one list for the turn's calls. */
 export function formatApertusToolCall(calls: readonly ToolCallToFormat[]): string {

@@ -1,7 +1,7 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol, formatResultsForAnyReader, grammarOf } from '../common/define-protocol.ts';
+import { defineProtocol, formatResultsForAnyReader, grammarOf } from '../define/define-protocol.ts';
 import type { ResolvedParseOptions } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import { FORMATS, formatEntry } from '../registry.ts';

@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { envelopeJson, resultEnvelope } from '../common/result-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { envelopeJson, resultEnvelope } from '../results/result-text.ts';
 
 /**
  * The call's id as Command R's template writes it: the template numbers a conversation's calls

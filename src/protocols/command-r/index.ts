@@ -1,6 +1,6 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { FormatEntry } from '../common/format-entry.ts';
-import { COMMAND_R_THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
+import { COMMAND_R_THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { defineFormat, formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec, JsonCallForm } from '../spec/types.ts';
 import {

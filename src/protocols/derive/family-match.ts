@@ -5,7 +5,7 @@
  * the same in every turn (what the template writes after a turn with calls, `<|tool_response>`).
  */
 import type { ParsedContent, ToolCallProtocol } from '../../core/index.ts';
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { FORMATS } from '../registry.ts';
 import { specOf } from '../spec/define.ts';
 import type {

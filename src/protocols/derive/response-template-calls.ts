@@ -11,7 +11,7 @@
  *   the block's opener (`<tool_call>NAME`);
  * - Python calls in a list (`LIST[NAME(` … `)`, keyword arguments as `xml-inline` tags).
  */
-import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import type { CallFormSpec, WriteSpec } from '../spec/types.ts';
 import { ResponseTemplateError } from './response-template-error.ts';
 import {

@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { describeToolSection } from '../common/describe-tool.ts';
-import { exampleInput } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { envelopeJson, resultEnvelope } from '../common/result-text.ts';
+import { describeToolSection } from '../prompt/describe-tool.ts';
+import { exampleInput } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { envelopeJson, resultEnvelope } from '../results/result-text.ts';
 
 /** A JSON array written one element per line (`[]` when there is none). */
 function jsonArrayLines(lines: readonly string[]): string {

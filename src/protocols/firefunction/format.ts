@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { namedResultLines } from '../common/result-text.ts';
-import { functionDeclaration } from '../common/tool-declarations.ts';
+import { exampleInput } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { namedResultLines } from '../results/result-text.ts';
+import { functionDeclaration } from '../prompt/tool-declarations.ts';
 
 /** One JSON object per result, in the order of the calls (the template's `tool` turns). */
 export function formatFirefunctionToolResponse(results: readonly ToolResponseToFormat[]): string {

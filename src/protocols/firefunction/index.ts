@@ -1,5 +1,5 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { defineFormat, formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec, JsonCallForm } from '../spec/types.ts';
 import { formatFirefunctionToolResponse, formatFirefunctionTools } from './format.ts';

@@ -11,7 +11,7 @@
  * takes single quotes and `True`/`False`/`None`. 1.5's instructions say `<tool_call>` while its
  * example shows `<tool_calls>`: both are read. A result is `<|begin_tool_result|>\nRESULT\n` (1.6).
  */
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

@@ -11,7 +11,7 @@
  * (both read `function call<|role_sep|>\n` or `<|function_call|>`, then the JSON, and strip `</s>`).
  * `<|message_sep|>` and a stray `</s>` are framing and dropped.
  */
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

@@ -9,7 +9,7 @@
  * (vLLM's `hunyuan_a13b` reasoning parser), which is framing and dropped.
  * Hy3 and Hy4 write tagged calls in the same `<tool_calls>` and are formats of their own.
  */
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

@@ -10,7 +10,7 @@
  * function objects in a `system name=<|plugin|>` turn. `<|action_start|><|interpreter|>` is the
  * code interpreter's, not a tool call: it stays text.
  */
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

@@ -9,7 +9,7 @@
  * `<tool_definitions>\n# Tools\n\n## Functions\n\n{function JSON, indent 2}…\n</tool_definitions>`,
  * with no instruction (the model is trained on the calls). vLLM's `jamba` parser reads the array.
  */
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

@@ -9,7 +9,7 @@
  * vLLM's parser reads line by line and skips a line that is not a call: `perLine` does the same,
  * and reports the line. Calls written inside `<think>` are the model's thoughts, not calls.
  */
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../../core/index.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
-import { CallAssembler } from '../common/call-assembler.ts';
+import { CallAssembler } from '../engine/call-assembler.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 
 /**

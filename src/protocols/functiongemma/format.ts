@@ -5,14 +5,14 @@ import type {
   ToolResponseToFormat,
 } from '../../core/index.ts';
 import { DOT, MINUS } from '../../scan/char-codes.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { isNamePart, isNameStart } from '../common/python-call-values.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { isNamePart, isNameStart } from '../codecs/python/python-call-values.ts';
 import {
   type ResultTextGuard,
   resultNameText,
   resultOutputJson,
   resultTextForPrompt,
-} from '../common/result-text.ts';
+} from '../results/result-text.ts';
 
 const ESCAPE = '<escape>';
 

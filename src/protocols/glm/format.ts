@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
-import { exampleInput } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { exampleInput } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 
 /**
  * The tools section of GLM-4.5/4.6's chat template: each tool's JSON inside `<tools>`, then the

@@ -1,5 +1,5 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { FormatEntry } from '../common/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatToolResponses, formatToolResponsesForAnyReader } from '../qwen3-coder/format.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';

@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { namedResultLines } from '../common/result-text.ts';
-import { functionDeclaration } from '../common/tool-declarations.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { namedResultLines } from '../results/result-text.ts';
+import { functionDeclaration } from '../prompt/tool-declarations.ts';
 
 /** `<|tool_call|>[{"name": …, "arguments": …}, …]`: one list for the whole turn. */
 export function formatGraniteToolCall(calls: readonly ToolCallToFormat[]): string {

@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { namedResultJson, type ResultTextGuard, resultTextBody } from '../common/result-text.ts';
-import { openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { namedResultJson, type ResultTextGuard, resultTextBody } from '../results/result-text.ts';
+import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 
 export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: string): string {
   return calls

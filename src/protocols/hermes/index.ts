@@ -1,13 +1,13 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import { compileOpeners, type Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { FencedCallBody } from '../common/fenced-call-body.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { FencedCallBody } from '../codecs/json/fenced-call-body.ts';
 import {
   type JsonCallShape,
   JsonCallsBody,
   type JsonCallsBodyConfig,
-} from '../common/json-calls-body.ts';
-import { THINK_TAGS } from '../common/reasoning-tags.ts';
+} from '../codecs/json/json-calls-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import {
   formatHermesToolCall,
   formatHermesToolResponse,

@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { jsonResultBody, type ResultBodyWriter, resultNameText } from '../common/result-text.ts';
-import { openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { jsonResultBody, type ResultBodyWriter, resultNameText } from '../results/result-text.ts';
+import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 
 /** Kimi numbers a turn's calls: `functions.get_weather:0`, `functions.get_time:1`. */
 function callId(toolName: string, index: number): string {

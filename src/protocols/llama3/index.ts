@@ -4,17 +4,17 @@ import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { createValuePolicy } from '../../schema/index.ts';
-import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../engine/call-assembler.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import {
   type JsonCallShape,
   JsonCallsBody,
   type JsonCallsBodyConfig,
-} from '../common/json-calls-body.ts';
-import { PythonCallsBody, type PythonCallsConfig } from '../common/python-call-body.ts';
-import { isNamePart } from '../common/python-call-values.ts';
-import { THINK_TAGS } from '../common/reasoning-tags.ts';
+} from '../codecs/json/json-calls-body.ts';
+import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
+import { isNamePart } from '../codecs/python/python-call-values.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { formatLlama3ToolCall, formatLlama3ToolResponse, formatLlama3Tools } from './format.ts';
 

@@ -1,14 +1,14 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
+import { exampleInput } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import {
   envelopeJson,
   type ResultTextGuard,
   resultEnvelope,
   resultOutputJson,
   resultTextForPrompt,
-} from '../common/result-text.ts';
-import { functionDeclaration } from '../common/tool-declarations.ts';
+} from '../results/result-text.ts';
+import { functionDeclaration } from '../prompt/tool-declarations.ts';
 
 /**
  * The tools section of MiniMax-M2's chat template: each tool's JSON in `<tool>` inside

@@ -1,6 +1,6 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { FormatEntry } from '../common/format-entry.ts';
-import type { ResultTextGuard } from '../common/result-text.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
+import type { ResultTextGuard } from '../results/result-text.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 import { formatMinimaxToolResponse, formatMinimaxTools } from './format.ts';

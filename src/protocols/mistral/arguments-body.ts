@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../core/index.ts';
-import { type JsonCallShape, JsonCallsBody } from '../common/json-calls-body.ts';
+import { type JsonCallShape, JsonCallsBody } from '../codecs/json/json-calls-body.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 
 /**

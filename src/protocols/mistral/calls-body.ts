@@ -1,7 +1,7 @@
 import { COLON, DOT, LEFT_BRACE, LEFT_BRACKET } from '../../scan/char-codes.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
-import { ForeignJsonBody, opensJson } from '../common/foreign-json-body.ts';
-import { type JsonCallShape, JsonCallsBody } from '../common/json-calls-body.ts';
+import { ForeignJsonBody, opensJson } from '../codecs/json/foreign-json-body.ts';
+import { type JsonCallShape, JsonCallsBody } from '../codecs/json/json-calls-body.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { argumentsBody } from './arguments-body.ts';
 

@@ -1,14 +1,14 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import {
   envelopeJson,
   type ResultTextGuard,
   resultEnvelope,
   resultOutputJson,
   resultTextForPrompt,
-} from '../common/result-text.ts';
-import { openAIToolDeclaration } from '../common/tool-declarations.ts';
+} from '../results/result-text.ts';
+import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 
 /** Which tokenizer generation's conventions prompts are written in. */
 export type MistralStyle = 'v11' | 'pre-v11';

@@ -1,8 +1,8 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import {
   bareArrayLiterals,
   bareArrayOpeners,
@@ -10,9 +10,9 @@ import {
   type JsonOpening,
   markupOpeners,
   openJsonCall,
-} from '../common/json-call-formats-openers.ts';
-import { MISTRAL_THINK_TAGS } from '../common/reasoning-tags.ts';
-import type { ResultTextGuard } from '../common/result-text.ts';
+} from '../codecs/json/json-call-formats-openers.ts';
+import { MISTRAL_THINK_TAGS } from '../engine/reasoning-tags.ts';
+import type { ResultTextGuard } from '../results/result-text.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { CallOpener } from '../engine/stream-engine.ts';
 import { argumentsBody, argumentsBodyAfterBrace } from './arguments-body.ts';

@@ -1,9 +1,9 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
-import { PythonCallsBody, type PythonCallsConfig } from '../common/python-call-body.ts';
-import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
+import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import {
   formatPythonicToolCall,
   formatPythonicToolResponse,

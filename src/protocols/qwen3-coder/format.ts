@@ -4,15 +4,15 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
-import { propertiesOf, textOf } from '../common/describe-tool.ts';
-import { exampleInput } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
+import { propertiesOf, textOf } from '../prompt/describe-tool.ts';
+import { exampleInput } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import {
   jsonResultBody,
   type ResultBodyWriter,
   type ResultTextGuard,
   textResultBody,
-} from '../common/result-text.ts';
+} from '../results/result-text.ts';
 
 /** The keys of a schema the template writes as their own tags; the others follow as JSON. */
 const PARAMETER_KEYS = new Set(['name', 'type', 'description']);

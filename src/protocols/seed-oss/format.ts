@@ -5,9 +5,9 @@ import {
   requiredOf,
   schemaObjectOf,
   textOf,
-} from '../common/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { writeName, writeValueText } from '../common/parameter-tags-syntax.ts';
+} from '../prompt/describe-tool.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
 
 /** Seed-OSS's template shows parameter types as Python types. */
 function pythonType(type: unknown): string {

@@ -1,6 +1,6 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { FormatEntry } from '../common/format-entry.ts';
-import { SEED_THINK_TAGS } from '../common/reasoning-tags.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
+import { SEED_THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { formatToolResponses, formatToolResponsesForAnyReader } from '../qwen3-coder/format.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';

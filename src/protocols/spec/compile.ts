@@ -6,12 +6,12 @@
  */
 
 import { DialectCallBody } from '../codecs/dialect/call-body.ts';
-import { bareArrayLiterals, bareArrayOpeners } from '../common/json-call-formats-openers.ts';
-import { JsonCallsBody, type JsonCallsBodyConfig } from '../common/json-calls-body.ts';
-import { MarkupBody } from '../common/markup-body.ts';
-import { ParameterTagsBody, type ParameterTagsOpener } from '../common/parameter-tags-body.ts';
-import { PythonCallsBody, type PythonCallsConfig } from '../common/python-call-body.ts';
-import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import { bareArrayLiterals, bareArrayOpeners } from '../codecs/json/json-call-formats-openers.ts';
+import { JsonCallsBody, type JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
+import { MarkupBody } from '../engine/markup-body.ts';
+import { ParameterTagsBody, type ParameterTagsOpener } from '../codecs/tagged/parameter-tags-body.ts';
+import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';

@@ -8,8 +8,8 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
-import { defineProtocol, withStartInReasoning } from '../common/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
+import { defineProtocol, withStartInReasoning } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import { compileGrammar } from './compile.ts';
 import type { FormatSpec } from './types.ts';
 import { readFormatSpec } from './validate.ts';

@@ -7,7 +7,7 @@
  * `defineFormat(spec)` (./define.ts) builds the protocol: the stream parser with every guarantee
  * of the hand-written ones, `formatToolCall`, `formatToolResponse` and `formatTools`.
  */
-import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 
 /** The version of this shape; a file with another `spec` is refused. */
 export const FORMAT_SPEC_VERSION = 1;

@@ -5,7 +5,7 @@
  * (`calls[1].open`).
  */
 import { ToolwireError } from '../../core/errors.ts';
-import type { ParameterTagsSyntax } from '../common/parameter-tags-syntax.ts';
+import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import { FORMAT_SPEC_VERSION, type FormatSpec } from './types.ts';
 
 /** A format that cannot be built; the message names the field and what is wrong with it. */

@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
-import { jsonForPrompt } from '../common/json-text.ts';
-import { namedResultLines } from '../common/result-text.ts';
-import { openAIToolDeclaration } from '../common/tool-declarations.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { namedResultLines } from '../results/result-text.ts';
+import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 
 /** `[{"name": …, "arguments": {…}}, …]`: one list for the turn's calls. */
 export function formatXlamToolCall(calls: readonly ToolCallToFormat[]): string {

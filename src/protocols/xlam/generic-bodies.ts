@@ -7,7 +7,7 @@ import {
 } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { createJsonTokenizer, type JsonTokenizer } from '../../scan/json-tokenizer.ts';
-import { type JsonCallShape, JsonCallsBody } from '../common/json-calls-body.ts';
+import { type JsonCallShape, JsonCallsBody } from '../codecs/json/json-calls-body.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 
 /*

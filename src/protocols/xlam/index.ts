@@ -1,15 +1,15 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../common/format-entry.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import {
   bareArrayLiterals,
   bareArrayOpeners,
   type JsonOpening,
   openJsonCall,
-} from '../common/json-call-formats-openers.ts';
-import type { JsonCallShape } from '../common/json-calls-body.ts';
-import { THINK_TAGS } from '../common/reasoning-tags.ts';
+} from '../codecs/json/json-call-formats-openers.ts';
+import type { JsonCallShape } from '../codecs/json/json-calls-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { formatXlamToolCall, formatXlamToolResponse, formatXlamTools } from './format.ts';
 import { GenericCallsBody, GenericResponseBody } from './generic-bodies.ts';

@@ -2,8 +2,8 @@ import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../cor
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import { readLenientJson } from '../../scan/lenient-json.ts';
 import { textReading } from '../../schema/index.ts';
-import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../common/call-assembler.ts';
-import { describeProblems } from '../common/describe-problems.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../engine/call-assembler.ts';
+import { describeProblems } from '../engine/describe-problems.ts';
 import type { CallContext } from '../engine/call-body.ts';
 import { readsAsString } from './tool-shape.ts';
 import { FragmentValueSink, StringValueSink, type ValueSink } from './value-sink.ts';

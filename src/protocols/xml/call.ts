@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../core/index.ts';
-import { CallAssembler } from '../common/call-assembler.ts';
+import { CallAssembler } from '../engine/call-assembler.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { XmlCallBody } from './call-body.ts';
 import type { XmlToolShape } from './tool-shape.ts';

@@ -1,12 +1,12 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { describeToolSection } from '../common/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../common/example-input.ts';
+import { describeToolSection } from '../prompt/describe-tool.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import {
   type ResultTextGuard,
   resultBodyText,
   resultNameText,
   resultTextBody,
-} from '../common/result-text.ts';
+} from '../results/result-text.ts';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
 

@@ -1,8 +1,8 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../common/define-protocol.ts';
-import { THINK_TAGS } from '../common/reasoning-tags.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { XmlCall } from './call.ts';
 import { formatXmlToolCall, formatXmlToolResponse, formatXmlTools } from './format.ts';
 import { xmlToolShape } from './tool-shape.ts';

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ParseOptions, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
-import { collectContent } from '../../../src/protocols/common/collect-content.ts';
+import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import { protocolFromChatTemplate } from '../../../src/protocols/derive/chat-template.ts';
 import { chunksOf, streamEvents } from '../helpers.ts';
 

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
-import { collectContent } from '../../../src/protocols/common/collect-content.ts';
+import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import {
   analyzeChatTemplate,
   ChatTemplateError,

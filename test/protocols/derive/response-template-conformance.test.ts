@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ParsedContent, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
-import { collectContent } from '../../../src/protocols/common/collect-content.ts';
+import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import {
   protocolFromResponseTemplate,
   ResponseTemplateError,

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { defineProtocol } from '../../../src/protocols/common/define-protocol.ts';
-import { JsonCallsBody } from '../../../src/protocols/common/json-calls-body.ts';
-import { THINK_TAGS } from '../../../src/protocols/common/reasoning-tags.ts';
+import { defineProtocol } from '../../../src/protocols/define/define-protocol.ts';
+import { JsonCallsBody } from '../../../src/protocols/codecs/json/json-calls-body.ts';
+import { THINK_TAGS } from '../../../src/protocols/engine/reasoning-tags.ts';
 import type { CallOpener } from '../../../src/protocols/engine/stream-engine.ts';
 import { contentAtEverySplit } from '../helpers.ts';
 

@@ -16,7 +16,7 @@ import {
   type ParseEvent,
   type ToolCallProtocol,
 } from '../../../src/index.ts';
-import { grammarOf } from '../../../src/protocols/common/define-protocol.ts';
+import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import { resolveParseOptions } from '../../../src/protocols/engine/stream-engine.ts';
 import { workMeter } from '../../../src/protocols/engine/work-meter.ts';
 import { TOOLS } from '../helpers.ts';

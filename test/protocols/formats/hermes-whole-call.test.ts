@@ -1,5 +1,5 @@
 /**
- * The whole-call fast path of the JSON calls body (src/protocols/common/whole-json-call.ts): a
+ * The whole-call fast path of the JSON calls body (src/protocols/codecs/json/whole-json-call.ts): a
  * call that is whole in the text its body first sees is read with the native JSON reader. It
  * must give exactly the events the streaming path gives, and decline (emitting nothing)
  * whatever it does not read the same way. The fast path is wrapped here so that a test can count
@@ -17,9 +17,9 @@ import { contentOf, splitAt, streamEvents, streamingViolations, TOOLS } from '..
 
 const fastPath = vi.hoisted(() => ({ enabled: true, taken: 0, declined: 0 }));
 
-vi.mock('../../../src/protocols/common/whole-json-call.ts', async (importOriginal) => {
+vi.mock('../../../src/protocols/codecs/json/whole-json-call.ts', async (importOriginal) => {
   const actual =
-    await importOriginal<typeof import('../../../src/protocols/common/whole-json-call.ts')>();
+    await importOriginal<typeof import('../../../src/protocols/codecs/json/whole-json-call.ts')>();
   return {
     ...actual,
     readWholeJsonCall: (...args: Parameters<typeof actual.readWholeJsonCall>): number => {

@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { collectContent } from '../../../src/protocols/common/collect-content.ts';
+import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
 import { chunksOf, streamEvents } from '../helpers.ts';
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolResponseToFormat } from '../../../src/core/index.ts';
 import { FORMATS } from '../../../src/index.ts';
-import { formatResultsForAnyReader } from '../../../src/protocols/common/define-protocol.ts';
+import { formatResultsForAnyReader } from '../../../src/protocols/define/define-protocol.ts';
 import { gemma4Protocol } from '../../../src/protocols/formats/gemma4.ts';
 import { streamEvents, TOOLS } from '../helpers.ts';
 

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
 import { autoProtocol, FORMATS, type ToolDefinition } from '../../../src/index.ts';
-import { grammarOf } from '../../../src/protocols/common/define-protocol.ts';
+import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import {
   defineFormat,
   FormatSpecError,

@@ -7,9 +7,9 @@ import {
   type JsonValueStreamer,
 } from '../../../scan/json-value-streamer.ts';
 import { createValuePolicy } from '../../../schema/index.ts';
-import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../../common/call-assembler.ts';
-import { PythonCallsBody } from '../../common/python-call-body.ts';
-import { isNamePart } from '../../common/python-call-values.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../../engine/call-assembler.ts';
+import { PythonCallsBody } from '../python/python-call-body.ts';
+import { isNamePart } from '../python/python-call-values.ts';
 import type { CallBody, CallContext } from '../../engine/call-body.ts';
 import type { DialectCallForm } from '../../spec/types.ts';
 import { DialectValueReader } from './value-reader.ts';

@@ -19,7 +19,7 @@ import {
 import { isWhiteSpace } from '../../../scan/characters.ts';
 import type { JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
 import { LiteralFinder } from '../../../scan/literal-finder.ts';
-import { isNamePart } from '../../common/python-call-values.ts';
+import { isNamePart } from '../python/python-call-values.ts';
 
 /**
  * The dialect's argument grammar: JSON with bare keys and strings between a format's own

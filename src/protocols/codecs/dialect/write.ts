@@ -1,7 +1,7 @@
 import { ToolwireError } from '../../../core/errors.ts';
 import { FIRST_NON_ASCII } from '../../../scan/char-codes.ts';
-import { inputAsValue } from '../../common/example-input.ts';
-import { isNameStart } from '../../common/python-call-values.ts';
+import { inputAsValue } from '../../prompt/example-input.ts';
+import { isNameStart } from '../python/python-call-values.ts';
 import type { DialectCallForm } from '../../spec/types.ts';
 import { isDialectKeyPart } from './value-reader.ts';
 

@@ -13,7 +13,7 @@ import {
   DialectStringError,
   writeDialectArguments,
 } from '../../../../src/protocols/codecs/dialect/write.ts';
-import { defineProtocol } from '../../../../src/protocols/common/define-protocol.ts';
+import { defineProtocol } from '../../../../src/protocols/define/define-protocol.ts';
 import type { DialectCallForm } from '../../../../src/protocols/spec/types.ts';
 import { callsIn, errorsIn, partsOf, textIn } from '../../formats/json-format-checks.ts';
 import { contentOf, splitAt, streamEvents, streamingViolations, TOOLS } from '../../helpers.ts';

@@ -1,0 +1,68 @@
+import type { Opener } from '../../../scan/opener-trie.ts';
+import type { CallBody, CallContext } from '../../engine/call-body.ts';
+import { type JsonCallShape, JsonCallsBody, type JsonCallsBodyConfig } from './json-calls-body.ts';
+import { MarkupBody } from '../../engine/markup-body.ts';
+
+/**
+ * Openers shared by the formats whose calls are JSON arrays (Mistral before v11, Granite 3,
+ * Command R, FireFunction, xLAM, Apertus): framing tokens that are dropped, and the bare arrays
+ * models write when a server has stripped the special token in front of them.
+ */
+
+/** An opener that is framing and nothing more (`[/TOOL_CALLS]`, `<|START_RESPONSE|>`). */
+export interface MarkupOpening {
+  readonly markup: true;
+}
+
+const MARKUP: MarkupOpening = { markup: true };
+
+/** What a JSON-format opener starts: a block of JSON calls, or framing to drop. */
+export type JsonOpening = JsonCallsBodyConfig | MarkupOpening;
+
+export function markupOpeners(literals: readonly string[]): Opener<MarkupOpening>[] {
+  return literals.map((literal) => ({ literal, delimited: false, data: MARKUP }));
+}
+
+export function isMarkupOpening(opening: object): opening is MarkupOpening {
+  return (opening as Partial<MarkupOpening>).markup === true;
+}
+
+/** The body of a JSON-format opener. */
+export function openJsonCall(opening: JsonOpening, context: CallContext): CallBody {
+  if (isMarkupOpening(opening)) return new MarkupBody(context);
+  return new JsonCallsBody(context, opening);
+}
+
+/** White space models put after `[` (a batch's first line break and indent). */
+const AFTER_BRACKET = ['', ' ', '\n', '\n  ', '\n    ', '\n\t'];
+/** White space models put after `{` (the same, one level deeper). */
+const AFTER_BRACE = ['', ' ', '\n', '\n  ', '\n    ', '\n      ', '\n\t'];
+
+/**
+ * The ways a bare array of calls begins, `[{"name"` with the white space templates print: one
+ * literal per layout and per first key (`name`, or `tool_call_id` for Command R).
+ */
+export function bareArrayLiterals(firstKeys: readonly string[]): string[] {
+  const literals: string[] = [];
+  for (const key of firstKeys) {
+    for (const outer of AFTER_BRACKET) {
+      for (const inner of AFTER_BRACE) literals.push(`[${outer}{${inner}"${key}"`);
+    }
+  }
+  return literals;
+}
+
+/**
+ * Openers of bare arrays of calls: read as calls only when the whole array is well-formed JSON
+ * naming declared tools; anything else stays text (the JSON may be the model's answer).
+ */
+export function bareArrayOpeners(
+  shape: JsonCallShape,
+  literals: readonly string[],
+): Opener<JsonCallsBodyConfig>[] {
+  return literals.map((literal) => ({
+    literal,
+    delimited: false,
+    data: { shape, speculative: true, jsonPrefix: literal },
+  }));
+}
