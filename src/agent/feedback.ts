@@ -4,8 +4,8 @@ import type {
   ToolDefinition,
   ValidationProblem,
 } from '../core/index.ts';
-import { exampleInput } from '../protocols/prompt/example-input.ts';
 import { formatEntry } from '../protocols/index.ts';
+import { exampleInput } from '../protocols/prompt/example-input.ts';
 
 /**
  * What the loop tells the model when a turn went wrong. Each message says exactly what was wrong

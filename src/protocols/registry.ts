@@ -1,7 +1,7 @@
 import { apertusFormat } from './apertus/index.ts';
 import { commandRFormat } from './command-r/index.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from './define/format-entry.ts';
 import { deepseekFormat } from './deepseek/index.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from './define/format-entry.ts';
 import { executeFormat } from './execute/index.ts';
 import { firefunctionFormat } from './firefunction/index.ts';
 import { aprielFormat } from './formats/apriel.ts';

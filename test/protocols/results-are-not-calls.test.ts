@@ -9,19 +9,19 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolResponseToFormat } from '../../src/core/index.ts';
 import { autoProtocol, FORMATS, type ToolCallProtocol } from '../../src/index.ts';
-import { formatResultsForAnyReader } from '../../src/protocols/define/define-protocol.ts';
 import {
   jsonForPromptEscapingInStrings,
   resultJsonForPrompt,
 } from '../../src/protocols/codecs/json/json-text.ts';
+import { deepseekProtocol } from '../../src/protocols/deepseek/index.ts';
+import { formatResultsForAnyReader } from '../../src/protocols/define/define-protocol.ts';
+import { functionaryProtocol } from '../../src/protocols/functionary/index.ts';
+import { mistralProtocol } from '../../src/protocols/mistral/index.ts';
 import {
   envelopeJson,
   resultEnvelope,
   resultNameText,
 } from '../../src/protocols/results/result-text.ts';
-import { deepseekProtocol } from '../../src/protocols/deepseek/index.ts';
-import { functionaryProtocol } from '../../src/protocols/functionary/index.ts';
-import { mistralProtocol } from '../../src/protocols/mistral/index.ts';
 import { streamEvents, TOOLS } from './helpers.ts';
 
 const parsers: [string, ToolCallProtocol][] = [

@@ -4,6 +4,7 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import {
   descriptionOf,
   propertiesOf,
@@ -12,7 +13,6 @@ import {
   textOf,
 } from '../prompt/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
-import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { envelopeJson, resultEnvelope, resultOutputJson } from '../results/result-text.ts';
 
 /** `<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|>`: one list for the turn's calls. */

@@ -1,10 +1,10 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import { bareArrayOpeners, openJsonCall } from '../codecs/json/json-call-formats-openers.ts';
 import type { JsonCallShape, JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { ReasoningTag } from '../engine/stream-engine.ts';
 import { formatApertusToolCall, formatApertusToolResponse, formatApertusTools } from './format.ts';

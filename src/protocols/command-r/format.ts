@@ -1,6 +1,6 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { envelopeJson, resultEnvelope } from '../results/result-text.ts';
 
 /**

@@ -1,4 +1,7 @@
-import type { ParameterTagsOpener, ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-body.ts';
+import type {
+  ParameterTagsOpener,
+  ParameterTagsSyntax,
+} from '../codecs/tagged/parameter-tags-body.ts';
 
 /**
  * DSML's spellings: V3.2 writes `<｜DSML｜function_calls>`, V4 renamed the block

@@ -1,9 +1,9 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
-import { jsonResultBody, type ResultBodyWriter } from '../results/result-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { functionDeclaration, openAIToolDeclaration } from '../prompt/tool-declarations.ts';
+import { jsonResultBody, type ResultBodyWriter } from '../results/result-text.ts';
 
 /** Whose conventions a prompt follows: V3 and R1, V3.1 (also V3.2-Exp), or V3.2's DSML. */
 export type DeepseekVersion = 'v3' | 'v3.1' | 'v3.2';

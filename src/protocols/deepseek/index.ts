@@ -2,14 +2,17 @@ import type { ToolCallProtocol } from '../../core/index.ts';
 import { LESS_THAN } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
+import { type NamedJsonConfig, namedJsonBody } from '../codecs/json/named-json-body.ts';
+import {
+  ParameterTagsBody,
+  type ParameterTagsOpener,
+} from '../codecs/tagged/parameter-tags-body.ts';
 import { defineProtocol } from '../define/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
+import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { MarkupBody } from '../engine/markup-body.ts';
-import { type NamedJsonConfig, namedJsonBody } from '../codecs/json/named-json-body.ts';
-import { ParameterTagsBody, type ParameterTagsOpener } from '../codecs/tagged/parameter-tags-body.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { textResultBody } from '../results/result-text.ts';
-import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { dsmlOpeners, dsmlToolNamesIn } from './dsml.ts';
 import {
   type DeepseekVersion,

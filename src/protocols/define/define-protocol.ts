@@ -6,13 +6,13 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
+import { collectContent } from '../engine/collect-content.ts';
 import {
   checkLiterals,
   createStreamEngine,
   type ProtocolGrammar,
   resolveParseOptions,
 } from '../engine/stream-engine.ts';
-import { collectContent } from '../engine/collect-content.ts';
 import { cacheToolsSection } from '../prompt/tools-section-cache.ts';
 
 export interface ProtocolDefinition<CallData> {

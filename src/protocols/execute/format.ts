@@ -1,7 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { describeToolSection } from '../prompt/describe-tool.ts';
 import { exampleInput } from '../prompt/example-input.ts';
-import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { envelopeJson, resultEnvelope } from '../results/result-text.ts';
 
 /** A JSON array written one element per line (`[]` when there is none). */

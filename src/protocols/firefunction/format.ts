@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { namedResultLines } from '../results/result-text.ts';
+import { exampleInput } from '../prompt/example-input.ts';
 import { functionDeclaration } from '../prompt/tool-declarations.ts';
+import { namedResultLines } from '../results/result-text.ts';
 
 /** One JSON object per result, in the order of the calls (the template's `tool` turns). */
 export function formatFirefunctionToolResponse(results: readonly ToolResponseToFormat[]): string {

@@ -16,9 +16,9 @@
 import { parseLenientJson } from '../../scan/lenient-json.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { createValuePolicy } from '../../schema/index.ts';
-import { CallAssembler } from '../engine/call-assembler.ts';
 import { defineProtocol } from '../define/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
+import { CallAssembler } from '../engine/call-assembler.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import type { CallOpener } from '../engine/stream-engine.ts';
 import { reasoningOf } from '../spec/compile.ts';

@@ -23,8 +23,8 @@
  * Names may hold `-` and `.`.
  */
 import type { ToolCallProtocol, ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
-import { exampleInput } from '../prompt/example-input.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
+import { exampleInput } from '../prompt/example-input.ts';
 import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
 import type { DialectCallForm, FormatSpec } from '../spec/types.ts';
 

@@ -12,8 +12,8 @@
  * `<|function_call|>`, a format of their own (not this one).
  */
 
-import type { FormatEntry } from '../define/format-entry.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 

@@ -13,8 +13,8 @@
  * reached: results are written in `<tool_response>`, as A13B's template writes them.
  */
 
-import type { FormatEntry } from '../define/format-entry.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 

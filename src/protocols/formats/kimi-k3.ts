@@ -15,8 +15,8 @@
  * call, `role="tool"` with the tool's name.
  */
 
-import type { FormatEntry } from '../define/format-entry.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

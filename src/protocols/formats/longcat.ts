@@ -13,8 +13,8 @@
  * `<longcat_tool_response>`, the tag a self-hosting router reports the template renders.
  */
 
-import type { FormatEntry } from '../define/format-entry.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { CallFormSpec, FormatSpec } from '../spec/types.ts';
 

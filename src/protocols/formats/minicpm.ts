@@ -13,8 +13,8 @@
  * rule). The chat template was not reached: results are written in ChatML's `<tool_response>`.
  */
 
-import type { FormatEntry } from '../define/format-entry.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 

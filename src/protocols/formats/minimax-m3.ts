@@ -11,8 +11,9 @@
  * reached: results are written as M2's `<response>` elements (an object or array result in
  * `{"result": …}`, as hermes reads JSON calls in `<response>`), reasoning is M2's `<think>`.
  */
-import type { FormatEntry } from '../define/format-entry.ts';
+
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatMinimaxToolResponse } from '../minimax/format.ts';
 import { type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';

@@ -12,8 +12,8 @@
  * (```` ```get_weather ```` then sentinels) is not read.
  */
 
-import type { FormatEntry } from '../define/format-entry.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 

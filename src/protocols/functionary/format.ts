@@ -1,9 +1,9 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { jsonResultBody, type ResultBodyWriter } from '../results/result-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { functionDeclaration } from '../prompt/tool-declarations.ts';
 import { typescriptNamespace } from '../prompt/typescript-tools.ts';
+import { jsonResultBody, type ResultBodyWriter } from '../results/result-text.ts';
 
 /** v3.1: Llama 3.1 based, `<function=…>`; v3.2: `>>>` recipients and TypeScript tool types. */
 export type FunctionaryVersion = 'v3.1' | 'v3.2';

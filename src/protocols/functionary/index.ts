@@ -3,13 +3,13 @@ import type { ToolCallProtocol } from '../../core/index.ts';
 import { LINE_FEED } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import { JsonCallsBody } from '../codecs/json/json-calls-body.ts';
 import { type NamedJsonConfig, namedJsonBody } from '../codecs/json/named-json-body.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
+import type { CallBody, CallContext, ResolvedParseOptions } from '../engine/call-body.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { textResultBody } from '../results/result-text.ts';
-import type { CallBody, CallContext, ResolvedParseOptions } from '../engine/call-body.ts';
 import {
   type FunctionaryVersion,
   formatFunctionaryToolCall,

@@ -5,8 +5,8 @@ import type {
   ToolResponseToFormat,
 } from '../../core/index.ts';
 import { DOT, MINUS } from '../../scan/char-codes.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { isNamePart, isNameStart } from '../codecs/python/python-call-values.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import {
   type ResultTextGuard,
   resultNameText,

@@ -5,13 +5,13 @@ import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { createValuePolicy } from '../../schema/index.ts';
-import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../engine/call-assembler.ts';
+import { isNamePart } from '../codecs/python/python-call-values.ts';
 import { defineProtocol } from '../define/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
-import { isNamePart } from '../codecs/python/python-call-values.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../engine/call-assembler.ts';
+import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { ResultTextGuard } from '../results/result-text.ts';
-import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { ForeignCallBody, type ForeignCallMarkup } from './foreign-call.ts';
 import {
   formatFunctionGemmaToolCall,

@@ -1,6 +1,6 @@
 import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
-import { exampleInput } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { exampleInput } from '../prompt/example-input.ts';
 import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 
 /**

@@ -1,13 +1,13 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { inputAsValue } from '../prompt/example-input.ts';
+import { typescriptNamespace } from '../prompt/typescript-tools.ts';
 import {
   envelopeJson,
   resultEnvelope,
   resultNameText,
   resultOutputJson,
 } from '../results/result-text.ts';
-import { typescriptNamespace } from '../prompt/typescript-tools.ts';
 
 /**
  * A call as harmony writes it: an assistant message on the commentary channel addressed to the

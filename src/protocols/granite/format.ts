@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { namedResultLines } from '../results/result-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { functionDeclaration } from '../prompt/tool-declarations.ts';
+import { namedResultLines } from '../results/result-text.ts';
 
 /** `<|tool_call|>[{"name": …, "arguments": …}, …]`: one list for the whole turn. */
 export function formatGraniteToolCall(calls: readonly ToolCallToFormat[]): string {

@@ -1,8 +1,6 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import {
   bareArrayLiterals,
   bareArrayOpeners,
@@ -12,8 +10,10 @@ import {
 } from '../codecs/json/json-call-formats-openers.ts';
 import type { JsonCallShape } from '../codecs/json/json-calls-body.ts';
 import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import type { CallContext } from '../engine/call-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { ReasoningTag } from '../engine/stream-engine.ts';
 import { formatGraniteToolCall, formatGraniteToolResponse, formatGraniteTools } from './format.ts';
 

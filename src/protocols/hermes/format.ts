@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { namedResultJson, type ResultTextGuard, resultTextBody } from '../results/result-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
+import { namedResultJson, type ResultTextGuard, resultTextBody } from '../results/result-text.ts';
 
 export function formatHermesToolCall(calls: readonly ToolCallToFormat[], tag: string): string {
   return calls

@@ -1,12 +1,12 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import { compileOpeners, type Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
 import { FencedCallBody } from '../codecs/json/fenced-call-body.ts';
 import {
   type JsonCallShape,
   JsonCallsBody,
   type JsonCallsBodyConfig,
 } from '../codecs/json/json-calls-body.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import {
   formatHermesToolCall,

@@ -1,8 +1,8 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { jsonResultBody, type ResultBodyWriter, resultNameText } from '../results/result-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
+import { jsonResultBody, type ResultBodyWriter, resultNameText } from '../results/result-text.ts';
 
 /** Kimi numbers a turn's calls: `functions.get_weather:0`, `functions.get_time:1`. */
 function callId(toolName: string, index: number): string {

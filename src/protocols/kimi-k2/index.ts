@@ -2,14 +2,14 @@ import type { ToolCallProtocol } from '../../core/index.ts';
 import { BACKSLASH, QUOTATION_MARK } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
+import { type NamedJsonConfig, namedJsonBody } from '../codecs/json/named-json-body.ts';
 import { defineProtocol } from '../define/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
-import { MarkupBody } from '../engine/markup-body.ts';
-import { type NamedJsonConfig, namedJsonBody } from '../codecs/json/named-json-body.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
-import { textResultBody } from '../results/result-text.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { MarkupBody } from '../engine/markup-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { CallOpener } from '../engine/stream-engine.ts';
+import { textResultBody } from '../results/result-text.ts';
 import { formatKimiK2ToolCall, formatKimiK2ToolResponse, formatKimiK2Tools } from './format.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { pythonCall } from '../codecs/python/python-call-format.ts';
-import { namedResultLines } from '../results/result-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
+import { namedResultLines } from '../results/result-text.ts';
 
 /** Llama 3.1's built-in tools, called as `<|python_tag|>NAME.call(query="…")`. */
 const BUILT_IN_SEARCH_TOOLS = new Set(['brave_search', 'wolfram_alpha']);

@@ -4,9 +4,6 @@ import { createJsonValueStreamer, type JsonValueStreamer } from '../../scan/json
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
 import { createValuePolicy } from '../../schema/index.ts';
-import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../engine/call-assembler.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import {
   type JsonCallShape,
   JsonCallsBody,
@@ -14,8 +11,11 @@ import {
 } from '../codecs/json/json-calls-body.ts';
 import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
 import { isNamePart } from '../codecs/python/python-call-values.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
+import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../engine/call-assembler.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { formatLlama3ToolCall, formatLlama3ToolResponse, formatLlama3Tools } from './format.ts';
 
 export interface Llama3ProtocolOptions {

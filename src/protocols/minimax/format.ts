@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { exampleInput } from '../prompt/example-input.ts';
+import { functionDeclaration } from '../prompt/tool-declarations.ts';
 import {
   envelopeJson,
   type ResultTextGuard,
@@ -8,7 +9,6 @@ import {
   resultOutputJson,
   resultTextForPrompt,
 } from '../results/result-text.ts';
-import { functionDeclaration } from '../prompt/tool-declarations.ts';
 
 /**
  * The tools section of MiniMax-M2's chat template: each tool's JSON in `<tool>` inside

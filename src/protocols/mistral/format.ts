@@ -1,6 +1,7 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 import {
   envelopeJson,
   type ResultTextGuard,
@@ -8,7 +9,6 @@ import {
   resultOutputJson,
   resultTextForPrompt,
 } from '../results/result-text.ts';
-import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
 
 /** Which tokenizer generation's conventions prompts are written in. */
 export type MistralStyle = 'v11' | 'pre-v11';

@@ -1,8 +1,6 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import {
   bareArrayLiterals,
   bareArrayOpeners,
@@ -11,10 +9,12 @@ import {
   markupOpeners,
   openJsonCall,
 } from '../codecs/json/json-call-formats-openers.ts';
-import { MISTRAL_THINK_TAGS } from '../engine/reasoning-tags.ts';
-import type { ResultTextGuard } from '../results/result-text.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { MISTRAL_THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { CallOpener } from '../engine/stream-engine.ts';
+import type { ResultTextGuard } from '../results/result-text.ts';
 import { argumentsBody, argumentsBodyAfterBrace } from './arguments-body.ts';
 import { MISTRAL_SHAPE, MistralCallsBody } from './calls-body.ts';
 import { ClosedBlockBody } from './closed-block-body.ts';

@@ -1,9 +1,9 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { exampleInput } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { pythonCall } from '../codecs/python/python-call-format.ts';
-import { namedResultJson, resultNameText, resultOutputJson } from '../results/result-text.ts';
+import { exampleInput } from '../prompt/example-input.ts';
 import { openAIToolDeclaration } from '../prompt/tool-declarations.ts';
+import { namedResultJson, resultNameText, resultOutputJson } from '../results/result-text.ts';
 
 /**
  * Whose chat template the prompt follows: Llama 3.2 (the default; a bare list), Llama 4 (its

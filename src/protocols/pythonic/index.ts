@@ -1,8 +1,8 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
+import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
 import { defineProtocol } from '../define/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
-import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import {
   formatPythonicToolCall,

@@ -4,9 +4,9 @@ import type {
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { propertiesOf, textOf } from '../prompt/describe-tool.ts';
 import { exampleInput } from '../prompt/example-input.ts';
-import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import {
   jsonResultBody,
   type ResultBodyWriter,

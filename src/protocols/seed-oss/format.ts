@@ -1,4 +1,5 @@
 import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
+import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
 import {
   descriptionOf,
   propertiesOf,
@@ -7,7 +8,6 @@ import {
   textOf,
 } from '../prompt/describe-tool.ts';
 import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
-import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
 
 /** Seed-OSS's template shows parameter types as Python types. */
 function pythonType(type: unknown): string {

@@ -8,11 +8,14 @@
 import { DialectCallBody } from '../codecs/dialect/call-body.ts';
 import { bareArrayLiterals, bareArrayOpeners } from '../codecs/json/json-call-formats-openers.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
-import { MarkupBody } from '../engine/markup-body.ts';
-import { ParameterTagsBody, type ParameterTagsOpener } from '../codecs/tagged/parameter-tags-body.ts';
 import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
+import {
+  ParameterTagsBody,
+  type ParameterTagsOpener,
+} from '../codecs/tagged/parameter-tags-body.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { MarkupBody } from '../engine/markup-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';
 

@@ -7,18 +7,18 @@
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { writeDialectArguments } from '../codecs/dialect/write.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
 import { pythonLiteral } from '../codecs/python/python-call-format.ts';
+import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
+import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { functionDeclaration, openAIToolDeclaration } from '../prompt/tool-declarations.ts';
+import { typescriptNamespace } from '../prompt/typescript-tools.ts';
 import {
   type ResultTextGuard,
   resultNameText,
   resultOutputJson,
   resultTextForPrompt,
 } from '../results/result-text.ts';
-import { functionDeclaration, openAIToolDeclaration } from '../prompt/tool-declarations.ts';
-import { typescriptNamespace } from '../prompt/typescript-tools.ts';
 import type { CallFormSpec, FormatSpec } from './types.ts';
 
 /** Longest placeholder name looked for after a `{`. */

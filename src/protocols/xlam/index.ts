@@ -1,7 +1,5 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import {
   bareArrayLiterals,
   bareArrayOpeners,
@@ -9,8 +7,10 @@ import {
   openJsonCall,
 } from '../codecs/json/json-call-formats-openers.ts';
 import type { JsonCallShape } from '../codecs/json/json-calls-body.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
+import { defineProtocol } from '../define/define-protocol.ts';
+import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
+import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { formatXlamToolCall, formatXlamToolResponse, formatXlamTools } from './format.ts';
 import { GenericCallsBody, GenericResponseBody } from './generic-bodies.ts';
 

@@ -3,8 +3,8 @@ import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/
 import { readLenientJson } from '../../scan/lenient-json.ts';
 import { textReading } from '../../schema/index.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../engine/call-assembler.ts';
-import { describeProblems } from '../engine/describe-problems.ts';
 import type { CallContext } from '../engine/call-body.ts';
+import { describeProblems } from '../engine/describe-problems.ts';
 import { readsAsString } from './tool-shape.ts';
 import { FragmentValueSink, StringValueSink, type ValueSink } from './value-sink.ts';
 

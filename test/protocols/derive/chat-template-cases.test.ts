@@ -10,8 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ParseOptions, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
-import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import { protocolFromChatTemplate } from '../../../src/protocols/derive/chat-template.ts';
+import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import { chunksOf, streamEvents } from '../helpers.ts';
 
 const FIXTURES = new URL('../../fixtures/chat-templates/', import.meta.url);

@@ -8,13 +8,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
-import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import {
   analyzeChatTemplate,
   ChatTemplateError,
   chatTemplateFromFile,
   protocolFromChatTemplate,
 } from '../../../src/protocols/derive/chat-template.ts';
+import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import { chunksOf, streamEvents, weatherTool } from '../helpers.ts';
 
 const tools: readonly ToolDefinition[] = [weatherTool];

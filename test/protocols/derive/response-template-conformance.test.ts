@@ -9,11 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ParsedContent, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
-import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import {
   protocolFromResponseTemplate,
   ResponseTemplateError,
 } from '../../../src/protocols/derive/response-template.ts';
+import { collectContent } from '../../../src/protocols/engine/collect-content.ts';
 import { chunksOf, splitAt } from '../helpers.ts';
 
 type Json = Record<string, unknown>;

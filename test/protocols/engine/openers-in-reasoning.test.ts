@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { defineProtocol } from '../../../src/protocols/define/define-protocol.ts';
 import { JsonCallsBody } from '../../../src/protocols/codecs/json/json-calls-body.ts';
+import { defineProtocol } from '../../../src/protocols/define/define-protocol.ts';
 import { THINK_TAGS } from '../../../src/protocols/engine/reasoning-tags.ts';
 import type { CallOpener } from '../../../src/protocols/engine/stream-engine.ts';
 import { contentAtEverySplit } from '../helpers.ts';

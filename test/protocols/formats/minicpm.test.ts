@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { writeName, writeValueText } from '../../../src/protocols/codecs/tagged/parameter-tags-syntax.ts';
+import {
+  writeName,
+  writeValueText,
+} from '../../../src/protocols/codecs/tagged/parameter-tags-syntax.ts';
 import { minicpmFormat, minicpmSpec } from '../../../src/protocols/formats/minicpm.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import type { TaggedCallForm } from '../../../src/protocols/spec/types.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { namedResultLines } from '../../../src/protocols/results/result-text.ts';
 import {
   functionDeclaration,
   openAIToolDeclaration,
 } from '../../../src/protocols/prompt/tool-declarations.ts';
+import { namedResultLines } from '../../../src/protocols/results/result-text.ts';
 
 const tool = { name: 'get_weather', inputSchema: { type: 'object' } } as const;
 

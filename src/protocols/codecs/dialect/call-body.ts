@@ -8,10 +8,10 @@ import {
 } from '../../../scan/json-value-streamer.ts';
 import { createValuePolicy } from '../../../schema/index.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../../engine/call-assembler.ts';
-import { PythonCallsBody } from '../python/python-call-body.ts';
-import { isNamePart } from '../python/python-call-values.ts';
 import type { CallBody, CallContext } from '../../engine/call-body.ts';
 import type { DialectCallForm } from '../../spec/types.ts';
+import { PythonCallsBody } from '../python/python-call-body.ts';
+import { isNamePart } from '../python/python-call-values.ts';
 import { DialectValueReader } from './value-reader.ts';
 
 /** A tool name longer than this is not one. */

@@ -1,8 +1,8 @@
 import { ToolwireError } from '../../../core/errors.ts';
 import { FIRST_NON_ASCII } from '../../../scan/char-codes.ts';
 import { inputAsValue } from '../../prompt/example-input.ts';
-import { isNameStart } from '../python/python-call-values.ts';
 import type { DialectCallForm } from '../../spec/types.ts';
+import { isNameStart } from '../python/python-call-values.ts';
 import { isDialectKeyPart } from './value-reader.ts';
 
 /** A string the dialect cannot write between its delimiters, and the form cannot quote. */

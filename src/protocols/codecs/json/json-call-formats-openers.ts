@@ -1,7 +1,7 @@
 import type { Opener } from '../../../scan/opener-trie.ts';
 import type { CallBody, CallContext } from '../../engine/call-body.ts';
-import { type JsonCallShape, JsonCallsBody, type JsonCallsBodyConfig } from './json-calls-body.ts';
 import { MarkupBody } from '../../engine/markup-body.ts';
+import { type JsonCallShape, JsonCallsBody, type JsonCallsBodyConfig } from './json-calls-body.ts';
 
 /**
  * Openers shared by the formats whose calls are JSON arrays (Mistral before v11, Granite 3,

@@ -4,9 +4,9 @@ import {
   parseLenientJson,
   readLenientJson,
 } from '../../../scan/lenient-json.ts';
+import { CallAssembler } from '../../engine/call-assembler.ts';
 import type { CallContext, CallOutcome } from '../../engine/call-body.ts';
 import { ForwardingContext } from '../../engine/forwarding-context.ts';
-import { CallAssembler } from '../../engine/call-assembler.ts';
 import type { JsonBlockSpan } from './json-block-span.ts';
 import type { JsonCallsBodyConfig } from './json-call-config.ts';
 import { Envelope, type JsonEnvelopeRouter } from './json-envelopes.ts';

@@ -4,10 +4,13 @@ import {
   type JsonTokenHandler,
   type JsonTokenizer,
 } from '../../../scan/json-tokenizer.ts';
-import { createJsonValueStreamer, type JsonValueStreamer } from '../../../scan/json-value-streamer.ts';
+import {
+  createJsonValueStreamer,
+  type JsonValueStreamer,
+} from '../../../scan/json-value-streamer.ts';
 import { createValuePolicy } from '../../../schema/index.ts';
-import type { CallContext } from '../../engine/call-body.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../../engine/call-assembler.ts';
+import type { CallContext } from '../../engine/call-body.ts';
 import { describeProblems } from '../../engine/describe-problems.ts';
 import type { JsonBlockSpan } from './json-block-span.ts';
 import type { JsonCallsBodyConfig } from './json-call-config.ts';

@@ -12,8 +12,8 @@ import { asJsonReadsIt } from '../../../scan/json-value-streamer.ts';
 import { jsonValueText, keyOpening } from '../../../scan/json-writer.ts';
 import { parseJson } from '../../../scan/lenient-json.ts';
 import { createValuePolicy } from '../../../schema/index.ts';
-import type { CallContext } from '../../engine/call-body.ts';
 import { CallAssembler } from '../../engine/call-assembler.ts';
+import type { CallContext } from '../../engine/call-body.ts';
 import type { JsonCallShape } from './json-call-config.ts';
 
 /*

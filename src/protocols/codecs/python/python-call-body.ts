@@ -17,10 +17,13 @@ import {
 } from '../../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../../scan/characters.ts';
 import type { JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
-import { createJsonValueStreamer, type JsonValueStreamer } from '../../../scan/json-value-streamer.ts';
+import {
+  createJsonValueStreamer,
+  type JsonValueStreamer,
+} from '../../../scan/json-value-streamer.ts';
 import { createValuePolicy, propertySchema, schemaTypes } from '../../../schema/index.ts';
-import type { CallBody, CallContext } from '../../engine/call-body.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../../engine/call-assembler.ts';
+import type { CallBody, CallContext } from '../../engine/call-body.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../json/json-calls-body.ts';
 import { isNamePart, isNameStart, PythonValueReader } from './python-call-values.ts';
 

@@ -14,10 +14,10 @@ import {
 } from '../../../scan/char-codes.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../../scan/json-writer.ts';
 import { type TextProbe, textReading } from '../../../schema/index.ts';
-import type { CallBody, CallContext, CallOutcome } from '../../engine/call-body.ts';
-import { EntityDecoder } from '../../xml/value-text.ts';
 import { CallAssembler, MAX_KEPT_ARGUMENT_CHARS } from '../../engine/call-assembler.ts';
+import type { CallBody, CallContext, CallOutcome } from '../../engine/call-body.ts';
 import { describeProblems } from '../../engine/describe-problems.ts';
+import { EntityDecoder } from '../../xml/value-text.ts';
 import {
   bareWordName,
   MAX_HEADER_CHARS,

@@ -19,8 +19,8 @@ import {
 import { isMarkupSpace } from '../../../scan/characters.ts';
 import { jsonValueText, keyOpening } from '../../../scan/json-writer.ts';
 import { textReading } from '../../../schema/index.ts';
-import type { CallContext } from '../../engine/call-body.ts';
 import { CallAssembler } from '../../engine/call-assembler.ts';
+import type { CallContext } from '../../engine/call-body.ts';
 import {
   MAX_HEADER_CHARS,
   type ParameterTagsLiterals,

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolCallProtocol, ToolDefinition } from '../../../../src/index.ts';
-import { defineProtocol } from '../../../../src/protocols/define/define-protocol.ts';
 import {
   JsonCallsBody,
   type JsonCallsBodyConfig,
 } from '../../../../src/protocols/codecs/json/json-calls-body.ts';
+import { defineProtocol } from '../../../../src/protocols/define/define-protocol.ts';
 import { THINK_TAGS } from '../../../../src/protocols/engine/reasoning-tags.ts';
 import { callsIn, errorsIn, partsOf, textIn } from '../../formats/json-format-checks.ts';
 import { TOOLS } from '../../helpers.ts';

@@ -6,7 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParseEvent, ToolDefinition } from '../../../../src/index.ts';
-import { pythonLiteral, pythonString } from '../../../../src/protocols/codecs/python/python-call-format.ts';
+import {
+  pythonLiteral,
+  pythonString,
+} from '../../../../src/protocols/codecs/python/python-call-format.ts';
 import { pythonicProtocol } from '../../../../src/protocols/pythonic/index.ts';
 import { expectLinearGrowth } from '../../../support/growth.ts';
 import {

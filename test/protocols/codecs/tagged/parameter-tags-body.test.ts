@@ -4,13 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../../src/index.ts';
-import { defineProtocol } from '../../../../src/protocols/define/define-protocol.ts';
 import {
   ParameterTagsBody,
   type ParameterTagsOpener,
   type ParameterTagsSyntax,
 } from '../../../../src/protocols/codecs/tagged/parameter-tags-body.ts';
-import { readTagHeader, writeName } from '../../../../src/protocols/codecs/tagged/parameter-tags-syntax.ts';
+import {
+  readTagHeader,
+  writeName,
+} from '../../../../src/protocols/codecs/tagged/parameter-tags-syntax.ts';
+import { defineProtocol } from '../../../../src/protocols/define/define-protocol.ts';
 import { THINK_TAGS } from '../../../../src/protocols/engine/reasoning-tags.ts';
 import { contentAtEverySplit } from '../../helpers.ts';
 

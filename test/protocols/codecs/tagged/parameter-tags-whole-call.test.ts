@@ -7,13 +7,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParseEvent, ToolDefinition } from '../../../../src/index.ts';
-import { defineProtocol } from '../../../../src/protocols/define/define-protocol.ts';
 import {
   ParameterTagsBody,
   type ParameterTagsOpener,
   type ParameterTagsSyntax,
 } from '../../../../src/protocols/codecs/tagged/parameter-tags-body.ts';
-import { tagLiteralsOf, writeName } from '../../../../src/protocols/codecs/tagged/parameter-tags-syntax.ts';
+import {
+  tagLiteralsOf,
+  writeName,
+} from '../../../../src/protocols/codecs/tagged/parameter-tags-syntax.ts';
 import {
   layoutValueText,
   ValueLayout,
@@ -22,8 +24,9 @@ import {
   DECLINED,
   readWholeParameterCall,
 } from '../../../../src/protocols/codecs/tagged/parameter-tags-whole-call.ts';
-import { THINK_TAGS } from '../../../../src/protocols/engine/reasoning-tags.ts';
+import { defineProtocol } from '../../../../src/protocols/define/define-protocol.ts';
 import type { CallContext, CallOutcome } from '../../../../src/protocols/engine/call-body.ts';
+import { THINK_TAGS } from '../../../../src/protocols/engine/reasoning-tags.ts';
 import { contentAtEverySplit, counterIds } from '../../helpers.ts';
 
 const QWEN: ParameterTagsSyntax = {
