@@ -13,6 +13,12 @@
  * `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>` element (written when the arguments
  * are a string), is read too, though neither parser reads it. Results come back one message per
  * call, `role="tool"` with the tool's name.
+ *
+ * A detokenizer with `spaces_between_special_tokens` on (vLLM's and TensorRT-LLM's default where
+ * the server does not turn it off) sets every special token off by a space:
+ * `<|open|> tools <|sep|> <|open|> call tool="f" index="1" <|sep|> …`. Each marker is also read so
+ * spelled (as vLLM's and Dynamo's K3 parsers read it); a value is taken as written, as vLLM takes
+ * it, so a string keeps the spaces the join put around it (a typed value reads as JSON).
  */
 
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
@@ -22,6 +28,13 @@ import type { FormatSpec } from '../spec/types.ts';
 
 const TOOLS_OPEN = '<|open|>tools<|sep|>';
 const TOOLS_CLOSE = '<|close|>tools<|sep|>';
+
+/** `<|open|>TAG` as a detokenizer that puts spaces between special tokens writes it. */
+const spacedOpen = (tag: string) => `<|open|> ${tag}`;
+/** `<|close|>TAG<|sep|>` so written. */
+const spacedClose = (tag: string) => `<|close|> ${tag} <|sep|>`;
+/** `<|open|>TAG<|sep|>` so written. */
+const spacedElement = (tag: string) => `<|open|> ${tag} <|sep|>`;
 
 const KIMI_K3_SYNTAX: ParameterTagsSyntax = {
   callOpen: '<|open|>call',
@@ -40,6 +53,17 @@ const KIMI_K3_SYNTAX: ParameterTagsSyntax = {
   layout: 'exact',
 };
 
+/** The same elements with their markers spaced; a header's own trailing space is read as layout. */
+const KIMI_K3_SPACED_SYNTAX: ParameterTagsSyntax = {
+  ...KIMI_K3_SYNTAX,
+  callOpen: spacedOpen('call'),
+  callClose: spacedClose('call'),
+  parameterOpen: spacedOpen('argument'),
+  parameterClose: spacedClose('argument'),
+  argumentsOpen: spacedOpen('json'),
+  argumentsClose: spacedClose('json'),
+};
+
 export const kimiK3Spec: FormatSpec = {
   spec: 1,
   name: 'kimi-k3',
@@ -48,6 +72,7 @@ export const kimiK3Spec: FormatSpec = {
   models: ['kimi-k3', 'kimi_k3', 'kimik3'],
   reasoning: [
     { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>' },
+    { open: spacedElement('think'), close: spacedClose('think') },
     // As every format reads them.
     { open: '<think>', close: '</think>' },
     { open: '<thinking>', close: '</thinking>' },
@@ -60,8 +85,19 @@ export const kimiK3Spec: FormatSpec = {
     '<|close|>response<|sep|>',
     '<|close|>message<|sep|>',
     '<|end_of_msg|>',
+    spacedElement('response'),
+    spacedClose('response'),
+    spacedClose('message'),
   ],
-  calls: [{ codec: 'tagged', open: TOOLS_OPEN, close: TOOLS_CLOSE, syntax: KIMI_K3_SYNTAX }],
+  calls: [
+    { codec: 'tagged', open: TOOLS_OPEN, close: TOOLS_CLOSE, syntax: KIMI_K3_SYNTAX },
+    {
+      codec: 'tagged',
+      open: spacedElement('tools'),
+      close: spacedClose('tools'),
+      syntax: KIMI_K3_SPACED_SYNTAX,
+    },
+  ],
   write: {
     section: { open: TOOLS_OPEN, close: TOOLS_CLOSE },
     call: '<|open|>call tool="{name}" index="{index}"<|sep|>{arguments}<|close|>call<|sep|>',
@@ -86,10 +122,10 @@ export const kimiK3Spec: FormatSpec = {
 };
 
 export const kimiK3Format: FormatEntry = formatEntryFromSpec(kimiK3Spec, {
-  // The agent's feedback on invented tools: the names in call elements.
+  // The agent's feedback on invented tools: the names in call elements, spaced or not.
   toolNamesIn: (text) =>
     Array.from(
-      text.matchAll(/<\|open\|>call[ \t]+tool="([^"<>\n]{1,100})"/g),
+      text.matchAll(/<\|open\|> ?call[ \t]+tool="([^"<>\n]{1,100})"/g),
       (match) => match[1]!,
     ),
 });
