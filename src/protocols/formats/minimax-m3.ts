@@ -6,8 +6,11 @@
  *
  * Read as vLLM's `minimax_m3_tool_parser.py` tests and SGLang's `minimax_m3.py` read it: an
  * object's members are child elements, an array's items `item` elements, a key written twice in
- * an object makes an array; text is typed by the tool's schema (a string as written). White
- * space between NS and `<` (which SGLang tolerates) is not read. The chat template was not
+ * an object makes an array; text is typed by the tool's schema (a string as written). A space
+ * between NS and `<`, which SGLang reads as layout and which a detokenizer that joins special
+ * tokens with spaces writes (`NS <tool_call>`), is read when every tag of the block has it (a
+ * second call form: a literal cannot say "optional white space"); a line break or several spaces
+ * there are not read (see /work/requests/families.md). The chat template was not
  * reached: results are written as M2's `<response>` elements (an object or array result in
  * `{"result": …}`, as hermes reads JSON calls in `<response>`), reasoning is M2's `<think>`.
  */
@@ -16,19 +19,25 @@ import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax
 import type { FormatEntry } from '../define/format-entry.ts';
 import { formatMinimaxToolResponse } from '../minimax/format.ts';
 import { type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
-import type { FormatSpec } from '../spec/types.ts';
+import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 import { resultGuardOf } from '../spec/writers.ts';
 
 const NS = ']<]minimax[>[';
 
-const MINIMAX_M3_SYNTAX: ParameterTagsSyntax = {
-  callOpen: `${NS}<invoke`,
-  callClose: `${NS}</invoke>`,
-  parameterOpen: `${NS}<`,
-  parameterClose: `${NS}</`,
-  elementParameters: true,
-  layout: 'exact',
-};
+/** The syntax with `prefix` (NS, or NS and a space) before every tag. */
+function syntaxWithPrefix(prefix: string): ParameterTagsSyntax {
+  return {
+    callOpen: `${prefix}<invoke`,
+    callClose: `${prefix}</invoke>`,
+    parameterOpen: `${prefix}<`,
+    parameterClose: `${prefix}</`,
+    elementParameters: true,
+    layout: 'exact',
+  };
+}
+
+/** NS set off from its tag by a space, as SGLang normalises and a spacing detokenizer writes. */
+const SPACED_NS = `${NS} `;
 
 export const minimaxM3Spec: FormatSpec = {
   spec: 1,
@@ -36,14 +45,14 @@ export const minimaxM3Spec: FormatSpec = {
   aliases: ['minimax_m3', 'mm-m3'],
   families: 'MiniMax-M3',
   models: ['minimax-m3', 'minimax_m3', 'minimaxm3', 'mm-m3'],
-  calls: [
-    {
+  calls: [NS, SPACED_NS].map(
+    (prefix): TaggedCallForm => ({
       codec: 'tagged',
-      open: `${NS}<tool_call>`,
-      close: `${NS}</tool_call>`,
-      syntax: MINIMAX_M3_SYNTAX,
-    },
-  ],
+      open: `${prefix}<tool_call>`,
+      close: `${prefix}</tool_call>`,
+      syntax: syntaxWithPrefix(prefix),
+    }),
+  ),
   write: {
     section: { open: `${NS}<tool_call>\n`, close: `${NS}</tool_call>` },
     call: `${NS}<invoke name="{name}">{arguments}${NS}</invoke>\n`,
@@ -76,7 +85,7 @@ export const minimaxM3Format: FormatEntry = formatEntryFromSpec(minimaxM3Spec, {
   hooks: MINIMAX_M3_HOOKS,
   toolNamesIn: (text) =>
     Array.from(
-      text.matchAll(/\]<\]minimax\[>\[<invoke[ \t]+name="([^"<>\n]{1,100})"/g),
+      text.matchAll(/\]<\]minimax\[>\[ ?<invoke[ \t]+name="([^"<>\n]{1,100})"/g),
       (match) => match[1]!,
     ),
 });

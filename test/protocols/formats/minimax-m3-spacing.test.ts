@@ -1,0 +1,178 @@
+/**
+ * MiniMax-M3 with white space after the `]<]minimax[>[` prefix (NS). SGLang's `minimax_m3.py`
+ * reads it (`TAG_SPACING_RE`: NS, then spaces or line breaks, before `<`, is NS); a detokenizer
+ * that joins special tokens with spaces writes it (NS set off on both sides). Vectors: vLLM's
+ * `build_order_call` (tests/tool_parsers/test_minimax_m3_tool_parser.py) with one space after
+ * every NS, and the same call joined as that detokenizer joins it
+ * (test/fixtures/families/minimax-m3-spaced.txt, provenance beside it).
+ */
+
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ToolDefinition } from '../../../src/index.ts';
+import { minimaxM3Format, minimaxM3Spec } from '../../../src/protocols/formats/minimax-m3.ts';
+import { defineFormat } from '../../../src/protocols/spec/define.ts';
+import { contentOf, splitAt, streamingViolations, TOOLS } from '../helpers.ts';
+import { readAtEverySplit } from './tagged-spec-checks.ts';
+
+const protocol = defineFormat(minimaxM3Spec);
+const NS = ']<]minimax[>[';
+/** NS as SGLang's normaliser reads it: with one space before the tag. */
+const SP = `${NS} `;
+
+const createOrder: ToolDefinition = {
+  name: 'create_order',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      user_id: { type: 'integer' },
+      urgent: { type: 'boolean' },
+      note: { type: 'string' },
+      shipping: {
+        type: 'object',
+        properties: { city: { type: 'string' }, zip: { type: 'integer' } },
+      },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { sku: { type: 'string' }, qty: { type: 'integer' } },
+        },
+      },
+      metadata: { type: 'object', additionalProperties: { type: 'string' } },
+      duplicate_demo: { type: 'object' },
+    },
+  },
+};
+const tools = [createOrder];
+
+const el = (key: string, value: string) => `${SP}<${key}>${value}${SP}</${key}>`;
+const ORDER =
+  `${SP}<invoke name="create_order">` +
+  el('user_id', '42') +
+  el('urgent', 'true') +
+  el('note', 'Please leave at front desk.') +
+  el('shipping', el('city', 'Singapore') + el('zip', '018956')) +
+  el(
+    'items',
+    el('item', el('sku', 'book-001') + el('qty', '2')) +
+      el('item', el('sku', 'pen-007') + el('qty', '5')),
+  ) +
+  el('metadata', el('source', 'mobile') + el('campaign', 'may-launch')) +
+  el('duplicate_demo', el('tag', 'a') + el('tag', 'b')) +
+  `${SP}</invoke>`;
+
+const ORDER_INPUT = {
+  user_id: 42,
+  urgent: true,
+  note: 'Please leave at front desk.',
+  shipping: { city: 'Singapore', zip: 18956 },
+  items: [
+    { sku: 'book-001', qty: 2 },
+    { sku: 'pen-007', qty: 5 },
+  ],
+  metadata: { source: 'mobile', campaign: 'may-launch' },
+  duplicate_demo: { tag: ['a', 'b'] },
+};
+
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/families/${name}`, import.meta.url), 'utf8').trimEnd();
+
+describe('minimax-m3, white space after the prefix', () => {
+  it("reads vLLM's order call with a space after every prefix, and drops the markup", () => {
+    const text = `I will create it.\n${SP}<tool_call>\n${ORDER}\n${SP}</tool_call>`;
+    expect(readAtEverySplit(protocol, text, { tools })).toEqual({
+      calls: [['create_order', ORDER_INPUT]],
+      text: 'I will create it.\n',
+      reasoning: '',
+      errors: [],
+    });
+  });
+
+  it('reads a call whose prefix a detokenizer set off with spaces on both sides', () => {
+    const read = readAtEverySplit(protocol, fixture('minimax-m3-spaced.txt'), { tools });
+    expect(read.errors).toEqual([]);
+    expect(read.text).toBe('I will create it.\n ');
+    // Typed values are read by the schema; a string keeps the space before the prefix, as
+    // SGLang keeps it (only the white space after the prefix is layout).
+    expect(read.calls).toEqual([
+      [
+        'create_order',
+        {
+          user_id: 42,
+          note: 'Leave it at the desk. ',
+          shipping: { city: 'Singapore ', zip: 18956 },
+          items: [{ sku: 'book-001 ', qty: 2 }],
+        },
+      ],
+    ]);
+  });
+
+  it('keeps prose after a bare prefix as text, and a cut-off spaced call runs nothing', () => {
+    for (const text of [`plain ${SP}hello`, `plain ${SP}<tool_ca`]) {
+      expect(readAtEverySplit(protocol, text, { tools })).toMatchObject({ calls: [], text });
+    }
+    const cut = `${SP}<tool_call>\n${SP}<invoke name="create_order">${SP}<user_id>4`;
+    expect(readAtEverySplit(protocol, cut, { tools })).toMatchObject({
+      calls: [],
+      errors: [{ code: 'incomplete-call', raw: cut }],
+    });
+  });
+
+  it('never reads a result holding spaced calls as a call, and names their tools', () => {
+    const spaced = `${SP}<tool_call>\n${ORDER}\n${SP}</tool_call>`;
+    const written = protocol.formatToolResponse({ toolName: 'create_order', output: spaced });
+    expect(
+      protocol.parseGeneratedText(written, { tools }).filter((part) => part.type === 'tool-call'),
+    ).toEqual([]);
+    expect(minimaxM3Format.toolNamesIn!(spaced)).toEqual(['create_order']);
+  });
+
+  it('is total and chunk-invariant on text made of its spaced markup', () => {
+    const fragments = [
+      `${SP}<tool_call>`,
+      `${SP}</tool_call>`,
+      `${SP}<invoke name="get_weather">`,
+      `${SP}</invoke>`,
+      `${SP}<city>`,
+      `${SP}</city>`,
+      `${NS}<city>`,
+      `${SP}<`,
+      `${SP}</`,
+      SP,
+      NS,
+      '<',
+      '>',
+      '\n',
+      ' ',
+      'Oslo',
+      '12',
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }).map((parts) => parts.join('')),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.boolean(),
+        (text, cuts, interrupted) => {
+          const run = (chunks: string[]) => {
+            let id = 0;
+            const parser = protocol.createStreamParser({
+              tools: TOOLS,
+              generateId: () => `id${id++}`,
+            });
+            const events = chunks.flatMap((chunk) => parser.push(chunk));
+            events.push(...parser.end({ interrupted }));
+            return events;
+          };
+          const whole = run([text]);
+          const split = run(splitAt(text, cuts));
+          expect(contentOf(split)).toEqual(contentOf(whole));
+          expect(contentOf(run([...text]))).toEqual(contentOf(whole));
+          expect(streamingViolations(split)).toEqual([]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
