@@ -261,6 +261,13 @@ function createEngine<CallData>(
   const lineOpeners = new LineOpenerFinder(trie, longestLineOpener);
   /** Nothing has been read yet: an opener that begins with a line break may match without it. */
   let atStreamStart = longestLineOpener > 0 && !options.startInReasoning;
+  /**
+   * The output starts inside reasoning (the prompt opened it) and nothing of it is read yet: a
+   * model may still write the opener (ERNIE's `<think>` after a prompt that ends in one), which
+   * opens the block it is already in and is dropped, not read as reasoning text.
+   */
+  let repeatedOpenerPossible =
+    options.startInReasoning && !insideReasoning && grammar.reasoningTags.length > 0;
 
   let out: ParseEvent[] = [];
   let mode: Mode = options.startInReasoning ? Mode.Reasoning : Mode.Text;
@@ -617,6 +624,14 @@ function createEngine<CallData>(
    * at that first `</thinking>`, and what follows is read as usual.
    */
   function scanReasoning(text: string, start: number): number {
+    if (repeatedOpenerPossible) {
+      const after = afterRepeatedOpener(text, start);
+      if (after === -1) {
+        pending = text.slice(start);
+        return text.length;
+      }
+      start = after;
+    }
     if (reasoningScan !== undefined) return scanReasoningForCalls(text, start);
     let closeAt = -1;
     let closer = '';
@@ -647,6 +662,27 @@ function createEngine<CallData>(
     readReasoning(text.slice(start, text.length - hold));
     pending = text.slice(text.length - hold);
     return text.length;
+  }
+
+  /**
+   * Where reading goes on at the output's start inside reasoning: after a reasoning opener that
+   * begins it, at `start` when none does, or -1 while the text so far could still grow into one.
+   */
+  function afterRepeatedOpener(text: string, start: number): number {
+    for (const tag of grammar.reasoningTags) {
+      if (text.startsWith(tag.open, start)) {
+        repeatedOpenerPossible = false;
+        return start + tag.open.length;
+      }
+    }
+    const rest = text.length - start;
+    if (!finalText) {
+      for (const tag of grammar.reasoningTags) {
+        if (rest < tag.open.length && tag.open.startsWith(text.slice(start))) return -1;
+      }
+    }
+    repeatedOpenerPossible = false;
+    return start;
   }
 
   /**

@@ -175,10 +175,7 @@ const UNCLAIMED: Record<string, string> = {
 };
 
 /** Vectors that wait for an engine feature, with the reason. */
-const PENDING: Record<string, string> = {
-  'transformers/ernie/stream':
-    'an output that starts in reasoning (`(?:^|<think>\\s*)`) and still opens with `<think>`: the engine keeps that `<think>` as reasoning text',
-};
+const PENDING: Record<string, string> = {};
 
 const REASONING_FIELDS = ['thinking', 'reasoning_content', 'reasoning'];
 

@@ -82,6 +82,26 @@ describe.each(CALLS)('%s: reasoning', (_name, protocol, call) => {
     expect(content.map((part) => part.type)).toEqual(['reasoning', 'tool-call']);
   });
 
+  it('drops an opener that repeats the one the template opened, at the output start only', () => {
+    // ERNIE's template ends its prompt in <think>, and the model may write <think> again.
+    const text = `<think>I will list the files.</think>\n${call}`;
+    const content = contentAtEverySplit(protocol, text, {
+      tools,
+      startInReasoning: true,
+    }) as Part[];
+    expect(content.map((part) => part.type)).toEqual(['reasoning', 'text', 'tool-call']);
+    expect(content[0]!.text).toBe('I will list the files.');
+    // Later, or after anything else, the opener is reasoning text as before (blocks do not nest).
+    const later = contentAtEverySplit(protocol, ` <think>x</think>${call}`, {
+      tools,
+      startInReasoning: true,
+    }) as Part[];
+    expect(later[0]).toEqual({ type: 'reasoning', text: ' <think>x' });
+    // An output that only begins like the opener keeps it as reasoning.
+    const cut = contentAtEverySplit(protocol, '<thi', { tools, startInReasoning: true }) as Part[];
+    expect(cut).toEqual([{ type: 'reasoning', text: '<thi' }]);
+  });
+
   it('reports those calls instead when the output hit its length limit', () => {
     const text = `<think>I will list the files.\n${call}\nand then`;
     const content = contentAtEverySplit(protocol, text, { tools }, { interrupted: true }) as Part[];
