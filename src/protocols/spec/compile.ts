@@ -8,6 +8,7 @@
 import { DialectCallBody } from '../codecs/dialect/call-body.ts';
 import { bareArrayLiterals, bareArrayOpeners } from '../codecs/json/json-call-formats-openers.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
+import { StringArgumentsBody, type StringArgumentsConfig } from '../codecs/json/named-json-body.ts';
 import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
 import {
   ParameterTagsBody,
@@ -22,6 +23,7 @@ import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './
 /** What an opener of a spec-built format hands the engine: which body reads the call. */
 export type SpecCallData =
   | { readonly codec: 'json'; readonly config: JsonCallsBodyConfig }
+  | { readonly codec: 'json-string-arguments'; readonly config: StringArgumentsConfig }
   | { readonly codec: 'tagged'; readonly opener: ParameterTagsOpener }
   | { readonly codec: 'python'; readonly config: PythonCallsConfig }
   | { readonly codec: 'dialect'; readonly form: DialectCallForm }
@@ -51,8 +53,14 @@ export function compileGrammar(spec: FormatSpec): ProtocolGrammar<SpecCallData> 
       });
     }
   }
+  const markupInReasoning = spec.markupInReasoning === true;
   for (const literal of spec.markup ?? []) {
-    openers.push({ literal, delimited: false, data: { codec: 'markup' } });
+    openers.push({
+      literal,
+      delimited: false,
+      ...(markupInReasoning ? { inReasoning: true } : {}),
+      data: { codec: 'markup' },
+    });
   }
   return {
     reasoningTags: reasoningOf(spec),
@@ -65,6 +73,8 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
   switch (data.codec) {
     case 'json':
       return new JsonCallsBody(context, data.config);
+    case 'json-string-arguments':
+      return new StringArgumentsBody(context, data.config);
     case 'tagged':
       return new ParameterTagsBody(context, data.opener);
     case 'python':
@@ -79,8 +89,17 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
 function callData(form: CallFormSpec): SpecCallData {
   const speculative = form.certainty === 'speculative';
   switch (form.codec) {
-    case 'json':
-      return { codec: 'json', config: jsonConfig(form, speculative) };
+    case 'json': {
+      const config = jsonConfig(form, speculative);
+      if (form.argumentsAsString && config.header && config.closer !== undefined) {
+        const json = { ...config, header: config.header, closer: config.closer };
+        return {
+          codec: 'json-string-arguments',
+          config: { json, openLength: form.open.length },
+        };
+      }
+      return { codec: 'json', config };
+    }
     case 'tagged':
       return {
         codec: 'tagged',
@@ -134,7 +153,7 @@ function jsonConfig(form: JsonCallForm, speculative: boolean): JsonCallsBodyConf
           header: {
             terminator: header.end,
             readName: (text: string) =>
-              nameInHeader(text, header.namePrefixes ?? [], header.nameEnds === 'word'),
+              nameInHeader(text, header.namePrefixes ?? [], header.nameEnds),
           },
         }
       : {}),
@@ -147,19 +166,28 @@ const MAX_NAME_LENGTH = 256;
 /**
  * The tool's name in a header: the text trimmed, one of `prefixes` dropped from its front. A
  * header holding white space, quotes or markup inside is no name (the opener was prose), unless
- * the name is only the header's first word (`firstWord`): then what follows the first white
- * space or `<` is dropped (gpt-oss's `to=functions.NAME <|constrain|>json`).
+ * the name is only the header's first word (`ends` is `word`): then what follows the first white
+ * space or `<` is dropped (gpt-oss's `to=functions.NAME <|constrain|>json`). A header that is a
+ * call id (`ends` is `index`) is the name, then `:` and digits (Kimi-K2's `functions.NAME:0`).
  */
 export function nameInHeader(
   header: string,
   prefixes: readonly string[],
-  firstWord = false,
+  ends?: 'word' | 'index',
 ): string | undefined {
   let name = header.trim();
-  if (firstWord) {
+  if (ends === 'word') {
     let end = 0;
     while (end < name.length && !/[\s<]/.test(name[end] ?? '')) end++;
     name = name.slice(0, end);
+  } else if (ends === 'index') {
+    const colon = name.lastIndexOf(':');
+    if (colon === -1 || colon === name.length - 1) return undefined;
+    for (let index = colon + 1; index < name.length; index++) {
+      const code = name.charCodeAt(index);
+      if (code < 48 || code > 57) return undefined;
+    }
+    name = name.slice(0, colon);
   }
   for (const prefix of prefixes) {
     if (name.startsWith(prefix)) {
@@ -180,7 +208,8 @@ export function nameInHeader(
       character === '<' ||
       character === '>' ||
       character === '{' ||
-      character === '}'
+      character === '}' ||
+      (ends === 'index' && character === ':')
     ) {
       return undefined;
     }

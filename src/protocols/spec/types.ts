@@ -35,6 +35,11 @@ export interface FormatSpec {
   readonly startInReasoning?: boolean;
   /** Literals that are the format's framing and are dropped wherever they stand (`<|END_ACTION|>`). */
   readonly markup?: readonly string[];
+  /**
+   * The `markup` literals are dropped inside reasoning too (Kimi-K2-Thinking writes its call
+   * section before it closes its reasoning). Default false: inside reasoning they are reasoning.
+   */
+  readonly markupInReasoning?: boolean;
   /** How calls are read, in precedence order: the first form whose opener matches reads. */
   readonly calls: readonly CallFormSpec[];
   /** How `formatToolCall` writes calls. */
@@ -90,9 +95,18 @@ export interface JsonCallForm extends CallFormBase {
   readonly nameHeader?: {
     readonly end: string;
     readonly namePrefixes?: readonly string[];
-    /** `word`: the name is the header's first word; the rest of the header is dropped. */
-    readonly nameEnds?: 'word';
+    /**
+     * `word`: the name is the header's first word; the rest of the header is dropped. `index`:
+     * the header is a call id, the name then `:` and digits (Kimi-K2's `functions.NAME:0`).
+     */
+    readonly nameEnds?: 'word' | 'index';
   };
+  /**
+   * With `nameHeader` and `close`: the arguments may also be written as a JSON string that holds
+   * the object (`"{\"city\": \"Oslo\"}"`, Kimi-K2): decoded once. A string holding no object
+   * fails the call.
+   */
+  readonly argumentsAsString?: boolean;
   /** The opener already holds the JSON's first characters (`functools[` holds `[`). */
   readonly openHoldsJson?: string;
   /** Dropped between calls written one after another (Llama 3's `;`). */

@@ -210,6 +210,7 @@ function checkForm(form: Checker): void {
         'languageTag',
         'strict',
         'bareArrays',
+        'argumentsAsString',
       ]);
       form.literals('nameKeys');
       form.literals('argumentKeys');
@@ -219,7 +220,14 @@ function checkForm(form: Checker): void {
         header.only(['end', 'namePrefixes', 'nameEnds']);
         header.literal('end', true);
         header.literals('namePrefixes');
-        header.oneOf('nameEnds', ['word']);
+        header.oneOf('nameEnds', ['word', 'index']);
+      }
+      form.boolean('argumentsAsString');
+      if (form.value('argumentsAsString') === true && (!header || !form.has('close'))) {
+        form.fail(
+          'argumentsAsString',
+          'needs `nameHeader` and `close` (the string is the arguments of a named call)',
+        );
       }
       form.literal('openHoldsJson');
       const holds = form.value('openHoldsJson');
@@ -309,6 +317,7 @@ export function readFormatSpec(json: unknown): FormatSpec {
     'reasoning',
     'startInReasoning',
     'markup',
+    'markupInReasoning',
     'calls',
     'write',
     'results',
@@ -332,6 +341,7 @@ export function readFormatSpec(json: unknown): FormatSpec {
   }
   spec.boolean('startInReasoning');
   spec.literals('markup');
+  spec.boolean('markupInReasoning');
   const forms = spec.list('calls', true);
   if (forms.length === 0) spec.fail('calls', 'must hold at least one call form');
   for (const form of forms) checkForm(form);

@@ -1,0 +1,113 @@
+/**
+ * Built-ins that were hand-written and are specs now: each protocol gives its spec back, and the
+ * spec features they brought (string arguments, call-id headers, markup inside reasoning) work
+ * for a spec that is nobody's, whole and in any chunking.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ToolDefinition } from '../../../src/index.ts';
+import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
+import {
+  defineFormat,
+  FormatSpecError,
+  readFormatSpec,
+  specOf,
+} from '../../../src/protocols/spec/define.ts';
+import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
+import { callsOf, chunksOf, contentOf, streamEvents } from '../helpers.ts';
+
+const TOOLS: ToolDefinition[] = [
+  {
+    name: 'get_weather',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
+
+describe('converted built-ins are specs', () => {
+  it.each([['kimi-k2', kimiK2Protocol]] as const)('%s', (name, create) => {
+    expect(specOf(create())?.name).toBe(name);
+  });
+});
+
+/** Calls numbered by id, arguments possibly a string, a section token that is framing. */
+const STRING_SPEC: FormatSpec = {
+  spec: 1,
+  name: 'test-string-arguments',
+  reasoning: [{ open: '<r>', close: '</r>' }],
+  markup: ['<<section>>'],
+  markupInReasoning: true,
+  calls: [
+    {
+      codec: 'json',
+      open: '<<c>>',
+      close: '<</c>>',
+      inReasoning: true,
+      nameHeader: { end: '=>', namePrefixes: ['fn.'], nameEnds: 'index' },
+      argumentsAsString: true,
+    },
+  ],
+  write: { call: '<<c>>fn.{name}:{index}=>{arguments}<</c>>' },
+  results: { each: '{output}' },
+};
+
+function everyChunking(text: string): unknown[] {
+  const whole = contentOf(streamEvents(defineFormat(STRING_SPEC), [text], { tools: TOOLS }));
+  for (let size = 1; size < 8; size++) {
+    const chunked = streamEvents(defineFormat(STRING_SPEC), chunksOf(text, size), { tools: TOOLS });
+    expect(contentOf(chunked), `chunks of ${size}`).toEqual(whole);
+  }
+  return whole;
+}
+
+describe('argumentsAsString, nameEnds: index, markupInReasoning', () => {
+  const protocol = defineFormat(STRING_SPEC);
+
+  it('reads arguments written as an object or as a string holding one', () => {
+    const object = '<<c>>fn.get_weather:0=>{"city": "Oslo"}<</c>>';
+    const string = '<<c>>fn.get_weather:1=>"{\\"city\\": \\"Bergen\\"}" <</c>>';
+    expect(callsOf(protocol, object + string, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'get_weather', input: { city: 'Bergen' } },
+    ]);
+    everyChunking(object + string);
+  });
+
+  it('fails a call whose string holds no object, naming the tool', () => {
+    const content = everyChunking('<<c>>fn.get_weather:0=>"Oslo"<</c>>');
+    expect(content).toContainEqual(
+      expect.objectContaining({
+        type: 'error',
+        error: expect.objectContaining({ code: 'malformed-call', toolName: 'get_weather' }),
+      }),
+    );
+  });
+
+  it('reads the name only from a call id: the name, `:` and digits', () => {
+    expect(callsOf(protocol, '<<c>>get_weather:12=>{"city": "Oslo"}<</c>>', TOOLS)).toHaveLength(1);
+    for (const id of ['fn.get_weather', 'fn.get_weather:', 'fn.get_weather:x', 'a:b:0']) {
+      expect(callsOf(protocol, `<<c>>${id}=>{"city": "Oslo"}<</c>>`, TOOLS), id).toEqual([]);
+    }
+  });
+
+  it('drops markup and reads calls inside reasoning', () => {
+    const content = everyChunking(
+      '<r>thinking<<section>><<c>>fn.get_weather:0=>{"city": "Oslo"}<</c>>more</r>',
+    );
+    expect(content.filter((part) => (part as { type: string }).type === 'tool-call')).toHaveLength(
+      1,
+    );
+    const reasoning = content
+      .filter((part) => (part as { type: string }).type === 'reasoning')
+      .map((part) => (part as { text: string }).text)
+      .join('');
+    expect(reasoning).toBe('thinkingmore');
+  });
+
+  it('needs a name header and a closer', () => {
+    const { nameHeader: _header, ...headless } = STRING_SPEC.calls[0] as Record<string, unknown>;
+    expect(() => readFormatSpec({ ...STRING_SPEC, calls: [headless] })).toThrow(FormatSpecError);
+    const { close: _close, ...open } = STRING_SPEC.calls[0] as Record<string, unknown>;
+    expect(() => readFormatSpec({ ...STRING_SPEC, calls: [open] })).toThrow(
+      /calls\[0\]\.argumentsAsString/,
+    );
+  });
+});
