@@ -14,6 +14,18 @@ import {
 } from '../src/index.ts';
 import { formatDecodeBench, runDecodeBench } from './decode.ts';
 import {
+  benchDeriveInChild,
+  benchDeriveOnly,
+  deriveTables,
+  reportDeriveFailures,
+} from './derive.ts';
+import {
+  benchFamiliesInChild,
+  benchFamiliesOnly,
+  familiesTables,
+  reportFamilyFailures,
+} from './families.ts';
+import {
   chunksOf,
   type FixtureCall,
   largeArgumentOutput,
@@ -770,6 +782,8 @@ async function main(): Promise<void> {
   if (selection === 'formats') return benchFormatsOnly(resultsFile);
   if (selection === 'floor') return benchFloorOnly(resultsFile);
   if (selection === 'proxy') return benchProxyOnly(resultsFile);
+  if (selection === 'families') return benchFamiliesOnly(resultsFile);
+  if (selection === 'derive') return benchDeriveOnly(resultsFile);
   const warnings: string[] = [];
   const streaming = await benchStreaming(warnings);
   const large = await benchLarge(warnings);
@@ -781,7 +795,17 @@ async function main(): Promise<void> {
   const floor = await benchFloorInChild();
   progress('proxy against a plain node http pipe (child process)');
   const proxy = await benchProxyInChild();
-  const targetList = [...targets(large.cases, whole), ...floor.targets, ...proxy.targets];
+  progress('the 2026 families (child process)');
+  const families = await benchFamiliesInChild();
+  progress('deriving formats from chat templates (child processes)');
+  const derive = await benchDeriveInChild();
+  const targetList = [
+    ...targets(large.cases, whole),
+    ...floor.targets,
+    ...proxy.targets,
+    ...families.targets,
+    ...derive.targets,
+  ];
   const totalSeconds = (performance.now() - benchStarted) / 1000;
 
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
@@ -820,6 +844,10 @@ async function main(): Promise<void> {
     '',
     `8. ${proxyTables(proxy)}`,
     '',
+    `9. ${familiesTables(families)}`,
+    '',
+    `10. ${deriveTables(derive)}`,
+    '',
     'Targets',
     formatTable(
       ['target', 'value', 'result'],
@@ -855,6 +883,8 @@ async function main(): Promise<void> {
     formats,
     floor,
     proxy,
+    families,
+    derive,
     targets: targetList,
     warnings,
     totalSeconds,
@@ -863,6 +893,8 @@ async function main(): Promise<void> {
   reportFormatFailures(formats);
   reportFloorFailures(floor);
   reportProxyFailures(proxy);
+  reportFamilyFailures(families);
+  reportDeriveFailures(derive);
 }
 
 await main();

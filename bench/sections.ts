@@ -1,11 +1,11 @@
 /**
  * Which sections `npm run bench` runs, and how a section run alone updates the results file:
- * `TOOLWIRE_BENCH=formats`, `TOOLWIRE_BENCH=floor` or `TOOLWIRE_BENCH=proxy` runs that one and replaces its key of
- * bench/results.json, keeping the others as they were.
+ * `TOOLWIRE_BENCH=formats`, `floor`, `proxy`, `families` or `derive` runs that one and replaces its
+ * key of bench/results.json, keeping the others as they were.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
-export const BENCH_SELECTIONS = ['all', 'formats', 'floor', 'proxy'] as const;
+export const BENCH_SELECTIONS = ['all', 'formats', 'floor', 'proxy', 'families', 'derive'] as const;
 export type BenchSelection = (typeof BENCH_SELECTIONS)[number];
 
 /** The sections asked for: `all` unless `TOOLWIRE_BENCH` names one. */

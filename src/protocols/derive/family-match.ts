@@ -116,9 +116,12 @@ export function refusal(
   for (const turn of turns) {
     let events: ParsedContent[];
     try {
+      // No schema validation: the calls are compared with the rendered ones exactly below, which
+      // says more, and compiling the validators is most of a first derivation's matching time.
       events = protocol.parseGeneratedText(turn.turn, {
         tools: rendered.tools,
         startInReasoning: beginsInReasoning(turn, reasoning),
+        validate: false,
       });
     } catch (error) {
       return `${turn.scenario.id}: the parser threw ${String(error)}`;
