@@ -9,14 +9,22 @@
  * it: a parameter is JSON when it reads as JSON, else its text (typed by the schema where there is
  * one); the template names a bare tool `NAME.*`, so models write `NAME.NAME`, read as `NAME`.
  * A tool channel (` to=RECIPIENT<|message|>` … `<|eom|>`) is a block whose header is framing; the
- * invokes in it name the tools. ATEM markup with no framing (special tokens stripped upstream) is
- * read too. The chat template was not reached: results are written as a `tool` message.
+ * invokes in it name the tools. A message after the first writes its whole header from `<|start|>`,
+ * which is read as one literal, so `auto` (which leaves literals opening with white space out)
+ * reads those messages too. ATEM markup with no framing (special tokens stripped upstream) is
+ * read too. Not yet as vLLM reads it: ATEM written in the `user` answer is read as a call, and
+ * `auto` leaves the first message's ` to=…` header in the text (the spec has no header mode with
+ * recipients yet: /work/requests/families.md §1). The chat template was not reached: results are
+ * written as a `tool` message.
  */
 
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
+
+/** A message's role header up to its recipient; the prompt ends with it for the first message. */
+const HEADER = '<|start|>assistant';
 
 const MUSE_ATEM_SYNTAX: ParameterTagsSyntax = {
   callOpen: '<atem:invoke',
@@ -40,14 +48,26 @@ export const museGlimmerSpec: FormatSpec = {
   aliases: ['muse_glimmer', 'atem'],
   families: 'Muse Glimmer',
   models: ['muse-glimmer', 'muse_glimmer', 'museglimmer'],
-  // The generation prompt ends with `<|start|>assistant`: the first header is ` to=self<|message|>`.
+  // The generation prompt ends with `<|start|>assistant`, so the first header is ` to=RECIPIENT`
+  // with the space the model writes (` to` is one token); every later message writes its whole
+  // header, `<|start|>assistant to=RECIPIENT<|message|>`, read from its `<|start|>` (so `auto`,
+  // which leaves literals that open with white space out, reads every message after the first).
   reasoning: [
+    { open: `${HEADER} to=self<|message|>`, close: '<|eom|>' },
     { open: ' to=self<|message|>', close: '<|eom|>' },
     // As every format reads them.
     { open: '<think>', close: '</think>' },
     { open: '<thinking>', close: '</thinking>' },
   ],
-  markup: ['<|start|>assistant', ' to=user<|message|>', '<|eom|>', '<|eot|>'],
+  markup: [
+    HEADER,
+    `${HEADER} to=user<|message|>`,
+    ' to=user<|message|>',
+    // A header naming no recipient: the answer (vLLM's `_MSG_HEADER_RE`).
+    `${HEADER}<|message|>`,
+    '<|eom|>',
+    '<|eot|>',
+  ],
   calls: [
     {
       codec: 'tagged',
@@ -56,6 +76,7 @@ export const museGlimmerSpec: FormatSpec = {
       syntax: MUSE_ATEM_SYNTAX,
     },
     // ` to=self<|message|>` (reasoning) and ` to=user<|message|>` (the answer) are longer literals.
+    { codec: 'tagged', open: `${HEADER} to=`, close: '<|eom|>', syntax: MUSE_CHANNEL_SYNTAX },
     { codec: 'tagged', open: ' to=', close: '<|eom|>', syntax: MUSE_CHANNEL_SYNTAX },
   ],
   write: {
