@@ -27,15 +27,37 @@ export type SpecCallData =
   | { readonly codec: 'tagged'; readonly opener: ParameterTagsOpener }
   | { readonly codec: 'python'; readonly config: PythonCallsConfig }
   | { readonly codec: 'dialect'; readonly form: DialectCallForm }
-  | { readonly codec: 'markup' };
+  | { readonly codec: 'markup' }
+  | { readonly codec: 'reader'; readonly reader: FormatReader };
+
+/**
+ * A reader a format needs beyond its spec (a hook): what follows its own literal openers is read
+ * by its body. Named, so the code a format adds to its spec says what it is for.
+ */
+export interface FormatReader {
+  /** What it reads, for the code's reader (`generic JSON answer`). */
+  readonly name: string;
+  /** The literals that open it. */
+  readonly open: readonly string[];
+  /** Also read inside reasoning. Default false. */
+  readonly inReasoning?: boolean;
+  /** The body that reads from just after the opener. */
+  read(context: CallContext): CallBody;
+}
 
 /** The spec's reasoning blocks, `<think>` and `<thinking>` when it names none. */
 export function reasoningOf(spec: FormatSpec): readonly ReasoningTag[] {
   return spec.reasoning && spec.reasoning.length > 0 ? spec.reasoning : THINK_TAGS;
 }
 
-/** The grammar the stream engine runs for a spec. The openers are made once per spec. */
-export function compileGrammar(spec: FormatSpec): ProtocolGrammar<SpecCallData> {
+/**
+ * The grammar the stream engine runs for a spec (and the readers its hooks add). The openers are
+ * made once per spec.
+ */
+export function compileGrammar(
+  spec: FormatSpec,
+  readers: readonly FormatReader[] = [],
+): ProtocolGrammar<SpecCallData> {
   const openers: CallOpener<SpecCallData>[] = spec.calls.map((form) => ({
     literal: form.open,
     delimited: false,
@@ -62,6 +84,16 @@ export function compileGrammar(spec: FormatSpec): ProtocolGrammar<SpecCallData> 
       data: { codec: 'markup' },
     });
   }
+  for (const reader of readers) {
+    for (const literal of reader.open) {
+      openers.push({
+        literal,
+        delimited: false,
+        ...(reader.inReasoning ? { inReasoning: true } : {}),
+        data: { codec: 'reader', reader },
+      });
+    }
+  }
   return {
     reasoningTags: reasoningOf(spec),
     callOpeners: () => openers,
@@ -83,6 +115,8 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
       return new DialectCallBody(context, data.form);
     case 'markup':
       return new MarkupBody(context);
+    case 'reader':
+      return data.reader.read(context);
   }
 }
 

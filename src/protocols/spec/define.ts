@@ -10,19 +10,23 @@ import type {
 } from '../../core/index.ts';
 import { defineProtocol, withStartInReasoning } from '../define/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
-import { compileGrammar } from './compile.ts';
+import { compileGrammar, type FormatReader } from './compile.ts';
 import type { FormatSpec } from './types.ts';
 import { readFormatSpec } from './validate.ts';
 import { callWriter, resultWriter, toolsWriter } from './writers.ts';
 
+export type { FormatReader } from './compile.ts';
 export { FormatSpecError, readFormatSpec } from './validate.ts';
 
 /**
  * Code a format needs beyond its spec, each named: a prompt written as the model's own template
  * writes it (tools as TypeScript, as Python signatures), a writer or a result envelope the
- * templates cannot say. The reading side is always the spec's.
+ * templates cannot say, and readers of what no codec reads (each opened by literals of its own,
+ * beside the spec's call forms).
  */
 export interface FormatHooks {
+  /** Readers beside the spec's call forms (llama.cpp's `{"response": …}` answer for xLAM). */
+  readonly readers?: readonly FormatReader[];
   /** The prompt; `formatToolCall` is the format's writer, for its example. */
   readonly formatTools?: (
     tools: readonly ToolDefinition[],
@@ -61,7 +65,7 @@ export function defineFormat(spec: FormatSpec, hooks: FormatHooks = {}): ToolCal
   const writeCalls = hooks.formatToolCall ?? callWriter(checked);
   const protocol = defineProtocol({
     name: checked.name,
-    grammar: compileGrammar(checked),
+    grammar: compileGrammar(checked, hooks.readers),
     formatTools: hooks.formatTools
       ? (tools) => hooks.formatTools?.(tools, writeCalls) ?? ''
       : toolsWriter(checked, writeCalls),

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
+import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
 import {
   defineFormat,
@@ -13,7 +14,8 @@ import {
   specOf,
 } from '../../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
-import { callsOf, chunksOf, contentOf, streamEvents } from '../helpers.ts';
+import { xlamProtocol } from '../../../src/protocols/xlam/index.ts';
+import { callsOf, chunksOf, contentOf, streamEvents, textOf } from '../helpers.ts';
 
 const TOOLS: ToolDefinition[] = [
   {
@@ -23,7 +25,11 @@ const TOOLS: ToolDefinition[] = [
 ];
 
 describe('converted built-ins are specs', () => {
-  it.each([['kimi-k2', kimiK2Protocol]] as const)('%s', (name, create) => {
+  it.each([
+    ['kimi-k2', kimiK2Protocol],
+    ['xlam', xlamProtocol],
+    ['xlam', () => xlamProtocol({ genericJson: false })],
+  ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
   });
 });
@@ -109,5 +115,29 @@ describe('argumentsAsString, nameEnds: index, markupInReasoning', () => {
     expect(() => readFormatSpec({ ...STRING_SPEC, calls: [open] })).toThrow(
       /calls\[0\]\.argumentsAsString/,
     );
+  });
+});
+
+describe('a readers hook', () => {
+  const protocol = defineFormat(
+    {
+      spec: 1,
+      name: 'test-readers',
+      calls: [{ codec: 'json', open: '<c>', close: '</c>' }],
+      write: { call: '<c>{"name": {name_json}, "arguments": {arguments}}</c>' },
+      results: { each: '{output}' },
+    },
+    {
+      readers: [
+        { name: 'framing', open: ['<<drop>>'], read: (context) => new MarkupBody(context) },
+      ],
+    },
+  );
+
+  it("reads beside the spec's call forms, and the spec is still the protocol's", () => {
+    const text = 'a<<drop>>b<c>{"name": "get_weather", "arguments": {"city": "Oslo"}}</c>';
+    expect(textOf(protocol, text, TOOLS)).toBe('ab');
+    expect(callsOf(protocol, text, TOOLS)).toHaveLength(1);
+    expect(specOf(protocol)?.name).toBe('test-readers');
   });
 });
