@@ -27,11 +27,6 @@ export interface ProtocolDefinition<CallData> {
    * `formatToolResponse` writes text as it is; default: `formatToolResponse`.
    */
   formatToolResponseForAnyReader?(results: readonly ToolResponseToFormat[]): string;
-  /**
-   * Parse options this format assumes unless the caller says otherwise: `startInReasoning` for a
-   * model whose chat template leaves `<think>` open in the generation prompt.
-   */
-  readonly parseDefaults?: { readonly startInReasoning?: boolean };
 }
 
 /** Each protocol's result writer for a reader of every format, where it has its own. */
@@ -80,15 +75,10 @@ export function defineProtocol<CallData>(
     grammar.reasoningTags,
   );
   const formatTools = cacheToolsSection((tools) => definition.formatTools(tools));
-  const startInReasoning = definition.parseDefaults?.startInReasoning;
-  const withDefaults = (options: ParseOptions): ParseOptions =>
-    startInReasoning === undefined || options.startInReasoning !== undefined
-      ? options
-      : { ...options, startInReasoning };
   const runOnce = (text: string, options: ParseOptions, spans?: [number, number][]) => {
     const parser = createStreamEngine(
       grammar,
-      withDefaults(options),
+      options,
       spans ? (start, end) => spans.push([start, end]) : undefined,
       name,
     );
@@ -102,8 +92,7 @@ export function defineProtocol<CallData>(
     formatToolCall: (call) => definition.formatToolCall(asList(call)),
     formatToolResponse: (result) => definition.formatToolResponse(asList(result)),
     parseGeneratedText: (text, options) => collectContent(runOnce(text, options)),
-    createStreamParser: (options) =>
-      createStreamEngine(grammar, withDefaults(options), undefined, name),
+    createStreamParser: (options) => createStreamEngine(grammar, options, undefined, name),
     extractToolCallSegments(text, options) {
       const spans: [number, number][] = [];
       runOnce(text, options, spans);
@@ -117,13 +106,17 @@ export function defineProtocol<CallData>(
 }
 
 /**
- * `protocol` with its parsers assuming `startInReasoning` unless the caller says otherwise (a
- * model whose chat template leaves `<think>` open). Everything else is the protocol's own, and it
- * stays combinable: `auto` and the any-reader result writer see the same grammar and writer.
+ * `protocol` with its parsers assuming `startInReasoning` (default `true`: a model whose chat
+ * template leaves `<think>` open) unless the caller says otherwise. Everything else is the
+ * protocol's own, and it stays combinable: `auto` and the any-reader result writer see the same
+ * grammar and writer.
  */
-export function withStartInReasoning(protocol: ToolCallProtocol): ToolCallProtocol {
+export function withStartInReasoning(
+  protocol: ToolCallProtocol,
+  startInReasoning = true,
+): ToolCallProtocol {
   const withDefault = (options: ParseOptions): ParseOptions =>
-    options.startInReasoning === undefined ? { ...options, startInReasoning: true } : options;
+    options.startInReasoning === undefined ? { ...options, startInReasoning } : options;
   const wrapped: ToolCallProtocol = {
     ...protocol,
     parseGeneratedText: (text, options) => protocol.parseGeneratedText(text, withDefault(options)),

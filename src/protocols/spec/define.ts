@@ -63,7 +63,7 @@ export function specOf(protocol: ToolCallProtocol): FormatSpec | undefined {
 export function defineFormat(spec: FormatSpec, hooks: FormatHooks = {}): ToolCallProtocol {
   const checked = readFormatSpec(spec);
   const writeCalls = hooks.formatToolCall ?? callWriter(checked);
-  const protocol = defineProtocol({
+  const built = defineProtocol({
     name: checked.name,
     grammar: compileGrammar(checked, hooks.readers),
     formatTools: hooks.formatTools
@@ -76,10 +76,13 @@ export function defineFormat(spec: FormatSpec, hooks: FormatHooks = {}): ToolCal
       hooks.formatToolResponseForAnyReader ??
       hooks.formatToolResponse ??
       resultWriter(checked, true),
-    ...(checked.startInReasoning === undefined
-      ? {}
-      : { parseDefaults: { startInReasoning: checked.startInReasoning } }),
   });
+  // The chat template's generation prompt decides where the output begins, unless a parse
+  // option says otherwise.
+  const protocol =
+    checked.startInReasoning === undefined
+      ? built
+      : withStartInReasoning(built, checked.startInReasoning);
   specs.set(protocol, checked);
   return protocol;
 }
