@@ -9,12 +9,13 @@
  * it: a parameter is JSON when it reads as JSON, else its text (typed by the schema where there is
  * one); the template names a bare tool `NAME.*`, so models write `NAME.NAME`, read as `NAME`.
  * A tool channel (` to=RECIPIENT<|message|>` … `<|eom|>`) is a block whose header is framing; the
- * invokes in it name the tools. A message after the first writes its whole header from `<|start|>`,
- * which is read as one literal, so `auto` (which leaves literals opening with white space out)
- * reads those messages too. ATEM markup with no framing (special tokens stripped upstream) is
- * read too. Not yet as vLLM reads it: ATEM written in the `user` answer is read as a call, and
- * `auto` leaves the first message's ` to=…` header in the text (the spec has no header mode with
- * recipients yet: /work/requests/families.md §1). The chat template was not reached: results are
+ * invokes in it name the tools. A message after the first writes its whole header from `<|start|>`:
+ * the `self` and `user` headers are one literal each, so `auto` (which leaves literals opening
+ * with white space out) reads those messages too. ATEM markup with no framing (special tokens
+ * stripped upstream) is read too. Not yet as vLLM reads it: ATEM written in the `user` answer is
+ * read as a call, and `auto` leaves the first message's ` to=…` header, and a tool channel's
+ * header, in the text (the spec has no header mode with recipients yet:
+ * /work/requests/families.md §1). The chat template was not reached: results are
  * written as a `tool` message.
  */
 
@@ -50,8 +51,9 @@ export const museGlimmerSpec: FormatSpec = {
   models: ['muse-glimmer', 'muse_glimmer', 'museglimmer'],
   // The generation prompt ends with `<|start|>assistant`, so the first header is ` to=RECIPIENT`
   // with the space the model writes (` to` is one token); every later message writes its whole
-  // header, `<|start|>assistant to=RECIPIENT<|message|>`, read from its `<|start|>` (so `auto`,
-  // which leaves literals that open with white space out, reads every message after the first).
+  // header, `<|start|>assistant to=RECIPIENT<|message|>`: the reasoning's and the answer's are
+  // read from their `<|start|>` (so `auto`, which leaves literals that open with white space
+  // out, reads them after the first message).
   reasoning: [
     { open: `${HEADER} to=self<|message|>`, close: '<|eom|>' },
     { open: ' to=self<|message|>', close: '<|eom|>' },
@@ -76,7 +78,9 @@ export const museGlimmerSpec: FormatSpec = {
       syntax: MUSE_ATEM_SYNTAX,
     },
     // ` to=self<|message|>` (reasoning) and ` to=user<|message|>` (the answer) are longer literals.
-    { codec: 'tagged', open: `${HEADER} to=`, close: '<|eom|>', syntax: MUSE_CHANNEL_SYNTAX },
+    // A tool channel's whole header is read as `<|start|>assistant` (framing) then ` to=`: a
+    // literal `<|start|>assistant to=` would take gpt-oss's recipient header
+    // (`<|start|>assistant to=functions.f<|channel|>…`) from it in `auto`.
     { codec: 'tagged', open: ' to=', close: '<|eom|>', syntax: MUSE_CHANNEL_SYNTAX },
   ],
   write: {

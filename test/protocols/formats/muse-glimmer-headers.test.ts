@@ -42,21 +42,28 @@ describe('muse-glimmer, message headers', () => {
     ).toEqual({ calls: [], text: 'Plain.', reasoning: '', errors: [] });
   });
 
-  it('is read by auto from every whole header, none of the framing left in the text', () => {
+  it('is read by auto from the whole reasoning and answer headers', () => {
+    // The tool channel's header stays text in auto: a literal `<|start|>assistant to=` would take
+    // gpt-oss's recipient header (llama.cpp's harmony row) from gpt-oss.
     const text = `${CHANNEL}<|start|>assistant to=self<|message|>Got it.<|eom|><|start|>assistant to=user<|message|>Done.<|eot|>`;
     expect(readAtEverySplit(autoProtocol(), text, { tools })).toEqual({
       calls: [['get_weather', { city: 'Oslo' }]],
-      text: 'Done.',
+      text: '<|start|>assistant to=get_weather.get_weather<|message|>Done.',
       reasoning: 'Got it.',
       errors: [],
     });
+    const gptOss =
+      '<|channel|>analysis<|message|>I\'m\nthinking<|end|><|start|>assistant to=functions.get_weather<|channel|>analysis <|constrain|>json<|message|>{"city": "Oslo"}';
+    expect(readAtEverySplit(autoProtocol(), gptOss, { tools }).calls).toEqual([
+      ['get_weather', { city: 'Oslo' }],
+    ]);
   });
 
-  it('keeps a whole header whose body is not ATEM as text, and prose after the role as text', () => {
-    const notAtem = '<|start|>assistant to=get_weather<|message|>{"city": "Oslo"}';
-    expect(readAtEverySplit(protocol, `${notAtem}<|eom|>`, { tools })).toMatchObject({
+  it('keeps the recipient header of a channel whose body is not ATEM as text', () => {
+    const text = '<|start|>assistant to=get_weather<|message|>{"city": "Oslo"}<|eom|>';
+    expect(readAtEverySplit(protocol, text, { tools })).toMatchObject({
       calls: [],
-      text: notAtem,
+      text: ' to=get_weather<|message|>{"city": "Oslo"}',
       errors: [],
     });
   });
@@ -69,7 +76,6 @@ describe('muse-glimmer, message headers', () => {
       '<atem:invoke',
       '<|eom|>',
       '<|eot|>',
-      '<|start|>assistant to=',
       '<|start|>assistant to=self<|message|>',
       '<|start|>assistant to=user<|message|>',
       '<|start|>assistant<|message|>',
