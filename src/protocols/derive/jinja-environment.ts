@@ -112,7 +112,7 @@ const kit = (() => {
 })();
 
 /** Statement lists whose expression statements are output (`{{ … }}`). */
-const BLOCK_FIELDS = ['body', 'alternate', 'defaultBlock'];
+const BLOCK_FIELDS = new Set(['body', 'alternate', 'defaultBlock']);
 const STATEMENT_TYPES = new Set([
   'Program',
   'If',
@@ -130,15 +130,25 @@ function rewriteProgram(program: unknown): void {
   rewriteNode(program as Node);
 }
 
+/**
+ * Rewrites `node`'s children in place, then the node itself. Fields are walked with `for…in` and
+ * written only when a child was replaced: a first derivation runs this before the JIT has warmed
+ * up, where `Object.entries` and a copy of every list cost more than the rewrite itself.
+ */
 function rewriteNode(node: Node): Node {
-  for (const [field, child] of Object.entries(node)) {
+  const fields = node as Record<string, unknown>;
+  for (const field in fields) {
+    const child = fields[field];
+    if (typeof child !== 'object' || child === null) continue;
     if (Array.isArray(child)) {
-      const isBlock = BLOCK_FIELDS.includes(field) && node.type !== 'ArrayLiteral';
-      (node as Record<string, unknown>)[field] = child.map((item) => {
-        if (!isNode(item)) return item;
+      const isBlock = node.type !== 'ArrayLiteral' && BLOCK_FIELDS.has(field);
+      for (let index = 0; index < child.length; index++) {
+        const item: unknown = child[index];
+        if (!isNode(item)) continue;
         const rewritten = rewriteNode(item);
-        return isBlock && isOutput(rewritten) ? kit.call(OUTPUT_GLOBAL, [rewritten]) : rewritten;
-      });
+        child[index] =
+          isBlock && isOutput(rewritten) ? kit.call(OUTPUT_GLOBAL, [rewritten]) : rewritten;
+      }
     } else if (child instanceof Map) {
       const entries = [...child].map(([key, value]) => {
         let newKey = isNode(key) ? rewriteNode(key) : key;
@@ -153,8 +163,9 @@ function rewriteNode(node: Node): Node {
       });
       child.clear();
       for (const [key, value] of entries) child.set(key, value);
-    } else if (isNode(child) && field !== 'operator') {
-      (node as Record<string, unknown>)[field] = rewriteNode(child);
+    } else if (field !== 'operator' && isNode(child)) {
+      const rewritten = rewriteNode(child);
+      if (rewritten !== child) fields[field] = rewritten;
     }
   }
   return rewriteExpression(node);
