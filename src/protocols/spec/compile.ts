@@ -156,6 +156,15 @@ function callData(form: CallFormSpec): SpecCallData {
           ...(form.listOpened ? { listOpened: true } : {}),
           ...(form.single ? { single: true } : {}),
           ...(form.lines ? { lines: true } : {}),
+          ...(form.jsonFallback && form.close
+            ? {
+                json: {
+                  shape: { nameKeys: DEFAULT_NAME_KEYS, argumentKeys: DEFAULT_ARGUMENT_KEYS },
+                  closer: form.close,
+                  speculative,
+                },
+              }
+            : {}),
         },
       };
     case 'dialect':

@@ -159,6 +159,11 @@ export interface PythonCallForm extends CallFormBase {
   readonly single?: boolean;
   /** One call per line with nothing around them. */
   readonly lines?: boolean;
+  /**
+   * The block may hold JSON calls instead (`[{"name": …, "arguments": {…}}]`, LFM2's older
+   * models), read as the `json` codec reads them up to `close`, which it then needs.
+   */
+  readonly jsonFallback?: boolean;
 }
 
 /**

@@ -268,10 +268,14 @@ function checkForm(form: Checker): void {
       return;
     }
     case 'python':
-      form.only([...FORM_BASE, 'listOpened', 'single', 'lines']);
+      form.only([...FORM_BASE, 'listOpened', 'single', 'lines', 'jsonFallback']);
       form.boolean('listOpened');
       form.boolean('single');
       form.boolean('lines');
+      form.boolean('jsonFallback');
+      if (form.value('jsonFallback') === true && !form.has('close')) {
+        form.fail('jsonFallback', 'needs `close` (where the JSON calls end)');
+      }
       return;
     case 'dialect': {
       form.only([

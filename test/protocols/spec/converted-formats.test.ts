@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
+import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
 import {
   defineFormat,
   FormatSpecError,
@@ -29,6 +30,8 @@ describe('converted built-ins are specs', () => {
     ['kimi-k2', kimiK2Protocol],
     ['xlam', xlamProtocol],
     ['xlam', () => xlamProtocol({ genericJson: false })],
+    ['pythonic', pythonicProtocol],
+    ['pythonic', () => pythonicProtocol({ promptStyle: 'lfm2', bareLists: false })],
   ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
   });
@@ -139,5 +142,31 @@ describe('a readers hook', () => {
     expect(textOf(protocol, text, TOOLS)).toBe('ab');
     expect(callsOf(protocol, text, TOOLS)).toHaveLength(1);
     expect(specOf(protocol)?.name).toBe('test-readers');
+  });
+});
+
+describe('a python form with jsonFallback', () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-python-json',
+    calls: [{ codec: 'python', open: '<py>', close: '</py>', jsonFallback: true }],
+    write: { call: '<py>[{name}({arguments})]</py>' },
+    results: { each: '{output}' },
+  };
+  const protocol = defineFormat(spec);
+
+  it('reads a Python list or JSON calls in the block', () => {
+    expect(callsOf(protocol, '<py>[get_weather(city="Oslo")]</py>', TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    expect(
+      callsOf(protocol, '<py>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</py>', TOOLS),
+    ).toEqual([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
+  });
+
+  it('needs a closer', () => {
+    expect(() =>
+      readFormatSpec({ ...spec, calls: [{ codec: 'python', open: '<py>', jsonFallback: true }] }),
+    ).toThrow(/calls\[0\]\.jsonFallback/);
   });
 });
