@@ -8,21 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { aprielFormat, aprielSpec } from '../../../src/protocols/formats/apriel.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { TOOLS } from '../helpers.ts';
-import {
-  callsIn,
-  errorsIn,
-  itIsChunkInvariantOnItsMarkup,
-  itStaysLinear,
-  partsOf,
-  reasoningIn,
-  textIn,
-} from './json-format-checks.ts';
-import {
-  expectNoWrapperIn,
-  itNeverReadsResultsAsCalls,
-  itReadsProseAndItsOwnCallsBack,
-  itRoundTripsFromReasoning,
-} from './spec-format-checks.ts';
+import { describeFamilyChecks, familyReaders } from './family-checks.ts';
+import { callsIn, errorsIn, reasoningIn, textIn } from './json-format-checks.ts';
 
 const apriel = defineFormat(aprielSpec);
 const WRAPPERS = [
@@ -32,22 +19,20 @@ const WRAPPERS = [
   '[END FINAL RESPONSE]',
   '<|end|>',
 ];
+const { parts: readParts } = familyReaders(apriel, WRAPPERS);
 
 describe('apriel', () => {
   it('starts in reasoning, which ends at [BEGIN FINAL RESPONSE]; reads the calls after it', () => {
-    const parts = partsOf(
-      apriel,
+    const parts = readParts(
       'The user wants the weather.\n[BEGIN FINAL RESPONSE]\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</tool_calls>\n<|end|>',
     );
     expect(reasoningIn(parts)).toBe('The user wants the weather.\n');
     expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
     expect(textIn(parts).trim()).toBe('');
-    expectNoWrapperIn(textIn(parts), WRAPPERS);
   });
 
   it('reads the prefilled reasoning opener when the output repeats it', () => {
-    const parts = partsOf(
-      apriel,
+    const parts = readParts(
       'Here are my reasoning steps:\nCheck Oslo.\n[BEGIN FINAL RESPONSE]\nIt is sunny.\n[END FINAL RESPONSE]\n<|end|>',
     );
     expect(reasoningIn(parts)).toContain('Check Oslo.');
@@ -55,16 +40,14 @@ describe('apriel', () => {
   });
 
   it("reads 1.6's ids and 1.5's Python-literal arguments", () => {
-    const ids = partsOf(
-      apriel,
+    const ids = readParts(
       'x[BEGIN FINAL RESPONSE]<tool_calls>[{"name": "get_weather", "arguments": {"city": "Oslo"}, "id": "call_1"}, {"name": "search", "arguments": {"query": "q"}, "id": "call_2"}]</tool_calls>',
     );
     expect(callsIn(ids)).toEqual([
       { name: 'get_weather', input: { city: 'Oslo' } },
       { name: 'search', input: { query: 'q' } },
     ]);
-    const python = partsOf(
-      apriel,
+    const python = readParts(
       "x[BEGIN FINAL RESPONSE]\n<tool_calls>[{\"name\": \"search\", \"arguments\": {'query': 'tides', 'allow_tests': True, 'path': None}}]</tool_calls>",
     );
     expect(callsIn(python)).toEqual([
@@ -73,22 +56,19 @@ describe('apriel', () => {
   });
 
   it('reads <tool_call> too (1.5 says it in its instructions)', () => {
-    const parts = partsOf(
-      apriel,
+    const parts = readParts(
       'x[BEGIN FINAL RESPONSE]<tool_call>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</tool_call>',
     );
     expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
   });
 
   it('does not read calls in the reasoning, nor cut-off ones', () => {
-    const thought = partsOf(
-      apriel,
+    const thought = readParts(
       'I could write <tool_calls>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</tool_calls>\n[BEGIN FINAL RESPONSE]\nNo call needed.',
     );
     expect(callsIn(thought)).toEqual([]);
     expect(textIn(thought).trim()).toBe('No call needed.');
-    const cut = partsOf(
-      apriel,
+    const cut = readParts(
       'x[BEGIN FINAL RESPONSE]<tool_calls>[{"name": "get_weather", "arguments": {"city": "Os',
     );
     expect(callsIn(cut)).toEqual([]);
@@ -115,8 +95,8 @@ describe('apriel', () => {
       expect(errorsIn(parts)).toEqual([]);
     }
     // Inside reasoning it still ends the reasoning.
-    expect(reasoningIn(partsOf(apriel, 'a[BEGIN FINAL RESPONSE]b'))).toBe('a');
-    expect(textIn(partsOf(apriel, 'a[BEGIN FINAL RESPONSE]b'))).toBe('b');
+    expect(reasoningIn(readParts('a[BEGIN FINAL RESPONSE]b'))).toBe('a');
+    expect(textIn(readParts('a[BEGIN FINAL RESPONSE]b'))).toBe('b');
   });
 
   it('writes calls, results and the prompt as 1.6 does', () => {
@@ -132,10 +112,11 @@ describe('apriel', () => {
   });
 });
 
-describe('apriel: invariants', () => {
-  itRoundTripsFromReasoning(apriel);
-  itReadsProseAndItsOwnCallsBack(apriel);
-  itIsChunkInvariantOnItsMarkup(apriel, [
+describeFamilyChecks({
+  entry: aprielFormat,
+  protocol: apriel,
+  modelIds: { chosen: ['servicenow-ai/apriel-1.6-15b-thinker'], notChosen: ['qwen3'] },
+  markup: [
     '[BEGIN FINAL RESPONSE]',
     '[END FINAL RESPONSE]',
     '<|end|>',
@@ -144,31 +125,12 @@ describe('apriel: invariants', () => {
     '<tool_call>',
     "{'city': 'Oslo'}",
     'Here are my reasoning steps:',
-  ]);
-  itNeverReadsResultsAsCalls(apriel, WRAPPERS);
-  itStaysLinear(
-    apriel,
-    (index) =>
+  ],
+  wrappers: WRAPPERS,
+  linear: {
+    call: (index) =>
       `[BEGIN FINAL RESPONSE]<tool_calls>[{"name": "get_weather", "arguments": {"city": "c${index}"}}]</tool_calls>`,
-    (argument) =>
+    bigCall: (argument) =>
       `[BEGIN FINAL RESPONSE]<tool_calls>[{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}]</tool_calls>`,
-  );
-});
-
-describe('apriel: registry entry', () => {
-  it('names the models that write it, by id substring', () => {
-    for (const id of ['servicenow-ai/apriel-1.6-15b-thinker']) {
-      expect(
-        aprielFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['qwen3']) {
-      expect(
-        aprielFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    expect(aprielFormat.create().name).toBe('apriel');
-  });
+  },
 });

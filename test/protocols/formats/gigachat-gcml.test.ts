@@ -8,7 +8,7 @@ import {
   gigachatGcmlSpec,
 } from '../../../src/protocols/formats/gigachat-gcml.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
+import { describeFamilyChecks, familyReaders } from './family-checks.ts';
 
 const protocol = defineFormat(gigachatGcmlSpec);
 
@@ -29,8 +29,15 @@ const parameter = (key: string, string: boolean, value: string) =>
   `<｜GCML｜parameter name="${key}" string="${string}">${value}</｜GCML｜parameter>`;
 const block = (invokes: string) => `<｜GCML｜tool_calls>${invokes}</｜GCML｜tool_calls>`;
 
-const read = (text: string, interrupted = false) =>
-  readAtEverySplit(protocol, text, { tools }, { interrupted });
+const MARKUP = [
+  '</｜GCML｜parameter>',
+  '<｜GCML｜parameter',
+  '</｜GCML｜invoke>',
+  '</｜GCML｜tool_calls>',
+  '<｜GCML｜invoke',
+];
+const WRAPPERS = [...MARKUP, '<｜GCML｜tool_calls>', '<|GCML|'];
+const { read } = familyReaders(protocol, WRAPPERS, tools);
 
 describe('gigachat-gcml', () => {
   it('reads one call, and parallel calls in one block', () => {
@@ -128,33 +135,13 @@ describe('gigachat-gcml', () => {
     );
     expect(gigachatGcmlSpec.models).toContain('gigachat3.5');
   });
+});
 
-  it('is registered for its model ids, and names the tools its calls use', () => {
-    for (const id of ['ai-sage/gigachat3.5-10b']) {
-      expect(
-        gigachatGcmlFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['ai-sage/gigachat3-10b-a1.8b']) {
-      expect(
-        gigachatGcmlFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    const written = gigachatGcmlFormat.create().formatToolCall([
-      { toolName: 'get_weather', input: { city: 'Oslo' } },
-      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
-    ]);
-    expect(gigachatGcmlFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
-  });
-  describe('guarantees', () => {
-    taggedSpecChecks(protocol, [
-      '</｜GCML｜parameter>',
-      '<｜GCML｜parameter',
-      '</｜GCML｜invoke>',
-      '</｜GCML｜tool_calls>',
-      '<｜GCML｜invoke',
-    ]);
-  });
+describeFamilyChecks({
+  entry: gigachatGcmlFormat,
+  protocol,
+  modelIds: { chosen: ['ai-sage/gigachat3.5-10b'], notChosen: ['ai-sage/gigachat3-10b-a1.8b'] },
+  markup: MARKUP,
+  wrappers: WRAPPERS,
+  rawValueLimits: MARKUP,
 });

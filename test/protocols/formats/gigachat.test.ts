@@ -6,23 +6,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { FORMATS } from '../../../src/index.ts';
 import { gigachatFormat, gigachatSpec } from '../../../src/protocols/formats/gigachat.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { chunksOf, contentOf, streamEvents, TOOLS } from '../helpers.ts';
 import {
-  callsIn,
-  errorsIn,
-  itKeepsTheStreamInvariants,
-  itStaysLinear,
-  partsOf,
-  textIn,
-} from './json-format-checks.ts';
-import {
-  expectNoWrapperIn,
-  itNeverReadsResultsAsCalls,
-  itReadsProseAndItsOwnCallsBack,
-} from './spec-format-checks.ts';
+  describeFamilyChecks,
+  familyReaders,
+  itBreaksABareCallOnlyWhereItOpensAResult,
+} from './family-checks.ts';
+import { callsIn, errorsIn, textIn } from './json-format-checks.ts';
+import { expectNoWrapperIn } from './spec-format-checks.ts';
 
 const gigachat = defineFormat(gigachatSpec);
 const memory: ToolDefinition = { name: 'manage_user_memory', inputSchema: { type: 'object' } };
@@ -33,6 +26,7 @@ const INPUT = { action: 'create', id: 'preferences' };
 const GIGACHAT_3 = '<|message_sep|>\n\nfunction call<|role_sep|>\n';
 const GIGACHAT_31 = '<|function_call|>';
 const WRAPPERS = ['<|message_sep|>', 'function call', '<|role_sep|>', '<|function_call|>', '</s>'];
+const { parts: readParts } = familyReaders(gigachat, WRAPPERS);
 
 describe('gigachat', () => {
   for (const [version, opener] of [
@@ -40,20 +34,19 @@ describe('gigachat', () => {
     ['3.1', GIGACHAT_31],
   ] as const) {
     it(`reads GigaChat ${version}'s call, alone and after content, with or without </s>`, () => {
-      const alone = partsOf(gigachat, opener + CALL, { tools });
+      const alone = readParts(opener + CALL, { tools });
       expect(callsIn(alone)).toEqual([{ name: 'manage_user_memory', input: INPUT }]);
       expect(textIn(alone)).toBe('');
-      const after = partsOf(gigachat, `I'll check that for you.${opener}${CALL}</s>`, { tools });
+      const after = readParts(`I'll check that for you.${opener}${CALL}</s>`, { tools });
       expect(callsIn(after)).toEqual([{ name: 'manage_user_memory', input: INPUT }]);
       expect(textIn(after)).toBe("I'll check that for you.");
-      expectNoWrapperIn(textIn(after), WRAPPERS);
     });
   }
 
   it('reads a call with no arguments and one with nested arguments', () => {
     expect(
       callsIn(
-        partsOf(gigachat, `${GIGACHAT_31}{"name": "manage_user_memory", "arguments": {}}`, {
+        readParts(`${GIGACHAT_31}{"name": "manage_user_memory", "arguments": {}}`, {
           tools,
         }),
       ),
@@ -69,8 +62,7 @@ describe('gigachat', () => {
     };
     expect(
       callsIn(
-        partsOf(
-          gigachat,
+        readParts(
           `${GIGACHAT_3}{"name": "manage_user_memory", "arguments": ${JSON.stringify(nested)}}</s>`,
           { tools },
         ),
@@ -93,8 +85,8 @@ describe('gigachat', () => {
   });
 
   it('drops the turn framing of a plain reply; reports a cut-off call', () => {
-    expect(textIn(partsOf(gigachat, 'Hello!<|message_sep|>\n\n'))).toBe('Hello!\n\n');
-    const cut = partsOf(gigachat, `${GIGACHAT_31}{"name": "get_weather", "arguments": {"ci`);
+    expect(textIn(readParts('Hello!<|message_sep|>\n\n'))).toBe('Hello!\n\n');
+    const cut = readParts(`${GIGACHAT_31}{"name": "get_weather", "arguments": {"ci`);
     expect(callsIn(cut)).toEqual([]);
     expect(errorsIn(cut)[0]?.code).toBe('incomplete-call');
   });
@@ -115,15 +107,27 @@ describe('gigachat', () => {
   it('keeps the text after a call it wrote, white space included', () => {
     const call = gigachat.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } });
     for (const after of ['\n', ' ', '\n\n']) {
-      const parts = partsOf(gigachat, call + after);
+      const parts = readParts(call + after);
       expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
       expect(textIn(parts)).toBe(after);
     }
   });
 });
 
-describe('gigachat: invariants', () => {
-  itKeepsTheStreamInvariants(gigachat, [
+itBreaksABareCallOnlyWhereItOpensAResult(gigachat);
+
+describeFamilyChecks({
+  entry: gigachatFormat,
+  protocol: gigachat,
+  modelIds: {
+    chosen: [
+      'ai-sage/gigachat3-10b-a1.8b',
+      'ai-sage/gigachat3-702b-a36b-preview',
+      'ai-sage/gigachat3.1-10b-a1.8b',
+    ],
+    notChosen: ['ai-sage/gigachat3.5-10b'],
+  },
+  markup: [
     '<|function_call|>',
     '<|message_sep|>',
     '\n\n',
@@ -131,54 +135,12 @@ describe('gigachat: invariants', () => {
     '<|role_sep|>',
     'function call<|role_sep|>',
     '</s>',
-  ]);
-  itNeverReadsResultsAsCalls(gigachat, ['<|function_call|>', 'function call<|role_sep|>']);
-  itReadsProseAndItsOwnCallsBack(gigachat);
-  itStaysLinear(
-    gigachat,
-    (index) => `${GIGACHAT_31}{"name": "get_weather", "arguments": {"city": "c${index}"}}</s>`,
-    (argument) =>
+  ],
+  wrappers: WRAPPERS,
+  linear: {
+    call: (index) =>
+      `${GIGACHAT_31}{"name": "get_weather", "arguments": {"city": "c${index}"}}</s>`,
+    bigCall: (argument) =>
       `${GIGACHAT_31}{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}</s>`,
-  );
-});
-
-describe('gigachat: registry entry', () => {
-  it('writes a result that opens with a bare call:NAME{…} so that no reader takes it for one', () => {
-    const protocol = gigachatFormat.create();
-    const gemma = FORMATS.find((each) => each.name === 'functiongemma')!.create();
-    const output = 'call:get_weather{city:<escape>Oslo<escape>}';
-    const rendered = protocol.formatToolResponse([
-      { toolName: 'get_weather', output: '' },
-      { toolName: 'get_weather', output },
-    ]);
-    expect(rendered).toContain('\\u0063all:get_weather');
-    for (const reader of [gemma, protocol]) {
-      const parts = reader.parseGeneratedText(rendered, { tools: TOOLS });
-      expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
-    }
-    // Elsewhere the text is as it is.
-    expect(protocol.formatToolResponse({ toolName: 'get_weather', output: `x ${output}` })).toBe(
-      `x ${output}`,
-    );
-  });
-
-  it('names the models that write it, by id substring', () => {
-    for (const id of [
-      'ai-sage/gigachat3-10b-a1.8b',
-      'ai-sage/gigachat3-702b-a36b-preview',
-      'ai-sage/gigachat3.1-10b-a1.8b',
-    ]) {
-      expect(
-        gigachatFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['ai-sage/gigachat3.5-10b']) {
-      expect(
-        gigachatFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    expect(gigachatFormat.create().name).toBe('gigachat');
-  });
+  },
 });

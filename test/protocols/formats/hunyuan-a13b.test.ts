@@ -7,38 +7,25 @@ import type { ToolDefinition } from '../../../src/index.ts';
 import { hunyuanA13bFormat, hunyuanA13bSpec } from '../../../src/protocols/formats/hunyuan-a13b.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { TOOLS } from '../helpers.ts';
-import {
-  callsIn,
-  errorsIn,
-  itKeepsTheStreamInvariants,
-  itStaysLinear,
-  partsOf,
-  reasoningIn,
-  textIn,
-} from './json-format-checks.ts';
-import {
-  expectNoWrapperIn,
-  itNeverReadsResultsAsCalls,
-  itReadsProseAndItsOwnCallsBack,
-} from './spec-format-checks.ts';
+import { describeFamilyChecks, familyReaders } from './family-checks.ts';
+import { callsIn, errorsIn, reasoningIn, textIn } from './json-format-checks.ts';
 
 const hunyuan = defineFormat(hunyuanA13bSpec);
 const loose = (name: string): ToolDefinition => ({ name, inputSchema: { type: 'object' } });
 const tools = [...TOOLS, loose('register_user'), loose('a'), loose('b')];
 const WRAPPERS = ['<tool_calls>', '</tool_calls>', '<answer>', '</answer>'];
+const { parts: readParts } = familyReaders(hunyuan, WRAPPERS);
 
 describe('hunyuan-a13b', () => {
   it('reads one call and two, with nested, null and boolean values', () => {
     expect(
       callsIn(
-        partsOf(
-          hunyuan,
+        readParts(
           '<tool_calls>[{"name": "get_weather", "arguments": {"city": "San Francisco", "unit": "celsius"}}]</tool_calls>',
         ),
       ),
     ).toEqual([{ name: 'get_weather', input: { city: 'San Francisco', unit: 'celsius' } }]);
-    const two = partsOf(
-      hunyuan,
+    const two = readParts(
       '<tool_calls>[{"name": "get_weather", "arguments": {"city": "San Francisco"}}, {"name": "register_user", "arguments": {"name": "John Doe", "age": 37, "address": {"city": "San Francisco", "state": "CA"}, "role": null, "passed_test": true, "aliases": ["John", "Johnny"]}}]</tool_calls>',
       { tools },
     );
@@ -59,8 +46,7 @@ describe('hunyuan-a13b', () => {
   });
 
   it('keeps the text before and after the block, without the tags', () => {
-    const parts = partsOf(
-      hunyuan,
+    const parts = readParts(
       'I will call the tool now. <tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>\nThank you!',
     );
     expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Boston' } }]);
@@ -69,8 +55,7 @@ describe('hunyuan-a13b', () => {
   });
 
   it('reads reasoning, drops the <answer> wrapper, keeps non-ASCII as written', () => {
-    const parts = partsOf(
-      hunyuan,
+    const parts = readParts(
       '<think>\nThe user asks about Beijing.\n</think>\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "北京"}}]</tool_calls>\n</answer>',
     );
     expect(reasoningIn(parts)).toBe('\nThe user asks about Beijing.\n');
@@ -78,7 +63,6 @@ describe('hunyuan-a13b', () => {
     expect(parts.find((part) => part.type === 'tool-call')).toMatchObject({
       input: '{"city":"北京"}',
     });
-    expectNoWrapperIn(textIn(parts), WRAPPERS);
   });
 
   it('reads calls fed one character at a time (vLLM streaming test)', () => {
@@ -98,8 +82,7 @@ describe('hunyuan-a13b', () => {
   });
 
   it('reports a malformed element with its text and runs the others; never a cut-off call', () => {
-    const parts = partsOf(
-      hunyuan,
+    const parts = readParts(
       '<tool_calls>[{"arguments": {"city": "Oslo"}}, {"name": "get_weather", "arguments": {"city": "Rome"}}]</tool_calls>',
     );
     expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Rome' } }]);
@@ -107,7 +90,7 @@ describe('hunyuan-a13b', () => {
       code: 'malformed-call',
       raw: '{"arguments": {"city": "Oslo"}}',
     });
-    const cut = partsOf(hunyuan, '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Ro');
+    const cut = readParts('<tool_calls>[{"name": "get_weather", "arguments": {"city": "Ro');
     expect(callsIn(cut)).toEqual([]);
     expect(errorsIn(cut)[0]?.code).toBe('incomplete-call');
   });
@@ -130,40 +113,23 @@ describe('hunyuan-a13b', () => {
   });
 });
 
-describe('hunyuan-a13b: invariants', () => {
-  itKeepsTheStreamInvariants(hunyuan, [
+describeFamilyChecks({
+  entry: hunyuanA13bFormat,
+  protocol: hunyuan,
+  modelIds: { chosen: ['tencent/hunyuan-a13b-instruct'], notChosen: ['tencent/hy3-preview'] },
+  markup: [
     '<tool_calls>',
     '</tool_calls>',
     '<tool_calls>[',
     '<answer>',
     '</answer>',
     '<tool_response>',
-  ]);
-  itNeverReadsResultsAsCalls(hunyuan, WRAPPERS);
-  itReadsProseAndItsOwnCallsBack(hunyuan);
-  itStaysLinear(
-    hunyuan,
-    (index) =>
+  ],
+  wrappers: WRAPPERS,
+  linear: {
+    call: (index) =>
       `<tool_calls>[{"name": "get_weather", "arguments": {"city": "c${index}"}}]</tool_calls>`,
-    (argument) =>
+    bigCall: (argument) =>
       `<tool_calls>[{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}]</tool_calls>`,
-  );
-});
-
-describe('hunyuan-a13b: registry entry', () => {
-  it('names the models that write it, by id substring', () => {
-    for (const id of ['tencent/hunyuan-a13b-instruct']) {
-      expect(
-        hunyuanA13bFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['tencent/hy3-preview']) {
-      expect(
-        hunyuanA13bFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    expect(hunyuanA13bFormat.create().name).toBe('hunyuan-a13b');
-  });
+  },
 });

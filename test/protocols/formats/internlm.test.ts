@@ -5,31 +5,22 @@
  * (shared/conformance/chat-template-cases.json, internlm2.vllm).
  */
 import { describe, expect, it } from 'vitest';
-import { FORMATS } from '../../../src/index.ts';
 import { internlmFormat, internlmSpec } from '../../../src/protocols/formats/internlm.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import {
-  callsIn,
-  errorsIn,
-  itKeepsTheStreamInvariants,
-  itStaysLinear,
-  partsOf,
-  TOOLS,
-  textIn,
-} from './json-format-checks.ts';
-import {
-  expectNoWrapperIn,
-  itNeverReadsResultsAsCalls,
-  itReadsProseAndItsOwnCallsBack,
-} from './spec-format-checks.ts';
+  describeFamilyChecks,
+  familyReaders,
+  itBreaksABareCallOnlyWhereItOpensAResult,
+} from './family-checks.ts';
+import { callsIn, errorsIn, textIn } from './json-format-checks.ts';
 
 const internlm = defineFormat(internlmSpec);
 const WRAPPERS = ['<|action_start|>', '<|plugin|>', '<|action_end|>'];
+const { parts: readParts } = familyReaders(internlm, WRAPPERS);
 
 describe('internlm', () => {
   it('reads the spaced tokens and "parameters" the models write (vLLM intern-s1 tests)', () => {
-    const parts = partsOf(
-      internlm,
+    const parts = readParts(
       '<|action_start|> <|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}\n<|action_end|>',
     );
     expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Tokyo' } }]);
@@ -37,8 +28,7 @@ describe('internlm', () => {
   });
 
   it('reads two calls and keeps the text after them, without the markup', () => {
-    const parts = partsOf(
-      internlm,
+    const parts = readParts(
       '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>\n<|action_start|><|plugin|>{"name": "search", "parameters": {"query": "Asia/Tokyo"}}<|action_end|>\nVisible answer.',
     );
     expect(callsIn(parts)).toEqual([
@@ -46,12 +36,10 @@ describe('internlm', () => {
       { name: 'search', input: { query: 'Asia/Tokyo' } },
     ]);
     expect(textIn(parts).trim()).toBe('Visible answer.');
-    expectNoWrapperIn(textIn(parts), WRAPPERS);
   });
 
   it("reads the template's own rendering, text before the call kept (chat-template cases)", () => {
-    const parts = partsOf(
-      internlm,
+    const parts = readParts(
       'Let me check.<|action_start|><|plugin|>\n{"name": "get_weather", "arguments": {"city": "Oslo", "days": 3}}<|action_end|><|action_start|><|plugin|>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "<p class=\\"x\\">A & B</p>\\nÆØÅ"}}<|action_end|>',
     );
     expect(callsIn(parts)).toEqual([
@@ -62,8 +50,7 @@ describe('internlm', () => {
   });
 
   it("reads SGLang's docstring example", () => {
-    const parts = partsOf(
-      internlm,
+    const parts = readParts(
       'What\'s the weather like?<|action_start|> <|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>',
     );
     expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Tokyo' } }]);
@@ -72,22 +59,19 @@ describe('internlm', () => {
 
   it('never runs malformed or cut-off JSON with arguments it did not write', () => {
     // vLLM: no call. Here the call's arguments are incomplete, so it is never a valid call.
-    const malformed = partsOf(
-      internlm,
+    const malformed = readParts(
       '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {<|action_end|>',
     );
     expect(
       malformed.filter((part) => part.type === 'tool-call' && part.problems === undefined),
     ).toEqual([]);
-    const cut = partsOf(
-      internlm,
+    const cut = readParts(
       '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Tok',
     );
     expect(callsIn(cut)).toEqual([]);
     expect(errorsIn(cut)[0]).toMatchObject({ code: 'incomplete-call' });
     expect(errorsIn(cut)[0]?.raw).toContain('{"name": "get_weather", "parameters": {"city": "Tok');
-    const broken = partsOf(
-      internlm,
+    const broken = readParts(
       '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Oslo" "days" 3}}<|action_end|>',
     );
     expect(callsIn(broken)).toEqual([]);
@@ -103,8 +87,7 @@ describe('internlm', () => {
     ];
     expect(
       callsIn(
-        partsOf(
-          internlm,
+        readParts(
           '<|action_start|><|plugin|>{\n  "name": "test_function",\n  "parameters": {\n    "string_field": "hello",\n    "int_field": 42,\n    "float_field": 3.14,\n    "bool_field": true,\n    "null_field": null,\n    "array_field": ["a", "b", "c"],\n    "object_field": {"nested": "value"},\n    "empty_array": [],\n    "empty_object": {}\n  }\n}<|action_end|>',
           { tools },
         ),
@@ -127,8 +110,7 @@ describe('internlm', () => {
     ]);
     expect(
       callsIn(
-        partsOf(
-          internlm,
+        readParts(
           '<|action_start|><|plugin|>{\n  "name": "test_function",\n  "parameters": {\n    "quoted": "He said \\"hello\\"",\n    "path": "C:\\\\Users\\\\file.txt",\n    "newline": "line1\\nline2",\n    "unicode": "emoji: 🎉"\n  }\n}<|action_end|>',
           { tools },
         ),
@@ -146,13 +128,9 @@ describe('internlm', () => {
     ]);
     expect(
       callsIn(
-        partsOf(
-          internlm,
-          '<|action_start|><|plugin|>{"name": "refresh", "parameters": {}}<|action_end|>',
-          {
-            tools,
-          },
-        ),
+        readParts('<|action_start|><|plugin|>{"name": "refresh", "parameters": {}}<|action_end|>', {
+          tools,
+        }),
       ),
     ).toEqual([{ name: 'refresh', input: {} }]);
     // Its malformed inputs: none is a valid call, none throws.
@@ -163,7 +141,7 @@ describe('internlm', () => {
       '<|action_start|><|plugin|>',
       '<|action_start|>{"name": "func"}',
     ]) {
-      const parts = partsOf(internlm, text, { tools });
+      const parts = readParts(text, { tools });
       expect(
         parts.filter((part) => part.type === 'tool-call' && part.problems === undefined),
         text,
@@ -172,8 +150,7 @@ describe('internlm', () => {
     // A tool the request did not offer is not called (vLLM's whitelist regression test).
     expect(
       callsIn(
-        partsOf(
-          internlm,
+        readParts(
           '<|action_start|><|plugin|>{"name": "delete_everything", "parameters": {"city": "Tokyo"}}<|action_end|>',
         ),
       ),
@@ -182,14 +159,12 @@ describe('internlm', () => {
 
   it('leaves the code interpreter, calls in reasoning and undeclared tools as text', () => {
     const interpreter = '<|action_start|><|interpreter|>\nprint(1)\n<|action_end|>';
-    expect(callsIn(partsOf(internlm, interpreter))).toEqual([]);
-    const thought = partsOf(
-      internlm,
+    expect(callsIn(readParts(interpreter))).toEqual([]);
+    const thought = readParts(
       '<think>maybe <|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Oslo"}}<|action_end|></think>ok',
     );
     expect(callsIn(thought)).toEqual([]);
-    const undeclared = partsOf(
-      internlm,
+    const undeclared = readParts(
       '<|action_start|><|plugin|>{"name": "launch", "parameters": {}}<|action_end|>',
     );
     expect(callsIn(undeclared)).toEqual([]);
@@ -207,63 +182,32 @@ describe('internlm', () => {
   });
 });
 
-describe('internlm: invariants', () => {
-  itKeepsTheStreamInvariants(internlm, [
+itBreaksABareCallOnlyWhereItOpensAResult(internlm);
+
+describeFamilyChecks({
+  entry: internlmFormat,
+  protocol: internlm,
+  modelIds: {
+    chosen: [
+      'internlm/internlm2_5-7b-chat',
+      'internlm/internlm3-8b-instruct',
+      'internlm/intern-s1-mini',
+    ],
+    notChosen: ['internvl3'],
+  },
+  markup: [
     '<|action_start|>',
     '<|plugin|>',
     ' <|plugin|>',
     '<|action_end|>',
     '<|interpreter|>',
     '"parameters"',
-  ]);
-  itNeverReadsResultsAsCalls(internlm, WRAPPERS);
-  itReadsProseAndItsOwnCallsBack(internlm);
-  itStaysLinear(
-    internlm,
-    (index) =>
+  ],
+  wrappers: WRAPPERS,
+  linear: {
+    call: (index) =>
       `<|action_start|><|plugin|>\n{"name": "get_weather", "arguments": {"city": "c${index}"}}<|action_end|>`,
-    (argument) =>
+    bigCall: (argument) =>
       `<|action_start|><|plugin|>\n{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}<|action_end|>`,
-  );
-});
-
-describe('internlm: registry entry', () => {
-  it('writes a result that opens with a bare call:NAME{…} so that no reader takes it for one', () => {
-    const protocol = internlmFormat.create();
-    const gemma = FORMATS.find((each) => each.name === 'functiongemma')!.create();
-    const output = 'call:get_weather{city:<escape>Oslo<escape>}';
-    const rendered = protocol.formatToolResponse([
-      { toolName: 'get_weather', output: '' },
-      { toolName: 'get_weather', output },
-    ]);
-    expect(rendered).toContain('\\u0063all:get_weather');
-    for (const reader of [gemma, protocol]) {
-      const parts = reader.parseGeneratedText(rendered, { tools: TOOLS });
-      expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
-    }
-    // Elsewhere the text is as it is.
-    expect(protocol.formatToolResponse({ toolName: 'get_weather', output: `x ${output}` })).toBe(
-      `x ${output}`,
-    );
-  });
-
-  it('names the models that write it, by id substring', () => {
-    for (const id of [
-      'internlm/internlm2_5-7b-chat',
-      'internlm/internlm3-8b-instruct',
-      'internlm/intern-s1-mini',
-    ]) {
-      expect(
-        internlmFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['internvl3']) {
-      expect(
-        internlmFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    expect(internlmFormat.create().name).toBe('internlm');
-  });
+  },
 });

@@ -5,23 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { FORMATS } from '../../../src/index.ts';
 import { jambaFormat, jambaSpec } from '../../../src/protocols/formats/jamba.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { TOOLS } from '../helpers.ts';
 import {
-  callsIn,
-  errorsIn,
-  itKeepsTheStreamInvariants,
-  itStaysLinear,
-  partsOf,
-  textIn,
-} from './json-format-checks.ts';
-import {
-  expectNoWrapperIn,
-  itNeverReadsResultsAsCalls,
-  itReadsProseAndItsOwnCallsBack,
-} from './spec-format-checks.ts';
+  describeFamilyChecks,
+  familyReaders,
+  itBreaksABareCallOnlyWhereItOpensAResult,
+} from './family-checks.ts';
+import { callsIn, errorsIn, textIn } from './json-format-checks.ts';
 
 const jamba = defineFormat(jambaSpec);
 const weather: ToolDefinition = { name: 'get_current_weather', inputSchema: { type: 'object' } };
@@ -31,10 +23,11 @@ const DALLAS =
 const ORLANDO =
   '{"name": "get_current_weather", "arguments": {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}}';
 const WRAPPERS = ['<tool_calls>', '</tool_calls>'];
+const { parts: readParts } = familyReaders(jamba, WRAPPERS);
 
 describe('jamba', () => {
   it('reads a pretty-printed array after a leading space', () => {
-    const parts = partsOf(jamba, ` <tool_calls>[\n    ${DALLAS}\n]</tool_calls>`, { tools });
+    const parts = readParts(` <tool_calls>[\n    ${DALLAS}\n]</tool_calls>`, { tools });
     expect(callsIn(parts)).toEqual([
       {
         name: 'get_current_weather',
@@ -45,18 +38,16 @@ describe('jamba', () => {
   });
 
   it('keeps the content before the calls, without the tags', () => {
-    const parts = partsOf(
-      jamba,
+    const parts = readParts(
       ` Sure! let me call the tool for you.<tool_calls>[\n    ${DALLAS}\n]</tool_calls>`,
       { tools },
     );
     expect(callsIn(parts)).toHaveLength(1);
     expect(textIn(parts)).toBe(' Sure! let me call the tool for you.');
-    expectNoWrapperIn(textIn(parts), WRAPPERS);
   });
 
   it('reads parallel calls', () => {
-    const parts = partsOf(jamba, ` <tool_calls>[\n    ${DALLAS},\n    ${ORLANDO}\n]</tool_calls>`, {
+    const parts = readParts(` <tool_calls>[\n    ${DALLAS},\n    ${ORLANDO}\n]</tool_calls>`, {
       tools,
     });
     expect(callsIn(parts).map((call) => (call.input as { city: string }).city)).toEqual([
@@ -85,13 +76,10 @@ describe('jamba', () => {
   });
 
   it('never runs a cut-off block; reports a broken one with its text', () => {
-    const cut = partsOf(jamba, `<tool_calls>[\n    {"name": "get_weather", "arguments": {"ci`);
+    const cut = readParts(`<tool_calls>[\n    {"name": "get_weather", "arguments": {"ci`);
     expect(callsIn(cut)).toEqual([]);
     expect(errorsIn(cut)[0]?.code).toBe('incomplete-call');
-    const broken = partsOf(
-      jamba,
-      '<tool_calls>[{"name": "get_weather", "arguments": }]</tool_calls>',
-    );
+    const broken = readParts('<tool_calls>[{"name": "get_weather", "arguments": }]</tool_calls>');
     expect(callsIn(broken)).toEqual([]);
     expect(errorsIn(broken)[0]?.code).toBe('malformed-call');
   });
@@ -114,52 +102,21 @@ describe('jamba', () => {
   });
 });
 
-describe('jamba: invariants', () => {
-  itKeepsTheStreamInvariants(jamba, ['<tool_calls>', '</tool_calls>', '<tool_calls>[', ' ']);
-  itNeverReadsResultsAsCalls(jamba, WRAPPERS);
-  itReadsProseAndItsOwnCallsBack(jamba);
-  itStaysLinear(
-    jamba,
-    (index) =>
+itBreaksABareCallOnlyWhereItOpensAResult(jamba);
+
+describeFamilyChecks({
+  entry: jambaFormat,
+  protocol: jamba,
+  modelIds: {
+    chosen: ['ai21labs/ai21-jamba-mini-1.7', 'ai21labs/ai21-jamba-reasoning-3b'],
+    notChosen: ['llama3'],
+  },
+  markup: ['<tool_calls>', '</tool_calls>', '<tool_calls>[', ' '],
+  wrappers: WRAPPERS,
+  linear: {
+    call: (index) =>
       ` <tool_calls>[{"name": "get_weather", "arguments": {"city": "c${index}"}}]</tool_calls>`,
-    (argument) =>
+    bigCall: (argument) =>
       ` <tool_calls>[{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}]</tool_calls>`,
-  );
-});
-
-describe('jamba: registry entry', () => {
-  it('writes a result that opens with a bare call:NAME{…} so that no reader takes it for one', () => {
-    const protocol = jambaFormat.create();
-    const gemma = FORMATS.find((each) => each.name === 'functiongemma')!.create();
-    const output = 'call:get_weather{city:<escape>Oslo<escape>}';
-    const rendered = protocol.formatToolResponse([
-      { toolName: 'get_weather', output: '' },
-      { toolName: 'get_weather', output },
-    ]);
-    expect(rendered).toContain('\\u0063all:get_weather');
-    for (const reader of [gemma, protocol]) {
-      const parts = reader.parseGeneratedText(rendered, { tools: TOOLS });
-      expect(parts.filter((part) => part.type === 'tool-call')).toEqual([]);
-    }
-    // Elsewhere the text is as it is.
-    expect(protocol.formatToolResponse({ toolName: 'get_weather', output: `x ${output}` })).toBe(
-      `x ${output}`,
-    );
-  });
-
-  it('names the models that write it, by id substring', () => {
-    for (const id of ['ai21labs/ai21-jamba-mini-1.7', 'ai21labs/ai21-jamba-reasoning-3b']) {
-      expect(
-        jambaFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['llama3']) {
-      expect(
-        jambaFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    expect(jambaFormat.create().name).toBe('jamba');
-  });
+  },
 });

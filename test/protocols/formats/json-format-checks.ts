@@ -50,7 +50,8 @@ export function errorsIn(parts: readonly ParsedContent[]) {
   return parts.flatMap((part) => (part.type === 'error' ? [part.error] : []));
 }
 
-const COMMON_FRAGMENTS = [
+/** Fragments any format's test text is made of, beside the format's own markup. */
+export const COMMON_FRAGMENTS = [
   '[',
   ']',
   '{',

@@ -7,7 +7,7 @@ import type { ToolDefinition } from '../../../src/index.ts';
 import { longcatFormat, longcatSpec } from '../../../src/protocols/formats/longcat.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { writeFileTool } from '../helpers.ts';
-import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
+import { describeFamilyChecks, familyReaders } from './family-checks.ts';
 
 const protocol = defineFormat(longcatSpec);
 
@@ -25,8 +25,15 @@ const getTime: ToolDefinition = {
 const open: ToolDefinition = { name: 'func', inputSchema: { type: 'object' } };
 const tools = [getWeather, getTime, open, writeFileTool];
 
-const read = (text: string, interrupted = false) =>
-  readAtEverySplit(protocol, text, { tools }, { interrupted });
+const WRAPPERS = [
+  '<longcat_tool_call>',
+  '</longcat_tool_call>',
+  '<longcat_arg_key>',
+  '</longcat_arg_key>',
+  '<longcat_arg_value>',
+  '</longcat_arg_value>',
+];
+const { read } = familyReaders(protocol, WRAPPERS, tools);
 
 const WEATHER =
   '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>';
@@ -118,42 +125,45 @@ describe('longcat', () => {
     );
     expect(longcatSpec.models).toContain('longcat');
   });
+});
 
-  describe('guarantees (JSON, as written)', () => {
-    taggedSpecChecks(protocol, ['</longcat_tool_call>']);
-  });
+describeFamilyChecks({
+  entry: longcatFormat,
+  protocol,
+  variant: 'JSON, as written',
+  modelIds: { chosen: ['meituan-longcat/longcat-flash-chat'], notChosen: ['qwen/qwen3-8b'] },
+  markup: ['</longcat_tool_call>'],
+  wrappers: WRAPPERS,
+  rawValueLimits: ['</longcat_tool_call>'],
+  knownBugs: {
+    // Bug (not fixed here): the writer puts '\n' between two calls and the reader gives it back
+    // as text, so history written by formatToolCall reads as calls plus a text part '\n'.
+    // Failing input: formatToolCall([probe_0 {}, probe_1 {}]) =
+    // '<longcat_tool_call>\n{"name": "probe_0", "arguments": {}}\n</longcat_tool_call>\n<longcat_tool_call>…'
+    'round trip of several calls': "the '\\n' it writes between two calls is read back as text",
+  },
+});
 
-  it('is registered for its model ids, and names the tools its calls use', () => {
-    for (const id of ['meituan-longcat/longcat-flash-chat']) {
-      expect(
-        longcatFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['qwen/qwen3-8b']) {
-      expect(
-        longcatFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    const written = longcatFormat.create().formatToolCall([
-      { toolName: 'get_weather', input: { city: 'Oslo' } },
-      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
-    ]);
-    expect(longcatFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
-  });
-  describe('guarantees (the tagged dialect)', () => {
-    taggedSpecChecks(
-      defineFormat({
-        ...longcatSpec,
-        write: {
-          form: 3,
-          call: '<longcat_tool_call>{name}\n{arguments}</longcat_tool_call>',
-          parameter:
-            '<longcat_arg_key>{key}</longcat_arg_key>\n<longcat_arg_value>{value}</longcat_arg_value>\n',
-        },
-      }),
-      ['</longcat_arg_value>', '<longcat_arg_key>', '</longcat_tool_call>', '<longcat_tool_call>'],
-    );
-  });
+const TAGGED_MARKUP = [
+  '</longcat_arg_value>',
+  '<longcat_arg_key>',
+  '</longcat_tool_call>',
+  '<longcat_tool_call>',
+];
+describeFamilyChecks({
+  entry: longcatFormat,
+  protocol: defineFormat({
+    ...longcatSpec,
+    write: {
+      form: 3,
+      call: '<longcat_tool_call>{name}\n{arguments}</longcat_tool_call>',
+      parameter:
+        '<longcat_arg_key>{key}</longcat_arg_key>\n<longcat_arg_value>{value}</longcat_arg_value>\n',
+    },
+  }),
+  variant: 'the tagged dialect',
+  modelIds: { chosen: ['meituan-longcat/longcat-flash-chat'], notChosen: ['qwen/qwen3-8b'] },
+  markup: TAGGED_MARKUP,
+  wrappers: WRAPPERS,
+  rawValueLimits: TAGGED_MARKUP,
 });

@@ -8,20 +8,8 @@ import type { ToolDefinition } from '../../../src/index.ts';
 import { minimaxM1Format, minimaxM1Spec } from '../../../src/protocols/formats/minimax-m1.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { TOOLS } from '../helpers.ts';
-import {
-  callsIn,
-  errorsIn,
-  itKeepsTheStreamInvariants,
-  itStaysLinear,
-  partsOf,
-  reasoningIn,
-  textIn,
-} from './json-format-checks.ts';
-import {
-  expectNoWrapperIn,
-  itNeverReadsResultsAsCalls,
-  itReadsProseAndItsOwnCallsBack,
-} from './spec-format-checks.ts';
+import { describeFamilyChecks, familyReaders } from './family-checks.ts';
+import { callsIn, errorsIn, reasoningIn, textIn } from './json-format-checks.ts';
 
 const m1 = defineFormat(minimaxM1Spec);
 const loose = (name: string): ToolDefinition => ({ name, inputSchema: { type: 'object' } });
@@ -34,16 +22,16 @@ const tools = [
 const weather = (city: string, state: string, unit = 'fahrenheit') =>
   `{"name": "get_current_weather", "arguments": {"city": "${city}", "state": "${state}", "unit": "${unit}"}}`;
 const WRAPPERS = ['<tool_calls>', '</tool_calls>'];
+const { parts: readParts } = familyReaders(m1, WRAPPERS);
 
 describe('minimax-m1', () => {
   it('reads one call per line', () => {
     expect(
-      callsIn(partsOf(m1, `<tool_calls>\n${weather('Dallas', 'TX')}\n</tool_calls>`, { tools })),
+      callsIn(readParts(`<tool_calls>\n${weather('Dallas', 'TX')}\n</tool_calls>`, { tools })),
     ).toEqual([
       { name: 'get_current_weather', input: { city: 'Dallas', state: 'TX', unit: 'fahrenheit' } },
     ]);
-    const two = partsOf(
-      m1,
+    const two = readParts(
       `<tool_calls>\n${weather('Dallas', 'TX')}\n${weather('Orlando', 'FL')}\n</tool_calls>`,
       { tools },
     );
@@ -54,19 +42,16 @@ describe('minimax-m1', () => {
   });
 
   it('keeps the content before the block, without the tags', () => {
-    const parts = partsOf(
-      m1,
+    const parts = readParts(
       `I'll help you check the weather. <tool_calls>\n${weather('Seattle', 'WA', 'celsius')}\n</tool_calls>`,
       { tools },
     );
     expect(callsIn(parts)).toHaveLength(1);
     expect(textIn(parts)).toBe("I'll help you check the weather. ");
-    expectNoWrapperIn(textIn(parts), WRAPPERS);
   });
 
   it('reads the call of a block the output ended in, without its closer', () => {
-    const parts = partsOf(
-      m1,
+    const parts = readParts(
       '<tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Boston", "state": "MA"}}',
       { tools },
     );
@@ -76,8 +61,7 @@ describe('minimax-m1', () => {
   });
 
   it('keeps the good lines around a bad one, and reports the bad one with its text', () => {
-    const parts = partsOf(
-      m1,
+    const parts = readParts(
       '<tool_calls>\n{"name": "valid_tool", "arguments": {"action": "test"}}\n{invalid json here}\n{"name": "another_valid_tool", "arguments": {"param": "value"}}\n</tool_calls>',
       { tools },
     );
@@ -88,8 +72,7 @@ describe('minimax-m1', () => {
   });
 
   it('reports a line with no name; a line with no arguments is a call with none', () => {
-    const parts = partsOf(
-      m1,
+    const parts = readParts(
       '<tool_calls>\n{"name": "valid_tool"}\n{"arguments": {"param": "value"}}\n</tool_calls>',
       { tools },
     );
@@ -100,8 +83,7 @@ describe('minimax-m1', () => {
   });
 
   it('does not read the calls the model writes in its reasoning', () => {
-    const parts = partsOf(
-      m1,
+    const parts = readParts(
       `<think>I should use a tool. <tool_calls>\n{"name": "ignored_tool", "arguments": {"should": "ignore"}}\n</tool_calls></think>\n\nLet me help you with the weather. <tool_calls>\n${weather('Miami', 'FL')}\n</tool_calls>`,
       { tools },
     );
@@ -118,7 +100,7 @@ describe('minimax-m1', () => {
     expect(text).toBe(
       '<tool_calls>\n{"name": "get_weather", "arguments": {"city":"Oslo","days":3}}\n{"name": "search", "arguments": {"query":"tide tables"}}\n</tool_calls>',
     );
-    expect(callsIn(partsOf(m1, text))).toEqual([
+    expect(callsIn(readParts(text))).toEqual([
       { name: 'get_weather', input: { city: 'Oslo', days: 3 } },
       { name: 'search', input: { query: 'tide tables' } },
     ]);
@@ -131,40 +113,16 @@ describe('minimax-m1', () => {
   });
 });
 
-describe('minimax-m1: invariants', () => {
-  itKeepsTheStreamInvariants(m1, [
-    '<tool_calls>',
-    '</tool_calls>',
-    '<tool_calls>\n',
-    '\n{',
-    '{invalid}\n',
-    'prose\n',
-  ]);
-  itNeverReadsResultsAsCalls(m1, WRAPPERS);
-  itReadsProseAndItsOwnCallsBack(m1);
-  itStaysLinear(
-    m1,
-    (index) =>
+describeFamilyChecks({
+  entry: minimaxM1Format,
+  protocol: m1,
+  modelIds: { chosen: ['minimaxai/minimax-m1-40k'], notChosen: ['minimaxai/minimax-m2'] },
+  markup: ['<tool_calls>', '</tool_calls>', '<tool_calls>\n', '\n{', '{invalid}\n', 'prose\n'],
+  wrappers: WRAPPERS,
+  linear: {
+    call: (index) =>
       `<tool_calls>\n{"name": "get_weather", "arguments": {"city": "c${index}"}}\n</tool_calls>`,
-    (argument) =>
+    bigCall: (argument) =>
       `<tool_calls>\n{"name": "write_file", "arguments": {"path": "p", "content": "${argument}"}}\n</tool_calls>`,
-  );
-});
-
-describe('minimax-m1: registry entry', () => {
-  it('names the models that write it, by id substring', () => {
-    for (const id of ['minimaxai/minimax-m1-40k']) {
-      expect(
-        minimaxM1Format.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['minimaxai/minimax-m2']) {
-      expect(
-        minimaxM1Format.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    expect(minimaxM1Format.create().name).toBe('minimax-m1');
-  });
+  },
 });

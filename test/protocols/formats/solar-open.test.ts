@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { solarOpenFormat, solarOpenSpec } from '../../../src/protocols/formats/solar-open.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
+import { describeFamilyChecks, familyReaders } from './family-checks.ts';
 
 const protocol = defineFormat(solarOpenSpec);
 
@@ -35,8 +35,15 @@ const broken: ToolDefinition = {
 };
 const tools = [getWeather, search, searchText, getTime, broken];
 
-const read = (text: string, interrupted = false) =>
-  readAtEverySplit(protocol, text, { tools }, { interrupted });
+const MARKUP = [
+  '<|tool_arg:end|>',
+  '<|tool_arg:start|>',
+  '<|tool_arg:value|>',
+  '<|tool_call:end|>',
+  '<|tool_call:start|>',
+];
+const WRAPPERS = [...MARKUP, '<|think:start|>', '<|think:end|>'];
+const { read } = familyReaders(protocol, WRAPPERS, tools);
 
 const SEOUL =
   '<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seoul<|tool_arg:end|>\n<|tool_call:end|>';
@@ -127,33 +134,20 @@ describe('solar-open', () => {
     );
     expect(solarOpenSpec.models).toContain('solar-open2');
   });
+});
 
-  it('is registered for its model ids, and names the tools its calls use', () => {
-    for (const id of ['upstage/solar-open2-100b']) {
-      expect(
-        solarOpenFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['upstage/solar-pro-2']) {
-      expect(
-        solarOpenFormat.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    const written = solarOpenFormat.create().formatToolCall([
-      { toolName: 'get_weather', input: { city: 'Oslo' } },
-      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
-    ]);
-    expect(solarOpenFormat.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
-  });
-  describe('guarantees', () => {
-    taggedSpecChecks(protocol, [
-      '<|tool_arg:end|>',
-      '<|tool_arg:start|>',
-      '<|tool_arg:value|>',
-      '<|tool_call:end|>',
-      '<|tool_call:start|>',
-    ]);
-  });
+describeFamilyChecks({
+  entry: solarOpenFormat,
+  protocol,
+  modelIds: { chosen: ['upstage/solar-open2-100b'], notChosen: ['upstage/solar-pro-2'] },
+  markup: MARKUP,
+  wrappers: WRAPPERS,
+  rawValueLimits: MARKUP,
+  knownBugs: {
+    // Bug (not fixed here): the writer puts '\n' between two calls and the reader gives it back
+    // as text, so history written by formatToolCall reads as calls plus a text part '\n'.
+    // Failing input: formatToolCall([probe_0 {}, probe_1 {}]) =
+    // '<|tool_call:start|>probe_0\n<|tool_call:end|>\n<|tool_call:start|>probe_1\n<|tool_call:end|>'
+    'round trip of several calls': "the '\\n' it writes between two calls is read back as text",
+  },
 });

@@ -92,62 +92,66 @@ export function itRoundTripsFromReasoning(protocol: ToolCallProtocol): void {
  * The writer's framing must read as framing wherever the writer puts it.
  */
 export function itReadsProseAndItsOwnCallsBack(protocol: ToolCallProtocol): void {
-  it('reads prose and its own calls back from an output read as text, split anywhere', () => {
-    const prose = fc
-      .array(fc.constantFrom('a', ' ', '\n', 'Hi.', '<', '>', '&', '"', '}', ']', '\t'), {
-        minLength: 1,
-        maxLength: 6,
-      })
-      .map((parts) => parts.join(''));
-    const input = fc.record({
-      city: fc.string({ unit: fc.constantFrom('a', 'é', ' ', '<', '"', '\n', '\\', ']') }),
-      days: fc.integer({ min: -5, max: 400 }),
-    });
-    const segment = fc.oneof(
-      prose.map((text) => ({ kind: 'text' as const, text })),
-      input.map((value) => ({ kind: 'call' as const, value })),
-    );
-    fc.assert(
-      fc.property(
-        fc.array(segment, { maxLength: 5 }),
-        fc.array(fc.nat(), { maxLength: 5 }),
-        (segments, cuts) => {
-          const source = segments
-            .map((part) =>
-              part.kind === 'call'
-                ? protocol.formatToolCall({ toolName: 'get_weather', input: part.value })
-                : part.text,
-            )
-            .join('');
-          const events = streamEvents(protocol, splitAt(source, cuts), {
-            tools: TOOLS,
-            startInReasoning: false,
-          });
-          expect(streamingViolations(events)).toEqual([]);
-          const content = contentOf(events) as { type: string; text?: string; input?: string }[];
-          expect(
-            content
-              .filter((part) => part.type === 'text')
-              .map((part) => part.text)
-              .join(''),
-            JSON.stringify(source),
-          ).toBe(
-            segments
-              .filter((part) => part.kind === 'text')
-              .map((part) => part.text)
-              .join(''),
-          );
-          expect(
-            content
-              .filter((part) => part.type === 'tool-call')
-              .map((part) => JSON.parse(part.input!)),
-          ).toEqual(segments.filter((part) => part.kind === 'call').map((part) => part.value));
-          expect(
-            content.filter((part) => part.type !== 'text' && part.type !== 'tool-call'),
-          ).toEqual([]);
-        },
-      ),
-      { numRuns: 200 },
-    );
+  it('reads prose and its own calls back from an output read as text, split anywhere', () =>
+    expectProseAndItsOwnCallsReadBack(protocol));
+}
+
+/** The property of `itReadsProseAndItsOwnCallsBack`, for a test that registers it itself. */
+export function expectProseAndItsOwnCallsReadBack(protocol: ToolCallProtocol): void {
+  const prose = fc
+    .array(fc.constantFrom('a', ' ', '\n', 'Hi.', '<', '>', '&', '"', '}', ']', '\t'), {
+      minLength: 1,
+      maxLength: 6,
+    })
+    .map((parts) => parts.join(''));
+  const input = fc.record({
+    city: fc.string({ unit: fc.constantFrom('a', 'é', ' ', '<', '"', '\n', '\\', ']') }),
+    days: fc.integer({ min: -5, max: 400 }),
   });
+  const segment = fc.oneof(
+    prose.map((text) => ({ kind: 'text' as const, text })),
+    input.map((value) => ({ kind: 'call' as const, value })),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(segment, { maxLength: 5 }),
+      fc.array(fc.nat(), { maxLength: 5 }),
+      (segments, cuts) => {
+        const source = segments
+          .map((part) =>
+            part.kind === 'call'
+              ? protocol.formatToolCall({ toolName: 'get_weather', input: part.value })
+              : part.text,
+          )
+          .join('');
+        const events = streamEvents(protocol, splitAt(source, cuts), {
+          tools: TOOLS,
+          startInReasoning: false,
+        });
+        expect(streamingViolations(events)).toEqual([]);
+        const content = contentOf(events) as { type: string; text?: string; input?: string }[];
+        expect(
+          content
+            .filter((part) => part.type === 'text')
+            .map((part) => part.text)
+            .join(''),
+          JSON.stringify(source),
+        ).toBe(
+          segments
+            .filter((part) => part.kind === 'text')
+            .map((part) => part.text)
+            .join(''),
+        );
+        expect(
+          content
+            .filter((part) => part.type === 'tool-call')
+            .map((part) => JSON.parse(part.input!)),
+        ).toEqual(segments.filter((part) => part.kind === 'call').map((part) => part.value));
+        expect(content.filter((part) => part.type !== 'text' && part.type !== 'tool-call')).toEqual(
+          [],
+        );
+      },
+    ),
+    { numRuns: 200 },
+  );
 }

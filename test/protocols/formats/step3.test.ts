@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { step3Format, step3Spec } from '../../../src/protocols/formats/step3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
+import { describeFamilyChecks, familyReaders } from './family-checks.ts';
 
 const protocol = defineFormat(step3Spec);
 
@@ -31,8 +31,29 @@ const editFile: ToolDefinition = {
 };
 const tools = [getWeather, getTime, refresh, editFile];
 
-const read = (text: string, interrupted = false) =>
-  readAtEverySplit(protocol, text, { tools }, { interrupted });
+const MARKUP = [
+  '</steptml:parameter>',
+  '<steptml:parameter',
+  '</steptml:invoke>',
+  '<｜tool_calls_end｜>',
+  '<steptml:invoke',
+  '<｜tool_call_begin｜>',
+  '<｜tool_call_end｜>',
+  'function<｜tool_sep｜>',
+  'edit_file\n',
+];
+const WRAPPERS = [
+  '<｜tool_calls_begin｜>',
+  '<｜tool_calls_end｜>',
+  '<｜tool_call_begin｜>',
+  '<｜tool_call_end｜>',
+  '<｜tool_sep｜>',
+  '<steptml:invoke',
+  '</steptml:invoke>',
+  '<steptml:parameter',
+  '</steptml:parameter>',
+];
+const { read } = familyReaders(protocol, WRAPPERS, tools);
 
 const WEATHER =
   '<｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜>';
@@ -97,37 +118,16 @@ describe('step3', () => {
     );
     expect(step3Spec.models).toContain('stepfun-ai/step3');
   });
+});
 
-  it('is registered for its model ids, and names the tools its calls use', () => {
-    for (const id of ['stepfun-ai/step3', 'stepfun-ai/step3-fp8']) {
-      expect(
-        step3Format.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(true);
-    }
-    for (const id of ['stepfun-ai/step-3.5-flash', 'stepfun-ai/step3p5-flash']) {
-      expect(
-        step3Format.models.some((pattern) => pattern.test(id)),
-        id,
-      ).toBe(false);
-    }
-    const written = step3Format.create().formatToolCall([
-      { toolName: 'get_weather', input: { city: 'Oslo' } },
-      { toolName: 'write_file', input: { path: 'a', content: 'b' } },
-    ]);
-    expect(step3Format.toolNamesIn!(written)).toEqual(['get_weather', 'write_file']);
-  });
-  describe('guarantees', () => {
-    taggedSpecChecks(protocol, [
-      '</steptml:parameter>',
-      '<steptml:parameter',
-      '</steptml:invoke>',
-      '<｜tool_calls_end｜>',
-      '<steptml:invoke',
-      '<｜tool_call_begin｜>',
-      '<｜tool_call_end｜>',
-      'function<｜tool_sep｜>',
-      'edit_file\n',
-    ]);
-  });
+describeFamilyChecks({
+  entry: step3Format,
+  protocol,
+  modelIds: {
+    chosen: ['stepfun-ai/step3', 'stepfun-ai/step3-fp8'],
+    notChosen: ['stepfun-ai/step-3.5-flash', 'stepfun-ai/step3p5-flash'],
+  },
+  markup: MARKUP,
+  wrappers: WRAPPERS,
+  rawValueLimits: MARKUP,
 });

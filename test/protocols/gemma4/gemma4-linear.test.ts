@@ -6,7 +6,6 @@
 import { describe, it } from 'vitest';
 import { gemma4Protocol } from '../../../src/protocols/formats/gemma4.ts';
 import { expectLinearEngineWork, expectLinearGrowth } from '../../support/growth.ts';
-import { itStaysLinear } from '../formats/json-format-checks.ts';
 import { TOOLS } from '../helpers.ts';
 
 const gemma = gemma4Protocol();
@@ -24,13 +23,7 @@ function parseInChunks(text: string): void {
 }
 
 describe('linear time', () => {
-  itStaysLinear(
-    gemma,
-    (index) => `<|tool_call>call:get_weather{city:<|"|>c${index}<|"|>,days:${index}}<tool_call|>`,
-    (argument) =>
-      `<|tool_call>call:write_file{path:<|"|>a<|"|>,content:<|"|>${argument}<|"|>}<tool_call|>`,
-  );
-
+  // Many calls and one large argument, as every family: describeFamilyChecks in gemma4.test.ts.
   const shapes: [string, number, (n: number) => string][] = [
     ['calls', 5_000, (n) => '<|tool_call>call:get_weather{days:1}<tool_call|>'.repeat(n)],
     ['openers alone', 25_000, (n) => '<|tool_call>'.repeat(n)],

@@ -9,14 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { FORMATS, type ParsedContent, type ToolDefinition } from '../../../src/index.ts';
 import { gemma4Format, gemma4Protocol, gemma4Spec } from '../../../src/protocols/formats/gemma4.ts';
 import { readFormatSpec } from '../../../src/protocols/spec/validate.ts';
-import {
-  callsIn,
-  errorsIn,
-  itIsChunkInvariantOnItsMarkup,
-  partsOf,
-  reasoningIn,
-  textIn,
-} from '../formats/json-format-checks.ts';
+import { describeFamilyChecks, familyReaders } from '../formats/family-checks.ts';
+import { callsIn, errorsIn, reasoningIn, textIn } from '../formats/json-format-checks.ts';
 import { callsOf, splitAt, streamEvents, TOOLS } from '../helpers.ts';
 
 const gemma = gemma4Protocol();
@@ -29,8 +23,22 @@ const TEST_TOOLS: readonly ToolDefinition[] = [
   ),
 ];
 
+/** Markup that never stays in the text of a read that gave calls. */
+const WRAPPERS = [
+  '<|tool_call>',
+  '<tool_call|>',
+  '<turn|>',
+  '<|"|>',
+  '<call>',
+  '<|channel>',
+  '<channel|>',
+  '<|tool_response>',
+  '```tool_code',
+];
+const readers = familyReaders(gemma, WRAPPERS, TEST_TOOLS);
+
 function parts(text: string, interrupted = false): ParsedContent[] {
-  return partsOf(gemma, text, { tools: TEST_TOOLS, interrupted });
+  return readers.parts(text, { interrupted });
 }
 
 describe('outputs of Gemma 4', () => {
@@ -466,21 +474,6 @@ describe('prompt and history', () => {
     const copy = JSON.parse(JSON.stringify(gemma4Spec));
     expect(copy).toEqual(gemma4Spec);
     expect(() => readFormatSpec(copy)).not.toThrow();
-  });
-
-  it('is chosen for Gemma 4 model ids, not Gemma 3 or FunctionGemma', () => {
-    const matches = (id: string) => gemma4Format.models.some((pattern) => pattern.test(id));
-    for (const id of [
-      'google/gemma-4-31b-it',
-      'gemma-4-26b',
-      'gemma4:e4b',
-      'mlx-community/gemma-4-27b-it',
-    ]) {
-      expect(matches(id), id).toBe(true);
-    }
-    for (const id of ['google/gemma-3-27b-it', 'gemma3:12b', 'google/gemma-2-9b']) {
-      expect(matches(id), id).toBe(false);
-    }
     expect(gemma4Spec.models).toEqual(['gemma-4', 'gemma4']);
   });
 });
@@ -548,42 +541,57 @@ describe('results are never read as calls', () => {
   });
 });
 
-describe('invariants', () => {
-  itIsChunkInvariantOnItsMarkup(
-    gemma,
-    [
-      '<|tool_call>',
-      '<tool_call|>',
-      '<|tool_call>:',
-      '<turn|>',
-      'call:',
-      '<call>',
-      'get_weather',
-      'city',
-      '{',
-      '}',
-      '(',
-      ')',
-      '=',
-      ':',
-      ',',
-      '<|"|>',
-      '<|"',
-      '"',
-      'Oslo',
-      '5',
-      '[',
-      ']',
-      ' ',
-      '`',
-      'true',
-      '<|channel>thought\n',
-      '<channel|>',
-      '<|tool_response>',
-      '```tool_code\n',
-      '```',
-      '\n',
-    ],
-    TOOLS,
-  );
+describeFamilyChecks({
+  entry: gemma4Format,
+  protocol: gemma,
+  modelIds: {
+    chosen: ['google/gemma-4-31b-it', 'gemma-4-26b', 'gemma4:e4b', 'mlx-community/gemma-4-27b-it'],
+    notChosen: ['google/gemma-3-27b-it', 'gemma3:12b', 'google/gemma-2-9b'],
+  },
+  markup: [
+    '<|tool_call>',
+    '<tool_call|>',
+    '<|tool_call>:',
+    '<turn|>',
+    'call:',
+    '<call>',
+    'get_weather',
+    'city',
+    '{',
+    '}',
+    '(',
+    ')',
+    '=',
+    ':',
+    ',',
+    '<|"|>',
+    '<|"',
+    '"',
+    'Oslo',
+    '5',
+    '[',
+    ']',
+    ' ',
+    '`',
+    'true',
+    '<|channel>thought\n',
+    '<channel|>',
+    '<|tool_response>',
+    '```tool_code\n',
+    '```',
+    '\n',
+  ],
+  wrappers: WRAPPERS,
+  knownBugs: {
+    // Bug (not fixed here): gemma4Format has no toolNamesIn, so the agent looks for JSON "name"
+    // keys and finds none: findUndeclaredToolNames(gemma4, '<|tool_call>call:get_weather{…}
+    // <tool_call|><|tool_call>call:write_file{…}<tool_call|>', ∅) gives [], not the two names.
+    'tool names': 'the registry entry names no tool in its calls (no toolNamesIn)',
+  },
+  linear: {
+    call: (index) =>
+      `<|tool_call>call:get_weather{city:<|"|>c${index}<|"|>,days:${index}}<tool_call|>`,
+    bigCall: (argument) =>
+      `<|tool_call>call:write_file{path:<|"|>a<|"|>,content:<|"|>${argument}<|"|>}<tool_call|>`,
+  },
 });
