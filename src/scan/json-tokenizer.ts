@@ -48,6 +48,7 @@ import {
   UPPER_Z,
 } from './char-codes.ts';
 import { isMarkupSpace } from './characters.ts';
+import { canonicalStringContent } from './json-writer.ts';
 
 /** What the tokenizer reports, in document order. */
 export interface JsonTokenHandler {
@@ -63,6 +64,15 @@ export interface JsonTokenHandler {
    * or between the two halves of a surrogate pair.
    */
   stringChunk(decoded: string): void;
+  /**
+   * A piece of a value string as `JSON.stringify` writes it, between the quotes: the source's own
+   * text, its `\u` and `\/` escapes rewritten where it has any (see
+   * JsonTokenizerOptions.sourceStrings). It holds only the escapes JSON.stringify writes and no
+   * surrogate.
+   * Called only when the tokenizer was asked for source pieces; pieces of one string come in
+   * order, mixed with `stringChunk` pieces.
+   */
+  stringSource?(escaped: string): void;
   endString(): void;
   /** A number, `true`/`false`/`null` (or Python's `True`/`False`/`None`), once its token ended. */
   primitive(value: number | boolean | null): void;
@@ -102,6 +112,14 @@ export interface JsonTokenizerOptions {
    * caller that streams the call as soon as its name is whole). Default: at every depth.
    */
   readonly innerQuotesAt?: (depth: number) => boolean;
+  /**
+   * Hand long pieces of double-quoted value strings to `handler.stringSource` as the source writes
+   * them (`\u` and `\/` escapes written as JSON.stringify writes them), when nothing else keeps
+   * that from being their canonical JSON text, instead of decoding them: a caller that writes
+   * the value as canonical JSON then neither decodes nor escapes them again. Keys, short pieces and
+   * anything else still come decoded (`stringChunk`). Default `false`; needs `stringSource`.
+   */
+  readonly sourceStrings?: boolean;
 }
 
 export interface JsonTokenizer {
@@ -294,6 +312,30 @@ function decodeJsonStringContent(text: string, from: number, to: number): string
 }
 
 /**
+ * What may keep string content from being its own canonical JSON text: a raw control character
+ * or surrogate, or a backslash followed by anything but the short escapes JSON.stringify writes
+ * (`\u`, `\/`, and loose JSON's `\d`, are written otherwise). A single character or pair, no
+ * backtracking. A backslash that is itself escaped (`\\u`) matches too: that only sends the
+ * piece to `canonicalStringContent`, which reads its escapes in order.
+ */
+const MAY_NOT_BE_CANONICAL = /[\u0000-\u001f\ud800-\udfff]|\\[^"\\bfnrt]/;
+
+/**
+ * Plain string content (no escape) from this length on is passed as it is written when it is
+ * canonical: from here the writer would otherwise escape it with JSON.stringify. Content with
+ * escapes is passed from MIN_NATIVE_DECODE on, where it would otherwise be decoded natively.
+ */
+const MIN_PLAIN_SOURCE_PIECE = 64;
+
+/**
+ * The decoded text of string content that is canonical JSON text (a `stringSource` piece): its
+ * escapes are all JSON's, so the native reader reads it.
+ */
+export function decodeCanonicalString(escaped: string): string {
+  return escaped.indexOf('\\') === -1 ? escaped : (JSON.parse(`"${escaped}"`) as string);
+}
+
+/**
  * The character at `index`, quoted. One UTF-16 unit, so a message never depends on whether the
  * other half of a surrogate pair was in the same write.
  */
@@ -341,6 +383,7 @@ export function createJsonTokenizer(
     options.maxDepth ?? DEFAULT_MAX_DEPTH,
     options.strict ?? false,
     options.innerQuotesAt,
+    options.sourceStrings === true && handler.stringSource !== undefined,
   );
 }
 
@@ -405,17 +448,48 @@ class StreamingJsonTokenizer implements JsonTokenizer {
   private braces = BRACES_UNKNOWN;
 
   private readonly innerQuotesAt: ((depth: number) => boolean) | undefined;
+  /** See JsonTokenizerOptions.sourceStrings (the handler has `stringSource`). */
+  private readonly sourceStrings: boolean;
 
   constructor(
     handler: JsonTokenHandler,
     maxDepth: number,
     strict: boolean,
     innerQuotesAt: ((depth: number) => boolean) | undefined,
+    sourceStrings: boolean,
   ) {
     this.handler = handler;
     this.maxDepth = maxDepth;
     this.strict = strict;
     this.innerQuotesAt = innerQuotesAt;
+    this.sourceStrings = sourceStrings;
+  }
+
+  /**
+   * Passes `text[from, to)`, content of the value string being read, as it is written, when it
+   * is at least `minLength` long and is canonical JSON text, or is once its `\u` and `\/` escapes
+   * are written as JSON.stringify writes them (`canonicalStringContent`); returns false
+   * (and does nothing) otherwise. What was decoded before it goes first, keeping the order.
+   */
+  private passedAsSource(text: string, from: number, to: number, minLength: number): boolean {
+    if (
+      !this.sourceStrings ||
+      this.stringIsKey ||
+      this.quoteCode !== QUOTATION_MARK ||
+      to - from < minLength
+    ) {
+      return false;
+    }
+    // A slice shares the text's characters, so the test reads only the piece.
+    const source = text.slice(from, to);
+    const piece = MAY_NOT_BE_CANONICAL.test(source) ? canonicalStringContent(source) : source;
+    if (piece === undefined) return false;
+    if (this.stringText !== '') {
+      this.handler.stringChunk(this.stringText);
+      this.stringText = '';
+    }
+    this.handler.stringSource!(piece);
+    return true;
   }
 
   /** The next raw control character in `text` from `from` (remembered for the write). */
@@ -792,6 +866,9 @@ class StreamingJsonTokenizer implements JsonTokenizer {
       const close = this.closingQuote(text, stop, end);
       const decodeEnd = close === -1 ? completeEscapesEnd(text, index, end) : close;
       if (decodeEnd - index >= MIN_NATIVE_DECODE) {
+        if (this.passedAsSource(text, index, decodeEnd, MIN_NATIVE_DECODE)) {
+          return close === -1 ? decodeEnd : this.quoteFound(text, close, end);
+        }
         const decoded = decodeJsonStringContent(text, index, decodeEnd);
         if (decoded !== undefined) {
           this.stringText += decoded;
@@ -808,7 +885,8 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         this.refusesLoose(this.nextControl, 'a raw control character in a string');
         return this.nextControl;
       }
-      this.stringText += text.slice(index, stop);
+      if (!this.passedAsSource(text, index, stop, MIN_PLAIN_SOURCE_PIECE))
+        this.stringText += text.slice(index, stop);
     }
     if (stop >= end) return end;
     if (stop === this.nextBackslash) {

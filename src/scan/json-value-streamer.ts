@@ -1,9 +1,10 @@
 import { setOwnProperty } from '../core/safe-object.ts';
 import type { StreamableKind, ValuePolicy } from '../core/value-policy.ts';
-import type { JsonTokenHandler } from './json-tokenizer.ts';
+import { decodeCanonicalString, type JsonTokenHandler } from './json-tokenizer.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from './json-writer.ts';
 
 export interface JsonValueStreamer extends JsonTokenHandler {
+  stringSource(escaped: string): void;
   /**
    * The assembled value, coerced where the policy held it; `undefined` until complete. Once
    * complete it equals `JSON.parse` of the deltas (a held `1e400` is `null` here as it is there),
@@ -29,7 +30,8 @@ export interface JsonValueStreamerOptions {
    * With `keepStreamedStrings`, stop keeping streamed strings once they add up to more than this
    * many characters (`keptStreamedStrings` turns false). Default: no limit. Lets a caller that
    * keeps the deltas take `value` as it is for small values, and read a large one back from the
-   * deltas rather than keep it twice.
+   * deltas rather than keep it twice. Setting it also lets `stringSource` pieces stop the keeping
+   * (see `stringSource`).
    */
   readonly maxKeptStringChars?: number;
 }
@@ -108,6 +110,8 @@ class StreamingJsonValue implements JsonValueStreamer {
   private readonly writer: CanonicalJsonWriter;
   private keepStreamedStrings: boolean;
   private readonly maxKeptStringChars: number;
+  /** The caller reads the value back from the deltas when strings are not kept. */
+  private readonly readsBack: boolean;
   private keptStringChars = 0;
   private readonly frames: Frame[] = [];
   private started = false;
@@ -130,6 +134,7 @@ class StreamingJsonValue implements JsonValueStreamer {
     this.writer = createCanonicalJsonWriter(onDelta);
     this.keepStreamedStrings = keepStreamedStrings;
     this.maxKeptStringChars = maxKeptStringChars;
+    this.readsBack = maxKeptStringChars !== Number.POSITIVE_INFINITY;
   }
 
   get keptStreamedStrings(): boolean {
@@ -177,16 +182,39 @@ class StreamingJsonValue implements JsonValueStreamer {
     const frame = this.frames[this.frames.length - 1];
     if (frame === undefined || frame.kind !== STRING || frame.mode === DROPPED) return;
     if (decoded === '') return;
-    if (frame.keepsText) {
-      // A rope: most strings come in one piece, and a long one is flattened once, when it ends.
-      if (frame.mode === STREAMED && !this.keepStreamed(decoded.length)) {
+    if (frame.keepsText) this.stringChunkKept(frame, decoded);
+    if (frame.mode === STREAMED) this.writer.stringChunk(decoded);
+  }
+
+  /** Keeps a decoded piece of the string `frame`, unless streamed strings just passed the limit. */
+  private stringChunkKept(frame: Frame, decoded: string): void {
+    // A rope: most strings come in one piece, and a long one is flattened once, when it ends.
+    if (frame.mode === STREAMED && !this.keepStreamed(decoded.length)) {
+      frame.keepsText = false;
+      frame.text = '';
+    } else {
+      frame.text += decoded;
+    }
+  }
+
+  /**
+   * A piece given as its canonical JSON text: written as it is. A streamed string's text is then
+   * no longer kept when the caller can read the value back from the deltas (it set
+   * `maxKeptStringChars`): decoding the piece to keep it would cost what passing it saved.
+   */
+  stringSource(escaped: string): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined || frame.kind !== STRING || frame.mode === DROPPED) return;
+    if (escaped === '') return;
+    if (frame.mode === STREAMED) {
+      if (frame.keepsText && this.readsBack) {
+        this.keepStreamedStrings = false;
         frame.keepsText = false;
         frame.text = '';
-      } else {
-        frame.text += decoded;
       }
+      this.writer.stringSource(escaped);
     }
-    if (frame.mode === STREAMED) this.writer.stringChunk(decoded);
+    if (frame.keepsText) this.stringChunkKept(frame, decodeCanonicalString(escaped));
   }
 
   endString(): void {

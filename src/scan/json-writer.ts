@@ -1,4 +1,5 @@
 import { BoundedCache } from '../core/bounded-cache.ts';
+import { BACKSLASH, FIRST_NON_ASCII, LOWER_U, SLASH } from './char-codes.ts';
 
 /** Writes one JSON value, piece by piece, exactly as `JSON.stringify` prints it whole. */
 export interface CanonicalJsonWriter {
@@ -10,6 +11,11 @@ export interface CanonicalJsonWriter {
   startString(): void;
   /** Decoded string content; escaped here as `JSON.stringify` escapes it. */
   stringChunk(text: string): void;
+  /**
+   * String content already escaped as `JSON.stringify` escapes it, holding no surrogate (a
+   * tokenizer's `stringSource` piece): written as it is.
+   */
+  stringSource(escaped: string): void;
   endString(): void;
   /** A whole value at once: `JSON.stringify(value)` (`null` where that gives nothing). */
   value(value: unknown): void;
@@ -22,7 +28,6 @@ const SURROGATE_LAST = 0xdfff;
 /** Below this, a character is a control character, which JSON escapes. */
 const FIRST_PRINTABLE = 0x20;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 /**
  * `"name":` per key name (as JSON.stringify writes it before a member's value). Calls to one tool repeat the same few names, and writing one costs a
@@ -81,6 +86,75 @@ function escapeStringContent(text: string): string {
   if (text.length < LONG_PIECE && !shortPieceNeedsEscape(text)) return text;
   const json = JSON.stringify(text);
   return json.length === text.length + 2 ? text : json.slice(1, -1);
+}
+
+/** How JSON.stringify prints each ASCII character inside a string. */
+const ASCII_IN_JSON: readonly string[] = Array.from({ length: FIRST_NON_ASCII }, (_, code) =>
+  JSON.stringify(String.fromCharCode(code)).slice(1, -1),
+);
+
+/** The escapes JSON.stringify writes as they are (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`), by the escaped character. */
+const KEPT_ESCAPES: readonly boolean[] = (() => {
+  const table: boolean[] = [];
+  for (const character of '"\\bfnrt') table[character.charCodeAt(0)] = true;
+  return table;
+})();
+
+/** A raw character JSON.stringify would escape (a control character or any surrogate). */
+const RAW_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
+
+/** The value of the four hex digits at `text[at, at + 4)`, or -1. */
+function hexValue(text: string, at: number): number {
+  let value = 0;
+  for (let index = at; index < at + 4; index++) {
+    const code = text.charCodeAt(index);
+    const digit =
+      code >= 0x30 && code <= 0x39
+        ? code - 0x30
+        : code >= 0x61 && code <= 0x66
+          ? code - 0x57
+          : code >= 0x41 && code <= 0x46
+            ? code - 0x37
+            : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/**
+ * JSON string content as `JSON.stringify` would write what it decodes to, made from the content
+ * as a source wrote it (`source` begins outside an escape and ends after a whole one): the short
+ * escapes stay, `\/` and `\uXXXX` become what JSON.stringify writes for their character (`\u003c`
+ * is `<`). Undefined when that takes more than rewriting escapes: a raw control character or
+ * surrogate, a `\u` escape of a surrogate (pairs are JSON.stringify's to judge), or anything JSON
+ * does not define (`\d`, `\u` without four hex digits). Linear: each backslash is looked at once.
+ */
+export function canonicalStringContent(source: string): string | undefined {
+  if (RAW_ESCAPED.test(source)) return undefined;
+  let out = '';
+  let copied = 0;
+  let at = source.indexOf('\\');
+  while (at !== -1) {
+    const escaped = source.charCodeAt(at + 1);
+    let replacement: string;
+    let next = at + 2;
+    if (KEPT_ESCAPES[escaped] === true) {
+      at = source.indexOf('\\', next);
+      continue;
+    }
+    if (escaped === SLASH) replacement = '/';
+    else if (escaped === LOWER_U) {
+      const code = hexValue(source, at + 2);
+      if (code < 0 || (code >= SURROGATE_FIRST && code <= SURROGATE_LAST)) return undefined;
+      replacement = code < FIRST_NON_ASCII ? ASCII_IN_JSON[code]! : String.fromCharCode(code);
+      next = at + 6;
+    } else return undefined;
+    out += source.slice(copied, at) + replacement;
+    copied = next;
+    at = source.indexOf('\\', next);
+  }
+  return copied === 0 ? source : out + source.slice(copied);
 }
 
 /** `JSON.stringify(value)` for a string, without the call for a short one that needs no escape. */
@@ -164,6 +238,14 @@ class StreamingJsonWriter implements CanonicalJsonWriter {
       if (content === '') return;
     }
     this.emit(escapeStringContent(content));
+  }
+
+  stringSource(escaped: string): void {
+    if (escaped === '') return;
+    // A high surrogate held from the piece before is lone: this piece holds no surrogate.
+    const held = this.heldHighSurrogate;
+    this.heldHighSurrogate = '';
+    this.emit(held === '' ? escaped : escapeStringContent(held) + escaped);
   }
 
   endString(): void {

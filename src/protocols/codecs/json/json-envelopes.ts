@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../../../core/index.ts';
 import {
   createJsonTokenizer,
+  decodeCanonicalString,
   type JsonTokenHandler,
   type JsonTokenizer,
 } from '../../../scan/json-tokenizer.ts';
@@ -15,7 +16,8 @@ import { describeProblems } from '../../engine/describe-problems.ts';
 import type { JsonBlockSpan } from './json-block-span.ts';
 import type { JsonCallsBodyConfig } from './json-call-config.ts';
 
-type Handler = JsonTokenHandler;
+/** Argument tokens' handlers here all take source pieces (the router's tokenizer passes them). */
+type Handler = JsonTokenHandler & { stringSource(escaped: string): void };
 type Recorded = readonly [keyof Handler, unknown];
 
 function replay(handler: Handler, recorded: readonly Recorded[]): void {
@@ -54,6 +56,10 @@ class TokenRecorder implements Handler {
 
   stringChunk(text: string): void {
     this.recorded.push(['stringChunk', text]);
+  }
+
+  stringSource(escaped: string): void {
+    this.recorded.push(['stringSource', escaped]);
   }
 
   endString(): void {
@@ -134,6 +140,10 @@ export class Envelope implements Handler {
     this.argumentsHandler().stringChunk(text);
   }
 
+  stringSource(escaped: string): void {
+    this.argumentsHandler().stringSource(escaped);
+  }
+
   endString(): void {
     this.argumentsHandler().endString();
   }
@@ -158,6 +168,8 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
       maxDepth: this.context.options.maxDepth,
       strict: this.config.strictJson ?? false,
       innerQuotesAt: this.innerQuotesAt,
+      // Long argument strings pass to the writer as written, not decoded and escaped again.
+      sourceStrings: true,
     });
     return this.madeTokenizer;
   }
@@ -335,6 +347,12 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
       envelope.argumentsText.parts.push(text);
       envelope.argumentsText.tokenizer.write(text);
     }
+  }
+
+  stringSource(escaped: string): void {
+    if (this.routeDepth > 0) this.argumentsTarget()?.stringSource(escaped);
+    // The envelope's own strings (a name, arguments as a string) are read decoded.
+    else this.stringChunk(decodeCanonicalString(escaped));
   }
 
   endString(): void {
