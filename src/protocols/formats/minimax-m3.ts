@@ -12,7 +12,9 @@
  * second call form: a literal cannot say "optional white space"); a line break or several spaces
  * there are not read (see /work/requests/families.md). The chat template was not
  * reached: results are written as M2's `<response>` elements (an object or array result in
- * `{"result": …}`, as hermes reads JSON calls in `<response>`), reasoning is M2's `<think>`.
+ * `{"result": …}`, as hermes reads JSON calls in `<response>`). Reasoning is `<mm:think>` (and
+ * M2's `<think>`); the prompt may open it (thinking on), which a caller says with
+ * `startInReasoning` (the template's thinking modes were not reached).
  */
 
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
@@ -45,6 +47,13 @@ export const minimaxM3Spec: FormatSpec = {
   aliases: ['minimax_m3', 'mm-m3'],
   families: 'MiniMax-M3',
   models: ['minimax-m3', 'minimax_m3', 'minimaxm3', 'mm-m3'],
+  // M3 writes its chain of thought in `<mm:think>` (its template prefills it when thinking is
+  // on; SGLang's M3 renderer and clients' think filters read it); M2's `<think>` as well.
+  reasoning: [
+    { open: '<mm:think>', close: '</mm:think>' },
+    { open: '<think>', close: '</think>' },
+    { open: '<thinking>', close: '</thinking>' },
+  ],
   calls: [NS, SPACED_NS].map(
     (prefix): TaggedCallForm => ({
       codec: 'tagged',

@@ -4,7 +4,9 @@
  * that joins special tokens with spaces writes it (NS set off on both sides). Vectors: vLLM's
  * `build_order_call` (tests/tool_parsers/test_minimax_m3_tool_parser.py) with one space after
  * every NS, and the same call joined as that detokenizer joins it
- * (test/fixtures/families/minimax-m3-spaced.txt, provenance beside it).
+ * (test/fixtures/families/minimax-m3-spaced.txt, provenance beside it). And M3's reasoning tags,
+ * `<mm:think>…</mm:think>` (the model card's "chain of thought wrapped in <mm:think>", SGLang's
+ * M3 renderer, a parser test vector `<mm:think>A plan.</mm:think>` before the calls).
  */
 
 import { readFileSync } from 'node:fs';
@@ -174,5 +176,22 @@ describe('minimax-m3, white space after the prefix', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('minimax-m3, reasoning', () => {
+  it('reads reasoning in <mm:think>, the tags MiniMax-M3 writes its chain of thought in', () => {
+    // A parser test vector seen in the corpora: `<mm:think>A plan.</mm:think>` then the calls.
+    const text = `<mm:think>A plan.</mm:think>${NS}<tool_call>\n${NS}<invoke name="create_order">${NS}<user_id>7${NS}</user_id>${NS}</invoke>\n${NS}</tool_call>`;
+    expect(readAtEverySplit(protocol, text, { tools })).toEqual({
+      calls: [['create_order', { user_id: 7 }]],
+      text: '',
+      reasoning: 'A plan.',
+      errors: [],
+    });
+    // The template prefills `<mm:think>` when thinking is on: the output starts inside it.
+    expect(
+      readAtEverySplit(protocol, 'Plan.</mm:think>Done.', { tools, startInReasoning: true }),
+    ).toMatchObject({ reasoning: 'Plan.', text: 'Done.' });
   });
 });
