@@ -64,15 +64,19 @@ export interface ColdRun {
   /** CPU ms of the first derivation. */
   readonly deriveMs: number;
   readonly wallMs: number;
-  /** The format derived, or the error's message. */
+  /** The format derived, or `refused`. */
   readonly outcome: string;
   readonly refused: boolean;
+  /** Why the template was refused (the error's message). */
+  readonly why?: string;
 }
 
 export interface DeriveRow {
   readonly template: string;
-  /** The format derived (`family` or the built spec's name), or `refused: …`. */
+  /** The format derived (`family` or the built spec's name), or `refused`. */
   readonly outcome: string;
+  /** Why it was refused. */
+  readonly refusal?: string;
   readonly cold?: {
     readonly medianMs: number;
     readonly importMedianMs: number;
@@ -114,13 +118,16 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Derives once; the outcome names the format, or says the template was refused. */
-function deriveOnce(derive: Derive, template: string): { outcome: string; refused: boolean } {
+/** Derives once; the outcome names the format, or is `refused` with the error's message. */
+function deriveOnce(
+  derive: Derive,
+  template: string,
+): { outcome: string; refused: boolean; why?: string } {
   try {
     const protocol = derive(template) as { name: string };
     return { outcome: protocol.name, refused: false };
   } catch (error) {
-    return { outcome: `refused (${errorText(error).slice(0, 60)}…)`, refused: true };
+    return { outcome: 'refused', refused: true, why: errorText(error) };
   }
 }
 
@@ -132,9 +139,16 @@ async function coldChild(path: string): Promise<ColdRun> {
   const importMs = cpuMs() - importStart;
   const wallStart = performance.now();
   const start = cpuMs();
-  const { outcome, refused } = deriveOnce(derive, template);
+  const { outcome, refused, why } = deriveOnce(derive, template);
   const deriveMs = cpuMs() - start;
-  return { importMs, deriveMs, wallMs: performance.now() - wallStart, outcome, refused };
+  return {
+    importMs,
+    deriveMs,
+    wallMs: performance.now() - wallStart,
+    outcome,
+    refused,
+    ...(why === undefined ? {} : { why }),
+  };
 }
 
 function coldRunInChild(path: string): Promise<ColdRun> {
@@ -221,9 +235,11 @@ export async function benchDerive(
   const rows = settings.templates.map((path, index): DeriveRow => {
     const runs = cold.get(path) ?? [];
     const samples = warm[index]!;
+    const derived = deriveOnce(derive, texts[index]!);
     return {
       template: basename(path),
-      outcome: deriveOnce(derive, texts[index]!).outcome,
+      outcome: derived.outcome,
+      ...(derived.why === undefined ? {} : { refusal: derived.why }),
       ...(runs.length > 0
         ? {
             cold: {
@@ -282,6 +298,9 @@ export function deriveTables(result: DeriveBenchResult): string {
     formatTable(['template', 'derived', 'import ms', 'cold ms', 'cold', 'warm ms', 'warm'], rows),
     `   slowest: cold ${formatMs(Math.max(...colds))} ms, warm ${formatMs(Math.max(...warms))} ms;` +
       ` median of templates: cold ${formatMs(median(colds))} ms, warm ${formatMs(median(warms))} ms`,
+    ...result.rows.flatMap((row) =>
+      row.refusal === undefined ? [] : [`   ${row.template} refused: ${row.refusal.slice(0, 120)}`],
+    ),
     `   targets: ${result.targets.length - missed.length} of ${result.targets.length} met`,
     ...(result.failures.length > 0
       ? ['   FAILED:', ...result.failures.map((failure) => `     ${failure}`)]

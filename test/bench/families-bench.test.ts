@@ -131,7 +131,8 @@ describe('derive bench', () => {
     const [glm4, hermes] = result.rows;
     expect(hermes?.outcome).toBe('hermes');
     // glm4's template writes no tool call: refused, and timed up to the refusal.
-    expect(glm4?.outcome).toMatch(/^refused/);
+    expect(glm4?.outcome).toBe('refused');
+    expect(glm4?.refusal).toMatch(/renders no tool call/);
     for (const row of result.rows) {
       expect(row.cold?.runs).toHaveLength(1);
       expect(row.cold?.runs[0]?.outcome).toBe(row.outcome);
@@ -149,6 +150,7 @@ describe('derive bench', () => {
     const rows = tableRows(table);
     expect(rows.map((row) => row.split(/ +/)[0])).toEqual(['glm4.vllm.jinja', 'hermes.vllm.jinja']);
     for (const row of rows) expect(row.match(/\b(PASS|MISS)\b/g)).toHaveLength(2);
+    expect(table).toMatch(/glm4\.vllm\.jinja refused: the template renders no tool call/);
   }, 60_000);
 });
 
