@@ -1,6 +1,11 @@
-import type { ParseEvent } from '../../core/index.ts';
 import { isNameDelimiter } from '../../scan/opener-trie.ts';
-import type { CallBody, CallContext, CallOutcome } from '../engine/call-body.ts';
+import type {
+  CallBody,
+  CallContext,
+  CallOutcome,
+  ResolvedParseOptions,
+} from '../engine/call-body.ts';
+import { ForwardingContext } from '../engine/forwarding-context.ts';
 import type { ProtocolGrammar } from '../engine/stream-engine.ts';
 
 /** One format's reading of an opener that several formats share (or that begins theirs). */
@@ -20,106 +25,216 @@ export interface Candidate {
  * the first character after the shared one, so they are looked at only when it matches.
  */
 export interface CandidateGroup {
+  /** The shared literal the engine matched. */
+  readonly literal: string;
   /** Openers that are exactly the shared literal: their bodies open at once. */
   readonly ready: readonly Candidate[];
   /** Longer openers, by the first character still to come. */
   readonly byNextCode: ReadonlyMap<number, readonly Candidate[]>;
   /** Tag-name openers that are the literal itself and wait for a delimiter. */
   readonly delimited: readonly Candidate[];
+  /** Every candidate, in precedence order. */
+  readonly all: readonly Candidate[];
+  /** The longest `rest` among the candidates (0 when every one is the literal itself). */
+  readonly longestRest: number;
+  /** Every beginning of every candidate's `rest`: text still inside a longer opener. */
+  readonly restPrefixes: ReadonlySet<string>;
+  /**
+   * The formats still reading after each telling start (see `tellingEnd`), worked out once per
+   * start and tool list: empty when no decision can be made that early.
+   */
+  readonly decisions: Map<string, readonly Candidate[]>;
 }
 
-type Recorded =
-  | { readonly kind: 'emit'; readonly event: ParseEvent }
-  | { readonly kind: 'delta'; readonly id: string; readonly delta: string }
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'fault'; readonly fault: Parameters<CallContext['reportFault']>[0] };
+/** A group of candidates with what is derived from them. */
+export function candidateGroup(
+  literal: string,
+  ready: readonly Candidate[],
+  byNextCode: ReadonlyMap<number, readonly Candidate[]>,
+  delimited: readonly Candidate[],
+): CandidateGroup {
+  const all = [...ready, ...delimited, ...[...byNextCode.values()].flat()].sort(
+    (a, b) => a.order - b.order,
+  );
+  const restPrefixes = new Set<string>();
+  for (const { rest } of all) {
+    for (let length = 1; length <= rest.length; length++) restPrefixes.add(rest.slice(0, length));
+  }
+  return {
+    literal,
+    ready,
+    byNextCode,
+    delimited,
+    all,
+    longestRest: Math.max(0, ...all.map((candidate) => candidate.rest.length)),
+    restPrefixes,
+    decisions: new Map(),
+  };
+}
 
 /**
- * The context one trial's body writes to: recorded while the formats are still being told
- * apart, passed straight through once its format is chosen. Its `callLength` is the part of the
- * call the trial has been fed, which during a decision is less than the engine's.
+ * Where the start of a call tells the formats apart: past every longer opener still matching,
+ * past white space, one character more (`\n{` after `<tool_call>`, `>[` after `<tool_calls`).
+ * Longer than this, a start decides nothing in advance.
  */
-class TrialContext implements CallContext {
-  readonly recorded: Recorded[] = [];
-  outcome: CallOutcome | undefined;
-  /** The trial said something that only its format would: an event, a fault, a call. */
+const MAX_TELLING_START = 16;
+/** Distinct telling starts kept per group; the rest are worked out each time. */
+const MAX_DECISIONS = 256;
+/**
+ * While no format has committed, the formats read a write in slices of growing size: one that
+ * commits early stops the others from reading a whole call they would give up on at its end.
+ */
+const FIRST_SLICE = 32;
+
+/** What a probe shows its body: the call's text so far, and the options with throwaway ids. */
+interface ProbeSource {
+  readonly probeOptions: ResolvedParseOptions;
+  readonly probeCallLength: number;
+  probeCallText(start: number, end: number): string;
+}
+
+/**
+ * The context a probe's body writes to: nothing goes out, it only notes whether the body said
+ * something only its format would (an event, a fault: a commitment) and how it settled. Text a
+ * body hands back is no commitment: every format hands back text it does not read.
+ */
+class ProbeContext implements CallContext {
   committed = false;
-  passThrough = false;
+  outcome: CallOutcome | undefined;
+  private readonly source: ProbeSource;
 
-  private readonly real: CallContext;
-  private readonly choice: ChoiceBody;
-
-  constructor(real: CallContext, choice: ChoiceBody) {
-    this.real = real;
-    this.choice = choice;
+  constructor(source: ProbeSource) {
+    this.source = source;
   }
 
-  get options() {
-    return this.real.options;
+  get options(): ResolvedParseOptions {
+    return this.source.probeOptions;
   }
 
   get callLength(): number {
-    return this.passThrough ? this.real.callLength : this.real.callLength - this.choice.unfed;
+    return this.source.probeCallLength;
   }
 
   callText(start: number, end: number = this.callLength): string {
-    return this.real.callText(start, end);
+    return this.source.probeCallText(start, end);
   }
 
-  emit(event: ParseEvent): void {
-    if (this.passThrough) this.real.emit(event);
-    else {
-      this.recorded.push({ kind: 'emit', event });
-      this.committed = true;
-    }
+  emit(): void {
+    this.committed = true;
   }
 
-  inputDelta(id: string, delta: string): void {
-    if (this.passThrough) this.real.inputDelta(id, delta);
-    else {
-      this.recorded.push({ kind: 'delta', id, delta });
-      this.committed = true;
-    }
+  inputDelta(): void {
+    this.committed = true;
   }
 
-  emitText(text: string): void {
-    if (this.passThrough) this.real.emitText(text);
-    else {
-      this.recorded.push({ kind: 'text', text });
-      this.committed = true;
-    }
-  }
+  emitText(): void {}
 
-  reportFault(fault: Parameters<CallContext['reportFault']>[0]): void {
-    if (this.passThrough) this.real.reportFault(fault);
-    else {
-      this.recorded.push({ kind: 'fault', fault });
-      this.committed = true;
-    }
+  reportFault(): void {
+    this.committed = true;
   }
 
   settle(outcome: CallOutcome): void {
-    if (this.passThrough) this.real.settle(outcome);
-    else this.outcome = outcome;
+    this.outcome = outcome;
+  }
+}
+
+/** The chosen format's body: the engine's context, with the part of the call not yet fed held back. */
+class AdoptedContext extends ForwardingContext {
+  unfed = 0;
+
+  override get callLength(): number {
+    return this.real.callLength - this.unfed;
+  }
+}
+
+/** Probe ids: a probe's events never go out, and the parser's own ids stay in step. */
+const probeOptionsOf = new WeakMap<ResolvedParseOptions, ResolvedParseOptions>();
+
+function probeOptions(options: ResolvedParseOptions): ResolvedParseOptions {
+  let probe = probeOptionsOf.get(options);
+  if (probe === undefined) {
+    let next = 0;
+    probe = { ...options, generateId: () => `probe-${next++}` };
+    probeOptionsOf.set(options, probe);
+  }
+  return probe;
+}
+
+/** A probe of a telling start alone: the opener's literal and the start are the whole call. */
+class StartSource implements ProbeSource {
+  readonly probeOptions: ResolvedParseOptions;
+  /** The call's length as the body sees it: its opener when it opens, all of it when it reads. */
+  probeCallLength: number;
+  private readonly text: string;
+
+  constructor(text: string, options: ResolvedParseOptions) {
+    this.text = text;
+    this.probeOptions = options;
+    this.probeCallLength = text.length;
   }
 
-  /** The trial's format is chosen: what it recorded goes out, and from now on it writes through. */
-  release(): void {
-    for (const entry of this.recorded) {
-      if (entry.kind === 'emit') this.real.emit(entry.event);
-      else if (entry.kind === 'delta') this.real.inputDelta(entry.id, entry.delta);
-      else if (entry.kind === 'text') this.real.emitText(entry.text);
-      else this.real.reportFault(entry.fault);
-    }
-    this.recorded.length = 0;
-    if (this.outcome) this.real.settle(this.outcome);
-    this.passThrough = true;
+  probeCallText(start: number, end: number): string {
+    return this.text.slice(start, end);
   }
+}
+
+type StartVerdict = 'reading' | 'gave-up' | 'undecided';
+
+/** How one format reads a call that starts with `start` after the shared literal. */
+function verdictOn(
+  candidate: Candidate,
+  literal: string,
+  start: string,
+  options: ResolvedParseOptions,
+): StartVerdict {
+  const { rest } = candidate;
+  let index = 0;
+  for (; index < rest.length; index++) {
+    if (index >= start.length) return 'reading';
+    if (start.charCodeAt(index) !== rest.charCodeAt(index)) return 'gave-up';
+  }
+  if (candidate.delimited) {
+    if (index >= start.length) return 'reading';
+    if (!isNameDelimiter(start.charCodeAt(index))) return 'gave-up';
+  }
+  const source = new StartSource(literal + start, options);
+  const context = new ProbeContext(source);
+  source.probeCallLength = literal.length + index;
+  const body = candidate.grammar.openCall(candidate.data, context);
+  source.probeCallLength = literal.length + start.length;
+  const stop = index < start.length ? body.write(start, index, start.length) : -1;
+  if (stop !== -1)
+    return (context.outcome?.kind ?? 'not-a-call') === 'not-a-call' ? 'gave-up' : 'undecided';
+  return context.committed ? 'undecided' : 'reading';
+}
+
+/**
+ * The formats that read on after a telling start, in precedence order; empty when the start
+ * decides nothing (a format committed or ended in it, or none reads on).
+ */
+function decisionFor(
+  group: CandidateGroup,
+  start: string,
+  options: ResolvedParseOptions,
+): readonly Candidate[] {
+  const known = group.decisions.get(start);
+  if (known) return known;
+  let reading: Candidate[] = [];
+  for (const candidate of group.all) {
+    const verdict = verdictOn(candidate, group.literal, start, options);
+    if (verdict === 'undecided') {
+      reading = [];
+      break;
+    }
+    if (verdict === 'reading') reading.push(candidate);
+  }
+  if (group.decisions.size < MAX_DECISIONS) group.decisions.set(start, reading);
+  return reading;
 }
 
 interface Trial {
   readonly candidate: Candidate;
-  readonly context: TrialContext;
+  readonly context: ProbeContext;
   /** Characters of `candidate.rest` matched so far. */
   gate: number;
   body: CallBody | undefined;
@@ -129,18 +244,6 @@ interface Trial {
   droppedAt: number;
 }
 
-/**
- * Reads a call whose opener several formats share (`<tool_call>`: JSON in Hermes, `<function=…>`
- * in Qwen3-Coder, a bare name in GLM), or whose opener begins a longer one (`[` and
- * `[TOOL_CALLS]`), by letting each format's body read it until one of them commits: it names a
- * declared tool, streams input, or ends a call. The earliest commit is the reading; a tie goes
- * to the format first in precedence; a fault stands only once every other format gave up.
- *
- * Each write is read by every format at once. When exactly one commits in it, that one committed
- * first, so the choice does not depend on chunking, and it has read the write in one go (its
- * whole-call fast path included). When several commit in the same write, the write is read
- * again one character at a time by fresh bodies, to find which committed first.
- */
 /** The trial said what only its format would: an event, a call, or framing it dropped. */
 function committedTo(trial: Trial): boolean {
   if (trial.context.committed) return true;
@@ -148,16 +251,39 @@ function committedTo(trial: Trial): boolean {
   return trial.stop !== -1 && (kind === 'call' || kind === 'markup');
 }
 
-export class ChoiceBody implements CallBody {
-  /** Characters of the current write past what a trial is being fed (see TrialContext). */
+/**
+ * Reads a call whose opener several formats share (`<tool_call>`: JSON in Hermes, `<function=…>`
+ * in Qwen3-Coder, a bare name in GLM), or whose opener begins a longer one (`[` and
+ * `[TOOL_CALLS]`).
+ *
+ * Most calls are told apart by how they start: the characters after the opener, up to the first
+ * one past white space, leave one format reading (`<tool_calls>[` is a JSON list, `<tool_calls>{`
+ * JSON lines). Which formats read on after such a start is worked out once per start (and tool
+ * list), and when it is one, its body reads the call straight away.
+ *
+ * Otherwise each format's body reads on as a probe, until one of them commits: it names a
+ * declared tool, streams input, or ends a call. The earliest commit is the reading; a tie goes to
+ * the format first in precedence; a fault stands only once every other format gave up. Each
+ * write is read by every probe at once, in slices of growing size; when exactly one commits in a
+ * slice, that one committed first, so the choice does not depend on chunking. When several
+ * commit in the same slice, it is read again one character at a time by fresh probes, to find
+ * which committed first. The chosen format's body then reads the call from its start, as if it
+ * had been named: probes never emit, so no event is held and released, and the chosen body keeps
+ * its whole-call fast path.
+ */
+export class ChoiceBody implements CallBody, ProbeSource {
+  /** Characters of the current write past what a probe is being fed (see ProbeContext). */
   unfed = 0;
 
   private trials: Trial[] = [];
-  private winner: Trial | undefined;
+  /** The chosen format's body, reading with the engine's context. */
+  private adopted: CallBody | undefined;
   /** The format whose text goes on when every format gave up (its leftover is handed back). */
   private lastDropped: Trial | undefined;
   /** Trials that ended with a fault, waiting in case every other format gives up. */
   private readonly parked: Trial[] = [];
+  /** A probe decided on while reading one character at a time. */
+  private pick: Trial | undefined;
   private started = false;
   /** The call's length when the opener matched: where the formats' text begins. */
   private readonly bodyStart: number;
@@ -168,23 +294,40 @@ export class ChoiceBody implements CallBody {
     this.context = context;
     this.group = group;
     this.bodyStart = context.callLength;
-    this.trials = this.withoutCovered(group.ready.map((candidate) => this.trialOf(candidate)));
+  }
+
+  get probeOptions(): ResolvedParseOptions {
+    return probeOptions(this.context.options);
+  }
+
+  get probeCallLength(): number {
+    return this.context.callLength - this.unfed;
+  }
+
+  probeCallText(start: number, end: number): string {
+    return this.context.callText(start, end);
   }
 
   get leftover(): string | undefined {
-    return (this.winner ?? this.lastDropped)?.body?.leftover;
+    return (this.adopted ?? this.lastDropped?.body)?.leftover;
   }
 
   private trialOf(candidate: Candidate): Trial {
     const trial: Trial = {
       candidate,
-      context: new TrialContext(this.context, this),
+      context: new ProbeContext(this),
       gate: 0,
       body: undefined,
       stop: -1,
       droppedAt: -1,
     };
-    this.openIfReady(trial);
+    // A probe opened here starts where the formats' text begins.
+    const unfed = this.unfed;
+    this.unfed = this.context.callLength - this.bodyStart;
+    if (candidate.rest.length === 0 && !candidate.delimited) {
+      trial.body = candidate.grammar.openCall(candidate.data, trial.context);
+    }
+    this.unfed = unfed;
     return trial;
   }
 
@@ -200,30 +343,87 @@ export class ChoiceBody implements CallBody {
     );
   }
 
-  /** The first character after the shared literal: the longer openers it begins join in. */
-  private addLongerOpeners(code: number): void {
-    const joining = [...(this.group.byNextCode.get(code) ?? [])];
-    if (isNameDelimiter(code)) joining.push(...this.group.delimited);
-    if (joining.length === 0) return;
-    this.trials = [...this.trials, ...joining.map((candidate) => this.trialOf(candidate))].sort(
-      (a, b) => a.candidate.order - b.candidate.order,
-    );
+  /** The formats that may read a call whose first character after the literal is `code`. */
+  private candidatesFor(code: number | undefined): Candidate[] {
+    const { group } = this;
+    const joining = code === undefined ? [] : [...(group.byNextCode.get(code) ?? [])];
+    if (code !== undefined && isNameDelimiter(code)) joining.push(...group.delimited);
+    return [...group.ready, ...joining].sort((a, b) => a.order - b.order);
+  }
+
+  private startTrials(candidates: readonly Candidate[]): void {
+    this.trials = this.withoutCovered(candidates.map((candidate) => this.trialOf(candidate)));
+  }
+
+  /**
+   * The end of the call's telling start in `text[start, end)` (see MAX_TELLING_START), or -1
+   * when the write ends first or the start is too long to tell anything.
+   */
+  private tellingEnd(text: string, start: number, end: number): number {
+    const limit = Math.min(end, start + MAX_TELLING_START);
+    for (let index = start; index < limit; index++) {
+      const offset = index - start;
+      if (
+        offset < this.group.longestRest &&
+        this.group.restPrefixes.has(text.slice(start, index + 1))
+      )
+        continue;
+      const code = text.charCodeAt(index);
+      if (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d) continue;
+      return index + 1;
+    }
+    return -1;
   }
 
   write(text: string, start: number, end: number): number {
-    if (this.winner) return this.winner.body!.write(text, start, end);
+    if (this.adopted) return this.adopted.write(text, start, end);
     if (start >= end) return -1;
     if (!this.started) {
       this.started = true;
-      this.addLongerOpeners(text.charCodeAt(start));
+      const tellingEnd = this.tellingEnd(text, start, end);
+      const reading =
+        tellingEnd === -1
+          ? []
+          : decisionFor(this.group, text.slice(start, tellingEnd), this.probeOptions);
+      if (reading.length === 1) return this.adopt(reading[0]!, text, start, end);
+      this.startTrials(reading.length > 1 ? reading : this.candidatesFor(text.charCodeAt(start)));
     }
+    let from = start;
+    let size = FIRST_SLICE;
+    while (from < end) {
+      const to = Math.min(end, from + size);
+      const ended = this.readSlice(text, from, to, start, end);
+      if (ended !== undefined) return ended;
+      from = to;
+      size *= 2;
+    }
+    return -1;
+  }
+
+  /**
+   * Every probe reads `text[from, to)` of the write `text[start, end)`. Returns where the call
+   * ended, -1 once a chosen body needs more text, or undefined while the formats read on.
+   */
+  private readSlice(
+    text: string,
+    from: number,
+    to: number,
+    start: number,
+    end: number,
+  ): number | undefined {
     const live = this.trials;
-    for (const trial of live) this.readWrite(trial, text, start, end, 0);
+    for (const trial of live) this.readWrite(trial, text, from, to, end - to);
     this.unfed = 0;
-    const committed = live.filter((trial) => committedTo(trial));
-    if (committed.length === 1) return this.choose(committed[0]!) ?? -1;
-    if (committed.length > 1) return this.readAgainByCharacter(live, text, start, end);
-    return this.afterUndecidedWrite(live, start);
+    let committed: Trial | undefined;
+    let committedCount = 0;
+    for (const trial of live) {
+      if (!committedTo(trial)) continue;
+      committed ??= trial;
+      committedCount++;
+    }
+    if (committedCount === 1) return this.adopt(committed!.candidate, text, start, end);
+    if (committedCount > 1) return this.readAgainByCharacter(live, text, from, to, start, end);
+    return this.afterUndecidedSlice(live, text, from, start, end);
   }
 
   /**
@@ -267,14 +467,67 @@ export class ChoiceBody implements CallBody {
   }
 
   /**
-   * Nobody committed in this write: the formats that gave up go, faults wait. When none is left,
+   * The format of `candidate` reads the call: a fresh body of it, on the engine's context, reads
+   * the call from its start (the part in earlier writes in one go) and then the whole write
+   * `text[start, end)`, up to `until` when it is given. Returns where the body ended the call.
+   */
+  private adopt(
+    candidate: Candidate,
+    text: string,
+    start: number,
+    end: number,
+    until = end,
+  ): number {
+    this.trials = [];
+    this.parked.length = 0;
+    this.pick = undefined;
+    const context = new AdoptedContext(this.context);
+    const bodyFrom = this.bodyStart + candidate.rest.length;
+    const writeFrom = this.context.callLength - (end - start);
+    context.unfed = this.context.callLength - bodyFrom;
+    const body = candidate.grammar.openCall(candidate.data, context);
+    this.adopted = body;
+    if (bodyFrom < writeFrom) {
+      const before = this.context.callText(bodyFrom, writeFrom);
+      context.unfed = end - start;
+      const stop = body.write(before, 0, before.length);
+      context.unfed = 0;
+      // Only a fault that stood in an earlier write ends there (see settleFault).
+      if (stop !== -1) return until;
+      context.unfed = end - until;
+      const ended = body.write(text, start, until);
+      context.unfed = 0;
+      return until === end ? ended : until;
+    }
+    context.unfed = end - until;
+    const ended = body.write(text, start + (bodyFrom - writeFrom), until);
+    context.unfed = 0;
+    return until === end ? ended : until;
+  }
+
+  /**
+   * Every other format gave up: the parked fault stands, and its raw text runs to `at` (the
+   * fault's own end may lie in an earlier write, where the call can no longer end).
+   */
+  private settleFault(trial: Trial, at: number, text: string, start: number, end: number): number {
+    return this.adopt(trial.candidate, text, start, end, at);
+  }
+
+  /**
+   * Nobody committed in this slice: the formats that gave up go, faults wait. When none is left,
    * the call ends where the last of them ended (the same place however the text was chunked:
    * what ended in an earlier write ended before anything in this one).
    */
-  private afterUndecidedWrite(live: readonly Trial[], start: number): number {
+  private afterUndecidedSlice(
+    live: readonly Trial[],
+    text: string,
+    from: number,
+    start: number,
+    end: number,
+  ): number | undefined {
     const next: Trial[] = [];
     let last: Trial | undefined;
-    let endsAt = start;
+    let endsAt = from;
     for (const trial of live) {
       const ended = trial.droppedAt !== -1 ? trial.droppedAt : trial.stop;
       if (ended === -1) {
@@ -289,58 +542,56 @@ export class ChoiceBody implements CallBody {
     }
     this.trials = next;
     if (next.length > 0) {
-      if (next.length === 1 && this.parked.length === 0 && next[0]!.body) this.choose(next[0]!);
-      return -1;
+      if (next.length === 1 && this.parked.length === 0 && next[0]!.body) {
+        return this.adopt(next[0]!.candidate, text, start, end);
+      }
+      return undefined;
     }
     const fault = this.parked[0];
-    if (fault) return this.settleParked(fault, endsAt);
+    if (fault) return this.settleFault(fault, endsAt, text, start, end);
     this.lastDropped = last;
     this.context.settle({ kind: 'not-a-call' });
     return endsAt;
   }
 
   /**
-   * Several formats committed in the same write: fresh bodies read what came before in one go
-   * (nobody committed in it), then this write one character at a time.
+   * Several formats committed in the same slice: fresh probes read what came before in one go
+   * (nobody committed in it), then the slice one character at a time.
    */
   private readAgainByCharacter(
     live: readonly Trial[],
     text: string,
+    from: number,
+    to: number,
     start: number,
     end: number,
-  ): number {
-    const before = this.context.callText(this.bodyStart, this.context.callLength - (end - start));
-    this.unfed = before.length + (end - start);
+  ): number | undefined {
+    const before = this.context.callText(this.bodyStart, this.context.callLength - (end - from));
     const fresh = live.map((trial) => this.trialOf(trial.candidate));
     for (const trial of fresh) {
-      if (before.length > 0) this.readWrite(trial, before, 0, before.length, end - start);
+      if (before.length > 0) this.readWrite(trial, before, 0, before.length, end - from);
     }
     this.trials = fresh.filter((trial) => trial.droppedAt === -1 && trial.stop === -1);
-    for (let index = start; index < end; index++) {
+    for (let index = from; index < to; index++) {
       this.unfed = end - index - 1;
-      const ended = this.step(text, index);
-      if (ended !== undefined) {
-        this.unfed = 0;
-        return ended;
-      }
-      // `step` may have chosen a format: it reads the rest of this write itself.
-      const chosen = this.winner as Trial | undefined;
-      if (chosen) {
-        this.unfed = 0;
-        return chosen.body!.write(text, index + 1, end);
-      }
+      const ended = this.step(text, index, start, end);
+      this.unfed = 0;
+      if (ended !== undefined) return ended;
+      const chosen = this.pick as Trial | undefined;
+      if (chosen) return this.adopt(chosen.candidate, text, start, end);
     }
     this.unfed = 0;
-    return -1;
+    return undefined;
   }
 
   /** Feeds `text[index]` to every trial; returns where the call ended if it did. */
-  private step(text: string, index: number): number | undefined {
+  private step(text: string, index: number, start: number, end: number): number | undefined {
     // Where the text goes on if no format reads a call here: after what the bodies consumed.
     let lastStop = index;
     const live: Trial[] = [];
     for (const trial of this.trials) {
-      if (!this.feed(trial, text, index)) {
+      this.readWrite(trial, text, index, index + 1, this.unfed);
+      if (trial.droppedAt !== -1) {
         // Gave up on the character: not this format's call.
         if (trial.stop > lastStop) {
           lastStop = trial.stop;
@@ -353,15 +604,15 @@ export class ChoiceBody implements CallBody {
     this.trials = live;
     if (this.trials.length === 0) {
       const fault = this.parked[0];
-      if (fault) return this.settleParked(fault, index + 1);
+      if (fault) return this.settleFault(fault, index + 1, text, start, end);
       this.context.settle({ kind: 'not-a-call' });
       return lastStop;
     }
-    return this.decide(index);
+    return this.decide(index, text, start, end);
   }
 
-  /** With every live trial fed up to `index`: chooses, parks, or waits. */
-  private decide(index: number): number | undefined {
+  /** With every live trial fed up to `index`: picks, parks, or waits. */
+  private decide(index: number, text: string, start: number, end: number): number | undefined {
     const live = this.trials;
     // The first trial, in format order, to commit is the reading.
     for (const trial of live) {
@@ -369,7 +620,11 @@ export class ChoiceBody implements CallBody {
         if (trial.stop !== -1 && trial.context.outcome?.kind === 'fault' && live.length > 1) {
           continue;
         }
-        return this.choose(trial);
+        if (trial.stop !== -1 && trial.context.outcome?.kind === 'fault') {
+          return this.settleFault(trial, trial.stop, text, start, end);
+        }
+        this.pick = trial;
+        return undefined;
       }
     }
     for (const trial of live) {
@@ -378,28 +633,14 @@ export class ChoiceBody implements CallBody {
     this.trials = live.filter((trial) => trial.stop === -1);
     if (this.trials.length === 0) {
       const fault = this.parked[0];
-      if (fault) return this.settleParked(fault, index + 1);
+      if (fault) return this.settleFault(fault, index + 1, text, start, end);
       this.context.settle({ kind: 'not-a-call' });
       return index + 1;
     }
     if (this.trials.length === 1 && this.parked.length === 0 && this.trials[0]!.body) {
-      this.choose(this.trials[0]!);
+      this.pick = this.trials[0]!;
     }
     return undefined;
-  }
-
-  /** Feeds one character to a trial; false when the trial gave up (or ended as not a call). */
-  private feed(trial: Trial, text: string, index: number): boolean {
-    this.readWrite(trial, text, index, index + 1, this.unfed);
-    return trial.droppedAt === -1;
-  }
-
-  private openIfReady(trial: Trial): void {
-    const { candidate } = trial;
-    if (trial.gate < candidate.rest.length) return;
-    // A delimited opener waits for its delimiter (see `feed`).
-    if (candidate.delimited) return;
-    trial.body = candidate.grammar.openCall(candidate.data, trial.context);
   }
 
   /**
@@ -411,29 +652,28 @@ export class ChoiceBody implements CallBody {
     this.parked.sort((a, b) => a.candidate.order - b.candidate.order);
   }
 
-  /** The trial's format reads the call: its record goes out; returns its end if it ended. */
-  private choose(trial: Trial): number | undefined {
-    this.winner = trial;
-    this.trials = [trial];
-    this.parked.length = 0;
-    trial.context.release();
-    return trial.stop === -1 ? undefined : trial.stop;
-  }
-
-  /**
-   * Every other format gave up: the parked fault stands, and its raw text runs to `at` (the
-   * fault's own end may lie in an earlier write, where the call can no longer end).
-   */
-  private settleParked(trial: Trial, at: number): number {
-    this.winner = trial;
-    trial.context.release();
-    return at;
+  /** The output ended with `candidate` chosen: its body reads the whole call and finishes it. */
+  private adoptAtEnd(candidate: Candidate, interrupted: boolean): void {
+    const length = this.context.callLength;
+    const bodyFrom = this.bodyStart + candidate.rest.length;
+    const context = new AdoptedContext(this.context);
+    context.unfed = length - bodyFrom;
+    const body = candidate.grammar.openCall(candidate.data, context);
+    this.adopted = body;
+    context.unfed = 0;
+    const text = this.context.callText(bodyFrom, length);
+    if (text.length > 0 && body.write(text, 0, text.length) !== -1) return;
+    body.finish(interrupted);
   }
 
   finish(interrupted: boolean): void {
-    if (this.winner) {
-      this.winner.body!.finish(interrupted);
+    if (this.adopted) {
+      this.adopted.finish(interrupted);
       return;
+    }
+    if (!this.started) {
+      this.started = true;
+      this.startTrials(this.candidatesFor(undefined));
     }
     // The output ended undecided: the first format whose reading is a call, else a fault.
     let fallback: Trial | undefined = this.parked[0];
@@ -442,20 +682,19 @@ export class ChoiceBody implements CallBody {
       trial.body.finish(interrupted);
       const kind = trial.context.outcome?.kind;
       if (kind === 'call' || kind === 'markup') {
-        this.choose(trial);
+        this.adoptAtEnd(trial.candidate, interrupted);
         return;
       }
       if (kind === 'fault' && fallback === undefined) fallback = trial;
     }
     if (fallback) {
-      this.winner = fallback;
-      fallback.context.release();
+      this.adoptAtEnd(fallback.candidate, interrupted);
       return;
     }
     this.context.settle({ kind: 'not-a-call' });
   }
 
   abandon(): void {
-    this.winner?.body?.abandon();
+    this.adopted?.abandon();
   }
 }

@@ -5,7 +5,7 @@ import { defineProtocol, formatResultsForAnyReader, grammarOf } from '../define/
 import type { ResolvedParseOptions } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import { FORMATS, formatEntry } from '../registry.ts';
-import { type Candidate, type CandidateGroup, ChoiceBody } from './choice-body.ts';
+import { type Candidate, type CandidateGroup, ChoiceBody, candidateGroup } from './choice-body.ts';
 
 export interface AutoProtocolOptions {
   /**
@@ -220,7 +220,7 @@ function combineOpeners(
       literal,
       delimited,
       ...(inReasoning ? { inReasoning } : {}),
-      data: { ready, byNextCode, delimited: waiting },
+      data: candidateGroup(literal, ready, byNextCode, waiting),
     });
   }
   return result;

@@ -11,6 +11,7 @@ import {
   type Candidate,
   type CandidateGroup,
   ChoiceBody,
+  candidateGroup,
 } from '../../../src/protocols/auto/choice-body.ts';
 import type {
   CallBody,
@@ -69,7 +70,7 @@ function group(ready: Candidate[], longer: Candidate[] = []): CandidateGroup {
     const code = candidate.rest.charCodeAt(0);
     byNextCode.set(code, [...(byNextCode.get(code) ?? []), candidate]);
   }
-  return { ready, byNextCode, delimited: [] };
+  return candidateGroup(OPENER, ready, byNextCode, []);
 }
 
 interface Reading {
