@@ -1,13 +1,8 @@
-import { BoundedCache } from '../../core/bounded-cache.ts';
-import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
-import type { Opener } from '../../scan/opener-trie.ts';
-import { bareArrayOpeners, openJsonCall } from '../codecs/json/json-call-formats-openers.ts';
-import type { JsonCallShape, JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
-import type { ReasoningTag } from '../engine/stream-engine.ts';
-import { formatApertusToolCall, formatApertusToolResponse, formatApertusTools } from './format.ts';
+import type { ToolCallProtocol } from '../../core/index.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
+import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
+import type { CallFormSpec, FormatSpec } from '../spec/types.ts';
+import { formatApertusToolResponse, formatApertusTools } from './format.ts';
 
 export interface ApertusProtocolOptions {
   /**
@@ -17,82 +12,71 @@ export interface ApertusProtocolOptions {
   readonly bareArrays?: boolean;
 }
 
-/** The call object's only key is the tool's name: `{"get_weather": {"city": "Oslo"}}`. */
-const APERTUS_SHAPE: JsonCallShape = {
-  nameKeys: ['name'],
-  argumentKeys: ['arguments'],
+/**
+ * `<|tools_prefix|>[{"get_weather": {"city": "Oslo"}}]<|tools_suffix|>`: the call object's only
+ * key is the tool's name. `languageTag` keeps every call on the streaming reader, which knows
+ * the name-as-key shape (the whole-call fast path reads `{"name": …, "arguments": …}` only).
+ */
+const TOOLS_BLOCK: CallFormSpec = {
+  codec: 'json',
+  open: '<|tools_prefix|>',
+  close: '<|tools_suffix|>',
   nameAsKey: true,
+  languageTag: true,
 };
 
-/** Apertus reasons between `<|inner_prefix|>` and `<|inner_suffix|>`. */
-const APERTUS_THINK_TAGS: readonly ReasoningTag[] = [
-  { open: '<|inner_prefix|>', close: '<|inner_suffix|>' },
-  ...THINK_TAGS,
-];
-
-const TOOLS_BLOCK: Opener<JsonCallsBodyConfig> = {
-  literal: '<|tools_prefix|>',
-  delimited: false,
-  data: {
-    shape: APERTUS_SHAPE,
-    closer: '<|tools_suffix|>',
-    speculative: false,
-    // Keeps every call on the streaming reader, which knows the name-as-key shape (the whole-call
-    // fast path reads `{"name": …, "arguments": …}` objects only).
-    skipLanguageTag: true,
-  },
-};
-
-const TOKEN_ONLY: readonly Opener<JsonCallsBodyConfig>[] = [TOOLS_BLOCK];
-
-/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
-const MAX_CACHED_TOOL_LISTS = 64;
-
-/** Opener arrays per list of tool names, so the engine compiles each once (see xml/index.ts). */
-const openersByNames = new BoundedCache<string, readonly Opener<JsonCallsBodyConfig>[]>(
-  MAX_CACHED_TOOL_LISTS,
+/**
+ * `[{"get_weather"`, with the white space templates print: a bare list can only be told from
+ * data by the declared name it begins with, so these forms are opened per declared tool.
+ */
+const BARE_ARRAYS: readonly CallFormSpec[] = ['[{', '[ {', '[\n{', '[\n  {'].flatMap((start) =>
+  ['', ' '].map(
+    (space): CallFormSpec => ({
+      codec: 'json',
+      open: `${start}${space}{name_json}`,
+      openHoldsJson: `${start}${space}{name_json}`,
+      perTool: true,
+      certainty: 'speculative',
+      nameAsKey: true,
+    }),
+  ),
 );
 
-/** `[{"get_weather"`: a bare list can only be told from data by the declared names it uses. */
-function withBareArrays(tools: readonly ToolDefinition[]): readonly Opener<JsonCallsBodyConfig>[] {
-  const key = tools.map((tool) => tool.name).join('\u0000');
-  let openers = openersByNames.get(key);
-  if (openers === undefined) {
-    const literals = tools.flatMap((tool) => {
-      const name = JSON.stringify(tool.name);
-      return ['[{', '[ {', '[\n{', '[\n  {'].flatMap((start) => [
-        `${start}${name}`,
-        `${start} ${name}`,
-      ]);
-    });
-    openers = [TOOLS_BLOCK, ...bareArrayOpeners(APERTUS_SHAPE, literals)];
-    openersByNames.set(key, openers);
-  }
-  return openers;
-}
-
 /** Swiss AI's Apertus: `<|tools_prefix|>[{"get_weather": {"city": "Oslo"}}]<|tools_suffix|>`. */
-export function apertusProtocol(options: ApertusProtocolOptions = {}): ToolCallProtocol {
-  const bare = options.bareArrays ?? true;
-  return defineProtocol<JsonCallsBodyConfig>({
-    name: 'apertus',
-    grammar: {
-      reasoningTags: APERTUS_THINK_TAGS,
-      callOpeners: (parse) => (bare ? withBareArrays(parse.tools) : TOKEN_ONLY),
-      openCall: (config, context) => openJsonCall(config, context),
-    },
-    formatTools: formatApertusTools,
-    formatToolCall: formatApertusToolCall,
-    formatToolResponse: formatApertusToolResponse,
-  });
-}
-
-export const apertusFormat: FormatEntry = {
+export const apertusSpec: FormatSpec = {
+  spec: 1,
   name: 'apertus',
-  aliases: [],
   families: 'Swiss AI Apertus',
+  models: ['apertus'],
   example: '<|tools_prefix|>[{"get_weather": {"city": "Oslo"}}]<|tools_suffix|>',
-  create: () => apertusProtocol(),
-  models: [/apertus/],
-  agent: CALLS_RUN_TOGETHER,
+  // Apertus reasons between `<|inner_prefix|>` and `<|inner_suffix|>`.
+  reasoning: [
+    { open: '<|inner_prefix|>', close: '<|inner_suffix|>' },
+    { open: '<think>', close: '</think>' },
+    { open: '<thinking>', close: '</thinking>' },
+  ],
+  calls: [TOOLS_BLOCK, ...BARE_ARRAYS],
+  write: {
+    section: { open: '<|tools_prefix|>[', close: ']<|tools_suffix|>' },
+    call: '{{name_json}:{arguments}}',
+    join: ',',
+  },
+  // Overridden by the hook: one JSON list, a value per call, in the order of the calls.
+  results: { section: { open: '[', close: ']' }, each: '{output}', join: ',', output: 'json' },
 };
+
+const APERTUS_HOOKS: FormatHooks = {
+  // The template's system prompt with the tools as TypeScript-like signatures.
+  formatTools: formatApertusTools,
+  formatToolResponse: formatApertusToolResponse,
+};
+
+export const apertusFormat: FormatEntry = formatEntryFromSpec(apertusSpec, {
+  hooks: APERTUS_HOOKS,
+});
+
+export function apertusProtocol(options: ApertusProtocolOptions = {}): ToolCallProtocol {
+  return (options.bareArrays ?? true)
+    ? apertusFormat.create()
+    : defineFormat({ ...apertusSpec, calls: [TOOLS_BLOCK] }, APERTUS_HOOKS);
+}

@@ -5,6 +5,7 @@
  * guarantee the hand-written ones have: the engine and the bodies are the same.
  */
 
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import { DialectCallBody } from '../codecs/dialect/call-body.ts';
 import { bareArrayLiterals, bareArrayOpeners } from '../codecs/json/json-call-formats-openers.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
@@ -14,11 +15,12 @@ import {
   ParameterTagsBody,
   type ParameterTagsOpener,
 } from '../codecs/tagged/parameter-tags-body.ts';
-import type { CallBody, CallContext } from '../engine/call-body.ts';
+import type { CallBody, CallContext, ResolvedParseOptions } from '../engine/call-body.ts';
 import { MarkupBody } from '../engine/markup-body.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';
+import { fillTemplate } from './writers.ts';
 
 /** What an opener of a spec-built format hands the engine: which body reads the call. */
 export type SpecCallData =
@@ -58,12 +60,14 @@ export function compileGrammar(
   spec: FormatSpec,
   readers: readonly FormatReader[] = [],
 ): ProtocolGrammar<SpecCallData> {
-  const openers: CallOpener<SpecCallData>[] = spec.calls.map((form) => ({
-    literal: form.open,
-    delimited: false,
-    inReasoning: form.inReasoning === true,
-    data: callData(form),
-  }));
+  const openers: CallOpener<SpecCallData>[] = spec.calls
+    .filter((form) => !form.perTool)
+    .map((form) => ({
+      literal: form.open,
+      delimited: false,
+      inReasoning: form.inReasoning === true,
+      data: callData(form),
+    }));
   for (const form of spec.calls) {
     if (form.codec !== 'json' || !form.bareArrays) continue;
     const { shape } = jsonConfig(form, true);
@@ -94,11 +98,59 @@ export function compileGrammar(
       });
     }
   }
+  const perTool = spec.calls.filter((form) => form.perTool);
   return {
     reasoningTags: reasoningOf(spec),
-    callOpeners: () => openers,
+    callOpeners: perTool.length === 0 ? () => openers : perToolOpeners(openers, perTool),
     openCall: openBody,
   };
+}
+
+/** Distinct tool lists kept per spec; an application has a few, so this only bounds odd callers. */
+const MAX_CACHED_TOOL_LISTS = 64;
+
+/**
+ * The openers of a spec with forms opened per declared tool (`perTool`): the spec's own, then
+ * each such form once per tool, its name filled in. Kept per list of names, so the engine
+ * compiles each list's openers once.
+ */
+function perToolOpeners(
+  openers: readonly CallOpener<SpecCallData>[],
+  forms: readonly CallFormSpec[],
+): (options: ResolvedParseOptions) => readonly CallOpener<SpecCallData>[] {
+  const byNames = new BoundedCache<string, readonly CallOpener<SpecCallData>[]>(
+    MAX_CACHED_TOOL_LISTS,
+  );
+  return ({ tools }) => {
+    if (tools.length === 0) return openers;
+    const key = tools.map((tool) => tool.name).join('\u0000');
+    const cached = byNames.get(key);
+    if (cached !== undefined) return cached;
+    const all = [...openers];
+    for (const form of forms) {
+      for (const tool of tools) {
+        const filled = withToolName(form, tool.name);
+        all.push({
+          literal: filled.open,
+          delimited: false,
+          inReasoning: form.inReasoning === true,
+          data: callData(filled, tool.name),
+        });
+      }
+    }
+    byNames.set(key, all);
+    return all;
+  };
+}
+
+/** A per-tool form for one tool: `{name}` and `{name_json}` filled in its opener. */
+function withToolName(form: CallFormSpec, name: string): CallFormSpec {
+  const values = { name, name_json: JSON.stringify(name) };
+  const open = fillTemplate(form.open, values);
+  if (form.codec === 'json' && form.openHoldsJson) {
+    return { ...form, open, openHoldsJson: fillTemplate(form.openHoldsJson, values) };
+  }
+  return { ...form, open };
 }
 
 function openBody(data: SpecCallData, context: CallContext): CallBody {
@@ -120,7 +172,8 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
   }
 }
 
-function callData(form: CallFormSpec): SpecCallData {
+/** What an opener of `form` starts; `toolName` for a per-tool form, whose opener named the tool. */
+function callData(form: CallFormSpec, toolName?: string): SpecCallData {
   const speculative = form.certainty === 'speculative';
   switch (form.codec) {
     case 'json': {
@@ -156,6 +209,8 @@ function callData(form: CallFormSpec): SpecCallData {
           ...(form.listOpened ? { listOpened: true } : {}),
           ...(form.single ? { single: true } : {}),
           ...(form.lines ? { lines: true } : {}),
+          // A per-tool opener took the call's name and `(`.
+          ...(toolName !== undefined ? { openedCall: toolName } : {}),
           ...(form.jsonFallback && form.close
             ? {
                 json: {

@@ -71,6 +71,14 @@ interface CallFormBase {
   readonly certainty?: 'explicit' | 'speculative';
   /** Also read inside reasoning (Kimi's and Mistral's special tokens). Default false. */
   readonly inReasoning?: boolean;
+  /**
+   * The form is opened once per declared tool: `open` (and a json form's `openHoldsJson`) holds
+   * `{name}` or `{name_json}` (the name as a JSON string), filled with each tool's name. A bare
+   * call can often be told from prose only by the declared name it begins with (Apertus's
+   * `[{"get_weather"`, Granite's `get_weather(` at the start of the output). A python form's
+   * opener then ends with the call's `(`: the name is the tool's.
+   */
+  readonly perTool?: boolean;
 }
 
 /**

@@ -155,7 +155,7 @@ function isFields(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const FORM_BASE = ['codec', 'open', 'close', 'certainty', 'inReasoning'];
+const FORM_BASE = ['codec', 'open', 'close', 'certainty', 'inReasoning', 'perTool'];
 
 /** Every field of `ParameterTagsSyntax` (a typo in a syntax is refused like any other). */
 const TAGGED_SYNTAX_KEYS: readonly (keyof ParameterTagsSyntax)[] = [
@@ -195,6 +195,13 @@ function checkForm(form: Checker): void {
   form.literal('close');
   form.oneOf('certainty', ['explicit', 'speculative']);
   form.boolean('inReasoning');
+  form.boolean('perTool');
+  if (form.value('perTool') === true) {
+    const open = String(form.value('open'));
+    if (!open.includes('{name}') && !open.includes('{name_json}')) {
+      form.fail('open', 'must hold {name} or {name_json}: the form is opened per declared tool');
+    }
+  }
   switch (form.value('codec')) {
     case 'json': {
       form.only([

@@ -143,14 +143,15 @@ function tagNamesIn(literal: string): string[] {
  */
 export function resultGuardOf(spec: FormatSpec): ResultTextGuard {
   const literals = new Set<string>();
-  for (const form of spec.calls) literals.add(form.open);
+  // A per-tool opener is a template; what it opens is a declared tool's call in any case.
+  for (const form of spec.calls) if (!form.perTool) literals.add(form.open);
   for (const literal of spec.markup ?? []) literals.add(literal);
   const tags = new Set<string>();
   const framing = [
     spec.results.each,
     spec.results.section?.open ?? '',
     spec.results.section?.close ?? '',
-    ...spec.calls.flatMap((form) => [form.open, form.close ?? '']),
+    ...spec.calls.flatMap((form) => [form.perTool ? '' : form.open, form.close ?? '']),
   ];
   for (const form of spec.calls) {
     if (form.codec !== 'tagged') continue;

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
+import { apertusProtocol } from '../../../src/protocols/apertus/index.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
+import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
 import {
@@ -32,6 +34,10 @@ describe('converted built-ins are specs', () => {
     ['xlam', () => xlamProtocol({ genericJson: false })],
     ['pythonic', pythonicProtocol],
     ['pythonic', () => pythonicProtocol({ promptStyle: 'lfm2', bareLists: false })],
+    ['granite', graniteProtocol],
+    ['granite', () => graniteProtocol({ bareArrays: false })],
+    ['apertus', apertusProtocol],
+    ['apertus', () => apertusProtocol({ bareArrays: false })],
   ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
   });
@@ -170,3 +176,57 @@ describe('a python form with jsonFallback', () => {
     ).toThrow(/calls\[0\]\.jsonFallback/);
   });
 });
+
+describe('perTool: a form opened once per declared tool', () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-per-tool',
+    calls: [
+      { codec: 'json', open: '<c>', close: '</c>' },
+      {
+        codec: 'json',
+        open: '{{name_json}',
+        openHoldsJson: '{{name_json}',
+        perTool: true,
+        certainty: 'speculative',
+        nameAsKey: true,
+      },
+      { codec: 'python', open: '\n{name}(', perTool: true, certainty: 'speculative', lines: true },
+    ],
+    write: { call: '<c>{"name": {name_json}, "arguments": {arguments}}</c>' },
+    results: { each: '{output}' },
+  };
+  const protocol = defineFormat(spec);
+
+  it('opens a bare call by the declared name it begins with', () => {
+    const json = 'Here: {"get_weather": {"city": "Oslo"}}';
+    expect(callsOf(protocol, json, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    everyChunkingOf(protocol, json);
+    expect(callsOf(protocol, '{"get_time": {"zone": "CET"}}', TOOLS)).toEqual([]);
+    expect(callsOf(protocol, 'get_weather(city="Oslo")', TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    // A line opener: only at the start of the output.
+    expect(callsOf(protocol, 'Run get_weather(city="Oslo") first', TOOLS)).toEqual([]);
+  });
+
+  it('is refused without the name in its opener', () => {
+    expect(() =>
+      readFormatSpec({
+        ...spec,
+        calls: [{ codec: 'python', open: '\nf(', perTool: true }],
+      }),
+    ).toThrow(/calls\[0\]\.open/);
+  });
+});
+
+function everyChunkingOf(protocol: ReturnType<typeof defineFormat>, text: string): void {
+  const whole = contentOf(streamEvents(protocol, [text], { tools: TOOLS }));
+  for (let size = 1; size < 8; size++) {
+    expect(contentOf(streamEvents(protocol, chunksOf(text, size), { tools: TOOLS }))).toEqual(
+      whole,
+    );
+  }
+}
