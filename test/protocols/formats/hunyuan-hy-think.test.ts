@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../../src/index.ts';
+import { autoProtocol, type ToolDefinition } from '../../../src/index.ts';
 import { hunyuanHyFormat, hunyuanHySpec } from '../../../src/protocols/formats/hunyuan-hy.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit } from './tagged-spec-checks.ts';
@@ -79,5 +79,18 @@ describe('hunyuan-hy, suffixed reasoning tags', () => {
         id,
       ).toBe(true);
     }
+  });
+
+  it('is read by auto too', () => {
+    expect(
+      readAtEverySplit(autoProtocol(), fixture('hy4-preview-turn.txt'), {
+        tools,
+        startInReasoning: true,
+      }),
+    ).toMatchObject({
+      calls: [['get_weather', { city: 'Beijing', days: 3 }]],
+      text: 'Sure, checking.',
+      errors: [],
+    });
   });
 });

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../../src/index.ts';
+import { autoProtocol, type ToolDefinition } from '../../../src/index.ts';
 import { kimiK3Format, kimiK3Spec } from '../../../src/protocols/formats/kimi-k3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
@@ -105,5 +105,17 @@ describe('kimi-k3, spaced markers', () => {
       '<|close|> json <|sep|>',
       '<|close|> think <|sep|>',
     ]);
+  });
+
+  it('is read by auto too', () => {
+    const read = readAtEverySplit(autoProtocol(), fixture('kimi-k3-spaced.txt'), {
+      tools,
+      startInReasoning: true,
+    });
+    expect(read.calls).toEqual([
+      ['calc', { x: 5 }],
+      ['python', { code: ' print(1) ' }],
+    ]);
+    expect(read.text).not.toContain('<|');
   });
 });

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../../src/index.ts';
+import { autoProtocol, type ToolDefinition } from '../../../src/index.ts';
 import { minimaxM3Format, minimaxM3Spec } from '../../../src/protocols/formats/minimax-m3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { contentOf, splitAt, streamingViolations, TOOLS } from '../helpers.ts';
@@ -109,6 +109,12 @@ describe('minimax-m3, white space after the prefix', () => {
         },
       ],
     ]);
+  });
+
+  it('is read by auto too', () => {
+    const read = readAtEverySplit(autoProtocol(), fixture('minimax-m3-spaced.txt'), { tools });
+    expect(read.calls.map(([name]) => name)).toEqual(['create_order']);
+    expect(read.text).toBe('I will create it.\n ');
   });
 
   it('keeps prose after a bare prefix as text, and a cut-off spaced call runs nothing', () => {
