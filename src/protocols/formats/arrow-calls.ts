@@ -5,7 +5,7 @@
  * arguments come in several dialects: CLI flags (`{ --query "Python" --top_k 20 }`), JSON, JSON
  * with bare keys (`{path: "README.md"}`), Perl pairs (`{query => "topic", k => 3}`).
  *
- * No codec of the spec reads this envelope, so the reading is a hook of its own (`ArrowCallBody`,
+ * No codec of the spec reads this envelope, so the reading is a `callBody` hook (`ArrowCallBody`,
  * the whole block read at its closer; the arguments do not stream). The spec says everything
  * else: how calls and results are written, and the result guard. Only a declared tool's call is
  * a call: anything else between the markers stays text (a model quoting the form, an invented
@@ -13,17 +13,15 @@
  * text, never run.
  */
 
+import type { ToolCallProtocol } from '../../core/index.ts';
 import { parseLenientJson } from '../../scan/lenient-json.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { createValuePolicy } from '../../schema/index.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { CallAssembler } from '../engine/call-assembler.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
-import type { CallOpener } from '../engine/stream-engine.ts';
-import { reasoningOf } from '../spec/compile.ts';
+import { formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
-import { callWriter, resultWriter, toolsWriter } from '../spec/writers.ts';
 
 const OPEN = '[TOOL_CALL]';
 const CLOSE = '[/TOOL_CALL]';
@@ -34,8 +32,9 @@ export const arrowCallsSpec: FormatSpec = {
   aliases: ['tool-call-arrow', 'mmx-arrow'],
   families: 'MiniMax M2.5 / M2.7 plain-text fallback',
   models: [],
+  example: '[TOOL_CALL]\n{tool => "get_weather", args => {--city "Oslo"}}\n[/TOOL_CALL]',
   calls: [
-    // The reading is ArrowCallBody's (see above); this form gives the writer and the guard.
+    // The reading is ArrowCallBody's (the callBody hook); the forms give the writer and the guard.
     { codec: 'json', open: OPEN, close: CLOSE, certainty: 'speculative' },
     { codec: 'json', open: 'TOOL_CALL\n', close: '/TOOL_CALL', certainty: 'speculative' },
   ],
@@ -330,39 +329,15 @@ export class ArrowCallBody implements CallBody {
   }
 }
 
-const OPENERS: readonly CallOpener<string>[] = arrowCallsSpec.calls.map((form) => ({
-  literal: form.open,
-  delimited: false,
-  data: form.close ?? CLOSE,
-}));
-
-/** The arrow form's protocol: the spec's writers around ArrowCallBody. */
-export function arrowCallsProtocol() {
-  const writeCalls = callWriter(arrowCallsSpec);
-  return defineProtocol<string>({
-    name: arrowCallsSpec.name,
-    grammar: {
-      reasoningTags: reasoningOf(arrowCallsSpec),
-      callOpeners: () => OPENERS,
-      openCall: (close, context) => new ArrowCallBody(context, close),
-    },
-    formatTools: toolsWriter(arrowCallsSpec, writeCalls),
-    formatToolCall: writeCalls,
-    formatToolResponse: resultWriter(arrowCallsSpec, false),
-    formatToolResponseForAnyReader: resultWriter(arrowCallsSpec, true),
-  });
-}
-
-export const arrowCallsFormat: FormatEntry = {
-  name: arrowCallsSpec.name,
-  aliases: arrowCallsSpec.aliases ?? [],
-  families: arrowCallsSpec.families ?? arrowCallsSpec.name,
-  example: '[TOOL_CALL]\n{tool => "get_weather", args => {--city "Oslo"}}\n[/TOOL_CALL]',
-  create: arrowCallsProtocol,
-  models: [],
-  agent: CALLS_RUN_TOGETHER,
+/** The arrow form: the spec, its bodies read by ArrowCallBody (the `callBody` hook). */
+export const arrowCallsFormat: FormatEntry = formatEntryFromSpec(arrowCallsSpec, {
+  hooks: { callBody: (form, context) => new ArrowCallBody(context, form.close ?? CLOSE) },
   toolNamesIn: arrowToolNamesIn,
-};
+});
+
+export function arrowCallsProtocol(): ToolCallProtocol {
+  return arrowCallsFormat.create();
+}
 
 const MAX_NAME_SEARCH = 300;
 

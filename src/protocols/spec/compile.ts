@@ -59,6 +59,7 @@ export function reasoningOf(spec: FormatSpec): readonly ReasoningTag[] {
 export function compileGrammar(
   spec: FormatSpec,
   readers: readonly FormatReader[] = [],
+  callBody?: CallBodyHook,
 ): ProtocolGrammar<SpecCallData> {
   const openers: CallOpener<SpecCallData>[] = spec.calls
     .filter((form) => !form.perTool)
@@ -66,7 +67,7 @@ export function compileGrammar(
       literal: form.open,
       delimited: false,
       inReasoning: form.inReasoning === true,
-      data: callData(form),
+      data: callBody ? hookedData(form, callBody) : callData(form),
     }));
   for (const form of spec.calls) {
     if (form.codec !== 'json' || !form.bareArrays) continue;
@@ -103,6 +104,25 @@ export function compileGrammar(
     reasoningTags: reasoningOf(spec),
     callOpeners: perTool.length === 0 ? () => openers : perToolOpeners(openers, perTool),
     openCall: openBody,
+  };
+}
+
+/**
+ * A hook that reads a call form's calls with a body of the format's own, where no codec reads
+ * the envelope (the arrow form's `{tool => "NAME", args => …}`); undefined: the codec's body.
+ */
+export type CallBodyHook = (form: CallFormSpec, context: CallContext) => CallBody | undefined;
+
+/** `form`'s opener data when a `callBody` hook may read it. */
+function hookedData(form: CallFormSpec, callBody: CallBodyHook): SpecCallData {
+  const codecData = callData(form);
+  return {
+    codec: 'reader',
+    reader: {
+      name: `callBody of ${form.open}`,
+      open: [form.open],
+      read: (context) => callBody(form, context) ?? openBody(codecData, context),
+    },
   };
 }
 

@@ -10,12 +10,12 @@ import type {
 } from '../../core/index.ts';
 import { defineProtocol, withStartInReasoning } from '../define/define-protocol.ts';
 import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
-import { compileGrammar, type FormatReader } from './compile.ts';
+import { type CallBodyHook, compileGrammar, type FormatReader } from './compile.ts';
 import type { FormatSpec } from './types.ts';
 import { readFormatSpec } from './validate.ts';
 import { callWriter, resultWriter, toolsWriter } from './writers.ts';
 
-export type { FormatReader } from './compile.ts';
+export type { CallBodyHook, FormatReader } from './compile.ts';
 export { FormatSpecError, readFormatSpec } from './validate.ts';
 
 /**
@@ -27,6 +27,12 @@ export { FormatSpecError, readFormatSpec } from './validate.ts';
 export interface FormatHooks {
   /** Readers beside the spec's call forms (llama.cpp's `{"response": …}` answer for xLAM). */
   readonly readers?: readonly FormatReader[];
+  /**
+   * Reads a call form's calls with a body of the format's own where no codec reads its envelope
+   * (the arrow form's `{tool => "NAME", args => …}`); returning undefined leaves the form to its
+   * codec. The form still gives the writer and the result guard.
+   */
+  readonly callBody?: CallBodyHook;
   /** The prompt; `formatToolCall` is the format's writer, for its example. */
   readonly formatTools?: (
     tools: readonly ToolDefinition[],
@@ -65,7 +71,7 @@ export function defineFormat(spec: FormatSpec, hooks: FormatHooks = {}): ToolCal
   const writeCalls = hooks.formatToolCall ?? callWriter(checked);
   const built = defineProtocol({
     name: checked.name,
-    grammar: compileGrammar(checked, hooks.readers),
+    grammar: compileGrammar(checked, hooks.readers, hooks.callBody),
     formatTools: hooks.formatTools
       ? (tools) => hooks.formatTools?.(tools, writeCalls) ?? ''
       : toolsWriter(checked, writeCalls),

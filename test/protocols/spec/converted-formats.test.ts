@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { apertusProtocol } from '../../../src/protocols/apertus/index.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
+import { arrowCallsProtocol } from '../../../src/protocols/formats/arrow-calls.ts';
 import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
@@ -38,6 +39,7 @@ describe('converted built-ins are specs', () => {
     ['granite', () => graniteProtocol({ bareArrays: false })],
     ['apertus', apertusProtocol],
     ['apertus', () => apertusProtocol({ bareArrays: false })],
+    ['arrow-calls', arrowCallsProtocol],
   ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
   });
@@ -230,3 +232,28 @@ function everyChunkingOf(protocol: ReturnType<typeof defineFormat>, text: string
     );
   }
 }
+
+describe('a callBody hook', () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-call-body',
+    calls: [
+      { codec: 'json', open: '<own>', close: '</own>' },
+      { codec: 'json', open: '<c>', close: '</c>' },
+    ],
+    write: { call: '<c>{"name": {name_json}, "arguments": {arguments}}</c>' },
+    results: { each: '{output}' },
+  };
+  const protocol = defineFormat(spec, {
+    // `<own>` is framing read by a body of the format's own; `<c>` is left to the json codec.
+    callBody: (form, context) => (form.open === '<own>' ? new MarkupBody(context) : undefined),
+  });
+
+  it('reads the forms it takes, and leaves the others to their codec', () => {
+    const text = 'a<own>b<c>{"name": "get_weather", "arguments": {"city": "Oslo"}}</c>';
+    expect(textOf(protocol, text, TOOLS)).toBe('ab');
+    expect(callsOf(protocol, text, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+  });
+});
