@@ -13,7 +13,10 @@ import {
   renderChatTemplate,
   strftime,
 } from '../../../src/protocols/derive/jinja-environment.ts';
-import { tokenizeTemplate } from '../../../src/protocols/derive/jinja-tokenizer.ts';
+import {
+  type TokenizeOptions,
+  tokenizeTemplate,
+} from '../../../src/protocols/derive/jinja-tokenizer.ts';
 
 const NOW = new Date(2024, 6, 26, 9, 5, 7);
 const render = (source: string, context: Record<string, unknown> = {}) =>
@@ -244,9 +247,9 @@ describe('the chat-template renderer', () => {
 });
 
 describe('the template tokenizer', () => {
-  const options = { lstrip_blocks: true, trim_blocks: true };
-  /** The library's tokens, or its error's class and message. */
-  const outcome = (tokenizer: typeof tokenize, source: string, given = options) => {
+  const options: TokenizeOptions = { lstrip_blocks: true, trim_blocks: true };
+  /** The tokens, or the error's class and message. */
+  const outcome = (tokenizer: typeof tokenize, source: string, given: TokenizeOptions) => {
     try {
       return tokenizer(source, given);
     } catch (error) {
