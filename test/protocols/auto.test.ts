@@ -59,19 +59,39 @@ describe('auto: shared openers', () => {
     }
   });
 
-  it('leaves out only the formats whose entries say so, and reads them when named', () => {
-    expect(FORMATS.filter((format) => format.inAuto === false).map((f) => f.name)).toEqual([
-      'minicpm',
-    ]);
+  it('reads MiniCPM and hermes after the same <function name="…"> by what follows it', () => {
+    expect(FORMATS.filter((format) => format.inAuto === false).map((f) => f.name)).toEqual([]);
     const minicpm = '<function name="get_weather"><param name="city">Oslo</param></function>';
-    const named = autoProtocol({ formats: ['minicpm'] });
-    expect(callsOf(named, minicpm, TOOLS)).toEqual([
+    const hermes = '<function name="get_weather">\n{"city": "Oslo"}\n</function>';
+    for (const text of [minicpm, hermes, `Hi ${minicpm}\n${hermes} bye`]) {
+      const content = contentAtEverySplit(auto, text, { tools: TOOLS }) as { type: string }[];
+      expect(
+        content.filter((part) => part.type === 'tool-call'),
+        text,
+      ).toEqual(
+        text.startsWith('Hi')
+          ? [
+              { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Oslo"}' },
+              { type: 'tool-call', toolName: 'get_weather', input: '{"city":"Oslo"}' },
+            ]
+          : [{ type: 'tool-call', toolName: 'get_weather', input: '{"city":"Oslo"}' }],
+      );
+      expect(content.some((part) => part.type === 'error')).toBe(false);
+    }
+    // The tokenizer's spellings of MiniCPM's opener read too.
+    const spelled =
+      '<function\u0120name="get_weather"><param\u0120name="city">Oslo</param></function>';
+    expect(callsOf(auto, spelled, TOOLS)).toEqual([
       { toolName: 'get_weather', input: { city: 'Oslo' } },
     ]);
-    // By default, hermes reads `<function name="…">` followed by JSON.
-    expect(
-      callsOf(auto, '<function name="get_weather">\n{"city": "Oslo"}\n</function>', TOOLS),
-    ).toEqual([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
+  });
+
+  it('reads a hermes call as hermes with MiniCPM among the formats', () => {
+    const text =
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>';
+    expect(contentAtEverySplit(auto, text, { tools: TOOLS })).toEqual(
+      contentAtEverySplit(hermesProtocol(), text, { tools: TOOLS }),
+    );
   });
 
   it('leaves text that no format reads as text, exactly', () => {

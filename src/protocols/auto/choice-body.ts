@@ -14,6 +14,11 @@ export interface Candidate {
   readonly data: unknown;
   /** What of the format's own opener is still to come after the shared literal. */
   readonly rest: string;
+  /**
+   * The end of the shared literal past the format's own, shorter opener (`name=` of MiniCPM's
+   * `<function name=` for hermes's `<function `): the format's body reads it first.
+   */
+  readonly lead?: string;
   /** The format's opener is a tag-name prefix: a delimiter must follow `rest`. */
   readonly delimited: boolean;
   /** Precedence: a lower order wins when two formats commit at the same character. */
@@ -199,8 +204,13 @@ function verdictOn(
   }
   const source = new StartSource(literal + start, options);
   const context = new ProbeContext(source);
-  source.probeCallLength = literal.length + index;
+  const lead = candidate.lead ?? '';
+  source.probeCallLength = literal.length - lead.length + index;
   const body = candidate.grammar.openCall(candidate.data, context);
+  if (lead.length > 0) {
+    source.probeCallLength = literal.length;
+    if (body.write(lead, 0, lead.length) !== -1 || context.committed) return 'undecided';
+  }
   source.probeCallLength = literal.length + start.length;
   const stop = index < start.length ? body.write(start, index, start.length) : -1;
   if (stop !== -1)
@@ -312,7 +322,8 @@ export class ChoiceBody implements CallBody, ProbeSource {
     return (this.adopted ?? this.lastDropped?.body)?.leftover;
   }
 
-  private trialOf(candidate: Candidate): Trial {
+  /** A probe of `candidate`, or undefined when its body gives up on its lead (see Candidate). */
+  private trialOf(candidate: Candidate): Trial | undefined {
     const trial: Trial = {
       candidate,
       context: new ProbeContext(this),
@@ -321,14 +332,20 @@ export class ChoiceBody implements CallBody, ProbeSource {
       stop: -1,
       droppedAt: -1,
     };
-    // A probe opened here starts where the formats' text begins.
+    // A probe opened here starts where the formats' text begins, or its lead.
     const unfed = this.unfed;
-    this.unfed = this.context.callLength - this.bodyStart;
+    const lead = candidate.lead ?? '';
+    this.unfed = this.context.callLength - this.bodyStart + lead.length;
     if (candidate.rest.length === 0 && !candidate.delimited) {
       trial.body = candidate.grammar.openCall(candidate.data, trial.context);
     }
+    let readsLead = true;
+    if (lead.length > 0 && trial.body) {
+      this.unfed = this.context.callLength - this.bodyStart;
+      readsLead = trial.body.write(lead, 0, lead.length) === -1 && !trial.context.committed;
+    }
     this.unfed = unfed;
-    return trial;
+    return readsLead ? trial : undefined;
   }
 
   /**
@@ -352,7 +369,16 @@ export class ChoiceBody implements CallBody, ProbeSource {
   }
 
   private startTrials(candidates: readonly Candidate[]): void {
-    this.trials = this.withoutCovered(candidates.map((candidate) => this.trialOf(candidate)));
+    this.trials = this.withoutCovered(this.trialsOf(candidates));
+  }
+
+  private trialsOf(candidates: readonly Candidate[]): Trial[] {
+    const trials: Trial[] = [];
+    for (const candidate of candidates) {
+      const trial = this.trialOf(candidate);
+      if (trial) trials.push(trial);
+    }
+    return trials;
   }
 
   /**
@@ -482,7 +508,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
     this.parked.length = 0;
     this.pick = undefined;
     const context = new AdoptedContext(this.context);
-    const bodyFrom = this.bodyStart + candidate.rest.length;
+    const bodyFrom = this.bodyStart + candidate.rest.length - (candidate.lead?.length ?? 0);
     const writeFrom = this.context.callLength - (end - start);
     context.unfed = this.context.callLength - bodyFrom;
     const body = candidate.grammar.openCall(candidate.data, context);
@@ -567,7 +593,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
     end: number,
   ): number | undefined {
     const before = this.context.callText(this.bodyStart, this.context.callLength - (end - from));
-    const fresh = live.map((trial) => this.trialOf(trial.candidate));
+    const fresh = this.trialsOf(live.map((trial) => trial.candidate));
     for (const trial of fresh) {
       if (before.length > 0) this.readWrite(trial, before, 0, before.length, end - from);
     }
@@ -655,7 +681,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
   /** The output ended with `candidate` chosen: its body reads the whole call and finishes it. */
   private adoptAtEnd(candidate: Candidate, interrupted: boolean): void {
     const length = this.context.callLength;
-    const bodyFrom = this.bodyStart + candidate.rest.length;
+    const bodyFrom = this.bodyStart + candidate.rest.length - (candidate.lead?.length ?? 0);
     const context = new AdoptedContext(this.context);
     context.unfed = length - bodyFrom;
     const body = candidate.grammar.openCall(candidate.data, context);

@@ -1,6 +1,6 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { Opener } from '../../scan/opener-trie.ts';
+import { isNameDelimiter, type Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol, formatResultsForAnyReader, grammarOf } from '../define/define-protocol.ts';
 import type { ResolvedParseOptions } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
@@ -153,8 +153,9 @@ interface Sourced {
 
 /**
  * One opener per distinct literal. Its candidates are every format's opener that is that
- * literal or begins with it (in format order): the trie matches the shortest literal first, so
- * a longer opener of another format (`[TOOL_CALLS]` after a bare `[`) is read from there.
+ * literal, begins with it, or is begun by it (in format order): the trie matches the longest
+ * literal it can, so a shorter opener of another format reads on from inside a longer one, and
+ * a longer one that does not match whole (`<tool_calls` + `_x>`) is read from the shorter.
  */
 function combineOpeners(
   grammars: readonly ProtocolGrammar<unknown>[],
@@ -212,6 +213,18 @@ function combineOpeners(
         else byNextCode.set(code, [candidate]);
       } else if (candidate.delimited) waiting.push(candidate);
       else ready.push(candidate);
+    }
+    // The engine matches the longest literal: a format whose opener is shorter and begins this
+    // one (hermes's `<function ` in MiniCPM's `<function name=`) reads the rest of it first.
+    if (!delimited) {
+      for (const { grammar, opener, order } of all) {
+        const short = opener.literal;
+        if (short.length >= literal.length || !literal.startsWith(short)) continue;
+        if (opener.delimited && !isNameDelimiter(literal.charCodeAt(short.length))) continue;
+        if (isFramingOnly(opener.data)) continue;
+        const lead = literal.slice(short.length);
+        ready.push({ grammar, data: opener.data, rest: '', lead, delimited: false, order });
+      }
     }
     // A literal some format declares a special token (`[TOOL_CALLS]`, Kimi's section) is read
     // inside reasoning through auto too; a shorter plain-text literal that begins it (`[`) is not.

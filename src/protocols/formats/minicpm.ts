@@ -68,11 +68,8 @@ export const minicpmSpec: FormatSpec = {
 };
 
 export const minicpmFormat: FormatEntry = formatEntryFromSpec(minicpmSpec, {
-  // `<function name="NAME">` also opens hermes's JSON calls (llama.cpp's Hermes 2 Pro variant),
-  // and auto, reading both, gave the block to MiniCPM, which read no call in JSON: auto leaves
-  // MiniCPM to `--protocol minicpm` (and `model` for MiniCPM ids) until the two are told apart
-  // by what follows the header.
-  inAuto: false,
+  // `<function name="NAME">` also opens hermes's JSON calls (llama.cpp's Hermes 2 Pro variant):
+  // auto reads both, and what follows the header tells them apart (MiniCPM's `<param`, JSON).
   toolNamesIn: (text) =>
     Array.from(text.matchAll(/<function[ \u0120]?name="([^"<>\n]{1,100})"/g), (match) => match[1]!),
 });

@@ -199,4 +199,43 @@ describe('ChoiceBody', () => {
     expect(reading.events).toEqual([]);
     expect(reading.outcome).toMatchObject({ kind: 'fault', message: 'A cut off' });
   });
+
+  it('reads a call whose start leaves one format at once, worked out once per start', () => {
+    let opened = 0;
+    const counted = (word: string, label: string, order: number): Candidate => {
+      const grammar = {
+        openCall: (_data: unknown, context: CallContext) => {
+          opened++;
+          return wordBody(word, label, context);
+        },
+      } as unknown as ProtocolGrammar<unknown>;
+      return { grammar, data: undefined, rest: '', delimited: false, order };
+    };
+    const formats = group([counted('abc', 'A', 0), counted('xyz', 'X', 1)]);
+    for (const chunks of cuts('xyz')) {
+      expect(called(read(formats, chunks)), chunks.join('|')).toEqual(['X']);
+    }
+    // The start "x" is decided: only X's body opens, once, for the whole call.
+    opened = 0;
+    expect(called(read(formats, ['xyz']))).toEqual(['X']);
+    expect(opened).toBe(1);
+    expect(formats.decisions.get('x')?.map((candidate) => candidate.order)).toEqual([1]);
+  });
+
+  it('lets a shorter opener inside the shared one read its end first (its lead)', () => {
+    // "<call>" was matched; a format whose own opener is "<ca" reads "ll>" and then "x".
+    const short = { ...format('ll>x', 'short', 0), lead: 'll>' };
+    const formats = group([short, format('y', 'long', 1)]);
+    for (const chunks of cuts('x')) {
+      expect(called(read(formats, chunks)), chunks.join('|')).toEqual(['short']);
+    }
+    for (const chunks of cuts('y')) {
+      expect(called(read(formats, chunks)), chunks.join('|')).toEqual(['long']);
+    }
+    // A lead the format does not read leaves it out.
+    const wrong = group([{ ...format('zz', 'short', 0), lead: 'll>' }, format('y', 'long', 1)]);
+    for (const chunks of cuts('y')) {
+      expect(called(read(wrong, chunks)), chunks.join('|')).toEqual(['long']);
+    }
+  });
 });
