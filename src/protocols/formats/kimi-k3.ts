@@ -14,6 +14,10 @@
  * are a string), is read too, though neither parser reads it. Results come back one message per
  * call, `role="tool"` with the tool's name.
  *
+ * K3 sometimes leaves out the think element's closer in a tool-calling turn (vLLM #53246): the
+ * tools element is read inside reasoning, and the response element or the message's closer ends
+ * the reasoning, as vLLM's fix (#53249) reads such a turn.
+ *
  * A detokenizer with `spaces_between_special_tokens` on (vLLM's and TensorRT-LLM's default where
  * the server does not turn it off) sets every special token off by a space:
  * `<|open|> tools <|sep|> <|open|> call tool="f" index="1" <|sep|> …`. Each marker is also read so
@@ -28,6 +32,20 @@ import type { FormatSpec } from '../spec/types.ts';
 
 const TOOLS_OPEN = '<|open|>tools<|sep|>';
 const TOOLS_CLOSE = '<|close|>tools<|sep|>';
+
+/**
+ * The elements after `think` in a message: where the model left out the think element's closer,
+ * the first of them ends it (as vLLM's fix for #53246 reads it). `<|open|>tools<|sep|>` ends it
+ * too: the tools forms are read inside reasoning.
+ */
+const THINK_ENDS = [
+  '<|open|>response<|sep|>',
+  '<|close|>response<|sep|>',
+  '<|close|>message<|sep|>',
+  '<|open|> response <|sep|>',
+  '<|close|> response <|sep|>',
+  '<|close|> message <|sep|>',
+];
 
 /** `<|open|>TAG` as a detokenizer that puts spaces between special tokens writes it. */
 const spacedOpen = (tag: string) => `<|open|> ${tag}`;
@@ -73,6 +91,10 @@ export const kimiK3Spec: FormatSpec = {
   reasoning: [
     { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>' },
     { open: spacedElement('think'), close: spacedClose('think') },
+    // K3 leaves out `<|close|>think<|sep|>` in some tool-calling turns (vLLM #53246, ~5%): the
+    // next element of the message ends the think element then. A spec pair has one closer, so
+    // each is a pair of its own (the engine ends reasoning the prompt opened at any closer).
+    ...THINK_ENDS.map((close) => ({ open: '<|open|>think<|sep|>', close })),
     // As every format reads them.
     { open: '<think>', close: '</think>' },
     { open: '<thinking>', close: '</thinking>' },
@@ -89,13 +111,21 @@ export const kimiK3Spec: FormatSpec = {
     spacedClose('response'),
     spacedClose('message'),
   ],
+  // Read inside reasoning too: special tokens, written there when the think close was left out.
   calls: [
-    { codec: 'tagged', open: TOOLS_OPEN, close: TOOLS_CLOSE, syntax: KIMI_K3_SYNTAX },
+    {
+      codec: 'tagged',
+      open: TOOLS_OPEN,
+      close: TOOLS_CLOSE,
+      syntax: KIMI_K3_SYNTAX,
+      inReasoning: true,
+    },
     {
       codec: 'tagged',
       open: spacedElement('tools'),
       close: spacedClose('tools'),
       syntax: KIMI_K3_SPACED_SYNTAX,
+      inReasoning: true,
     },
   ],
   write: {
