@@ -22,15 +22,20 @@ import {
 import { expectLinearEngineWork, expectLinearGrowth } from '../../support/growth.ts';
 import {
   contentAtEverySplit,
-  contentOf,
-  splitAt,
   streamEvents,
-  streamingViolations,
   TOOLS,
   weatherTool,
   writeFileTool,
 } from '../helpers.ts';
 import { COMMON_FRAGMENTS } from './json-format-checks.ts';
+import {
+  expectTotalAndChunkInvariant,
+  fragmentsOf,
+  KEY,
+  type Member,
+  memberOf,
+  VALUE_STRING,
+} from './parameter-tags-checks.ts';
 import { expectProseAndItsOwnCallsReadBack } from './spec-format-checks.ts';
 
 /** The checks `describeFamilyChecks` runs, by the name a known bug is filed under. */
@@ -38,6 +43,7 @@ export type FamilyCheck =
   | 'model ids'
   | 'tool names'
   | 'markup split anywhere'
+  | 'text no longer than the output'
   | 'round trip'
   | 'round trip of several calls'
   | 'prose and its own calls'
@@ -61,6 +67,8 @@ export interface FamilyUnderTest {
   readonly markup: readonly string[];
   /** Markup that must never stay in the text once calls are read (also put into results). */
   readonly wrappers: readonly string[];
+  /** Outputs the check of the text it reads tries first, every run (an input that once failed). */
+  readonly outputs?: readonly string[];
   /** Strings a raw argument value cannot hold (a tagged codec's closers); none for JSON. */
   readonly rawValueLimits?: readonly string[];
   /**
@@ -152,7 +160,7 @@ export function describeFamilyChecks(family: FamilyUnderTest): void {
   describe(`${family.entry.name}${family.variant ? ` (${family.variant})` : ''}: the checks every family gets`, () => {
     itIsChosenForItsModelIds(check, family);
     itNamesTheToolsItsCallsUse(check, family.entry);
-    itIsTotalAndChunkInvariantOnItsMarkup(check, protocol, family.markup);
+    itIsTotalAndChunkInvariantOnItsMarkup(check, protocol, family.markup, family.outputs ?? []);
     itRoundTripsItsCalls(check, protocol, family);
     check(
       'prose and its own calls',
@@ -195,137 +203,59 @@ function itNamesTheToolsItsCallsUse(check: Check, entry: FormatEntry): void {
   });
 }
 
-/** Pieces of the writer's own calls, whole and halved, around the values the test gave them. */
-function piecesOfItsCalls(protocol: ToolCallProtocol): string[] {
-  const sample = protocol.formatToolCall([
-    { toolName: 'get_weather', input: { city: 'Qq', days: 7 } },
-    { toolName: 'write_file', input: { path: 'Pp', content: 'Zz' } },
-  ]);
-  const pieces = sample.split(/Qq|7|Pp|Zz/).filter((piece) => piece.length > 0);
-  return [
-    ...pieces,
-    ...pieces.flatMap((piece) => [
-      piece.slice(0, piece.length >> 1),
-      piece.slice(piece.length >> 1),
-    ]),
-  ];
-}
-
 function itIsTotalAndChunkInvariantOnItsMarkup(
   check: Check,
   protocol: ToolCallProtocol,
   markup: readonly string[],
+  outputs: readonly string[],
 ): void {
   check(
     'markup split anywhere',
     'is total and chunk-invariant on text made of its markup, split anywhere',
     () => {
-      const fragments = [
-        ...new Set([
-          ...COMMON_FRAGMENTS,
-          ...markup,
-          ...piecesOfItsCalls(protocol),
-          'Oslo',
-          '12',
-          '{"a": 1}',
-          '<',
-          '>',
-          '&lt;',
-        ]),
-      ];
+      expectTotalAndChunkInvariant(protocol, fragmentsOfItsOutputs(protocol, markup), 600, {
+        textNoLongerThanOutput: false,
+      });
+    },
+  );
+  check(
+    'text no longer than the output',
+    'never reads more text than the output holds, from text made of its markup',
+    () => {
+      const fragments = fragmentsOfItsOutputs(protocol, markup);
       fc.assert(
         fc.property(
           fc.array(fc.constantFrom(...fragments), { maxLength: 30 }).map((parts) => parts.join('')),
-          fc.array(fc.nat(), { maxLength: 6 }),
           fc.boolean(),
-          (text, cuts, interrupted) => {
-            const run = (chunks: readonly string[]) => {
-              const parser = protocol.createStreamParser({ tools: TOOLS, generateId: counter() });
-              const events = chunks.flatMap((chunk) => parser.push(chunk));
-              events.push(...parser.end({ interrupted }));
-              return events;
-            };
-            const whole = contentOf(run([text]));
-            const split = run(splitAt(text, cuts));
-            expect(contentOf(split)).toEqual(whole);
-            expect(contentOf(run([...text]))).toEqual(whole);
-            expect(streamingViolations(split)).toEqual([]);
+          (output, interrupted) => {
+            const parser = protocol.createStreamParser({ tools: TOOLS });
+            const events = [...parser.push(output), ...parser.end({ interrupted })];
+            const text = events.flatMap((event) =>
+              event.type === 'text-delta' ? [event.delta] : [],
+            );
+            expect(text.join('').length, JSON.stringify(output)).toBeLessThanOrEqual(output.length);
           },
         ),
-        { numRuns: 600 },
+        {
+          numRuns: 600,
+          examples: outputs.flatMap((output) => [
+            [output, false],
+            [output, true],
+          ]) as [string, boolean][],
+        },
       );
     },
   );
 }
 
-const VALUE_STRING = fc.string({
-  unit: fc.oneof(
-    fc.constantFrom(
-      '<',
-      '>',
-      '&',
-      '&amp;',
-      '</x>',
-      '<b>',
-      '\n',
-      '\r',
-      ' ',
-      '\t',
-      '"',
-      "'",
-      '\\',
-      ']',
-      '}',
-      '[TOOL_CALLS]',
-      '😀',
-      'é',
-    ),
-    fc.string({ minLength: 1, maxLength: 1 }),
-  ),
-  maxLength: 24,
-});
-
-const KEY = fc.oneof(
-  fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/),
-  fc.string({ maxLength: 6 }),
-  fc.constantFrom('__proto__', 'a b', ' x', 'k>', 'q"'),
-);
-
-type Member = { value: unknown; schema: JsonSchema };
-
-/** A value and its schema; a value other than a string may come with a schema that has no type. */
-function member(untyped: boolean): fc.Arbitrary<Member> {
-  const typedOrNot = (arbitrary: fc.Arbitrary<Member>) =>
-    untyped
-      ? fc
-          .tuple(arbitrary, fc.boolean())
-          .map(([each, bare]) => (bare ? { ...each, schema: {} } : each))
-      : arbitrary;
-  return fc.oneof(
-    VALUE_STRING.map((value) => ({ value, schema: { type: 'string' } })),
-    typedOrNot(fc.integer().map((value) => ({ value, schema: { type: 'integer' } }))),
-    typedOrNot(
-      fc
-        .double({ noNaN: true, noDefaultInfinity: true })
-        .map((value) => ({ value, schema: { type: 'number' } })),
-    ),
-    typedOrNot(fc.boolean().map((value) => ({ value, schema: { type: 'boolean' } }))),
-    typedOrNot(fc.constant({ value: null, schema: { type: 'null' } })),
-    fc
-      .array(VALUE_STRING, { maxLength: 3 })
-      .map((value) => ({ value, schema: { type: 'array', items: { type: 'string' } } })),
-    typedOrNot(
-      fc
-        .array(fc.integer(), { maxLength: 3 })
-        .map((value) => ({ value, schema: { type: 'array', items: { type: 'integer' } } })),
-    ),
-    typedOrNot(
-      fc
-        .dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 3 })
-        .map((value) => ({ value, schema: { type: 'object' } })),
-    ),
-  );
+function fragmentsOfItsOutputs(protocol: ToolCallProtocol, markup: readonly string[]): string[] {
+  return [...new Set([...COMMON_FRAGMENTS, ...fragmentsOf(protocol, markup)])];
 }
+
+/** Strings a value carries: raw-value trouble, mixed with a JSON string's and a closer's. */
+const VALUE = fc
+  .array(fc.oneof(VALUE_STRING, fc.constantFrom('\\', ']', '}', '[TOOL_CALLS]')), { maxLength: 3 })
+  .map((pieces) => pieces.join(''));
 
 function itRoundTripsItsCalls(
   check: Check,
@@ -339,7 +269,11 @@ function itRoundTripsItsCalls(
       : Array.isArray(value)
         ? value.every(holdsNoLimit)
         : true;
-  const call = fc.dictionary(KEY, member(family.readsUntypedValues ?? true), { maxKeys: 4 });
+  const member = memberOf(VALUE, {
+    untyped: family.readsUntypedValues ?? true,
+    integerArrays: true,
+  });
+  const call = fc.dictionary(KEY, member, { maxKeys: 4 });
   const expectReadBack = (calls: Record<string, Member>[]) => {
     const tools: ToolDefinition[] = [];
     const written = calls.map((members, index) => {
@@ -525,11 +459,6 @@ function itStaysLinearAndCountsLinearWork(
   );
 }
 
-function counter(): () => string {
-  let next = 0;
-  return () => `id${next++}`;
-}
-
 /**
  * A format that writes a result as it is (no wrapper of its own) breaks a bare `call:NAME{…}`
  * where it opens a result, where a reader would take it for a call, and nowhere else.
@@ -547,3 +476,35 @@ export function itBreaksABareCallOnlyWhereItOpensAResult(protocol: ToolCallProto
     );
   });
 }
+
+/** vLLM's tool-parser tests' weather tool, typed: `get_weather(city: string)`. */
+export const cityWeatherTool: ToolDefinition = {
+  name: 'get_weather',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+};
+
+/** vLLM's tool-parser tests' time tool, typed: `get_time(timezone: string)`. */
+export const timezoneTool: ToolDefinition = {
+  name: 'get_time',
+  inputSchema: { type: 'object', properties: { timezone: { type: 'string' } } },
+};
+
+/** The arguments of every JSON type in vLLM's common tool-parser test config. */
+export const VLLM_TYPED_ARGUMENTS = {
+  int_field: 42,
+  float_field: 3.14,
+  bool_field: true,
+  null_field: null,
+  array_field: ['a', 'b', 'c'],
+  object_field: { nested: 'value' },
+  empty_array: [],
+  empty_object: {},
+};
+
+/** The escaped strings of vLLM's common tool-parser test config, as read. */
+export const VLLM_ESCAPED_ARGUMENTS = {
+  quoted: 'He said "hello"',
+  path: 'C:\\Users\\file.txt',
+  newline: 'line1\nline2',
+  unicode: 'emoji: 🎉',
+};

@@ -8,20 +8,17 @@ import {
   gigachatGcmlSpec,
 } from '../../../src/protocols/formats/gigachat-gcml.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { describeFamilyChecks, familyReaders } from './family-checks.ts';
+import {
+  cityWeatherTool,
+  describeFamilyChecks,
+  familyReaders,
+  timezoneTool,
+} from './family-checks.ts';
 
 const protocol = defineFormat(gigachatGcmlSpec);
 
-const getWeather: ToolDefinition = {
-  name: 'get_weather',
-  inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-};
-const getTime: ToolDefinition = {
-  name: 'get_time',
-  inputSchema: { type: 'object', properties: { timezone: { type: 'string' } } },
-};
 const typed: ToolDefinition = { name: 'typed', inputSchema: { type: 'object' } };
-const tools = [getWeather, getTime, typed];
+const tools = [cityWeatherTool, timezoneTool, typed];
 
 const invoke = (name: string, parameters: string) =>
   `<｜GCML｜invoke name="${name}">${parameters}</｜GCML｜invoke>`;

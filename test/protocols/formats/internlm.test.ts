@@ -11,6 +11,8 @@ import {
   describeFamilyChecks,
   familyReaders,
   itBreaksABareCallOnlyWhereItOpensAResult,
+  VLLM_ESCAPED_ARGUMENTS,
+  VLLM_TYPED_ARGUMENTS,
 } from './family-checks.ts';
 import { callsIn, errorsIn, textIn } from './json-format-checks.ts';
 
@@ -95,17 +97,7 @@ describe('internlm', () => {
     ).toEqual([
       {
         name: 'test_function',
-        input: {
-          string_field: 'hello',
-          int_field: 42,
-          float_field: 3.14,
-          bool_field: true,
-          null_field: null,
-          array_field: ['a', 'b', 'c'],
-          object_field: { nested: 'value' },
-          empty_array: [],
-          empty_object: {},
-        },
+        input: { string_field: 'hello', ...VLLM_TYPED_ARGUMENTS },
       },
     ]);
     expect(
@@ -118,12 +110,7 @@ describe('internlm', () => {
     ).toEqual([
       {
         name: 'test_function',
-        input: {
-          quoted: 'He said "hello"',
-          path: 'C:\\Users\\file.txt',
-          newline: 'line1\nline2',
-          unicode: 'emoji: 🎉',
-        },
+        input: VLLM_ESCAPED_ARGUMENTS,
       },
     ]);
     expect(
@@ -204,6 +191,14 @@ describeFamilyChecks({
     '"parameters"',
   ],
   wrappers: WRAPPERS,
+  outputs: ['<|action_start|><|plugin|>\n{}{"a": 1}'],
+  knownBugs: {
+    // Bug (not fixed here): a JSON object that is no call, after another in the same call
+    // section, is given back as text twice: once alone, once inside the section's raw text.
+    // Failing input: '<|action_start|><|plugin|>\n{}{"a": 1}' reads as text '{"a": 1}'
+    // and then the whole section again (found at about 1 run in 12,000 of this check).
+    'text no longer than the output': 'a bad JSON element is given back as text twice',
+  },
   linear: {
     call: (index) =>
       `<|action_start|><|plugin|>\n{"name": "get_weather", "arguments": {"city": "c${index}"}}<|action_end|>`,

@@ -7,7 +7,13 @@ import type { ToolDefinition } from '../../../src/index.ts';
 import { longcatFormat, longcatSpec } from '../../../src/protocols/formats/longcat.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { writeFileTool } from '../helpers.ts';
-import { describeFamilyChecks, familyReaders } from './family-checks.ts';
+import {
+  describeFamilyChecks,
+  familyReaders,
+  timezoneTool,
+  VLLM_ESCAPED_ARGUMENTS,
+  VLLM_TYPED_ARGUMENTS,
+} from './family-checks.ts';
 
 const protocol = defineFormat(longcatSpec);
 
@@ -18,12 +24,8 @@ const getWeather: ToolDefinition = {
     properties: { city: { type: 'string' }, days: { type: 'integer' } },
   },
 };
-const getTime: ToolDefinition = {
-  name: 'get_time',
-  inputSchema: { type: 'object', properties: { timezone: { type: 'string' } } },
-};
 const open: ToolDefinition = { name: 'func', inputSchema: { type: 'object' } };
-const tools = [getWeather, getTime, open, writeFileTool];
+const tools = [getWeather, timezoneTool, open, writeFileTool];
 
 const WRAPPERS = [
   '<longcat_tool_call>',
@@ -61,23 +63,7 @@ describe('longcat', () => {
     const text =
       '<longcat_tool_call>\n{\n  "name": "func",\n  "arguments": {\n    "int_field": 42,\n    "float_field": 3.14,\n    "bool_field": true,\n    "null_field": null,\n    "array_field": ["a", "b", "c"],\n    "object_field": {"nested": "value"},\n    "empty_array": [],\n    "empty_object": {},\n    "quoted": "He said \\"hello\\"",\n    "path": "C:\\\\Users\\\\file.txt",\n    "newline": "line1\\nline2",\n    "unicode": "emoji: 🎉"\n  }\n}\n</longcat_tool_call>';
     expect(read(text).calls).toEqual([
-      [
-        'func',
-        {
-          int_field: 42,
-          float_field: 3.14,
-          bool_field: true,
-          null_field: null,
-          array_field: ['a', 'b', 'c'],
-          object_field: { nested: 'value' },
-          empty_array: [],
-          empty_object: {},
-          quoted: 'He said "hello"',
-          path: 'C:\\Users\\file.txt',
-          newline: 'line1\nline2',
-          unicode: 'emoji: 🎉',
-        },
-      ],
+      ['func', { ...VLLM_TYPED_ARGUMENTS, ...VLLM_ESCAPED_ARGUMENTS }],
     ]);
   });
 
@@ -134,8 +120,14 @@ describeFamilyChecks({
   modelIds: { chosen: ['meituan-longcat/longcat-flash-chat'], notChosen: ['qwen/qwen3-8b'] },
   markup: ['</longcat_tool_call>'],
   wrappers: WRAPPERS,
+  outputs: ['<longcat_tool_call>{"city": "Oslo"}{"a": 1}'],
   rawValueLimits: ['</longcat_tool_call>'],
   knownBugs: {
+    // Bug (not fixed here): a JSON object that is no call, after another in the same call
+    // section, is given back as text twice: once alone, once inside the section's raw text.
+    // Failing input: '<longcat_tool_call>{"city": "Oslo"}{"a": 1}' reads as text
+    // '{"a": 1}' and then the whole section again.
+    'text no longer than the output': 'a bad JSON element is given back as text twice',
     // Bug (not fixed here): the writer puts '\n' between two calls and the reader gives it back
     // as text, so history written by formatToolCall reads as calls plus a text part '\n'.
     // Failing input: formatToolCall([probe_0 {}, probe_1 {}]) =
@@ -165,5 +157,13 @@ describeFamilyChecks({
   modelIds: { chosen: ['meituan-longcat/longcat-flash-chat'], notChosen: ['qwen/qwen3-8b'] },
   markup: TAGGED_MARKUP,
   wrappers: WRAPPERS,
+  outputs: ['<longcat_tool_call>{"city": "Oslo"}{"city": "Oslo"}'],
+  knownBugs: {
+    // Bug (not fixed here): a JSON object that is no call, after another in the same call
+    // section, is given back as text twice: once alone, once inside the section's raw text.
+    // Failing input: '<longcat_tool_call>{"city": "Oslo"}{"city": "Oslo"}' reads as
+    // text '{"city": "Oslo"}' and then the whole section again.
+    'text no longer than the output': 'a bad JSON element is given back as text twice',
+  },
   rawValueLimits: TAGGED_MARKUP,
 });

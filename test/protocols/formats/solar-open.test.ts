@@ -6,14 +6,10 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { solarOpenFormat, solarOpenSpec } from '../../../src/protocols/formats/solar-open.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { describeFamilyChecks, familyReaders } from './family-checks.ts';
+import { cityWeatherTool, describeFamilyChecks, familyReaders } from './family-checks.ts';
 
 const protocol = defineFormat(solarOpenSpec);
 
-const getWeather: ToolDefinition = {
-  name: 'get_weather',
-  inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-};
 const search: ToolDefinition = {
   name: 'search',
   inputSchema: {
@@ -33,7 +29,7 @@ const broken: ToolDefinition = {
   name: 'broken',
   inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
 };
-const tools = [getWeather, search, searchText, getTime, broken];
+const tools = [cityWeatherTool, search, searchText, getTime, broken];
 
 const MARKUP = [
   '<|tool_arg:end|>',

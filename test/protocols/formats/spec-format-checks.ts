@@ -1,6 +1,6 @@
 /**
- * Checks shared by the tests of the spec-built JSON families (internlm, hunyuan-a13b, jamba,
- * minimax-m1, apriel, gigachat): results are never read back as calls, and the family's wrapper
+ * Checks shared by the tests of spec-built JSON formats (arrow-calls; the 2026 families run them
+ * through family-checks.ts): results are never read back as calls, and the format's wrapper
  * markup never stays in the text once its calls are read.
  */
 import fc from 'fast-check';
@@ -45,44 +45,6 @@ export function itNeverReadsResultsAsCalls(
 /** Once calls are read, none of `wrappers` stays in the text. */
 export function expectNoWrapperIn(text: string, wrappers: readonly string[]): void {
   for (const wrapper of wrappers) expect(text, wrapper).not.toContain(wrapper);
-}
-
-/**
- * formatToolCall → parse gives the calls back and nothing else, for an output that starts in
- * reasoning (its writer closes the reasoning first: an empty reasoning part is allowed).
- */
-export function itRoundTripsFromReasoning(protocol: ToolCallProtocol): void {
-  it('round-trips formatToolCall → parse for arbitrary argument values', () => {
-    const value = fc.dictionary(
-      fc.string({ maxLength: 6 }),
-      fc.oneof(
-        fc.string({ unit: fc.constantFrom('a', '"', '\\', '\n', '<', ']', '}', "'", 'é') }),
-        fc.integer(),
-        fc.boolean(),
-        fc.constant(null),
-      ),
-      { maxKeys: 4 },
-    );
-    const tool: ToolDefinition = { name: 'probe_tool', inputSchema: { type: 'object' } };
-    fc.assert(
-      fc.property(fc.array(value, { minLength: 1, maxLength: 3 }), (inputs) => {
-        const text = protocol.formatToolCall(
-          inputs.map((input) => ({ toolName: 'probe_tool', input })),
-        );
-        const content = protocol.parseGeneratedText(text, { tools: [tool] });
-        const calls = content.filter((part) => part.type === 'tool-call');
-        expect(calls.map((call) => JSON.parse(call.input))).toEqual(
-          inputs.map((input) => JSON.parse(JSON.stringify(input))),
-        );
-        expect(
-          content.filter(
-            (part) => part.type !== 'tool-call' && !(part.type === 'reasoning' && part.text === ''),
-          ),
-        ).toEqual([]);
-      }),
-      { numRuns: 300 },
-    );
-  });
 }
 
 /**

@@ -5,18 +5,15 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { step3Format, step3Spec } from '../../../src/protocols/formats/step3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { describeFamilyChecks, familyReaders } from './family-checks.ts';
+import {
+  cityWeatherTool,
+  describeFamilyChecks,
+  familyReaders,
+  timezoneTool,
+} from './family-checks.ts';
 
 const protocol = defineFormat(step3Spec);
 
-const getWeather: ToolDefinition = {
-  name: 'get_weather',
-  inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-};
-const getTime: ToolDefinition = {
-  name: 'get_time',
-  inputSchema: { type: 'object', properties: { timezone: { type: 'string' } } },
-};
 const refresh: ToolDefinition = { name: 'refresh', inputSchema: { type: 'object' } };
 const editFile: ToolDefinition = {
   name: 'edit_file',
@@ -29,7 +26,7 @@ const editFile: ToolDefinition = {
     },
   },
 };
-const tools = [getWeather, getTime, refresh, editFile];
+const tools = [cityWeatherTool, timezoneTool, refresh, editFile];
 
 const MARKUP = [
   '</steptml:parameter>',

@@ -4,9 +4,15 @@
  * markup, linear time) and the rule that a result is never read as a call.
  */
 import { expect, it } from 'vitest';
-import type { ParseOptions, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
+import type {
+  ParsedContent,
+  ParseOptions,
+  ToolCallProtocol,
+  ToolDefinition,
+} from '../../../src/index.ts';
 import { contentAtEverySplit, TOOLS, weatherTool, writeFileTool } from '../helpers.ts';
-import { type Part, parameterTagsChecks } from './parameter-tags-checks.ts';
+import { type Reading, readingOf } from './family-checks.ts';
+import { parameterTagsChecks } from './parameter-tags-checks.ts';
 
 /** A parse at every split into two chunks and one character at a time: calls, text, errors. */
 export function readAtEverySplit(
@@ -14,24 +20,8 @@ export function readAtEverySplit(
   text: string,
   options: ParseOptions,
   endOptions?: { readonly interrupted?: boolean },
-) {
-  const content = contentAtEverySplit(protocol, text, options, endOptions) as Part[];
-  return {
-    calls: content
-      .filter((part) => part.type === 'tool-call')
-      .map((part) => [part.toolName, JSON.parse(part.input!)]),
-    text: content
-      .filter((part) => part.type === 'text')
-      .map((part) => part.text)
-      .join(''),
-    reasoning: content
-      .filter((part) => part.type === 'reasoning')
-      .map((part) => part.text)
-      .join(''),
-    errors: content
-      .filter((part) => part.type === 'error')
-      .map((part) => ({ code: part.error!.code, raw: part.error!.raw })),
-  };
+): Reading {
+  return readingOf(contentAtEverySplit(protocol, text, options, endOptions) as ParsedContent[]);
 }
 
 export function taggedSpecChecks(
