@@ -29,7 +29,6 @@ import {
   TIMES_GLOBAL,
 } from './jinja-builtins.ts';
 import { ChatTemplateRaisedError, ChatTemplateRenderError } from './jinja-errors.ts';
-import { tokenizeTemplate } from './jinja-tokenizer.ts';
 
 export { ChatTemplateRaisedError, ChatTemplateRenderError } from './jinja-errors.ts';
 export { strftime } from './python-format.ts';
@@ -52,7 +51,7 @@ export interface CompiledChatTemplate {
 export function compileChatTemplate(source: string): CompiledChatTemplate {
   let program: ReturnType<typeof parse>;
   try {
-    program = parse(tokenizeTemplate(source, { lstrip_blocks: true, trim_blocks: true }));
+    program = parse(tokenize(source, { lstrip_blocks: true, trim_blocks: true }));
   } catch (error) {
     throw new ChatTemplateRenderError(
       `the chat template does not parse: ${messageOf(error)}`,

@@ -2,8 +2,7 @@
  * What the chat-template renderer adds to @huggingface/jinja (each construct fails or renders
  * wrongly in the library alone), as Python's jinja2 renders it.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { Template, tokenize } from '@huggingface/jinja';
+import { Template } from '@huggingface/jinja';
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
 import {
@@ -13,10 +12,6 @@ import {
   renderChatTemplate,
   strftime,
 } from '../../../src/protocols/derive/jinja-environment.ts';
-import {
-  type TokenizeOptions,
-  tokenizeTemplate,
-} from '../../../src/protocols/derive/jinja-tokenizer.ts';
 
 const NOW = new Date(2024, 6, 26, 9, 5, 7);
 const render = (source: string, context: Record<string, unknown> = {}) =>
@@ -243,70 +238,5 @@ describe('the chat-template renderer', () => {
     const template = compileChatTemplate('{% set l = [] %}{% set _ = l.append(x) %}{{ l }}');
     expect(template.render({ x: 1 })).toBe('[1]');
     expect(template.render({ x: 2 })).toBe('[2]');
-  });
-});
-
-describe('the template tokenizer', () => {
-  const options: TokenizeOptions = { lstrip_blocks: true, trim_blocks: true };
-  /** The tokens, or the error's class and message. */
-  const outcome = (tokenizer: typeof tokenize, source: string, given: TokenizeOptions) => {
-    try {
-      return tokenizer(source, given);
-    } catch (error) {
-      return `${(error as Error).name}: ${(error as Error).message}`;
-    }
-  };
-
-  it('gives the library tokens for every chat template the tests hold', () => {
-    const folders = [
-      new URL('../../fixtures/chat-templates/', import.meta.url),
-      new URL('../../../../shared/conformance/chat-templates/', import.meta.url),
-    ].filter((folder) => existsSync(folder));
-    let compared = 0;
-    for (const folder of folders) {
-      for (const file of readdirSync(folder).filter((name) => name.endsWith('.jinja'))) {
-        const source = readFileSync(new URL(file, folder), 'utf8');
-        for (const given of [options, {}]) {
-          const ours = tokenizeTemplate(source, given);
-          expect(ours, file).toEqual(tokenize(source, given));
-          expect(ours[0]?.constructor).toBe(tokenize(source, given)[0]?.constructor);
-          compared++;
-        }
-      }
-    }
-    expect(compared).toBeGreaterThanOrEqual(54);
-  });
-
-  it('gives the library tokens, or its error, for each construct and its edges', () => {
-    const sources = [
-      'plain text only\n',
-      '{{ x }}',
-      '  {%- if a -%}\n  text {%+ endif %}\n',
-      "{{ 'it\\'s' ~ \"q\\\"\" ~ '\\n\\t\\\\' ~ '\\x41\\u00e9' }}",
-      '{{ -1 + +2.5 - x.0 * 3 ** 2 // 4 / 5 % 6 }}',
-      '{{ a[-1] }}{{ f(-x) }}{{ (1) - 2 }}{{ [1] - 2 }}{{ "s" - 1 }}',
-      '{{ {"a": {"b": 1}} }}{{ {"c": 2}}}',
-      '{# a comment #}x{#- stripped -#}  y {# {{ not code }} #}',
-      '{% set x = 1 %}{{ x == 1 and x != 2 or x <= 3 and x >= 0 and x < 9 and x > -9 }}',
-      '{{ a | b(c) is not d }}{{ x if y else z }}{{ a.b.c[1:2] }}',
-      '{% generation %}g{% endgeneration %} {%- generation -%} h {%- endgeneration -%}',
-      '{{ 1.5.real }}{{ x.1.2 }}',
-      '{{ "unterminated }}',
-      "{{ 'bad \\q escape' }}",
-      "{{ '\\x4' }}",
-      '{{ a ! b }}',
-      '{# never closed',
-      '{{ x',
-      '{{ 12',
-      'text {{ - }}',
-      '{{ a }}\r\n\t{%- b -%}\u00a0\u2028 c',
-    ];
-    for (const source of sources) {
-      for (const given of [options, {}]) {
-        expect(outcome(tokenizeTemplate, source, given), source).toEqual(
-          outcome(tokenize, source, given),
-        );
-      }
-    }
   });
 });
