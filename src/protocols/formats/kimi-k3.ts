@@ -16,7 +16,8 @@
  *
  * K3 sometimes leaves out the think element's closer in a tool-calling turn (vLLM #53246): the
  * tools element is read inside reasoning, and the response element or the message's closer ends
- * the reasoning, as vLLM's fix (#53249) reads such a turn.
+ * the reasoning, as vLLM's fix (#53249) reads such a turn. A call element written without the
+ * tools element around it is read too (Dynamo's live K3 tests recover it).
  *
  * A detokenizer with `spaces_between_special_tokens` on (vLLM's and TensorRT-LLM's default where
  * the server does not turn it off) sets every special token off by a space:
@@ -28,7 +29,7 @@
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import { formatEntryFromSpec } from '../spec/define.ts';
-import type { FormatSpec } from '../spec/types.ts';
+import type { FormatSpec, TaggedCallForm } from '../spec/types.ts';
 
 const TOOLS_OPEN = '<|open|>tools<|sep|>';
 const TOOLS_CLOSE = '<|close|>tools<|sep|>';
@@ -127,6 +128,21 @@ export const kimiK3Spec: FormatSpec = {
       syntax: KIMI_K3_SPACED_SYNTAX,
       inReasoning: true,
     },
+    // A call written without its tools element (Dynamo's live K3 tests recover it); a
+    // `<|close|>tools<|sep|>` written after it anyway is dropped.
+    ...[
+      { syntax: KIMI_K3_SYNTAX, strayClose: TOOLS_CLOSE },
+      { syntax: KIMI_K3_SPACED_SYNTAX, strayClose: spacedClose('tools') },
+    ].map(
+      ({ syntax, strayClose }): TaggedCallForm => ({
+        codec: 'tagged',
+        open: syntax.callOpen,
+        syntax,
+        openConsumed: '',
+        strayClose,
+        inReasoning: true,
+      }),
+    ),
   ],
   write: {
     section: { open: TOOLS_OPEN, close: TOOLS_CLOSE },

@@ -6,7 +6,8 @@
  * the think channel. Vectors: Dynamo's live K3 tests (ai-dynamo/dynamo `lib/parsers`,
  * `test_kimi_k3_live_multi_argument_call_is_chunk_boundary_independent`,
  * `test_kimi_k3_live_parallel_calls_are_chunk_boundary_independent`), and the template's turn
- * without its think close.
+ * without its think close. Also a call written without its tools element around it (Dynamo's
+ * `test_kimi_k3_live_bare_call_recovers_missing_outer_tools_wrapper`).
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
@@ -90,6 +91,43 @@ describe('kimi-k3, a think element the model did not close', () => {
       calls: [],
       text: 'Hi.',
       reasoning: 'Think.',
+      errors: [],
+    });
+  });
+});
+
+describe('kimi-k3, a call without its tools element', () => {
+  const calc: ToolDefinition = {
+    name: 'calc',
+    inputSchema: { type: 'object', properties: { x: { type: 'number' } } },
+  };
+  it("reads Dynamo's live bare call, inside the unclosed think element or after it", () => {
+    const call = [
+      '<|open|>call tool="calc" index="1"<|sep|>',
+      '<|open|>argument key="x" type="number"<|sep|>5',
+      '<|close|>argument<|sep|><|close|>call<|sep|>',
+    ].join('');
+    const text = `Call the calculator.${call}<|close|>message<|sep|><|end_of_msg|>`;
+    expect(readAtEverySplit(protocol, text, { tools: [calc] })).toEqual({
+      calls: [['calc', { x: 5 }]],
+      text: '',
+      reasoning: 'Call the calculator.',
+      errors: [],
+    });
+    const answered = `Done.<|close|>think<|sep|>Calling.${call}<|close|>tools<|sep|>`;
+    expect(readAtEverySplit(protocol, answered, { tools: [calc] })).toEqual({
+      calls: [['calc', { x: 5 }]],
+      text: 'Calling.',
+      reasoning: 'Done.',
+      errors: [],
+    });
+  });
+
+  it('keeps prose that names the call token as text', () => {
+    const text = 'The element <|open|>call is a special token.';
+    expect(readAtEverySplit(protocol, text, { tools, startInReasoning: false })).toMatchObject({
+      calls: [],
+      text,
       errors: [],
     });
   });
