@@ -1,7 +1,7 @@
 /**
  * Kimi K3's markers as a detokenizer writes them with `spaces_between_special_tokens` on: each
  * special token set off by a space from the tag name beside it (`<|open|> tools <|sep|>`).
- * TensorRT-LLM #16972 ("Preserve compact Kimi-K3 special tokens") and vLLM's Responses handler
+ * TensorRT-LLM #16972 ("Preserve compact Kimi-K3 special tokens") and TensorRT-LLM's Responses handler
  * test (`test_responses_handler_decodes_k3_markers_compactly`) saw this in served output; vLLM's
  * `kimi_k3_tool_parser.py` and Dynamo's K3 parser read markers with white space inside them.
  * Vectors: Dynamo's `test_kimi_k3_added_token_spacing_is_chunk_boundary_independent`
