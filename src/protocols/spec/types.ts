@@ -194,6 +194,19 @@ export interface DialectCallForm extends CallFormBase {
   readonly stringDelimiters: readonly [open: string, close: string];
   /** Also read ordinary double-quoted JSON strings. Default false. */
   readonly quotedStrings?: boolean;
+  /**
+   * In explicit forms, read `NAME(key="v")` as one Python call (Gemma 4's parenthesis fallback).
+   * Default true; `false`: the dialect and nothing else (FunctionGemma), a parenthesis fails the
+   * call.
+   */
+  readonly parenthesisCalls?: boolean;
+  /**
+   * With `speculative`: the calls are the whole output (FunctionGemma's, once a server strips its
+   * tokens). Once the first call names a declared tool the block is calls, so anything after it
+   * but further calls, or arguments that do not read, fail the block with a fault, and none runs.
+   * Default: such a block is text.
+   */
+  readonly wholeOutput?: boolean;
 }
 
 /**

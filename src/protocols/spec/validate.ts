@@ -291,6 +291,8 @@ function checkForm(form: Checker): void {
         'namePrefix',
         'stringDelimiters',
         'quotedStrings',
+        'wholeOutput',
+        'parenthesisCalls',
       ]);
       form.literals('closeAlternatives');
       form.literal('namePrefix');
@@ -299,6 +301,8 @@ function checkForm(form: Checker): void {
         form.fail('stringDelimiters', 'must be two strings: the opening and the closing delimiter');
       }
       form.boolean('quotedStrings');
+      form.boolean('wholeOutput');
+      form.boolean('parenthesisCalls');
       return;
     }
   }

@@ -8,6 +8,7 @@ import type { ToolDefinition } from '../../../src/index.ts';
 import { apertusProtocol } from '../../../src/protocols/apertus/index.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
 import { arrowCallsProtocol } from '../../../src/protocols/formats/arrow-calls.ts';
+import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
 import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
@@ -40,6 +41,7 @@ describe('converted built-ins are specs', () => {
     ['apertus', apertusProtocol],
     ['apertus', () => apertusProtocol({ bareArrays: false })],
     ['arrow-calls', arrowCallsProtocol],
+    ['functiongemma', functionGemmaProtocol],
   ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
   });
@@ -253,6 +255,75 @@ describe('a callBody hook', () => {
     const text = 'a<own>b<c>{"name": "get_weather", "arguments": {"city": "Oslo"}}</c>';
     expect(textOf(protocol, text, TOOLS)).toBe('ab');
     expect(callsOf(protocol, text, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+  });
+});
+
+describe('dialect forms: wholeOutput and parenthesisCalls', () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-dialect',
+    calls: [
+      {
+        codec: 'dialect',
+        open: '<fn>',
+        namePrefix: 'call:',
+        close: '</fn>',
+        stringDelimiters: ['<s>', '<s>'],
+        parenthesisCalls: false,
+      },
+      {
+        codec: 'dialect',
+        open: '\ncall:',
+        certainty: 'speculative',
+        wholeOutput: true,
+        stringDelimiters: ['<s>', '<s>'],
+      },
+    ],
+    write: { call: '<fn>call:{name}{arguments}</fn>' },
+    results: { each: '{output}' },
+  };
+  const protocol = defineFormat(spec);
+  const errorCodes = (text: string) =>
+    protocol
+      .parseGeneratedText(text, { tools: TOOLS })
+      .flatMap((part) => (part.type === 'error' ? [part.error.code] : []));
+
+  it('reads bare calls that are the whole output, one after another', () => {
+    const text = 'call:get_weather{city:Oslo} call:get_weather{city:<s>Bergen<s>}';
+    expect(callsOf(protocol, text, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'get_weather', input: { city: 'Bergen' } },
+    ]);
+    everyChunkingOf(protocol, text);
+  });
+
+  it('fails the block, running none, when anything else follows a declared call', () => {
+    for (const text of [
+      'call:get_weather{city:Oslo} and more',
+      'call:get_weather{city:"Oslo"}',
+      'call:get_weather{city:Oslo} call:nobody{}',
+    ]) {
+      expect(callsOf(protocol, text, TOOLS), text).toEqual([]);
+      expect(errorCodes(text), text).toEqual(['malformed-call']);
+    }
+  });
+
+  it('leaves a block that names no declared tool as text', () => {
+    expect(errorCodes('call:nobody{x:1}')).toEqual([]);
+    expect(textOf(protocol, 'call:nobody{x:1}', TOOLS)).toBe('call:nobody{x:1}');
+  });
+
+  it('fails a parenthesis call where parenthesisCalls is false', () => {
+    const text = '<fn>call:get_weather(city="Oslo")</fn>';
+    expect(callsOf(protocol, text, TOOLS)).toEqual([]);
+    expect(errorCodes(text)).toEqual(['malformed-call']);
+    const lenient = defineFormat({
+      ...spec,
+      calls: [{ ...(spec.calls[0] as object), parenthesisCalls: true } as FormatSpec['calls'][0]],
+    });
+    expect(callsOf(lenient, text, TOOLS)).toEqual([
       { toolName: 'get_weather', input: { city: 'Oslo' } },
     ]);
   });

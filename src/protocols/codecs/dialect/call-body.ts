@@ -108,6 +108,11 @@ export class DialectCallBody implements CallBody {
   private ownLeftover = '';
   private inner: CallBody | undefined;
   private doneAt = -1;
+  /**
+   * A `wholeOutput` block whose first call named a declared tool: it is calls, so what breaks it
+   * from here on is a fault (none of its calls runs), not text.
+   */
+  private committed = false;
 
   constructor(context: CallContext, form: DialectCallForm) {
     this.context = context;
@@ -116,7 +121,8 @@ export class DialectCallBody implements CallBody {
     this.prefix = form.namePrefix ?? '';
     this.closers = [...(form.close ? [form.close] : []), ...(form.closeAlternatives ?? [])];
     this.phase = this.prefix.length > 0 ? Phase.Prefix : Phase.Name;
-    this.nextOpen = form.open + this.prefix;
+    // White space before the next call is skipped: a line opener's line break is read as such.
+    this.nextOpen = (form.open + this.prefix).trimStart();
   }
 
   get leftover(): string | undefined {
@@ -177,7 +183,8 @@ export class DialectCallBody implements CallBody {
     const code = text.charCodeAt(stop);
     // The parenthesis form only in markup: prose is full of `word(…)`, and a speculative Python
     // call streams from its first argument on, before it is known to be whole.
-    const parenthesis = code === LEFT_PARENTHESIS && !this.speculative;
+    const parenthesis =
+      code === LEFT_PARENTHESIS && !this.speculative && this.form.parenthesisCalls !== false;
     if (this.name.length === 0 || (code !== LEFT_BRACE && !parenthesis)) {
       return this.notACall(stop, `expected ${this.prefix}NAME{…} after ${this.form.open}`);
     }
@@ -193,7 +200,10 @@ export class DialectCallBody implements CallBody {
       return stop + 1;
     }
     this.tool = this.context.options.toolsByName.get(this.name);
-    if (this.tool === undefined && this.speculative) return this.settleText(stop);
+    if (this.tool === undefined && this.speculative) {
+      return this.blockFails(stop, `"${this.name}" is not a declared tool`);
+    }
+    if (this.speculative && this.form.wholeOutput) this.committed = true;
     this.beginValue(this.tool);
     return stop;
   }
@@ -239,6 +249,12 @@ export class DialectCallBody implements CallBody {
       return stop;
     }
     if (reader.status !== 'failed') return end;
+    if (this.committed) {
+      return this.blockFails(
+        reader.stoppedAt,
+        `the arguments could not be read: ${reader.failure}`,
+      );
+    }
     if (this.tool === undefined || this.speculative) return this.settleText(reader.stoppedAt);
     return this.fault(
       reader.stoppedAt,
@@ -322,7 +338,7 @@ export class DialectCallBody implements CallBody {
     // Something else follows: the calls are not the rest of the output, so they are text. What
     // was read of a closer or an opener is read again: it may begin other markup.
     this.ownLeftover = this.betweenRead;
-    return this.settleText(index);
+    return this.blockFails(index, 'text follows');
   }
 
   /** The output ended after a block of speculative calls: each runs, in order. */
@@ -351,9 +367,23 @@ export class DialectCallBody implements CallBody {
     return this.done(index);
   }
 
+  /**
+   * A speculative block is not calls: text, unless it is a `wholeOutput` block already
+   * committed, whose calls fail together.
+   */
+  private blockFails(index: number, reason: string): number {
+    if (!this.committed) return this.settleText(index);
+    this.context.settle({
+      kind: 'fault',
+      code: 'malformed-call',
+      message: `${reason} after ${this.nextOpen}NAME{…} written without its tokens, which is read only when the whole output is such calls; none was run`,
+    });
+    return this.done(index);
+  }
+
   /** Not `NAME{`: text where the opener may be prose, a fault in markup. */
   private notACall(index: number, message: string): number {
-    if (this.speculative) return this.settleText(index);
+    if (this.speculative) return this.blockFails(index, message);
     this.context.settle({ kind: 'fault', code: 'malformed-call', message });
     return this.done(index);
   }
@@ -378,6 +408,14 @@ export class DialectCallBody implements CallBody {
       // Cut off, the output may have gone on with anything: the calls are not known to be calls.
       if (interrupted) this.context.settle({ kind: 'not-a-call' });
       else this.runHeld();
+      return;
+    }
+    if (this.committed) {
+      this.context.settle({
+        kind: 'fault',
+        code: 'incomplete-call',
+        message: `the output ${interrupted ? 'was cut off' : 'ended'} inside ${this.nextOpen}${this.name}; none was run`,
+      });
       return;
     }
     if (this.phase === Phase.AfterValue) {
