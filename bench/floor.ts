@@ -198,6 +198,21 @@ export interface LinearFigures {
    * from ~12x to ~22x when each of its parts holds two more small objects).
    */
   readonly streamedRatio: number;
+  /**
+   * Total time of all the larger runs / all the smaller ones, for the parser, the floor and the
+   * streamed pair: a major collection comes in lumps fewer than one per small run, so the
+   * smaller run's median leaves out the collections it causes and the larger run's does not.
+   */
+  readonly ratiosOfTotals: {
+    readonly parser: number;
+    readonly floor: number;
+    readonly streamed: number;
+  };
+}
+
+function totalsRatio(over: Timing, under: Timing): number {
+  const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+  return sum(over.samples) / sum(under.samples);
 }
 
 /** Piece size of the streamed linearity figure (see LinearFigures.streamedRatio). */
@@ -380,6 +395,11 @@ function timeLinear(hermes: ToolCallProtocol, settings: FloorSettings): LinearFi
     parser: [figure(bytes[0], small!), figure(bytes[1], large!)],
     floor: [figure(bytes[0], floorSmall!), figure(bytes[1], floorLarge!)],
     streamedRatio: roundRatio(streamedLarge!, streamedSmall!),
+    ratiosOfTotals: {
+      parser: totalsRatio(large!, small!),
+      floor: totalsRatio(floorLarge!, floorSmall!),
+      streamed: totalsRatio(streamedLarge!, streamedSmall!),
+    },
   };
 }
 
@@ -537,6 +557,9 @@ export function floorTables(result: FloorBenchResult): string {
             `${linear.parserRatioOfMinimums.toFixed(2)}x (floor ${linear.floorRatioOfMinimums.toFixed(2)}x)`,
           `   the same texts streamed in ${LINEAR_PIECE / 1024} KiB pieces, events dropped (the parser's own work, ` +
             `no parts kept alive): ${linear.streamedRatio.toFixed(2)}x`,
+          `   ratios of total times (collections counted where they fall): parser ` +
+            `${linear.ratiosOfTotals.parser.toFixed(2)}x, floor ${linear.ratiosOfTotals.floor.toFixed(2)}x, ` +
+            `streamed ${linear.ratiosOfTotals.streamed.toFixed(2)}x`,
         ]
       : []),
     `   targets: ${result.targets.length - failed.length} of ${result.targets.length} met` +
