@@ -223,4 +223,9 @@ export function gemma4Protocol(): ToolCallProtocol {
   return defineFormat(gemma4Spec, GEMMA4_HOOKS);
 }
 
-export const gemma4Format: FormatEntry = formatEntryFromSpec(gemma4Spec, { hooks: GEMMA4_HOOKS });
+export const gemma4Format: FormatEntry = formatEntryFromSpec(gemma4Spec, {
+  hooks: GEMMA4_HOOKS,
+  // The name after `call:` in a marked or a bare call, for telling the model which tool it made up.
+  toolNamesIn: (text) =>
+    Array.from(text.matchAll(/call:([A-Za-z_][\w.-]{0,99})[{(]/g), (match) => match[1]!),
+});

@@ -295,10 +295,15 @@ function itRoundTripsItsCalls(
       written.map((each) => [each.toolName, JSON.parse(JSON.stringify(each.input))]),
     );
     expect(read.map((part) => part.problems)).toEqual(read.map(() => undefined));
-    // Nothing else, but the empty reasoning a writer closes when the output starts in it.
+    // Nothing else, but the empty reasoning a writer closes when the output starts in it, and
+    // the white space a writer puts between two calls: text between calls is kept as text by
+    // every reader (hermes, xml and glm give back their '\n' too), and white space is no answer.
     expect(
       content.filter(
-        (part) => part.type !== 'tool-call' && !(part.type === 'reasoning' && part.text === ''),
+        (part) =>
+          part.type !== 'tool-call' &&
+          !(part.type === 'reasoning' && part.text === '') &&
+          !(part.type === 'text' && part.text.trim() === ''),
       ),
     ).toEqual([]);
   };

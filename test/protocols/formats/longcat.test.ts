@@ -128,11 +128,6 @@ describeFamilyChecks({
     // Failing input: '<longcat_tool_call>{"city": "Oslo"}{"a": 1}' reads as text
     // '{"a": 1}' and then the whole section again.
     'text no longer than the output': 'a bad JSON element is given back as text twice',
-    // Bug (not fixed here): the writer puts '\n' between two calls and the reader gives it back
-    // as text, so history written by formatToolCall reads as calls plus a text part '\n'.
-    // Failing input: formatToolCall([probe_0 {}, probe_1 {}]) =
-    // '<longcat_tool_call>\n{"name": "probe_0", "arguments": {}}\n</longcat_tool_call>\n<longcat_tool_call>…'
-    'round trip of several calls': "the '\\n' it writes between two calls is read back as text",
   },
 });
 

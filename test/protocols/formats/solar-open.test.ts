@@ -139,11 +139,4 @@ describeFamilyChecks({
   markup: MARKUP,
   wrappers: WRAPPERS,
   rawValueLimits: MARKUP,
-  knownBugs: {
-    // Bug (not fixed here): the writer puts '\n' between two calls and the reader gives it back
-    // as text, so history written by formatToolCall reads as calls plus a text part '\n'.
-    // Failing input: formatToolCall([probe_0 {}, probe_1 {}]) =
-    // '<|tool_call:start|>probe_0\n<|tool_call:end|>\n<|tool_call:start|>probe_1\n<|tool_call:end|>'
-    'round trip of several calls': "the '\\n' it writes between two calls is read back as text",
-  },
 });

@@ -582,12 +582,6 @@ describeFamilyChecks({
     '\n',
   ],
   wrappers: WRAPPERS,
-  knownBugs: {
-    // Bug (not fixed here): gemma4Format has no toolNamesIn, so the agent looks for JSON "name"
-    // keys and finds none: findUndeclaredToolNames(gemma4, '<|tool_call>call:get_weather{…}
-    // <tool_call|><|tool_call>call:write_file{…}<tool_call|>', ∅) gives [], not the two names.
-    'tool names': 'the registry entry names no tool in its calls (no toolNamesIn)',
-  },
   linear: {
     call: (index) =>
       `<|tool_call>call:get_weather{city:<|"|>c${index}<|"|>,days:${index}}<tool_call|>`,
