@@ -122,9 +122,12 @@ describe('argumentsAsString, nameEnds: index, markupInReasoning', () => {
   });
 
   it('needs a name header and a closer', () => {
-    const { nameHeader: _header, ...headless } = STRING_SPEC.calls[0] as Record<string, unknown>;
+    const { nameHeader: _header, ...headless } = STRING_SPEC.calls[0] as unknown as Record<
+      string,
+      unknown
+    >;
     expect(() => readFormatSpec({ ...STRING_SPEC, calls: [headless] })).toThrow(FormatSpecError);
-    const { close: _close, ...open } = STRING_SPEC.calls[0] as Record<string, unknown>;
+    const { close: _close, ...open } = STRING_SPEC.calls[0] as unknown as Record<string, unknown>;
     expect(() => readFormatSpec({ ...STRING_SPEC, calls: [open] })).toThrow(
       /calls\[0\]\.argumentsAsString/,
     );
