@@ -23,6 +23,24 @@ export interface Candidate {
   readonly delimited: boolean;
   /** Precedence: a lower order wins when two formats commit at the same character. */
   readonly order: number;
+  /** The characters the format's call can start with after white space (CallOpener.callStarts). */
+  readonly callStarts?: string;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/**
+ * Whether the call's first character past white space in `text[start, end)`, if there, is one
+ * the candidate's calls cannot start with.
+ */
+function startsOtherwise(candidate: Candidate, text: string, start: number, end: number): boolean {
+  const { callStarts } = candidate;
+  if (callStarts === undefined) return false;
+  let index = start;
+  while (index < end && isSpace(text.charCodeAt(index))) index++;
+  return index < end && !callStarts.includes(text.charAt(index));
 }
 
 /**
@@ -185,37 +203,50 @@ class StartSource implements ProbeSource {
 
 type StartVerdict = 'reading' | 'gave-up' | 'undecided';
 
+/** A verdict, with the body that read on (to tell whether another format's covers it). */
+interface Probed {
+  readonly verdict: StartVerdict;
+  readonly body?: CallBody;
+}
+
+const GAVE_UP: Probed = { verdict: 'gave-up' };
+const UNDECIDED: Probed = { verdict: 'undecided' };
+const READING: Probed = { verdict: 'reading' };
+
 /** How one format reads a call that starts with `start` after the shared literal. */
 function verdictOn(
   candidate: Candidate,
   literal: string,
   start: string,
   options: ResolvedParseOptions,
-): StartVerdict {
+): Probed {
   const { rest } = candidate;
   let index = 0;
   for (; index < rest.length; index++) {
-    if (index >= start.length) return 'reading';
-    if (start.charCodeAt(index) !== rest.charCodeAt(index)) return 'gave-up';
+    if (index >= start.length) return READING;
+    if (start.charCodeAt(index) !== rest.charCodeAt(index)) return GAVE_UP;
   }
   if (candidate.delimited) {
-    if (index >= start.length) return 'reading';
-    if (!isNameDelimiter(start.charCodeAt(index))) return 'gave-up';
+    if (index >= start.length) return READING;
+    if (!isNameDelimiter(start.charCodeAt(index))) return GAVE_UP;
   }
+  const lead = candidate.lead ?? '';
+  // A lead counts as the call's start.
+  const call = lead + start.slice(index);
+  if (startsOtherwise(candidate, call, 0, call.length)) return GAVE_UP;
   const source = new StartSource(literal + start, options);
   const context = new ProbeContext(source);
-  const lead = candidate.lead ?? '';
   source.probeCallLength = literal.length - lead.length + index;
   const body = candidate.grammar.openCall(candidate.data, context);
   if (lead.length > 0) {
     source.probeCallLength = literal.length;
-    if (body.write(lead, 0, lead.length) !== -1 || context.committed) return 'undecided';
+    if (body.write(lead, 0, lead.length) !== -1 || context.committed) return UNDECIDED;
   }
   source.probeCallLength = literal.length + start.length;
   const stop = index < start.length ? body.write(start, index, start.length) : -1;
   if (stop !== -1)
-    return (context.outcome?.kind ?? 'not-a-call') === 'not-a-call' ? 'gave-up' : 'undecided';
-  return context.committed ? 'undecided' : 'reading';
+    return (context.outcome?.kind ?? 'not-a-call') === 'not-a-call' ? GAVE_UP : UNDECIDED;
+  return context.committed ? UNDECIDED : { verdict: 'reading', body };
 }
 
 /**
@@ -230,13 +261,18 @@ function decisionFor(
   const known = group.decisions.get(start);
   if (known) return known;
   let reading: Candidate[] = [];
+  const bodies: (CallBody | undefined)[] = [];
   for (const candidate of group.all) {
-    const verdict = verdictOn(candidate, group.literal, start, options);
+    const { verdict, body } = verdictOn(candidate, group.literal, start, options);
     if (verdict === 'undecided') {
       reading = [];
       break;
     }
-    if (verdict === 'reading') reading.push(candidate);
+    if (verdict !== 'reading') continue;
+    // A format whose body an earlier one's covers can never be chosen over it.
+    if (body && bodies.some((earlier) => earlier?.covers?.(body) === true)) continue;
+    reading.push(candidate);
+    bodies.push(body);
   }
   if (group.decisions.size < MAX_DECISIONS) group.decisions.set(start, reading);
   return reading;
@@ -252,6 +288,8 @@ interface Trial {
   stop: number;
   /** Not this format's call: where its text goes on (an index in the write that showed it). */
   droppedAt: number;
+  /** The call's first character past white space has been seen (see Candidate.callStarts). */
+  started: boolean;
 }
 
 /** The trial said what only its format would: an event, a call, or framing it dropped. */
@@ -331,6 +369,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
       body: undefined,
       stop: -1,
       droppedAt: -1,
+      started: candidate.callStarts === undefined,
     };
     // A probe opened here starts where the formats' text begins, or its lead.
     const unfed = this.unfed;
@@ -340,7 +379,11 @@ export class ChoiceBody implements CallBody, ProbeSource {
       trial.body = candidate.grammar.openCall(candidate.data, trial.context);
     }
     let readsLead = true;
-    if (lead.length > 0 && trial.body) {
+    if (lead.length > 0 && !trial.started) {
+      if (startsOtherwise(candidate, lead, 0, lead.length)) readsLead = false;
+      else if (lead.trim().length > 0) trial.started = true;
+    }
+    if (readsLead && lead.length > 0 && trial.body) {
       this.unfed = this.context.callLength - this.bodyStart;
       readsLead = trial.body.write(lead, 0, lead.length) === -1 && !trial.context.committed;
     }
@@ -394,8 +437,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
         this.group.restPrefixes.has(text.slice(start, index + 1))
       )
         continue;
-      const code = text.charCodeAt(index);
-      if (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d) continue;
+      if (isSpace(text.charCodeAt(index))) continue;
       return index + 1;
     }
     return -1;
@@ -448,7 +490,11 @@ export class ChoiceBody implements CallBody, ProbeSource {
       committedCount++;
     }
     if (committedCount === 1) return this.adopt(committed!.candidate, text, start, end);
-    if (committedCount > 1) return this.readAgainByCharacter(live, text, from, to, start, end);
+    if (committedCount > 1) {
+      const first = this.firstToCommit(committed!, live, text, from, to, end);
+      if (first) return this.adopt(first.candidate, text, start, end);
+      return this.readAgainByCharacter(live, text, from, to, start, end);
+    }
     return this.afterUndecidedSlice(live, text, from, start, end);
   }
 
@@ -479,6 +525,17 @@ export class ChoiceBody implements CallBody, ProbeSource {
         return;
       }
       this.open(trial, end - index + after);
+    }
+    if (!trial.started) {
+      let first = index;
+      while (first < end && isSpace(text.charCodeAt(first))) first++;
+      if (first < end) {
+        trial.started = true;
+        if (!candidate.callStarts!.includes(text.charAt(first))) {
+          trial.droppedAt = first;
+          return;
+        }
+      }
     }
     this.unfed = after;
     const stop = trial.body!.write(text, index, end);
@@ -592,11 +649,11 @@ export class ChoiceBody implements CallBody, ProbeSource {
     start: number,
     end: number,
   ): number | undefined {
-    const before = this.context.callText(this.bodyStart, this.context.callLength - (end - from));
-    const fresh = this.trialsOf(live.map((trial) => trial.candidate));
-    for (const trial of fresh) {
-      if (before.length > 0) this.readWrite(trial, before, 0, before.length, end - from);
-    }
+    const fresh = this.freshTrials(
+      live.map((trial) => trial.candidate),
+      from,
+      end,
+    );
     this.trials = fresh.filter((trial) => trial.droppedAt === -1 && trial.stop === -1);
     for (let index = from; index < to; index++) {
       this.unfed = end - index - 1;
@@ -608,6 +665,58 @@ export class ChoiceBody implements CallBody, ProbeSource {
     }
     this.unfed = 0;
     return undefined;
+  }
+
+  /** Fresh probes of `candidates`, fed what came before `text[from]` in one go. */
+  private freshTrials(candidates: readonly Candidate[], from: number, end: number): Trial[] {
+    const before = this.context.callText(this.bodyStart, this.context.callLength - (end - from));
+    const fresh = this.trialsOf(candidates);
+    if (before.length > 0) {
+      for (const trial of fresh) this.readWrite(trial, before, 0, before.length, end - from);
+    }
+    this.unfed = 0;
+    return fresh;
+  }
+
+  /**
+   * Several formats committed in the slice `text[from, to)`, `first` the first of them in
+   * precedence: it is the reading when none of the others committed before the character where
+   * it did (a tie goes to precedence). Finding that character takes one fresh probe read a
+   * character at a time, and each other format one fresh probe read up to it in one go; returns
+   * undefined when another did commit first (then every format is read again by character).
+   */
+  private firstToCommit(
+    first: Trial,
+    live: readonly Trial[],
+    text: string,
+    from: number,
+    to: number,
+    end: number,
+  ): Trial | undefined {
+    const [probe] = this.freshTrials([first.candidate], from, end);
+    if (!probe || probe.droppedAt !== -1 || probe.stop !== -1) return undefined;
+    let at = -1;
+    for (let index = from; index < to && at === -1; index++) {
+      this.readWrite(probe, text, index, index + 1, end - index - 1);
+      if (committedTo(probe)) at = index;
+      else if (probe.droppedAt !== -1 || probe.stop !== -1) break;
+    }
+    this.unfed = 0;
+    if (at === -1) return undefined;
+    const others = live.filter((trial) => trial !== first && committedTo(trial));
+    for (const other of this.freshTrials(
+      others.map((trial) => trial.candidate),
+      from,
+      end,
+    )) {
+      if (committedTo(other)) return undefined;
+      if (at > from && other.droppedAt === -1 && other.stop === -1) {
+        this.readWrite(other, text, from, at, end - at);
+        this.unfed = 0;
+      }
+      if (committedTo(other)) return undefined;
+    }
+    return first;
   }
 
   /** Feeds `text[index]` to every trial; returns where the call ended if it did. */

@@ -6,6 +6,7 @@ import type { ResolvedParseOptions } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import { FORMATS, formatEntry } from '../registry.ts';
 import { type Candidate, type CandidateGroup, ChoiceBody, candidateGroup } from './choice-body.ts';
+import { openerCallStarts, openerKind } from './opener-kind.ts';
 
 export interface AutoProtocolOptions {
   /**
@@ -112,23 +113,6 @@ function combineGrammars(
 }
 
 /**
- * An opener whose body only drops it (a format's framing token): a FormatSpec's `markup`, or a
- * hand-written JSON format's markup opening.
- */
-function isFramingOnly(data: unknown): boolean {
-  if (typeof data !== 'object' || data === null) return false;
-  const fields = data as { codec?: unknown; markup?: unknown };
-  return fields.codec === 'markup' || fields.markup === true;
-}
-
-/** An opener that is a call's markup for sure (not framing, not a speculative reading of text). */
-function isExplicitCall(data: unknown): boolean {
-  if (typeof data !== 'object' || data === null || isFramingOnly(data)) return false;
-  const fields = data as { speculative?: unknown; config?: { speculative?: unknown } };
-  return fields.speculative !== true && fields.config?.speculative !== true;
-}
-
-/**
  * A literal that starts with white space (` to=` of a harmony-like header) would make every
  * space of every output a place where auto looks for a call: auto leaves such literals to the
  * format read by name. Line openers (`\nNAME`) are the engine's own and stay.
@@ -188,23 +172,25 @@ function combineOpeners(
     const firstExplicitCall = Math.min(
       ...sharing
         .filter(
-          (sourced) => sourced.opener.literal === literal && isExplicitCall(sourced.opener.data),
+          (sourced) => sourced.opener.literal === literal && openerKind(sourced.opener) === 'call',
         )
         .map((sourced) => sourced.order),
     );
     const sharers = sharing.filter(
-      (sourced) => !isFramingOnly(sourced.opener.data) || sourced.order < firstExplicitCall,
+      (sourced) => openerKind(sourced.opener) !== 'framing' || sourced.order < firstExplicitCall,
     );
     const ready: Candidate[] = [];
     const waiting: Candidate[] = [];
     const byNextCode = new Map<number, Candidate[]>();
     for (const { grammar, opener, order } of sharers) {
+      const callStarts = openerCallStarts(opener);
       const candidate: Candidate = {
         grammar,
         data: opener.data,
         rest: opener.literal.slice(literal.length),
         delimited: opener.delimited && !delimited,
         order,
+        ...(callStarts === undefined ? {} : { callStarts }),
       };
       if (candidate.rest.length > 0) {
         const code = candidate.rest.charCodeAt(0);
@@ -221,9 +207,18 @@ function combineOpeners(
         const short = opener.literal;
         if (short.length >= literal.length || !literal.startsWith(short)) continue;
         if (opener.delimited && !isNameDelimiter(literal.charCodeAt(short.length))) continue;
-        if (isFramingOnly(opener.data)) continue;
+        if (openerKind(opener) === 'framing') continue;
         const lead = literal.slice(short.length);
-        ready.push({ grammar, data: opener.data, rest: '', lead, delimited: false, order });
+        const callStarts = openerCallStarts(opener);
+        ready.push({
+          grammar,
+          data: opener.data,
+          rest: '',
+          lead,
+          delimited: false,
+          order,
+          ...(callStarts === undefined ? {} : { callStarts }),
+        });
       }
     }
     // A literal some format declares a special token (`[TOOL_CALLS]`, Kimi's section) is read

@@ -27,7 +27,22 @@ export interface CallOpener<CallData> extends Opener<CallData> {
    * (`<tool_call>`) inside reasoning is the model thinking about a call, and is not read there.
    */
   readonly inReasoning?: boolean;
+  /**
+   * What the opener opens, for a reader of several formats (`auto`): `call`, a call for sure
+   * (`<tool_call>`); `speculative`, a call only if one follows (a fence, `{"name"` in prose);
+   * `framing`, markup around calls that holds none and is dropped (`<|start|>assistant`).
+   * Undeclared, auto guesses it from the opener's data (see auto/opener-kind.ts).
+   */
+  readonly kind?: CallOpenerKind;
+  /**
+   * The characters a call of this opener can start with, white space after the opener skipped
+   * (`{` for JSON lines, `[` for a JSON list); undefined when any may. Formats that share the
+   * opener are then told apart by the call's first character, without reading it.
+   */
+  readonly callStarts?: string;
 }
+
+export type CallOpenerKind = 'call' | 'speculative' | 'framing';
 
 /** What a protocol tells the engine: which openers start a call, and how to parse its body. */
 export interface ProtocolGrammar<CallData> {
@@ -92,8 +107,13 @@ export function resolveParseOptions(options: ParseOptions): ResolvedParseOptions
 
 interface TopLevel<CallData> {
   readonly trie: OpenerTrie<TopLevelData<CallData>>;
-  /** The characters that can begin an opener (but a line break), for `indexOf`. */
+  /**
+   * What is searched for with `indexOf`: the characters that can begin an opener (but a line
+   * break), and for a letter, the literals it begins (see `triggersOf`).
+   */
   readonly triggers: readonly string[];
+  /** The literals searched for whole, longest first (their starts are held at a text's end). */
+  readonly wordTriggers: readonly string[];
   /**
    * The longest line opener (`\nlist_dir`: a tool's name alone on a line), or 0. Line openers
    * are found by `LineOpenerFinder`, not by the trigger search; the start of the output counts
@@ -200,12 +220,14 @@ function compileTopLevel<CallData>(
       longestLineOpener = Math.max(longestLineOpener, opener.literal.length);
     }
   }
-  const triggers: string[] = [];
-  for (const code of trie.firstCharacters)
-    if (code !== LINE_FEED) triggers.push(String.fromCharCode(code));
+  const { triggers, wordTriggers } = triggersOf(trie.firstCharacters, [
+    ...callOpeners,
+    ...openers.slice(0, reasoningTags.length),
+  ]);
   const compiled: TopLevel<CallData> = {
     trie,
     triggers,
+    wordTriggers,
     longestLineOpener,
     allClosers: reasoningTags.map((tag) => tag.close),
     reasoningOpeners: callOpeners.filter((opener) => opener.inReasoning === true),
@@ -213,6 +235,35 @@ function compileTopLevel<CallData>(
   };
   byTags.set(reasoningTags, compiled as TopLevel<unknown>);
   return compiled;
+}
+
+function isLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+/**
+ * What the text is searched for. A character that begins an opener is searched for, but a
+ * letter is common in prose (`c` of `call:`, `f` of `functools[`): when every literal it begins
+ * is plain (not a tag-name prefix), those literals are searched for whole instead, so a letter
+ * of prose costs nothing. A literal cut by a text's end is held back by `heldWordStart`.
+ */
+function triggersOf(
+  firstCharacters: readonly number[],
+  literals: readonly Opener<unknown>[],
+): { triggers: string[]; wordTriggers: string[] } {
+  const triggers: string[] = [];
+  const words = new Set<string>();
+  for (const code of firstCharacters) {
+    if (code === LINE_FEED) continue;
+    const begun = literals.filter((opener) => opener.literal.charCodeAt(0) === code);
+    if (!isLetter(code) || begun.some((opener) => opener.delimited)) {
+      triggers.push(String.fromCharCode(code));
+      continue;
+    }
+    for (const opener of begun) words.add(opener.literal);
+  }
+  const wordTriggers = [...words].sort((a, b) => b.length - a.length);
+  return { triggers: [...triggers, ...wordTriggers], wordTriggers };
 }
 
 /** Observes where calls start and end, in stream offsets (for `extractToolCallSegments`). */
@@ -516,11 +567,8 @@ function createEngine<CallData>(
         // A tag that starts a line may follow a tool's name alone on the line before.
         const lineAt = lineOpeners.before(text, next, start);
         if (lineAt !== -1) {
+          if (match.kind === 'partial') return holdFrom(text, start, lineAt);
           emitText(text.slice(start, lineAt));
-          if (match.kind === 'partial') {
-            pending = text.slice(lineAt);
-            return text.length;
-          }
           const found = lineOpeners.found!;
           return enter(found.opener.data, text, lineAt, found.length);
         }
@@ -529,11 +577,8 @@ function createEngine<CallData>(
         from = next + 1;
         continue;
       }
+      if (match.kind === 'partial') return holdFrom(text, start, next);
       emitText(text.slice(start, next));
-      if (match.kind === 'partial') {
-        pending = text.slice(next);
-        return text.length;
-      }
       // A line opener begins a line, where no span is open.
       if (match.opener.literal.charCodeAt(0) !== LINE_FEED && inlineCode.inSpan()) {
         // `<read_file>…` inside `` `…` `` is code shown in prose, unless the line ends first.
@@ -543,11 +588,44 @@ function createEngine<CallData>(
       }
       return enter(match.opener.data, text, next, match.length);
     }
-    // The last line may begin a line opener that the next chunk completes.
-    const held = longestLineOpener === 0 ? 0 : lineOpeners.heldAtEnd(text, start);
+    // The last line may begin a line opener that the next chunk completes, and its last
+    // characters a literal searched for whole.
+    const held = Math.max(
+      longestLineOpener === 0 ? 0 : lineOpeners.heldAtEnd(text, start),
+      heldWordStart(text, start),
+    );
     emitText(text.slice(start, text.length - held));
     if (held > 0) pending = text.slice(text.length - held);
     return text.length;
+  }
+
+  /**
+   * What may be an opener cut by the text's end begins at `at`: held back for the next text,
+   * from an earlier literal searched for whole if one begins before it (`Action: ``` cut in
+   * `Action: ```json`). Returns where reading goes on.
+   */
+  function holdFrom(text: string, start: number, at: number): number {
+    const from = Math.min(at, text.length - heldWordStart(text, start));
+    emitText(text.slice(start, from));
+    pending = text.slice(from);
+    return text.length;
+  }
+
+  /**
+   * How many characters at the end of `text` (from `start`) begin a literal searched for whole
+   * (see `triggersOf`): the next text may complete it. None once the output has ended.
+   */
+  function heldWordStart(text: string, start: number): number {
+    const { wordTriggers } = topLevel;
+    if (wordTriggers.length === 0 || finalText) return 0;
+    const from = Math.max(start, text.length - wordTriggers[0]!.length + 1);
+    for (let at = from; at < text.length; at++) {
+      const size = text.length - at;
+      for (const word of wordTriggers) {
+        if (word.length > size && text.startsWith(word.slice(0, size), at)) return size;
+      }
+    }
+    return 0;
   }
 
   /** An opener matched at `text[at]`: start its reasoning block or call. */
