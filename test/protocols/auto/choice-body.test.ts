@@ -238,4 +238,16 @@ describe('ChoiceBody', () => {
       expect(called(read(wrong, chunks)), chunks.join('|')).toEqual(['long']);
     }
   });
+
+  it('leaves out a format whose calls cannot start with the first character of the call', () => {
+    // Both read "{x"; the first declares that its calls start with "[" only.
+    const list = { ...format('{x', 'list', 0), callStarts: '[' };
+    const formats = group([list, format('{x', 'lines', 1)]);
+    for (const chunks of cuts('{x')) {
+      expect(called(read(formats, chunks)), chunks.join('|')).toEqual(['lines']);
+    }
+    for (const chunks of cuts('[x')) {
+      expect(read(formats, chunks).outcome, chunks.join('|')).toEqual({ kind: 'not-a-call' });
+    }
+  });
 });

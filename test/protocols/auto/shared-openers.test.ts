@@ -7,6 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { autoProtocol, protocolByName } from '../../../src/index.ts';
+import type { CandidateGroup } from '../../../src/protocols/auto/choice-body.ts';
+import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
+import { resolveParseOptions } from '../../../src/protocols/engine/stream-engine.ts';
 import { contentAtEverySplit, TOOLS } from '../helpers.ts';
 
 const auto = autoProtocol();
@@ -50,5 +53,24 @@ describe('auto: formats sharing an opener are told apart by what follows it', ()
         contentAtEverySplit(protocolByName(format), text, { tools: TOOLS }),
       );
     }
+  });
+
+  it('decides a JSON list after <tool_calls> by its first character, once, without probes', () => {
+    const text = protocolByName('jamba').formatToolCall(CALLS);
+    const parsed = autoProtocol();
+    expect(contentAtEverySplit(parsed, text, OPTIONS)).toEqual(
+      contentAtEverySplit(protocolByName('jamba'), text, OPTIONS),
+    );
+    const openers = grammarOf(parsed)!.callOpeners(resolveParseOptions(OPTIONS));
+    const literal = openers
+      .map((opener) => opener.literal)
+      .filter((candidate) => text.startsWith(candidate))
+      .sort((a, b) => b.length - a.length)[0]!;
+    expect(literal).toBe('<tool_calls>');
+    const group = openers.find((opener) => opener.literal === literal)!.data as CandidateGroup;
+    const start = text.slice(literal.length, literal.length + 1);
+    expect(start).toBe('[');
+    // Hunyuan-A13B, Jamba and Apriel read the list alike: the first of them reads it alone.
+    expect(group.decisions.get(start)).toHaveLength(1);
   });
 });
