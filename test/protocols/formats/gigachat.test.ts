@@ -138,13 +138,6 @@ describeFamilyChecks({
   ],
   wrappers: WRAPPERS,
   outputs: ['function call<|role_sep|>[{"city": "Oslo"}'],
-  knownBugs: {
-    // Bug (not fixed here): a JSON object that is no call, after another in the same call
-    // section, is given back as text twice: once alone, once inside the section's raw text.
-    // Failing input: 'function call<|role_sep|>[{"city": "Oslo"}' reads as text
-    // '{"city": "Oslo"}' and then the whole output again.
-    'text no longer than the output': 'a bad JSON element is given back as text twice',
-  },
   linear: {
     call: (index) =>
       `${GIGACHAT_31}{"name": "get_weather", "arguments": {"city": "c${index}"}}</s>`,

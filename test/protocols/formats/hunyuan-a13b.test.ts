@@ -127,13 +127,6 @@ describeFamilyChecks({
   ],
   wrappers: WRAPPERS,
   outputs: ['<tool_calls>[{"name": "get_we"}}]</to'],
-  knownBugs: {
-    // Bug (not fixed here): an element that is no call, in a block that is then cut off or
-    // broken, is given back as text twice: once alone, once inside the block's raw text.
-    // Failing input: '<tool_calls>[{"name": "get_we"}}]</to' reads as text
-    // '{"name": "get_we"}<tool_calls>[{"name": "get_we"}}]</to'.
-    'text no longer than the output': 'a bad element of a broken block is given back as text twice',
-  },
   linear: {
     call: (index) =>
       `<tool_calls>[{"name": "get_weather", "arguments": {"city": "c${index}"}}]</tool_calls>`,

@@ -114,12 +114,6 @@ describeFamilyChecks({
   markup: ['<tool_calls>', '</tool_calls>', '<tool_calls>[', ' '],
   wrappers: WRAPPERS,
   outputs: ['<tool_calls>[{"a": 1}'],
-  knownBugs: {
-    // Bug (not fixed here): an element that is no call, in a block that is then cut off or
-    // broken, is given back as text twice: once alone, once inside the block's raw text.
-    // Failing input: '<tool_calls>[{"a": 1}' reads as text '{"a": 1}<tool_calls>[{"a": 1}'.
-    'text no longer than the output': 'a bad element of a broken block is given back as text twice',
-  },
   linear: {
     call: (index) =>
       ` <tool_calls>[{"name": "get_weather", "arguments": {"city": "c${index}"}}]</tool_calls>`,

@@ -122,13 +122,6 @@ describeFamilyChecks({
   wrappers: WRAPPERS,
   outputs: ['<longcat_tool_call>{"city": "Oslo"}{"a": 1}'],
   rawValueLimits: ['</longcat_tool_call>'],
-  knownBugs: {
-    // Bug (not fixed here): a JSON object that is no call, after another in the same call
-    // section, is given back as text twice: once alone, once inside the section's raw text.
-    // Failing input: '<longcat_tool_call>{"city": "Oslo"}{"a": 1}' reads as text
-    // '{"a": 1}' and then the whole section again.
-    'text no longer than the output': 'a bad JSON element is given back as text twice',
-  },
 });
 
 const TAGGED_MARKUP = [
@@ -153,12 +146,5 @@ describeFamilyChecks({
   markup: TAGGED_MARKUP,
   wrappers: WRAPPERS,
   outputs: ['<longcat_tool_call>{"city": "Oslo"}{"city": "Oslo"}'],
-  knownBugs: {
-    // Bug (not fixed here): a JSON object that is no call, after another in the same call
-    // section, is given back as text twice: once alone, once inside the section's raw text.
-    // Failing input: '<longcat_tool_call>{"city": "Oslo"}{"city": "Oslo"}' reads as
-    // text '{"city": "Oslo"}' and then the whole section again.
-    'text no longer than the output': 'a bad JSON element is given back as text twice',
-  },
   rawValueLimits: TAGGED_MARKUP,
 });

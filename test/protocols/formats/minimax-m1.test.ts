@@ -120,13 +120,6 @@ describeFamilyChecks({
   markup: ['<tool_calls>', '</tool_calls>', '<tool_calls>\n', '\n{', '{invalid}\n', 'prose\n'],
   wrappers: WRAPPERS,
   outputs: ['<tool_calls>\n}}\n{"name": "write_file"'],
-  knownBugs: {
-    // Bug (not fixed here): an element that is no call, in a block that is then cut off or
-    // broken, is given back as text twice: once alone, once inside the block's raw text.
-    // Failing input: '<tool_calls>\n}}\n{"name": "write_file"' reads as text '}}'
-    // then the whole block again.
-    'text no longer than the output': 'a bad element of a broken block is given back as text twice',
-  },
   linear: {
     call: (index) =>
       `<tool_calls>\n{"name": "get_weather", "arguments": {"city": "c${index}"}}\n</tool_calls>`,

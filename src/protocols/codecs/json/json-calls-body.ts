@@ -5,7 +5,7 @@ import { LiteralFinder } from '../../../scan/literal-finder.ts';
 import type { CallBody, CallContext } from '../../engine/call-body.ts';
 import { JsonBlockSpan } from './json-block-span.ts';
 import type { JsonCallsBodyConfig } from './json-call-config.ts';
-import { JsonCallsSettlement, SpeculativeContext } from './json-calls-settlement.ts';
+import { HeldElementsContext, JsonCallsSettlement } from './json-calls-settlement.ts';
 import { JsonEnvelopeRouter } from './json-envelopes.ts';
 import { readWholeJsonCall } from './whole-json-call.ts';
 
@@ -64,7 +64,7 @@ export class JsonCallsBody implements CallBody {
   private readonly config: JsonCallsBodyConfig;
 
   constructor(context: CallContext, config: JsonCallsBodyConfig) {
-    this.context = config.speculative ? new SpeculativeContext(context) : context;
+    this.context = new HeldElementsContext(context, config.speculative === true);
     this.config = config;
     this.span = new JsonBlockSpan(this.context);
     this.router = new JsonEnvelopeRouter(this.context, config, this.span);

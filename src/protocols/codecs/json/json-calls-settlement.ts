@@ -14,14 +14,25 @@ import { Envelope, type JsonEnvelopeRouter } from './json-envelopes.ts';
 type Held = () => void;
 
 /**
- * The context of a speculative block (bare or fenced JSON, which may be the model's data): what
- * the body says about elements that are not calls (their text, their faults) waits for the
- * first call. When none comes the whole block is text as written, brackets and all:
- * `[{"name": "Ada", "age": 36}]` is an answer, not a batch with nothing in it.
+ * The context of a block of JSON calls: what the body says about elements that are not calls
+ * (their text, their faults) waits for the block's first call, and goes out before it.
+ * - When no call comes and the block ends as a fault or as text, what was held goes: the block's
+ *   raw text, given back whole, already holds those elements (given back twice otherwise).
+ * - A speculative block (bare or fenced JSON, which may be the model's data) that makes no call
+ *   is the text it was, brackets and all: `[{"name": "Ada", "age": 36}]` is an answer, not a
+ *   batch with nothing in it.
+ * - An explicit block that ends well with no call (`<tool_call>[{"a": 1}]</tool_call>`) gives
+ *   back what was held: its elements, each reported where it stood.
  */
-export class SpeculativeContext extends ForwardingContext {
+export class HeldElementsContext extends ForwardingContext {
   /** Held until the first call; undefined once one has come. */
   private held: Held[] | undefined = [];
+  private readonly speculative: boolean;
+
+  constructor(real: CallContext, speculative: boolean) {
+    super(real);
+    this.speculative = speculative;
+  }
 
   override emit(event: ParseEvent): void {
     if (event.type === 'tool-call') this.release();
@@ -41,9 +52,15 @@ export class SpeculativeContext extends ForwardingContext {
       this.real.settle(outcome);
       return;
     }
-    // No call came: the block is the text it was, and what was held about it goes.
-    this.held = [];
-    this.real.settle(outcome.kind === 'call' ? { kind: 'not-a-call' } : outcome);
+    if (this.speculative) {
+      // No call came: the block is the text it was, and what was held about it goes.
+      this.held = [];
+      this.real.settle(outcome.kind === 'call' ? { kind: 'not-a-call' } : outcome);
+      return;
+    }
+    if (outcome.kind === 'call') this.release();
+    else this.held = [];
+    this.real.settle(outcome);
   }
 
   private hold(action: Held): void {
