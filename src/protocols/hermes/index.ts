@@ -1,13 +1,6 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { compileOpeners, type Opener } from '../../scan/opener-trie.ts';
-import { FencedCallBody } from '../codecs/json/fenced-call-body.ts';
-import {
-  type JsonCallShape,
-  JsonCallsBody,
-  type JsonCallsBodyConfig,
-} from '../codecs/json/json-calls-body.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
+import { defineFormat, type FormatHooks } from '../spec/define.ts';
+import type { FormatSpec, JsonCallForm } from '../spec/types.ts';
 import {
   formatHermesToolCall,
   formatHermesToolResponse,
@@ -80,99 +73,116 @@ const BARE_OPENERS = [
   ...BARE_OBJECT_OPENERS.flatMap((object) => [`[${object}`, `[ ${object}`, `[\n  ${object}`]),
 ];
 
-/** `<function=NAME>` or `<function name="NAME">`: the name from what follows the opener. */
-const NAME_IN_TAG = /^(?:=\s*["']?([^"'\s>]+)["']?|\s+name\s*=\s*["']([^"']+)["'])\s*$/;
+const NAME_KEYS = ['name', 'tool_name', 'function'];
+const ARGUMENT_KEYS = ['arguments', 'parameters', 'args', 'input'];
 
-function nameInFunctionTag(header: string): string | undefined {
-  const match = NAME_IN_TAG.exec(header);
-  return match?.[1] ?? match?.[2];
+/**
+ * The spec of Hermes with `options`: JSON inside tags, the format Qwen and Hermes models are
+ * trained on (the Hermes JSON-in-tags form):
+ * `<tool_call>{"name": "get_weather", "arguments": {"city": "Seoul"}}</tool_call>`.
+ */
+export function hermesSpec(options: HermesProtocolOptions = {}): FormatSpec {
+  const callTag = options.callTag ?? 'tool_call';
+  const keys = { nameKeys: NAME_KEYS, argumentKeys: ARGUMENT_KEYS };
+  const calls: JsonCallForm[] = [
+    callTag,
+    ...(options.alternativeCallTags ?? DEFAULT_ALTERNATIVE_TAGS),
+  ].map((tag) => ({
+    codec: 'json',
+    open: `<${tag}>`,
+    close: `</${tag}>`,
+    ...keys,
+    // The alternatives are fallbacks: a block of one holding no call is just text.
+    ...(tag === callTag ? {} : { certainty: 'speculative' }),
+  }));
+  for (const [open, close] of options.tokenWrappers ?? DEFAULT_TOKEN_WRAPPERS) {
+    calls.push({ codec: 'json', open, close, ...keys });
+  }
+  if (options.functionTags ?? true) {
+    // `<function=NAME>{…}</function>` and `<function name="NAME">{…}</function>`.
+    const functionTag = {
+      codec: 'json',
+      close: '</function>',
+      certainty: 'speculative',
+      ...keys,
+    } as const;
+    calls.push(
+      { ...functionTag, open: '<function=', nameHeader: { end: '>', nameQuoted: true } },
+      { ...functionTag, open: '<function ', nameHeader: { end: '>', nameAttribute: 'name' } },
+    );
+  }
+  if (options.fencedCalls ?? true) {
+    // A fence may hold JSON, or any of the tagged calls above.
+    calls.push({
+      codec: 'json',
+      open: '```',
+      close: '```',
+      certainty: 'speculative',
+      fenceHoldsForms: true,
+      ...keys,
+    });
+  }
+  if (options.bareJsonCalls ?? true) {
+    for (const literal of BARE_OPENERS) {
+      calls.push({
+        codec: 'json',
+        open: literal,
+        openHoldsJson: literal,
+        certainty: 'speculative',
+        ...keys,
+        // Llama models in this format join bare calls with `;` as their own format does, and
+        // `</tool_call>` right after a bare call is the closer of a tag the model left out.
+        separator: ';',
+        strayClose: `</${callTag}>`,
+      });
+    }
+  }
+  return {
+    spec: 1,
+    name: 'hermes',
+    calls,
+    write: {
+      call: `<${callTag}>\n{"name": {name_json}, "arguments": {arguments}}\n</${callTag}>`,
+      join: '\n',
+    },
+    results: {
+      each: `<${options.responseTag ?? 'tool_response'}>\n{output}\n</${options.responseTag ?? 'tool_response'}>`,
+      join: '\n',
+    },
+  };
 }
 
-const HERMES_SHAPE: JsonCallShape = {
-  nameKeys: ['name', 'tool_name', 'function'],
-  argumentKeys: ['arguments', 'parameters', 'args', 'input'],
-};
+/** The writers: the prompt, calls and results as Hermes' template writes them. */
+function hermesHooks(spec: FormatSpec, options: HermesProtocolOptions): FormatHooks {
+  const callTag = options.callTag ?? 'tool_call';
+  const responseTag = options.responseTag ?? 'tool_response';
+  // What a result's text may not hold as it is: any opener this parser reads, its result tag. A
+  // fence stays (code in results is common): what it could hold as a call is broken inside it.
+  const resultGuard = {
+    tags: [responseTag],
+    literals: spec.calls.map((form) => form.open).filter((literal) => literal !== '```'),
+  };
+  return {
+    formatTools: (tools) => formatHermesTools(tools, callTag, responseTag),
+    formatToolCall: (calls) => formatHermesToolCall(calls, callTag),
+    formatToolResponse: (results) => formatHermesToolResponse(results, responseTag, resultGuard),
+    formatToolResponseForAnyReader: (results) => formatHermesToolResponseJson(results, responseTag),
+  };
+}
+
+const DEFAULT_SPEC = hermesSpec();
+const DEFAULT_HOOKS = hermesHooks(DEFAULT_SPEC, {});
+let defaultProtocol: ToolCallProtocol | undefined;
 
 /**
  * JSON inside tags, the format Qwen and Hermes models are trained on (the Hermes JSON-in-tags form):
  * `<tool_call>{"name": "get_weather", "arguments": {"city": "Seoul"}}</tool_call>`.
  */
 export function hermesProtocol(options: HermesProtocolOptions = {}): ToolCallProtocol {
-  const callTag = options.callTag ?? 'tool_call';
-  const responseTag = options.responseTag ?? 'tool_response';
-  const alternatives = options.alternativeCallTags ?? DEFAULT_ALTERNATIVE_TAGS;
-  const openers: Opener<JsonCallsBodyConfig>[] = [callTag, ...alternatives].map((tag) => ({
-    literal: `<${tag}>`,
-    delimited: false,
-    data: { shape: HERMES_SHAPE, closer: `</${tag}>`, speculative: tag !== callTag },
-  }));
-  for (const [open, close] of options.tokenWrappers ?? DEFAULT_TOKEN_WRAPPERS) {
-    openers.push({
-      literal: open,
-      delimited: false,
-      data: { shape: HERMES_SHAPE, closer: close, speculative: false },
-    });
+  if (Object.keys(options).length === 0) {
+    defaultProtocol ??= defineFormat(DEFAULT_SPEC, DEFAULT_HOOKS);
+    return defaultProtocol;
   }
-  if (options.functionTags ?? true) {
-    for (const literal of ['<function=', '<function ']) {
-      openers.push({
-        literal,
-        delimited: false,
-        data: {
-          shape: HERMES_SHAPE,
-          closer: '</function>',
-          speculative: true,
-          header: {
-            terminator: '>',
-            consumed: literal.slice('<function'.length),
-            readName: nameInFunctionTag,
-          },
-        },
-      });
-    }
-  }
-  // A fence may hold JSON, or any of the tagged calls above.
-  const tagged = compileOpeners(openers.filter((opener) => opener.literal.startsWith('<')));
-  const fence: JsonCallsBodyConfig = { shape: HERMES_SHAPE, closer: '```', speculative: true };
-  if (options.fencedCalls ?? true) {
-    openers.push({ literal: '```', delimited: false, data: fence });
-  }
-  if (options.bareJsonCalls ?? true) {
-    for (const literal of BARE_OPENERS) {
-      openers.push({
-        literal,
-        delimited: false,
-        // `</tool_call>` right after a bare call is the closer of a tag the model left out;
-        // Llama models in this format join bare calls with `;` as their own format does.
-        data: {
-          shape: HERMES_SHAPE,
-          speculative: true,
-          jsonPrefix: literal,
-          separator: ';',
-          strayCloser: `</${callTag}>`,
-        },
-      });
-    }
-  }
-  // What a result's text may not hold as it is: any opener this parser reads, its result tag. A
-  // fence stays (code in results is common): what it could hold as a call is broken inside it.
-  const resultGuard = {
-    tags: [responseTag],
-    literals: openers.map((opener) => opener.literal).filter((literal) => literal !== '```'),
-  };
-  return defineProtocol<JsonCallsBodyConfig>({
-    name: 'hermes',
-    grammar: {
-      reasoningTags: THINK_TAGS,
-      callOpeners: () => openers,
-      openCall: (config, context) =>
-        config === fence
-          ? new FencedCallBody(context, fence, tagged)
-          : new JsonCallsBody(context, config),
-    },
-    formatTools: (tools) => formatHermesTools(tools, callTag, responseTag),
-    formatToolCall: (calls) => formatHermesToolCall(calls, callTag),
-    formatToolResponse: (results) => formatHermesToolResponse(results, responseTag, resultGuard),
-    formatToolResponseForAnyReader: (results) => formatHermesToolResponseJson(results, responseTag),
-  });
+  const spec = hermesSpec(options);
+  return defineFormat(spec, hermesHooks(spec, options));
 }

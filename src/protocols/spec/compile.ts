@@ -6,7 +6,10 @@
  */
 
 import { BoundedCache } from '../../core/bounded-cache.ts';
+import { isWhiteSpace } from '../../scan/characters.ts';
+import { compileOpeners, type OpenerTrie } from '../../scan/opener-trie.ts';
 import { DialectCallBody } from '../codecs/dialect/call-body.ts';
+import { FencedCallBody } from '../codecs/json/fenced-call-body.ts';
 import { bareArrayLiterals, bareArrayOpeners } from '../codecs/json/json-call-formats-openers.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
 import { StringArgumentsBody, type StringArgumentsConfig } from '../codecs/json/named-json-body.ts';
@@ -26,6 +29,11 @@ import { fillTemplate } from './writers.ts';
 export type SpecCallData =
   | { readonly codec: 'json'; readonly config: JsonCallsBodyConfig }
   | { readonly codec: 'json-string-arguments'; readonly config: StringArgumentsConfig }
+  | {
+      readonly codec: 'json-fence';
+      readonly config: JsonCallsBodyConfig;
+      readonly tagged: OpenerTrie<JsonCallsBodyConfig>;
+    }
   | { readonly codec: 'tagged'; readonly opener: ParameterTagsOpener }
   | { readonly codec: 'python'; readonly config: PythonCallsConfig }
   | { readonly codec: 'dialect'; readonly form: DialectCallForm }
@@ -67,7 +75,11 @@ export function compileGrammar(
       literal: form.open,
       delimited: false,
       inReasoning: form.inReasoning === true,
-      data: callBody ? hookedData(form, callBody) : callData(form),
+      data: callBody
+        ? hookedData(form, callBody)
+        : form.codec === 'json' && form.fenceHoldsForms
+          ? fenceData(spec, form)
+          : callData(form),
     }));
   for (const form of spec.calls) {
     if (form.codec !== 'json' || !form.bareArrays) continue;
@@ -179,6 +191,8 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
       return new JsonCallsBody(context, data.config);
     case 'json-string-arguments':
       return new StringArgumentsBody(context, data.config);
+    case 'json-fence':
+      return new FencedCallBody(context, data.config, data.tagged);
     case 'tagged':
       return new ParameterTagsBody(context, data.opener);
     case 'python':
@@ -190,6 +204,24 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
     case 'reader':
       return data.reader.read(context);
   }
+}
+
+/** A fence form's data: its JSON, and the spec's tag-opened json forms it may hold. */
+function fenceData(spec: FormatSpec, fence: JsonCallForm): SpecCallData {
+  const tagged: { literal: string; delimited: boolean; data: JsonCallsBodyConfig }[] = [];
+  for (const form of spec.calls) {
+    if (form.codec !== 'json' || form === fence || form.perTool || !form.open.startsWith('<')) {
+      continue;
+    }
+    const data = callData(form);
+    if (data.codec === 'json')
+      tagged.push({ literal: form.open, delimited: false, data: data.config });
+  }
+  return {
+    codec: 'json-fence',
+    config: jsonConfig(fence, fence.certainty === 'speculative'),
+    tagged: compileOpeners(tagged),
+  };
 }
 
 /** What an opener of `form` starts; `toolName` for a per-tool form, whose opener named the tool. */
@@ -266,16 +298,50 @@ function jsonConfig(form: JsonCallForm, speculative: boolean): JsonCallsBodyConf
     ...(form.strict ? { strictJson: true } : {}),
     ...(form.separator ? { separator: form.separator } : {}),
     ...(form.perLine ? { perLine: true } : {}),
+    ...(form.strayClose ? { strayCloser: form.strayClose } : {}),
     ...(header
       ? {
           header: {
             terminator: header.end,
-            readName: (text: string) =>
-              nameInHeader(text, header.namePrefixes ?? [], header.nameEnds),
+            readName: (text: string) => {
+              const unwrapped = header.nameAttribute
+                ? attributeValue(text, header.nameAttribute)
+                : header.nameQuoted
+                  ? unquoted(text)
+                  : text;
+              return unwrapped === undefined
+                ? undefined
+                : nameInHeader(unwrapped, header.namePrefixes ?? [], header.nameEnds);
+            },
           },
         }
       : {}),
   };
+}
+
+/** `text` trimmed, less one quote (`"` or `'`) on either side. */
+function unquoted(text: string): string {
+  let name = text.trim();
+  if (name.startsWith('"') || name.startsWith("'")) name = name.slice(1);
+  if (name.endsWith('"') || name.endsWith("'")) name = name.slice(0, -1);
+  return name;
+}
+
+/** The quoted value of `attribute` when the header is `ATTRIBUTE = "VALUE"` and nothing else. */
+function attributeValue(header: string, attribute: string): string | undefined {
+  const text = header.trim();
+  if (!text.startsWith(attribute)) return undefined;
+  let index = attribute.length;
+  while (index < text.length && isWhiteSpace(text.charCodeAt(index))) index++;
+  if (text[index] !== '=') return undefined;
+  index++;
+  while (index < text.length && isWhiteSpace(text.charCodeAt(index))) index++;
+  const quote = text[index];
+  if ((quote !== '"' && quote !== "'") || text.length - index < 3) return undefined;
+  const last = text[text.length - 1];
+  if (last !== '"' && last !== "'") return undefined;
+  const value = text.slice(index + 1, -1);
+  return value.includes('"') || value.includes("'") ? undefined : value;
 }
 
 /** Longest tool name read from a header. */

@@ -108,6 +108,10 @@ export interface JsonCallForm extends CallFormBase {
      * the header is a call id, the name then `:` and digits (Kimi-K2's `functions.NAME:0`).
      */
     readonly nameEnds?: 'word' | 'index';
+    /** The name may stand in quotes (`<function="NAME">`). */
+    readonly nameQuoted?: boolean;
+    /** The header is this attribute, the name its quoted value (`name="NAME"`). */
+    readonly nameAttribute?: string;
   };
   /**
    * With `nameHeader` and `close`: the arguments may also be written as a JSON string that holds
@@ -115,6 +119,17 @@ export interface JsonCallForm extends CallFormBase {
    * fails the call.
    */
   readonly argumentsAsString?: boolean;
+  /**
+   * The form is a Markdown fence: it holds JSON, or one call of another json form of the spec
+   * whose opener is a tag (```` ```xml <tool_call>…</tool_call> ``` ````), read by that form, the
+   * fence going with it. Any other fence is text.
+   */
+  readonly fenceHoldsForms?: boolean;
+  /**
+   * A closer models leave after bare JSON whose opener they left out (`{…}</tool_call>`): dropped
+   * when only white space stands between the call and it.
+   */
+  readonly strayClose?: string;
   /** The opener already holds the JSON's first characters (`functools[` holds `[`). */
   readonly openHoldsJson?: string;
   /** Dropped between calls written one after another (Llama 3's `;`). */

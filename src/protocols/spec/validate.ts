@@ -218,18 +218,24 @@ function checkForm(form: Checker): void {
         'strict',
         'bareArrays',
         'argumentsAsString',
+        'fenceHoldsForms',
+        'strayClose',
       ]);
       form.literals('nameKeys');
       form.literals('argumentKeys');
       form.boolean('nameAsKey');
       const header = form.object('nameHeader');
       if (header) {
-        header.only(['end', 'namePrefixes', 'nameEnds']);
+        header.only(['end', 'namePrefixes', 'nameEnds', 'nameQuoted', 'nameAttribute']);
+        header.boolean('nameQuoted');
+        header.literal('nameAttribute');
         header.literal('end', true);
         header.literals('namePrefixes');
         header.oneOf('nameEnds', ['word', 'index']);
       }
       form.boolean('argumentsAsString');
+      form.boolean('fenceHoldsForms');
+      form.literal('strayClose');
       if (form.value('argumentsAsString') === true && (!header || !form.has('close'))) {
         form.fail(
           'argumentsAsString',

@@ -10,6 +10,7 @@ import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
 import { arrowCallsProtocol } from '../../../src/protocols/formats/arrow-calls.ts';
 import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
 import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
+import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
 import {
@@ -42,6 +43,8 @@ describe('converted built-ins are specs', () => {
     ['apertus', () => apertusProtocol({ bareArrays: false })],
     ['arrow-calls', arrowCallsProtocol],
     ['functiongemma', functionGemmaProtocol],
+    ['hermes', hermesProtocol],
+    ['hermes', () => hermesProtocol({ callTag: 'call', fencedCalls: false })],
   ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
   });
@@ -329,5 +332,73 @@ describe('dialect forms: wholeOutput and parenthesisCalls', () => {
     expect(callsOf(lenient, text, TOOLS)).toEqual([
       { toolName: 'get_weather', input: { city: 'Oslo' } },
     ]);
+  });
+});
+
+describe('json forms: fenceHoldsForms, strayClose, quoted and attribute names', () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-fence',
+    calls: [
+      { codec: 'json', open: '<call>', close: '</call>' },
+      {
+        codec: 'json',
+        open: '<fn=',
+        close: '</fn>',
+        certainty: 'speculative',
+        nameHeader: { end: '>', nameQuoted: true },
+      },
+      {
+        codec: 'json',
+        open: '<fn ',
+        close: '</fn>',
+        certainty: 'speculative',
+        nameHeader: { end: '>', nameAttribute: 'name' },
+      },
+      { codec: 'json', open: '```', close: '```', certainty: 'speculative', fenceHoldsForms: true },
+      {
+        codec: 'json',
+        open: '{"name"',
+        openHoldsJson: '{"name"',
+        certainty: 'speculative',
+        strayClose: '</call>',
+      },
+    ],
+    write: { call: '<call>{"name": {name_json}, "arguments": {arguments}}</call>' },
+    results: { each: '{output}' },
+  };
+  const protocol = defineFormat(spec);
+  const oslo = { toolName: 'get_weather', input: { city: 'Oslo' } };
+
+  it('reads a fence holding JSON or a tagged call, and leaves other fences as text', () => {
+    const json = '```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```';
+    const tagged =
+      '```xml\n<call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</call>\n```';
+    expect(callsOf(protocol, json, TOOLS)).toEqual([oslo]);
+    expect(callsOf(protocol, tagged, TOOLS)).toEqual([oslo]);
+    expect(textOf(protocol, tagged, TOOLS)).toBe('');
+    everyChunkingOf(protocol, tagged);
+    expect(textOf(protocol, '```js\nlet x = 1;\n```', TOOLS)).toBe('```js\nlet x = 1;\n```');
+  });
+
+  it('drops a stray closer after bare JSON', () => {
+    const text = '{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</call>';
+    expect(callsOf(protocol, text, TOOLS)).toEqual([oslo]);
+    expect(textOf(protocol, text, TOOLS)).toBe('');
+  });
+
+  it('reads a name in quotes, or as an attribute', () => {
+    for (const open of [
+      '<fn=get_weather>',
+      '<fn="get_weather">',
+      "<fn='get_weather'>",
+      '<fn name="get_weather">',
+      '<fn  name = "get_weather">',
+    ]) {
+      expect(callsOf(protocol, `${open}{"city": "Oslo"}</fn>`, TOOLS), open).toEqual([oslo]);
+    }
+    for (const open of ['<fn=get weather>', '<fn name=get_weather>', '<fn title="get_weather">']) {
+      expect(callsOf(protocol, `${open}{"city": "Oslo"}</fn>`, TOOLS), open).toEqual([]);
+    }
   });
 });
