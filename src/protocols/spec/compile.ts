@@ -75,6 +75,10 @@ export function compileGrammar(
       literal: form.open,
       delimited: false,
       inReasoning: form.inReasoning === true,
+      // A hook's body hides the form's codec data from `auto`'s guess: its kind is declared.
+      ...(callBody
+        ? { kind: form.certainty === 'speculative' ? ('speculative' as const) : ('call' as const) }
+        : {}),
       data: callBody
         ? hookedData(form, callBody)
         : form.codec === 'json' && form.fenceHoldsForms

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { apertusProtocol } from '../../../src/protocols/apertus/index.ts';
+import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
+import { resolveParseOptions } from '../../../src/protocols/engine/stream-engine.ts';
 import { arrowCallsProtocol } from '../../../src/protocols/formats/arrow-calls.ts';
 import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
 import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
@@ -255,6 +257,18 @@ describe('a callBody hook', () => {
   const protocol = defineFormat(spec, {
     // `<own>` is framing read by a body of the format's own; `<c>` is left to the json codec.
     callBody: (form, context) => (form.open === '<own>' ? new MarkupBody(context) : undefined),
+  });
+
+  it('declares the kind of a hooked opener, which its data no longer shows (auto reads it)', () => {
+    const openers = grammarOf(protocol)?.callOpeners(resolveParseOptions({ tools: TOOLS }));
+    expect(openers?.map((opener) => [opener.literal, opener.kind])).toEqual([
+      ['<own>', 'call'],
+      ['<c>', 'call'],
+    ]);
+    const arrow = grammarOf(arrowCallsProtocol())?.callOpeners(
+      resolveParseOptions({ tools: TOOLS }),
+    );
+    expect(new Set(arrow?.map((opener) => opener.kind))).toEqual(new Set(['speculative']));
   });
 
   it('reads the forms it takes, and leaves the others to their codec', () => {
