@@ -84,6 +84,7 @@ function combineGrammars(
   const combined = new BoundedCache<string, readonly Opener<CandidateGroup>[]>(
     MAX_CACHED_COMBINATIONS,
   );
+  const byToolList = new WeakMap<object, readonly CallOpener<CandidateGroup>[]>();
   const arrayIds = new WeakMap<object, number>();
   let nextArrayId = 0;
   const idOf = (array: object): number => {
@@ -99,8 +100,16 @@ function combineGrammars(
     // Each format keeps its opener arrays stable (per tool list); the union is kept per
     // combination of them, so the engine compiles it once too.
     callOpeners(options: ResolvedParseOptions) {
+      // Formats build their openers from the tool list alone: a parser made for the same list
+      // (an application's every request) does not ask the formats again.
+      const known = byToolList.get(options.tools);
+      if (known) return known;
       const parts = grammars.map((grammar) => grammar.callOpeners(options));
-      return combined.getOrCreate(parts.map(idOf).join(','), () => combineOpeners(grammars, parts));
+      const openers = combined.getOrCreate(parts.map(idOf).join(','), () =>
+        combineOpeners(grammars, parts),
+      );
+      byToolList.set(options.tools, openers);
+      return openers;
     },
     openCall(group, context) {
       const only = group.ready.length === 1 ? group.ready[0]! : undefined;

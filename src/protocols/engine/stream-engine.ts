@@ -114,6 +114,8 @@ interface TopLevel<CallData> {
   readonly triggers: readonly string[];
   /** The literals searched for whole, longest first (their starts are held at a text's end). */
   readonly wordTriggers: readonly string[];
+  /** The characters they begin with. */
+  readonly wordFirsts: ReadonlySet<number>;
   /**
    * The longest line opener (`\nlist_dir`: a tool's name alone on a line), or 0. Line openers
    * are found by `LineOpenerFinder`, not by the trigger search; the start of the output counts
@@ -228,6 +230,7 @@ function compileTopLevel<CallData>(
     trie,
     triggers,
     wordTriggers,
+    wordFirsts: new Set(wordTriggers.map((word) => word.charCodeAt(0))),
     longestLineOpener,
     allClosers: reasoningTags.map((tag) => tag.close),
     reasoningOpeners: callOpeners.filter((opener) => opener.inReasoning === true),
@@ -235,6 +238,14 @@ function compileTopLevel<CallData>(
   };
   byTags.set(reasoningTags, compiled as TopLevel<unknown>);
   return compiled;
+}
+
+/** Whether `word` begins with all of `text` from `at` on. */
+function beginsWith(word: string, text: string, at: number): boolean {
+  for (let index = at; index < text.length; index++) {
+    if (word.charCodeAt(index - at) !== text.charCodeAt(index)) return false;
+  }
+  return true;
 }
 
 function isLetter(code: number): boolean {
@@ -616,13 +627,14 @@ function createEngine<CallData>(
    * (see `triggersOf`): the next text may complete it. None once the output has ended.
    */
   function heldWordStart(text: string, start: number): number {
-    const { wordTriggers } = topLevel;
+    const { wordTriggers, wordFirsts } = topLevel;
     if (wordTriggers.length === 0 || finalText) return 0;
     const from = Math.max(start, text.length - wordTriggers[0]!.length + 1);
     for (let at = from; at < text.length; at++) {
+      if (!wordFirsts.has(text.charCodeAt(at))) continue;
       const size = text.length - at;
       for (const word of wordTriggers) {
-        if (word.length > size && text.startsWith(word.slice(0, size), at)) return size;
+        if (word.length > size && beginsWith(word, text, at)) return size;
       }
     }
     return 0;
