@@ -15,14 +15,26 @@ export class TriggerSearch {
   /** Per trigger: its next position, -1 for none, -2 for not searched yet in this text. */
   private readonly next: number[];
   private textNumber = -1;
+  /** The triggers that are one character, and the first characters of the longer ones. */
+  private readonly characters = new Set<number>();
+  private readonly wordFirsts = new Set<number>();
+  private readonly words: readonly string[];
 
   constructor(triggers: readonly string[]) {
     this.triggers = triggers;
     this.next = triggers.map(() => -2);
+    this.words = triggers.filter((trigger) => trigger.length > 1);
+    for (const trigger of triggers) {
+      if (trigger.length === 1) this.characters.add(trigger.charCodeAt(0));
+      else this.wordFirsts.add(trigger.charCodeAt(0));
+    }
   }
 
   /** The first trigger at or after `from` in `text`, or -1. */
   find(text: string, from: number, textNumber: number): number {
+    // A short text (a stream's small chunk) is read once, character by character, rather than
+    // searched once per trigger.
+    if (text.length - from <= SHORT_TEXT) return this.scan(text, from);
     const next = this.next;
     if (this.textNumber !== textNumber) {
       this.textNumber = textNumber;
@@ -40,4 +52,27 @@ export class TriggerSearch {
     }
     return first;
   }
+
+  private scan(text: string, from: number): number {
+    for (let index = from; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (this.characters.has(code)) {
+        workMeter.characters += index + 1 - from;
+        return index;
+      }
+      if (this.wordFirsts.has(code)) {
+        for (const word of this.words) {
+          if (text.startsWith(word, index)) {
+            workMeter.characters += index + 1 - from;
+            return index;
+          }
+        }
+      }
+    }
+    workMeter.characters += text.length - from;
+    return -1;
+  }
 }
+
+/** Texts up to this long are read character by character (see `find`). */
+const SHORT_TEXT = 32;
