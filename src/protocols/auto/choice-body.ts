@@ -250,6 +250,26 @@ function verdictOn(
 }
 
 /**
+ * Whether the format of `candidate` reads on through its lead (the end of `literal` past its
+ * own shorter opener), neither giving up nor committing in it.
+ */
+export function readsLead(
+  candidate: Candidate,
+  literal: string,
+  options: ResolvedParseOptions,
+): boolean {
+  const lead = candidate.lead ?? '';
+  if (lead.length === 0) return true;
+  if (startsOtherwise(candidate, lead, 0, lead.length)) return false;
+  const source = new StartSource(literal, probeOptions(options));
+  const context = new ProbeContext(source);
+  source.probeCallLength = literal.length - lead.length;
+  const body = candidate.grammar.openCall(candidate.data, context);
+  source.probeCallLength = literal.length;
+  return body.write(lead, 0, lead.length) === -1 && !context.committed;
+}
+
+/**
  * The formats that read on after a telling start, in precedence order; empty when the start
  * decides nothing (a format committed or ended in it, or none reads on).
  */

@@ -5,7 +5,13 @@ import { defineProtocol, formatResultsForAnyReader, grammarOf } from '../define/
 import type { ResolvedParseOptions } from '../engine/call-body.ts';
 import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
 import { FORMATS, formatEntry } from '../registry.ts';
-import { type Candidate, type CandidateGroup, ChoiceBody, candidateGroup } from './choice-body.ts';
+import {
+  type Candidate,
+  type CandidateGroup,
+  ChoiceBody,
+  candidateGroup,
+  readsLead,
+} from './choice-body.ts';
 import { openerCallStarts, openerKind } from './opener-kind.ts';
 
 export interface AutoProtocolOptions {
@@ -105,9 +111,10 @@ function combineGrammars(
       const known = byToolList.get(options.tools);
       if (known) return known;
       const parts = grammars.map((grammar) => grammar.callOpeners(options));
-      const openers = combined.getOrCreate(parts.map(idOf).join(','), () =>
-        combineOpeners(grammars, parts),
-      );
+      // Whether a format reads on inside a longer literal is asked of its body, which may
+      // depend on the tools: the tool list is part of the key.
+      const key = `${parts.map(idOf).join(',')}|${idOf(options.tools)}`;
+      const openers = combined.getOrCreate(key, () => combineOpeners(grammars, parts, options));
       byToolList.set(options.tools, openers);
       return openers;
     },
@@ -153,6 +160,7 @@ interface Sourced {
 function combineOpeners(
   grammars: readonly ProtocolGrammar<unknown>[],
   parts: readonly (readonly Opener<unknown>[])[],
+  options: ResolvedParseOptions,
 ): CallOpener<CandidateGroup>[] {
   const all: Sourced[] = [];
   parts.forEach((openers, index) => {
@@ -219,7 +227,7 @@ function combineOpeners(
         if (openerKind(opener) === 'framing') continue;
         const lead = literal.slice(short.length);
         const callStarts = openerCallStarts(opener);
-        ready.push({
+        const candidate: Candidate = {
           grammar,
           data: opener.data,
           rest: '',
@@ -227,7 +235,10 @@ function combineOpeners(
           delimited: false,
           order,
           ...(callStarts === undefined ? {} : { callStarts }),
-        });
+        };
+        // Most shorter openers give up on the rest of the literal (`[` of a Python list on
+        // `{"name"`): known once here, not asked at every call.
+        if (readsLead(candidate, literal, options)) ready.push(candidate);
       }
     }
     // A literal some format declares a special token (`[TOOL_CALLS]`, Kimi's section) is read
