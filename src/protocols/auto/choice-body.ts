@@ -580,6 +580,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
     start: number,
     end: number,
     until = end,
+    endsAtUntil = false,
   ): number {
     this.trials = [];
     this.parked.length = 0;
@@ -600,12 +601,23 @@ export class ChoiceBody implements CallBody, ProbeSource {
       context.unfed = end - until;
       const ended = body.write(text, start, until);
       context.unfed = 0;
-      return until === end ? ended : until;
+      return this.callEnd(ended, until, end, endsAtUntil);
     }
     context.unfed = end - until;
     const ended = body.write(text, start + (bodyFrom - writeFrom), until);
     context.unfed = 0;
-    return until === end ? ended : until;
+    return this.callEnd(ended, until, end, endsAtUntil);
+  }
+
+  /**
+   * Where an adopted call ends: at `until` when it stops short of the write's end; at the
+   * write's end, the body's own end (-1: it reads on), unless the call was to end at `until`
+   * anyway (a fault that stands: its raw text runs to the same place whether or not a chunk
+   * ended there).
+   */
+  private callEnd(ended: number, until: number, end: number, endsAtUntil: boolean): number {
+    if (until < end) return until;
+    return endsAtUntil && ended !== -1 ? until : ended;
   }
 
   /**
@@ -613,7 +625,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
    * fault's own end may lie in an earlier write, where the call can no longer end).
    */
   private settleFault(trial: Trial, at: number, text: string, start: number, end: number): number {
-    return this.adopt(trial.candidate, text, start, end, at);
+    return this.adopt(trial.candidate, text, start, end, at, true);
   }
 
   /**
