@@ -9,65 +9,13 @@ import { minimaxM3Format, minimaxM3Spec } from '../../../src/protocols/formats/m
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { expectLinearGrowth } from '../../support/growth.ts';
 import { contentOf, splitAt, streamEvents, streamingViolations, TOOLS } from '../helpers.ts';
+import { createOrder, NS, ORDER_INPUT, orderCall } from './minimax-m3-order.ts';
 import { readAtEverySplit } from './tagged-spec-checks.ts';
 
 const protocol = defineFormat(minimaxM3Spec);
-const NS = ']<]minimax[>[';
-
-const createOrder: ToolDefinition = {
-  name: 'create_order',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      user_id: { type: 'integer' },
-      urgent: { type: 'boolean' },
-      note: { type: 'string' },
-      shipping: {
-        type: 'object',
-        properties: { city: { type: 'string' }, zip: { type: 'integer' } },
-      },
-      items: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { sku: { type: 'string' }, qty: { type: 'integer' } },
-        },
-      },
-      metadata: { type: 'object', additionalProperties: { type: 'string' } },
-      duplicate_demo: { type: 'object' },
-    },
-  },
-};
 const tools = [createOrder];
-
 const el = (key: string, value: string) => `${NS}<${key}>${value}${NS}</${key}>`;
-const ORDER =
-  `${NS}<invoke name="create_order">` +
-  el('user_id', '42') +
-  el('urgent', 'true') +
-  el('note', 'Please leave at front desk.') +
-  el('shipping', el('city', 'Singapore') + el('zip', '018956')) +
-  el(
-    'items',
-    el('item', el('sku', 'book-001') + el('qty', '2')) +
-      el('item', el('sku', 'pen-007') + el('qty', '5')),
-  ) +
-  el('metadata', el('source', 'mobile') + el('campaign', 'may-launch')) +
-  el('duplicate_demo', el('tag', 'a') + el('tag', 'b')) +
-  `${NS}</invoke>`;
-
-const ORDER_INPUT = {
-  user_id: 42,
-  urgent: true,
-  note: 'Please leave at front desk.',
-  shipping: { city: 'Singapore', zip: 18956 },
-  items: [
-    { sku: 'book-001', qty: 2 },
-    { sku: 'pen-007', qty: 5 },
-  ],
-  metadata: { source: 'mobile', campaign: 'may-launch' },
-  duplicate_demo: { tag: ['a', 'b'] },
-};
+const ORDER = orderCall(NS);
 
 describe('minimax-m3', () => {
   it('reads the vLLM order call: nested objects, item arrays, a repeated key, schema types', () => {
