@@ -26,7 +26,7 @@ import {
   median,
   type SampleOptions,
 } from './measure.ts';
-import { writeSection } from './sections.ts';
+import { reportSectionFailures, runSectionAlone } from './sections.ts';
 
 export const DERIVE_TARGET_MS = 50;
 
@@ -314,18 +314,12 @@ export function benchDeriveInChild(): Promise<DeriveBenchResult> {
 }
 
 export function reportDeriveFailures(result: DeriveBenchResult): void {
-  if (result.failures.length === 0) return;
-  console.error(`bench FAILED: ${result.failures.length} derive failure(s):`);
-  for (const failure of result.failures) console.error(`  ${failure}`);
-  process.exitCode = 1;
+  reportSectionFailures('derive', result.failures);
 }
 
 /** `TOOLWIRE_BENCH=derive`: this part alone, its key of the results file replaced. */
-export async function benchDeriveOnly(resultsFile: URL): Promise<void> {
-  const result = await benchDeriveInChild();
-  console.log(deriveTables(result));
-  writeSection(resultsFile, 'derive', result);
-  reportDeriveFailures(result);
+export function benchDeriveOnly(resultsFile: URL): Promise<void> {
+  return runSectionAlone(resultsFile, 'derive', benchDeriveInChild, deriveTables);
 }
 
 if (import.meta.main) {

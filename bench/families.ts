@@ -47,7 +47,7 @@ import {
   type Timing,
   utf8Bytes,
 } from './measure.ts';
-import { writeSection } from './sections.ts';
+import { reportSectionFailures, runSectionAlone } from './sections.ts';
 
 /** The formats of the families released in 2026, in the order of issue 23's list. */
 export const FAMILY_FORMATS = [
@@ -458,18 +458,12 @@ export function benchFamiliesInChild(): Promise<FamiliesBenchResult> {
 }
 
 export function reportFamilyFailures(result: FamiliesBenchResult): void {
-  if (result.failures.length === 0) return;
-  console.error(`bench FAILED: ${result.failures.length} family failure(s):`);
-  for (const failure of result.failures) console.error(`  ${failure}`);
-  process.exitCode = 1;
+  reportSectionFailures('families', result.failures);
 }
 
 /** `TOOLWIRE_BENCH=families`: this part alone, its key of the results file replaced. */
-export async function benchFamiliesOnly(resultsFile: URL): Promise<void> {
-  const result = await benchFamiliesInChild();
-  console.log(familiesTables(result));
-  writeSection(resultsFile, 'families', result);
-  reportFamilyFailures(result);
+export function benchFamiliesOnly(resultsFile: URL): Promise<void> {
+  return runSectionAlone(resultsFile, 'families', benchFamiliesInChild, familiesTables);
 }
 
 if (import.meta.main) {

@@ -49,7 +49,7 @@ import {
   type Timing,
   utf8Bytes,
 } from './measure.ts';
-import { writeSection } from './sections.ts';
+import { reportSectionFailures, runSectionAlone } from './sections.ts';
 
 export const FLOOR_CHUNK_SIZES = [1, 8, 64, 256] as const;
 /** `whole` is parseGeneratedText (floorParse for the floor); a number is push() in such chunks. */
@@ -577,18 +577,12 @@ export function benchFloorInChild(): Promise<FloorBenchResult> {
 }
 
 export function reportFloorFailures(result: FloorBenchResult): void {
-  if (result.failures.length === 0) return;
-  console.error(`bench FAILED: ${result.failures.length} floor failure(s):`);
-  for (const failure of result.failures) console.error(`  ${failure}`);
-  process.exitCode = 1;
+  reportSectionFailures('floor', result.failures);
 }
 
 /** `TOOLWIRE_BENCH=floor`: this part alone, its key of the results file replaced. */
-export async function benchFloorOnly(resultsFile: URL): Promise<void> {
-  const result = await benchFloorInChild();
-  console.log(floorTables(result));
-  writeSection(resultsFile, 'floor', result);
-  reportFloorFailures(result);
+export function benchFloorOnly(resultsFile: URL): Promise<void> {
+  return runSectionAlone(resultsFile, 'floor', benchFloorInChild, floorTables);
 }
 
 if (import.meta.main) {

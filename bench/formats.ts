@@ -48,7 +48,7 @@ import {
   type Timing,
   utf8Bytes,
 } from './measure.ts';
-import { writeSection } from './sections.ts';
+import { reportSectionFailures, runSectionAlone } from './sections.ts';
 
 export const BENCH_CALLS = 200;
 export const BENCH_TARGET_CHARS = 200_000;
@@ -1084,18 +1084,12 @@ export function benchFormatsInChild(): Promise<FormatsBenchResult> {
 
 /** A format whose calls were not all found fails the bench (after everything is written). */
 export function reportFormatFailures(result: FormatsBenchResult): void {
-  if (result.failures.length === 0) return;
-  console.error(`bench FAILED: ${result.failures.length} format failure(s):`);
-  for (const failure of result.failures) console.error(`  ${failure}`);
-  process.exitCode = 1;
+  reportSectionFailures('formats', result.failures);
 }
 
 /** `TOOLWIRE_BENCH=formats`: this part alone, its key of the results file replaced. */
-export async function benchFormatsOnly(resultsFile: URL): Promise<void> {
-  const result = await benchFormatsInChild();
-  console.log(formatsTables(result));
-  writeSection(resultsFile, 'formats', result);
-  reportFormatFailures(result);
+export function benchFormatsOnly(resultsFile: URL): Promise<void> {
+  return runSectionAlone(resultsFile, 'formats', benchFormatsInChild, formatsTables);
 }
 
 if (import.meta.main) {

@@ -39,3 +39,27 @@ export function writeSection(resultsFile: URL, key: string, value: unknown): voi
   }
   writeFileSync(resultsFile, withSection(previous, key, value));
 }
+
+/** Names a section's failures on stderr and makes the bench exit with a failure. */
+export function reportSectionFailures(section: string, failures: readonly string[]): void {
+  if (failures.length === 0) return;
+  console.error(`bench FAILED: ${failures.length} ${section} failure(s):`);
+  for (const failure of failures) console.error(`  ${failure}`);
+  process.exitCode = 1;
+}
+
+/**
+ * `TOOLWIRE_BENCH=<key>`: one section alone, run in a process of its own, its tables printed,
+ * its key of the results file replaced, its failures reported.
+ */
+export async function runSectionAlone<Result extends { readonly failures: readonly string[] }>(
+  resultsFile: URL,
+  key: string,
+  run: () => Promise<Result>,
+  tables: (result: Result) => string,
+): Promise<void> {
+  const result = await run();
+  console.log(tables(result));
+  writeSection(resultsFile, key, result);
+  reportSectionFailures(key, result.failures);
+}
