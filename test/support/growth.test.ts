@@ -25,8 +25,12 @@ describe('expectLinearGrowth', () => {
   });
 
   it('measures quadratic work far past the bound', () => {
-    expect(growthOf((size) => 'x'.repeat(size), quadratic, 200).ratio).toBeGreaterThan(
-      MAX_LINEAR_GROWTH,
-    );
+    // Load only ever adds time, to either run: a quadratic growth shows in the first measure the
+    // load leaves alone (256 times), so the largest of a few is taken.
+    let largest = 0;
+    for (let measure = 0; measure < 4 && largest <= MAX_LINEAR_GROWTH; measure++) {
+      largest = Math.max(largest, growthOf((size) => 'x'.repeat(size), quadratic, 200).ratio);
+    }
+    expect(largest).toBeGreaterThan(MAX_LINEAR_GROWTH);
   });
 });
