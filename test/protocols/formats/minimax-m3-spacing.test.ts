@@ -10,13 +10,12 @@
  */
 
 import { readFileSync } from 'node:fs';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { autoProtocol } from '../../../src/index.ts';
 import { minimaxM3Format, minimaxM3Spec } from '../../../src/protocols/formats/minimax-m3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { contentOf, splitAt, streamingViolations, TOOLS } from '../helpers.ts';
 import { createOrder, NS, ORDER_INPUT, orderCall } from './minimax-m3-order.ts';
+import { expectTotalAndChunkInvariant } from './parameter-tags-checks.ts';
 import { readAtEverySplit } from './tagged-spec-checks.ts';
 
 const protocol = defineFormat(minimaxM3Spec);
@@ -104,31 +103,7 @@ describe('minimax-m3, white space after the prefix', () => {
       'Oslo',
       '12',
     ];
-    fc.assert(
-      fc.property(
-        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }).map((parts) => parts.join('')),
-        fc.array(fc.nat(), { maxLength: 6 }),
-        fc.boolean(),
-        (text, cuts, interrupted) => {
-          const run = (chunks: string[]) => {
-            let id = 0;
-            const parser = protocol.createStreamParser({
-              tools: TOOLS,
-              generateId: () => `id${id++}`,
-            });
-            const events = chunks.flatMap((chunk) => parser.push(chunk));
-            events.push(...parser.end({ interrupted }));
-            return events;
-          };
-          const whole = run([text]);
-          const split = run(splitAt(text, cuts));
-          expect(contentOf(split)).toEqual(contentOf(whole));
-          expect(contentOf(run([...text]))).toEqual(contentOf(whole));
-          expect(streamingViolations(split)).toEqual([]);
-        },
-      ),
-      { numRuns: 200 },
-    );
+    expectTotalAndChunkInvariant(protocol, fragments, 200);
   });
 });
 
