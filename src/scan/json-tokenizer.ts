@@ -78,6 +78,19 @@ export interface JsonTokenHandler {
   primitive(value: number | boolean | null): void;
 }
 
+/** A handler that takes every token and keeps none: for values read only to be skipped. */
+export const DISCARDING_HANDLER: JsonTokenHandler = {
+  startObject() {},
+  endObject() {},
+  startArray() {},
+  endArray() {},
+  key() {},
+  startString() {},
+  stringChunk() {},
+  endString() {},
+  primitive() {},
+};
+
 export type JsonTokenizerStatus = 'pending' | 'complete' | 'failed';
 
 export interface JsonTokenizerFailure {

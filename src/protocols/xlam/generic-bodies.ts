@@ -6,7 +6,11 @@ import {
   RIGHT_BRACE,
 } from '../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
-import { createJsonTokenizer, type JsonTokenizer } from '../../scan/json-tokenizer.ts';
+import {
+  createJsonTokenizer,
+  DISCARDING_HANDLER,
+  type JsonTokenizer,
+} from '../../scan/json-tokenizer.ts';
 import { type JsonCallShape, JsonCallsBody } from '../codecs/json/json-calls-body.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 
@@ -135,17 +139,7 @@ export class GenericResponseBody implements CallBody {
       this.step = Step.Value;
       const emit = (chunk: string) => this.context.emitText(chunk);
       this.tokenizer = createJsonTokenizer(
-        {
-          startObject() {},
-          endObject() {},
-          startArray() {},
-          endArray() {},
-          key() {},
-          startString() {},
-          stringChunk: emit,
-          endString() {},
-          primitive() {},
-        },
+        { ...DISCARDING_HANDLER, stringChunk: emit },
         { maxDepth: 1 },
       );
       index = valueAt;

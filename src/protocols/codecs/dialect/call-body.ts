@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '../../../core/index.ts';
 import { DOT, LEFT_BRACE, LEFT_PARENTHESIS, MINUS } from '../../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../../scan/characters.ts';
-import type { JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
+import { DISCARDING_HANDLER, type JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
 import {
   createJsonValueStreamer,
   type JsonValueStreamer,
@@ -34,19 +34,6 @@ const Phase = {
   Between: 6,
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
-
-/** Reads values that go nowhere: the arguments of a call to an undeclared tool. */
-const DISCARD: JsonTokenHandler = {
-  startObject() {},
-  endObject() {},
-  startArray() {},
-  endArray() {},
-  key() {},
-  startString() {},
-  stringChunk() {},
-  endString() {},
-  primitive() {},
-};
 
 /** A speculative call read whole, waiting for the end of the output. */
 interface HeldCall {
@@ -209,7 +196,7 @@ export class DialectCallBody implements CallBody {
   }
 
   private beginValue(tool: ToolDefinition | undefined): void {
-    let handler: JsonTokenHandler = DISCARD;
+    let handler: JsonTokenHandler = DISCARDING_HANDLER;
     if (tool) {
       const policy = createValuePolicy(tool.inputSchema);
       if (this.speculative) {

@@ -16,7 +16,7 @@ import {
   TAB,
 } from '../../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../../scan/characters.ts';
-import type { JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
+import { DISCARDING_HANDLER, type JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
 import {
   createJsonValueStreamer,
   type JsonValueStreamer,
@@ -105,19 +105,6 @@ const MAX_NAME = 256;
 /** White space before the first call of a block, at most (a longer run is text, not a call). */
 const MAX_LEADING_SPACE = 256;
 
-/** Reads values that go nowhere: the arguments of a call to an undeclared tool. */
-const DISCARD: JsonTokenHandler = {
-  startObject() {},
-  endObject() {},
-  startArray() {},
-  endArray() {},
-  key() {},
-  startString() {},
-  stringChunk() {},
-  endString() {},
-  primitive() {},
-};
-
 function isToolNamePart(code: number): boolean {
   return isNamePart(code) || code === MINUS || code === DOT;
 }
@@ -179,7 +166,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
   private invalid: string | undefined;
   /** Made when the block's first value starts: most bare `[` in text never get that far. */
   private reader: PythonValueReader | undefined;
-  private readerHandler: JsonTokenHandler = DISCARD;
+  private readerHandler: JsonTokenHandler = DISCARDING_HANDLER;
   /** Where the separators after a call began, to hand them back if the block ends there. */
   private separatorStart = 0;
   private closerMatched = 0;
@@ -504,7 +491,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
     this.tool = this.resolveTool();
     if (this.tool === undefined && this.tryOtherwise(index)) return index;
     this.elements++;
-    this.readerHandler = DISCARD;
+    this.readerHandler = DISCARDING_HANDLER;
     this.phase = Phase.ArgumentStart;
     // Markup says it is a call: it streams from here. Bare text waits for its first argument.
     if (this.tool && !this.config.speculative) this.commit();
