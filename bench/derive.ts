@@ -26,7 +26,13 @@ import {
   median,
   type SampleOptions,
 } from './measure.ts';
-import { reportSectionFailures, runSectionAlone } from './sections.ts';
+import {
+  type BenchTarget,
+  failureLines,
+  reportSectionFailures,
+  runSectionAlone,
+  targetLines,
+} from './sections.ts';
 
 export const DERIVE_TARGET_MS = 50;
 
@@ -86,11 +92,7 @@ export interface DeriveRow {
   readonly failure?: string;
 }
 
-export interface DeriveTarget {
-  readonly target: string;
-  readonly value: string;
-  readonly pass: boolean;
-}
+export type DeriveTarget = BenchTarget;
 
 export interface DeriveBenchResult {
   readonly clock: 'cpu';
@@ -288,7 +290,6 @@ export function deriveTables(result: DeriveBenchResult): string {
   ]);
   const colds = result.rows.flatMap((row) => (row.cold ? [row.cold.medianMs] : []));
   const warms = result.rows.flatMap((row) => (row.warm ? [row.warm.medianMs] : []));
-  const missed = result.targets.filter((target) => !target.pass);
   return [
     'Deriving a format from each visible chat template (protocolFromChatTemplate), in CPU ms',
     '   (process.cpuUsage, not wall time: the machine is shared). cold = the first derivation in a',
@@ -301,10 +302,8 @@ export function deriveTables(result: DeriveBenchResult): string {
     ...result.rows.flatMap((row) =>
       row.refusal === undefined ? [] : [`   ${row.template} refused: ${row.refusal.slice(0, 120)}`],
     ),
-    `   targets: ${result.targets.length - missed.length} of ${result.targets.length} met`,
-    ...(result.failures.length > 0
-      ? ['   FAILED:', ...result.failures.map((failure) => `     ${failure}`)]
-      : []),
+    ...targetLines(result.targets),
+    ...failureLines(result.failures),
     `   (${result.seconds.toFixed(0)} s)`,
   ].join('\n');
 }

@@ -47,7 +47,13 @@ import {
   type Timing,
   utf8Bytes,
 } from './measure.ts';
-import { reportSectionFailures, runSectionAlone } from './sections.ts';
+import {
+  type BenchTarget,
+  failureLines,
+  reportSectionFailures,
+  runSectionAlone,
+  targetLines,
+} from './sections.ts';
 
 /** The formats of the families released in 2026, in the order of issue 23's list. */
 export const FAMILY_FORMATS = [
@@ -139,11 +145,7 @@ export interface FamilyRow {
   readonly failure?: string;
 }
 
-export interface FamilyTarget {
-  readonly target: string;
-  readonly value: string;
-  readonly pass: boolean;
-}
+export type FamilyTarget = BenchTarget;
 
 export interface FamiliesBenchResult {
   readonly clock: 'cpu';
@@ -433,7 +435,6 @@ export function familiesTables(result: FamiliesBenchResult): string {
       row.large ? passMiss(row.large.ratio < FAMILY_TARGETS.largeRatio) : '-',
     ];
   });
-  const missed = result.targets.filter((target) => !target.pass);
   return [
     `The 2026 families: each on a ~${result.targetChars / 1000} KB output of ${result.calls} calls written by its own formatToolCall,`,
     '   parsed whole (parseGeneratedText) and pushed in chunks; one call with a large string argument',
@@ -442,13 +443,9 @@ export function familiesTables(result: FamiliesBenchResult): string {
     '   rounds that run every mode of a family once, interleaved. MB = 2^20 bytes per CPU second.',
     `   Targets: whole ≥ ${FAMILY_TARGETS.wholeMbPerSecond} MB/s; ${sizeLabel(big!)} argument < ${FAMILY_TARGETS.largeRatio}x the time of ${sizeLabel(small!)}; chunked figures have no target.`,
     formatTable(header, rows),
-    `   targets: ${result.targets.length - missed.length} of ${result.targets.length} met` +
-      (missed.length > 0 ? '; missed:' : ''),
-    ...missed.map((target) => `     ${target.target}: ${target.value}`),
+    ...targetLines(result.targets),
     ...result.notes.map((note) => `   ${note}`),
-    ...(result.failures.length > 0
-      ? ['   FAILED:', ...result.failures.map((failure) => `     ${failure}`)]
-      : []),
+    ...failureLines(result.failures),
     `   (${result.seconds.toFixed(0)} s, in a process of its own)`,
   ].join('\n');
 }

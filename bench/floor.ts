@@ -49,7 +49,13 @@ import {
   type Timing,
   utf8Bytes,
 } from './measure.ts';
-import { reportSectionFailures, runSectionAlone } from './sections.ts';
+import {
+  type BenchTarget,
+  failureLines,
+  reportSectionFailures,
+  runSectionAlone,
+  targetLines,
+} from './sections.ts';
 
 export const FLOOR_CHUNK_SIZES = [1, 8, 64, 256] as const;
 /** `whole` is parseGeneratedText (floorParse for the floor); a number is push() in such chunks. */
@@ -225,11 +231,7 @@ function streamDroppingEvents(protocol: ToolCallProtocol, text: string): void {
   parser.end();
 }
 
-export interface FloorTarget {
-  readonly target: string;
-  readonly value: string;
-  readonly pass: boolean;
-}
+export type FloorTarget = BenchTarget;
 
 export interface FloorBenchResult {
   readonly reference: 'hermes';
@@ -534,7 +536,6 @@ export function floorTables(result: FloorBenchResult): string {
     ]),
   );
   const linear = result.linear;
-  const failed = result.targets.filter((target) => !target.pass);
   return [
     `Parsers vs floor: each JSON format's parser on the ~${result.targetChars / 1000} KB output of ${result.calls} calls in it`,
     `   (code strings), beside the floor reader (indexOf + JSON.parse) on the hermes text (${(result.hermesBytes / 1000).toFixed(0)} KB)`,
@@ -562,12 +563,8 @@ export function floorTables(result: FloorBenchResult): string {
             `streamed ${linear.ratiosOfTotals.streamed.toFixed(2)}x`,
         ]
       : []),
-    `   targets: ${result.targets.length - failed.length} of ${result.targets.length} met` +
-      (failed.length > 0 ? '; missed:' : ''),
-    ...failed.map((target) => `     ${target.target}: ${target.value}`),
-    ...(result.failures.length > 0
-      ? ['   FAILED:', ...result.failures.map((failure) => `     ${failure}`)]
-      : []),
+    ...targetLines(result.targets),
+    ...failureLines(result.failures),
     `   (${result.seconds.toFixed(0)} s, in a process of its own)`,
   ].join('\n');
 }

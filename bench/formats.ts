@@ -48,7 +48,13 @@ import {
   type Timing,
   utf8Bytes,
 } from './measure.ts';
-import { reportSectionFailures, runSectionAlone } from './sections.ts';
+import {
+  type BenchTarget,
+  failureLines,
+  reportSectionFailures,
+  runSectionAlone,
+  targetLines,
+} from './sections.ts';
 
 export const BENCH_CALLS = 200;
 export const BENCH_TARGET_CHARS = 200_000;
@@ -563,11 +569,7 @@ export interface PeerComparison {
   readonly ratioSameDriver?: number;
 }
 
-export interface FormatTarget {
-  readonly target: string;
-  readonly value: string;
-  readonly pass: boolean;
-}
+export type FormatTarget = BenchTarget;
 
 export interface FormatsBenchResult {
   readonly calls: number;
@@ -1040,7 +1042,6 @@ export function formatsTables(result: FormatsBenchResult): string {
           }),
         )
       : `   not run: ${qwen.skipped}`;
-  const failed = result.targets.filter((target) => !target.pass);
   return [
     `Formats: each registered format on a ~${result.targetChars / 1000} KB output of ${result.calls} calls in it, ` +
       'rendered by its formatToolCall (prose between calls, some batches of 2-3)',
@@ -1058,18 +1059,14 @@ export function formatsTables(result: FormatsBenchResult): string {
     '   toolwire time; same driver = toolwire push() wrapped in a TransformStream driven like the peer)',
     qwenText,
     '',
-    `   targets: ${result.targets.length - failed.length} of ${result.targets.length} met` +
-      (failed.length > 0 ? '; missed:' : ''),
-    ...failed.map((target) => `     ${target.target}: ${target.value}`),
+    ...targetLines(result.targets),
     ...(result.notes.length > 0
       ? ['   notes:', ...result.notes.map((note) => `     ${note}`)]
       : []),
-    ...(result.failures.length > 0
-      ? [
-          '   FAILED (a format whose calls were not all found is not measured):',
-          ...result.failures.map((failure) => `     ${failure}`),
-        ]
-      : []),
+    ...failureLines(
+      result.failures,
+      'FAILED (a format whose calls were not all found is not measured):',
+    ),
     `   (${result.seconds.toFixed(0)} s, in a process of its own)`,
   ].join('\n');
 }

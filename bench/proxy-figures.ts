@@ -7,6 +7,7 @@ import type { ProfileSummary } from './cpu-profile.ts';
 import { median } from './measure.ts';
 import type { BenchApi } from './proxy-replies.ts';
 import type { SetResult, SetSettings } from './proxy-set.ts';
+import type { BenchTarget } from './sections.ts';
 
 export const PROXY_TARGETS = {
   /** toolwire's CPU per request over the pipe's, streamed and not. */
@@ -103,11 +104,7 @@ export interface MemoryRow {
   readonly heapUsedMb: OverSets;
 }
 
-export interface ProxyTarget {
-  readonly target: string;
-  readonly value: string;
-  readonly pass: boolean;
-}
+export type ProxyTarget = BenchTarget;
 
 export interface ProxyBenchResult {
   readonly settings: ProxyBenchSettings;

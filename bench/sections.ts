@@ -63,3 +63,26 @@ export async function runSectionAlone<Result extends { readonly failures: readon
   writeSection(resultsFile, key, result);
   reportSectionFailures(key, result.failures);
 }
+
+/** One target of a section: what it asks, what was measured, whether that meets it. */
+export interface BenchTarget {
+  readonly target: string;
+  readonly value: string;
+  readonly pass: boolean;
+}
+
+/** `targets: N of M met`, then each target missed with its figure. */
+export function targetLines(targets: readonly BenchTarget[]): string[] {
+  const missed = targets.filter((target) => !target.pass);
+  return [
+    `   targets: ${targets.length - missed.length} of ${targets.length} met` +
+      (missed.length > 0 ? '; missed:' : ''),
+    ...missed.map((target) => `     ${target.target}: ${target.value}`),
+  ];
+}
+
+/** `FAILED:` (or the heading given) and each failure; nothing when there is none. */
+export function failureLines(failures: readonly string[], heading = 'FAILED:'): string[] {
+  if (failures.length === 0) return [];
+  return [`   ${heading}`, ...failures.map((failure) => `     ${failure}`)];
+}

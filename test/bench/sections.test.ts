@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runSectionAlone } from '../../bench/sections.ts';
+import { failureLines, runSectionAlone, targetLines } from '../../bench/sections.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -57,5 +57,24 @@ describe('runSectionAlone', () => {
       '  x missed',
     ]);
     expect(process.exitCode).toBe(1);
+  });
+});
+
+describe('the summary lines every section prints', () => {
+  it('counts the targets met and lists each one missed with its figure', () => {
+    expect(
+      targetLines([
+        { target: 'whole ≥ 100 MB/s', value: '63 MB/s', pass: false },
+        { target: '4 MiB < 4.5x', value: '3.9x', pass: true },
+      ]),
+    ).toEqual(['   targets: 1 of 2 met; missed:', '     whole ≥ 100 MB/s: 63 MB/s']);
+    expect(targetLines([{ target: 't', value: 'v', pass: true }])).toEqual([
+      '   targets: 1 of 1 met',
+    ]);
+  });
+
+  it('lists failures under their heading, and nothing when there is none', () => {
+    expect(failureLines([])).toEqual([]);
+    expect(failureLines(['a'], 'FAILED (why):')).toEqual(['   FAILED (why):', '     a']);
   });
 });
