@@ -30,7 +30,7 @@ export const aprielSpec: FormatSpec = {
   // reasoning left out, or a second answer) and the writer's own calls keep no marker in the text.
   markup: ['[BEGIN FINAL RESPONSE]', '[END FINAL RESPONSE]', '<|end|>'],
   calls: [
-    { codec: 'json', open: '<tool_calls>', close: '</tool_calls>' },
+    { codec: 'json', open: '<tool_calls>', close: '</tool_calls>', starts: '[' },
     { codec: 'json', open: '<tool_call>', close: '</tool_call>' },
   ],
   write: {

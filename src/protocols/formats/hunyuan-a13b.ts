@@ -23,7 +23,7 @@ export const hunyuanA13bSpec: FormatSpec = {
   families: 'Hunyuan-A13B',
   models: ['hunyuan-a13b'],
   markup: ['<answer>', '</answer>'],
-  calls: [{ codec: 'json', open: '<tool_calls>', close: '</tool_calls>' }],
+  calls: [{ codec: 'json', open: '<tool_calls>', close: '</tool_calls>', starts: '[' }],
   write: {
     section: { open: '<tool_calls>[', close: ']</tool_calls>' },
     call: '{"name": {name_json}, "arguments": {arguments}}',

@@ -19,7 +19,7 @@ export const jambaSpec: FormatSpec = {
   aliases: ['ai21-jamba'],
   families: 'Jamba 1.5/1.6/1.7, Jamba2, Jamba Reasoning',
   models: ['jamba'],
-  calls: [{ codec: 'json', open: '<tool_calls>', close: '</tool_calls>' }],
+  calls: [{ codec: 'json', open: '<tool_calls>', close: '</tool_calls>', starts: '[' }],
   write: {
     section: { open: '<tool_calls>[\n', close: '\n]</tool_calls>' },
     call: '{"name": {name_json}, "arguments": {arguments}}',

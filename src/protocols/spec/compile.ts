@@ -21,7 +21,12 @@ import {
 import type { CallBody, CallContext, ResolvedParseOptions } from '../engine/call-body.ts';
 import { MarkupBody } from '../engine/markup-body.ts';
 import { THINK_TAGS } from '../engine/reasoning-tags.ts';
-import type { CallOpener, ProtocolGrammar, ReasoningTag } from '../engine/stream-engine.ts';
+import type {
+  CallOpener,
+  CallOpenerKind,
+  ProtocolGrammar,
+  ReasoningTag,
+} from '../engine/stream-engine.ts';
 import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';
 import { fillTemplate } from './writers.ts';
 
@@ -51,6 +56,8 @@ export interface FormatReader {
   readonly open: readonly string[];
   /** Also read inside reasoning. Default false. */
   readonly inReasoning?: boolean;
+  /** What its literals open, for `auto` (see CallOpener.kind). Default `call`. */
+  readonly kind?: CallOpenerKind;
   /** The body that reads from just after the opener. */
   read(context: CallContext): CallBody;
 }
@@ -75,10 +82,7 @@ export function compileGrammar(
       literal: form.open,
       delimited: false,
       inReasoning: form.inReasoning === true,
-      // A hook's body hides the form's codec data from `auto`'s guess: its kind is declared.
-      ...(callBody
-        ? { kind: form.certainty === 'speculative' ? ('speculative' as const) : ('call' as const) }
-        : {}),
+      ...formDeclarations(form),
       data: callBody
         ? hookedData(form, callBody)
         : form.codec === 'json' && form.fenceHoldsForms
@@ -92,6 +96,8 @@ export function compileGrammar(
       openers.push({
         literal: opener.literal,
         delimited: false,
+        // A bare `[` is prose unless a well-formed list of calls follows.
+        kind: 'speculative',
         data: { codec: 'json', config: opener.data },
       });
     }
@@ -102,6 +108,7 @@ export function compileGrammar(
       literal,
       delimited: false,
       ...(markupInReasoning ? { inReasoning: true } : {}),
+      kind: 'framing',
       data: { codec: 'markup' },
     });
   }
@@ -111,6 +118,7 @@ export function compileGrammar(
         literal,
         delimited: false,
         ...(reader.inReasoning ? { inReasoning: true } : {}),
+        kind: reader.kind ?? 'call',
         data: { codec: 'reader', reader },
       });
     }
@@ -142,6 +150,19 @@ function hookedData(form: CallFormSpec, callBody: CallBodyHook): SpecCallData {
   };
 }
 
+/**
+ * What a form's opener declares to a reader of several formats (`auto`): its kind, from the
+ * form's certainty, and the characters its calls start with (`starts`, or `{` for JSON lines
+ * whose opener holds none of the JSON).
+ */
+function formDeclarations(form: CallFormSpec): Pick<CallOpener<unknown>, 'kind' | 'callStarts'> {
+  const kind: CallOpenerKind = form.certainty === 'speculative' ? 'speculative' : 'call';
+  const callStarts =
+    form.starts ??
+    (form.codec === 'json' && form.perLine && form.openHoldsJson === undefined ? '{' : undefined);
+  return callStarts === undefined ? { kind } : { kind, callStarts };
+}
+
 /** Distinct tool lists kept per spec; an application has a few, so this only bounds odd callers. */
 const MAX_CACHED_TOOL_LISTS = 64;
 
@@ -170,6 +191,7 @@ function perToolOpeners(
           literal: filled.open,
           delimited: false,
           inReasoning: form.inReasoning === true,
+          ...formDeclarations(form),
           data: callData(filled, tool.name),
         });
       }

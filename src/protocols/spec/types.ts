@@ -79,6 +79,13 @@ interface CallFormBase {
    * opener then ends with the call's `(`: the name is the tool's.
    */
   readonly perTool?: boolean;
+  /**
+   * The characters a call of this form can start with, after the opener and any white space
+   * (`[` for a JSON list, `<` for a tag). Formats that share an opener (`<tool_calls>`) are then
+   * told apart by that character without reading the call. Default: any character (`{` for a
+   * `perLine` JSON form whose opener holds none of the JSON).
+   */
+  readonly starts?: string;
 }
 
 /**

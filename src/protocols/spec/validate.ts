@@ -5,6 +5,7 @@
  * (`calls[1].open`).
  */
 import { ToolwireError } from '../../core/errors.ts';
+import { isWhiteSpace } from '../../scan/characters.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import { FORMAT_SPEC_VERSION, type FormatSpec } from './types.ts';
 
@@ -151,11 +152,19 @@ class Checker {
   }
 }
 
+function hasWhiteSpace(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  for (let index = 0; index < value.length; index++) {
+    if (isWhiteSpace(value.charCodeAt(index))) return true;
+  }
+  return false;
+}
+
 function isFields(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const FORM_BASE = ['codec', 'open', 'close', 'certainty', 'inReasoning', 'perTool'];
+const FORM_BASE = ['codec', 'open', 'close', 'certainty', 'inReasoning', 'perTool', 'starts'];
 
 /** Every field of `ParameterTagsSyntax` (a typo in a syntax is refused like any other). */
 const TAGGED_SYNTAX_KEYS: readonly (keyof ParameterTagsSyntax)[] = [
@@ -196,6 +205,10 @@ function checkForm(form: Checker): void {
   form.oneOf('certainty', ['explicit', 'speculative']);
   form.boolean('inReasoning');
   form.boolean('perTool');
+  form.literal('starts');
+  if (hasWhiteSpace(form.value('starts'))) {
+    form.fail('starts', 'must hold no white space (white space before the call is skipped)');
+  }
   if (form.value('perTool') === true) {
     const open = String(form.value('open'));
     if (!open.includes('{name}') && !open.includes('{name_json}')) {
