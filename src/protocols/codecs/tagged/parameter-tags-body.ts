@@ -5,6 +5,7 @@ import {
   type ValuePolicy,
 } from '../../../core/index.ts';
 import {
+  AMPERSAND,
   CARRIAGE_RETURN,
   GREATER_THAN,
   LESS_THAN,
@@ -100,6 +101,30 @@ function isSpace(code: number): boolean {
   return code === SPACE || code === LINE_FEED || code === TAB || code === CARRIAGE_RETURN;
 }
 
+/** The first characters of each list of declared names, worked out once per list. */
+const nameStartsOf = new WeakMap<ReadonlyMap<string, ToolDefinition>, ReadonlySet<number>>();
+
+/**
+ * Whether the character at `at` may begin a declared tool's name as the name reader reads it:
+ * `&` may begin a reference that decodes to anything.
+ */
+function canStartDeclaredName(
+  toolsByName: ReadonlyMap<string, ToolDefinition>,
+  input: string,
+  at: number,
+): boolean {
+  const code = input.charCodeAt(at);
+  if (code === AMPERSAND) return true;
+  let starts = nameStartsOf.get(toolsByName);
+  if (starts === undefined) {
+    const codes = new Set<number>();
+    for (const name of toolsByName.keys()) if (name.length > 0) codes.add(name.charCodeAt(0));
+    starts = codes;
+    nameStartsOf.set(toolsByName, starts);
+  }
+  return starts.has(code);
+}
+
 const CDATA_OPEN = '<![CDATA[';
 const CDATA_CLOSE = ']]>';
 const CDATA_LITERALS = [CDATA_OPEN];
@@ -160,6 +185,11 @@ export class ParameterTagsBody implements CallBody {
   private foreignCloser = '';
   /** The call's header was a near miss (`function=NAME>`): too unsure to hold its text as one. */
   private nearMissHeader = false;
+  /**
+   * The opener is followed by the tool's name (GLM's `<tool_call>NAME`) and its first character
+   * is still to be seen: one no declared name starts with ends the body there.
+   */
+  private nameStartUnseen = false;
 
   // ── the call being read ──
   private tool: ToolDefinition | undefined;
@@ -233,8 +263,10 @@ export class ParameterTagsBody implements CallBody {
     } else if (this.syntax.blockHeaderClose && !this.bare) this.state = State.BlockHeader;
     else if (this.syntax.suffixedTags && !this.bare) this.state = State.BlockSuffix;
     else if (this.bare) this.state = State.CallHeader;
-    else if (this.syntax.callOpen === '') this.state = State.CallName;
-    else this.state = State.Block;
+    else if (this.syntax.callOpen === '') {
+      this.state = State.CallName;
+      this.nameStartUnseen = true;
+    } else this.state = State.Block;
   }
 
   /** Takes the syntax and literals of `opener` (the body's own, or it with a suffix read). */
@@ -548,6 +580,16 @@ export class ParameterTagsBody implements CallBody {
   }
 
   private scanCallName(input: string, index: number, limit: number): number {
+    if (this.nameStartUnseen) {
+      const start = this.nameStart(input, index, limit);
+      if (start === HOLD) return HOLD;
+      this.nameStartUnseen = false;
+      // Another format's call after the same opener (hermes's `<tool_call>\n{`): not one of
+      // this format's, told at its first character instead of read to the closer.
+      if (start !== -1 && !canStartDeclaredName(this.context.options.toolsByName, input, start)) {
+        return this.mentionAt(index);
+      }
+    }
     let at = index;
     const stop = Math.min(limit, index + MAX_HEADER_CHARS);
     while (at < stop) {
@@ -566,6 +608,19 @@ export class ParameterTagsBody implements CallBody {
     }
     const name = readName(input.slice(index, at));
     return this.openCall(name, after, limit, index);
+  }
+
+  /**
+   * Where the name's first character is, past white space (a line break too: the name is then
+   * empty, but what follows still tells whose call this is); -1 when the white space runs on
+   * too long or to the output's end, HOLD while it may still come.
+   */
+  private nameStart(input: string, index: number, limit: number): number {
+    const stop = Math.min(limit, index + MAX_LOOKAHEAD_SPACE);
+    let at = index;
+    while (at < stop && isSpace(input.charCodeAt(at))) at++;
+    if (at < stop) return at;
+    return stop === limit && !this.final ? HOLD : -1;
   }
 
   /** The tool is named: a call starts (or, for an undeclared tool, the text goes on as text). */
