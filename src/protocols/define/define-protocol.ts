@@ -1,15 +1,16 @@
 import type {
-  ParseEvent,
   ParseOptions,
   ToolCallProtocol,
   ToolCallToFormat,
   ToolDefinition,
   ToolResponseToFormat,
 } from '../../core/index.ts';
-import { collectContent } from '../engine/collect-content.ts';
+import { ContentFolder } from '../engine/collect-content.ts';
 import {
+  type CallSpanObserver,
   checkLiterals,
   createStreamEngine,
+  type EventSink,
   type ProtocolGrammar,
   resolveParseOptions,
 } from '../engine/stream-engine.ts';
@@ -55,6 +56,8 @@ export function grammarOf(protocol: ToolCallProtocol): ProtocolGrammar<unknown> 
   return grammars.get(protocol);
 }
 
+const ignoreEvent: EventSink = () => {};
+
 function asList<T>(value: T | readonly T[]): readonly T[] {
   return Array.isArray(value) ? (value as readonly T[]) : [value as T];
 }
@@ -75,27 +78,33 @@ export function defineProtocol<CallData>(
     grammar.reasoningTags,
   );
   const formatTools = cacheToolsSection((tools) => definition.formatTools(tools));
-  const runOnce = (text: string, options: ParseOptions, spans?: [number, number][]) => {
-    const parser = createStreamEngine(
-      grammar,
-      options,
-      spans ? (start, end) => spans.push([start, end]) : undefined,
-      name,
-    );
-    const events: ParseEvent[] = parser.push(text);
-    for (const event of parser.end()) events.push(event);
-    return events;
+  /** Reads `text` whole, each event going to `sink` as it is emitted. */
+  const runOnce = (
+    text: string,
+    options: ParseOptions,
+    sink: EventSink,
+    onCallSpan?: CallSpanObserver,
+  ): void => {
+    const parser = createStreamEngine(grammar, options, onCallSpan, name, sink);
+    parser.push(text);
+    parser.end();
   };
   const protocol: ToolCallProtocol = {
     name: definition.name,
     formatTools,
     formatToolCall: (call) => definition.formatToolCall(asList(call)),
     formatToolResponse: (result) => definition.formatToolResponse(asList(result)),
-    parseGeneratedText: (text, options) => collectContent(runOnce(text, options)),
+    parseGeneratedText: (text, options) => {
+      // Folded as the events come: a list of every event, alive to the end, made the garbage
+      // collector's work grow faster than the text (100k calls took 17x the time of 10k).
+      const folder = new ContentFolder();
+      runOnce(text, options, folder.take);
+      return folder.content();
+    },
     createStreamParser: (options) => createStreamEngine(grammar, options, undefined, name),
     extractToolCallSegments(text, options) {
       const spans: [number, number][] = [];
-      runOnce(text, options, spans);
+      runOnce(text, options, ignoreEvent, (start, end) => spans.push([start, end]));
       return spans.map(([start, end]) => text.slice(start, end));
     },
   };

@@ -45,28 +45,43 @@ export class TextJoiner {
 }
 
 /**
- * Folds stream events into whole content parts, in order: what `parseGeneratedText` returns.
+ * Folds stream events into whole content parts, in order, one event at a time as they are
+ * emitted (`take`): what `parseGeneratedText` returns, without keeping every event to the end.
  * Text blocks that follow each other are one text part: where a block ends can depend on the
  * chunking (an opener that turned out not to be a call), the text cannot.
  */
-export function collectContent(events: readonly ParseEvent[]): ParsedContent[] {
-  const content: ParsedContent[] = [];
-  const joiner = new TextJoiner((type, text) => {
-    const last = content[content.length - 1];
+export class ContentFolder {
+  private readonly parts: ParsedContent[] = [];
+  private readonly joiner = new TextJoiner((type, text) => {
+    const parts = this.parts;
+    const last = parts[parts.length - 1];
     if (type === 'text' && last?.type === 'text') {
-      content[content.length - 1] = { type, text: last.text + text };
-    } else content.push({ type, text });
+      parts[parts.length - 1] = { type, text: last.text + text };
+    } else parts.push({ type, text });
   });
-  for (const event of events) {
-    if (joiner.take(event)) continue;
+
+  /** Takes the next event (a bound function: it can be handed to the engine as its sink). */
+  readonly take = (event: ParseEvent): void => {
+    if (this.joiner.take(event)) return;
     if (event.type === 'tool-call') {
-      joiner.flush();
-      content.push(event);
+      this.joiner.flush();
+      this.parts.push(event);
     } else if (event.type === 'error') {
-      joiner.flush();
-      content.push({ type: 'error', error: event.error });
+      this.joiner.flush();
+      this.parts.push({ type: 'error', error: event.error });
     }
+  };
+
+  /** The parts folded so far, with the text block in progress ended. */
+  content(): ParsedContent[] {
+    this.joiner.flush();
+    return this.parts;
   }
-  joiner.flush();
-  return content;
+}
+
+/** `ContentFolder` over a list of events already collected. */
+export function collectContent(events: readonly ParseEvent[]): ParsedContent[] {
+  const folder = new ContentFolder();
+  for (const event of events) folder.take(event);
+  return folder.content();
 }

@@ -281,18 +281,28 @@ function triggersOf(
 export type CallSpanObserver = (start: number, end: number) => void;
 
 /**
+ * Takes each event as the engine emits it, instead of `push` and `end` returning them: a whole
+ * text folded as it is read keeps no list of every event alive to its end.
+ */
+export type EventSink = (event: ParseEvent) => void;
+
+const NO_EVENTS: ParseEvent[] = [];
+
+/**
  * The top level shared by every protocol: text, reasoning blocks, and handing calls to the
  * protocol's body parser. A plain state machine; each character is looked at a bounded number of
  * times, and the only text held back is a possible opener or closer cut by the chunk's end.
- * `formatName` names the format in the errors a faulty grammar or body raises.
+ * `formatName` names the format in the errors a faulty grammar or body raises. With a `sink`,
+ * events go to it as they are emitted and `push` and `end` return none.
  */
 export function createStreamEngine<CallData>(
   grammar: ProtocolGrammar<CallData>,
   parseOptions: ParseOptions,
   onCallSpan?: CallSpanObserver,
   formatName = 'a format',
+  sink?: EventSink,
 ): StreamParser {
-  return createEngine(grammar, parseOptions, onCallSpan, formatName, false);
+  return createEngine(grammar, parseOptions, onCallSpan, formatName, false, sink);
 }
 
 /** A piece of a reasoning block that was never closed, between calls read inside it. */
@@ -312,6 +322,7 @@ function createEngine<CallData>(
    * tags in it are text.
    */
   insideReasoning: boolean,
+  sink: EventSink | undefined,
 ): StreamParser {
   const options = resolveParseOptions(parseOptions);
   const topLevel = compileTopLevel(
@@ -331,7 +342,29 @@ function createEngine<CallData>(
   let repeatedOpenerPossible =
     options.startInReasoning && !insideReasoning && grammar.reasoningTags.length > 0;
 
+  /** The events of the current push or end, when there is no sink. */
   let out: ParseEvent[] = [];
+  const handOn: EventSink = sink ?? ((event) => out.push(event));
+  /**
+   * The last event emitted, not handed on yet: a delta that follows it within one push joins it
+   * (see `emitText`, `inputDelta`).
+   */
+  let last: ParseEvent | undefined;
+
+  function put(event: ParseEvent): void {
+    if (last !== undefined) handOn(last);
+    last = event;
+  }
+
+  /** Hands on the held event; what `push` and `end` return. */
+  function release(): ParseEvent[] {
+    if (last !== undefined) handOn(last);
+    last = undefined;
+    if (sink) return NO_EVENTS;
+    const events = out;
+    out = [];
+    return events;
+  }
   let mode: Mode = options.startInReasoning ? Mode.Reasoning : Mode.Text;
   let reasoningClosers: readonly string[] = topLevel.allClosers;
   /**
@@ -413,22 +446,21 @@ function createEngine<CallData>(
       if (event.type === 'tool-input-start') openInputId = event.id;
       else if (event.type === 'tool-call' && event.toolCallId === openInputId)
         openInputId = undefined;
-      out.push(event);
+      put(event);
     },
     inputDelta: (id, delta) => {
       closeBlockBeforeCall();
-      const last = out.length > 0 ? out[out.length - 1]! : undefined;
       if (last !== undefined && last.type === 'tool-input-delta' && last.id === id) {
-        out[out.length - 1] = { type: 'tool-input-delta', id, delta: last.delta + delta };
+        last = { type: 'tool-input-delta', id, delta: last.delta + delta };
       } else {
-        out.push({ type: 'tool-input-delta', id, delta });
+        put({ type: 'tool-input-delta', id, delta });
       }
     },
     emitText: (text) => emitCallText(text),
     reportFault: ({ code, message, raw, dropped, ...extra }) => {
       closeBlockBeforeCall();
       if (dropped) {
-        out.push({
+        put({
           type: 'error',
           error: { code, message, raw, offset: callStart, ...extra, dropped: true },
         });
@@ -448,19 +480,18 @@ function createEngine<CallData>(
     inlineCode.read(delta);
     if (textId === undefined) {
       textId = options.generateId();
-      out.push({ type: 'text-start', id: textId });
+      put({ type: 'text-start', id: textId });
     }
     // Text that follows text within one push is one delta: a text of many openers that are not
     // calls (`>>>>…`) would otherwise be a delta per character.
-    const last = out.length > 0 ? out[out.length - 1]! : undefined;
     if (last !== undefined && last.type === 'text-delta' && last.id === textId) {
-      out[out.length - 1] = { type: 'text-delta', id: textId, delta: last.delta + delta };
-    } else out.push({ type: 'text-delta', id: textId, delta });
+      last = { type: 'text-delta', id: textId, delta: last.delta + delta };
+    } else put({ type: 'text-delta', id: textId, delta });
   }
 
   function closeText(): void {
     if (textId === undefined) return;
-    out.push({ type: 'text-end', id: textId });
+    put({ type: 'text-end', id: textId });
     textId = undefined;
   }
 
@@ -480,14 +511,14 @@ function createEngine<CallData>(
     if (reasoningId === undefined) {
       if (delta.length === 0 && reasoningResumed) return;
       reasoningId = options.generateId();
-      out.push({ type: 'reasoning-start', id: reasoningId });
+      put({ type: 'reasoning-start', id: reasoningId });
     }
-    if (delta.length > 0) out.push({ type: 'reasoning-delta', id: reasoningId, delta });
+    if (delta.length > 0) put({ type: 'reasoning-delta', id: reasoningId, delta });
   }
 
   function closeReasoning(): void {
     if (reasoningId === undefined) return;
-    out.push({ type: 'reasoning-end', id: reasoningId });
+    put({ type: 'reasoning-end', id: reasoningId });
     reasoningId = undefined;
   }
 
@@ -507,7 +538,7 @@ function createEngine<CallData>(
   }
 
   function reportFault(code: ProtocolFaultCode, message: string, raw: string, extra: object) {
-    out.push({
+    put({
       type: 'error',
       error: {
         code,
@@ -892,9 +923,8 @@ function createEngine<CallData>(
   }
 
   function push(chunk: string): ParseEvent[] {
-    out = [];
     feed(chunk);
-    return out;
+    return release();
   }
 
   function feed(chunk: string): void {
@@ -931,7 +961,6 @@ function createEngine<CallData>(
   }
 
   function end(endOptions: EndOptions = {}): ParseEvent[] {
-    out = [];
     const interrupted = endOptions.interrupted ?? false;
     // Nothing follows: what was held for the text to come is decided now. An opener held in
     // a code span that never closed is read as usual; an opener that could still have grown
@@ -982,7 +1011,7 @@ function createEngine<CallData>(
     closeText();
     closeReasoning();
     mode = Mode.Text;
-    return out;
+    return release();
   }
 
   /**
@@ -1011,13 +1040,14 @@ function createEngine<CallData>(
       (start, end) => spans.push([start, end]),
       formatName,
       true,
+      undefined,
     );
     const events = inner.push(text);
     for (const event of inner.end()) events.push(event);
     for (const [start, end] of spans) onCallSpan?.(textStart + start, textStart + end);
     if (interrupted) {
       for (const [start, end] of spans) {
-        out.push({
+        put({
           type: 'error',
           error: {
             code: 'incomplete-call',
@@ -1037,7 +1067,7 @@ function createEngine<CallData>(
         case 'tool-input-delta':
         case 'tool-input-end':
         case 'tool-call':
-          out.push(event);
+          put(event);
       }
     }
   }
