@@ -70,8 +70,23 @@ export const hunyuanHySpec: FormatSpec = {
         syntax: { ...HUNYUAN_HY_SYNTAX, suffixedTags: false, blockOpenHoldsCall: true },
       }),
     ),
+    // Tags without a suffix: the block holds tags, so its first character tells it from the JSON
+    // list and lines other formats write after the same `<tool_calls>`.
+    {
+      codec: 'tagged',
+      open: '<tool_calls>',
+      close: '</tool_calls>',
+      starts: '<',
+      syntax: { ...HUNYUAN_HY_SYNTAX, suffixedTags: false },
+    },
     // Suffixed tags (`<tool_calls:opensource>`), the suffix read from the opener.
-    { codec: 'tagged', open: '<tool_calls', close: '</tool_calls>', syntax: HUNYUAN_HY_SYNTAX },
+    {
+      codec: 'tagged',
+      open: '<tool_calls',
+      close: '</tool_calls>',
+      starts: ':',
+      syntax: HUNYUAN_HY_SYNTAX,
+    },
   ],
   write: {
     section: { open: '<tool_calls>\n', close: '</tool_calls>' },

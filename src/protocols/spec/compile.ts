@@ -27,6 +27,7 @@ import type {
   ProtocolGrammar,
   ReasoningTag,
 } from '../engine/stream-engine.ts';
+import { type FirstCharacterChoice, FirstCharacterChoiceBody } from './first-character-choice.ts';
 import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';
 import { fillTemplate } from './writers.ts';
 
@@ -43,6 +44,11 @@ export type SpecCallData =
   | { readonly codec: 'python'; readonly config: PythonCallsConfig }
   | { readonly codec: 'dialect'; readonly form: DialectCallForm }
   | { readonly codec: 'markup' }
+  | {
+      readonly codec: 'first-character';
+      readonly openerLength: number;
+      readonly choices: readonly FirstCharacterChoice<SpecCallData>[];
+    }
   | { readonly codec: 'reader'; readonly reader: FormatReader };
 
 /**
@@ -76,19 +82,24 @@ export function compileGrammar(
   readers: readonly FormatReader[] = [],
   callBody?: CallBodyHook,
 ): ProtocolGrammar<SpecCallData> {
-  const openers: CallOpener<SpecCallData>[] = spec.calls
-    .filter((form) => !form.perTool)
-    .map((form) => ({
-      literal: form.open,
-      delimited: false,
-      inReasoning: form.inReasoning === true,
-      ...formDeclarations(form),
-      data: callBody
-        ? hookedData(form, callBody)
-        : form.codec === 'json' && form.fenceHoldsForms
-          ? fenceData(spec, form)
-          : callData(form),
-    }));
+  const openers: CallOpener<SpecCallData>[] = sharedOpenersChosen(
+    spec.calls
+      .filter((form) => !form.perTool)
+      .map((form) => ({
+        opener: {
+          literal: form.open,
+          delimited: false,
+          inReasoning: form.inReasoning === true,
+          ...formDeclarations(form),
+          data: callBody
+            ? hookedData(form, callBody)
+            : form.codec === 'json' && form.fenceHoldsForms
+              ? fenceData(spec, form)
+              : callData(form),
+        },
+        starts: form.starts,
+      })),
+  );
   for (const form of spec.calls) {
     if (form.codec !== 'json' || !form.bareArrays) continue;
     const { shape } = jsonConfig(form, true);
@@ -163,6 +174,44 @@ function formDeclarations(form: CallFormSpec): Pick<CallOpener<unknown>, 'kind' 
   return callStarts === undefined ? { kind } : { kind, callStarts };
 }
 
+/**
+ * The forms' openers, those that share a literal where one of them says what its calls start
+ * with (`starts`) made one opener that chooses among them by the first character after it.
+ * Otherwise the first form of a literal reads it (the opener trie keeps the first).
+ */
+function sharedOpenersChosen(
+  forms: readonly { opener: CallOpener<SpecCallData>; starts: string | undefined }[],
+): CallOpener<SpecCallData>[] {
+  const byLiteral = new Map<string, (typeof forms)[number][]>();
+  for (const form of forms) {
+    const group = byLiteral.get(form.opener.literal);
+    if (group) group.push(form);
+    else byLiteral.set(form.opener.literal, [form]);
+  }
+  const openers: CallOpener<SpecCallData>[] = [];
+  for (const [literal, group] of byLiteral) {
+    const first = group[0]!.opener;
+    if (group.length === 1 || group.every(({ starts }) => starts === undefined)) {
+      openers.push(first);
+      continue;
+    }
+    const everyStarts = group.every(({ starts }) => starts !== undefined);
+    openers.push({
+      literal,
+      delimited: false,
+      inReasoning: first.inReasoning === true,
+      kind: group.every(({ opener }) => opener.kind === 'speculative') ? 'speculative' : 'call',
+      ...(everyStarts ? { callStarts: group.map(({ starts }) => starts).join('') } : {}),
+      data: {
+        codec: 'first-character',
+        openerLength: literal.length,
+        choices: group.map(({ opener, starts }) => ({ starts, data: opener.data })),
+      },
+    });
+  }
+  return openers;
+}
+
 /** Distinct tool lists kept per spec; an application has a few, so this only bounds odd callers. */
 const MAX_CACHED_TOOL_LISTS = 64;
 
@@ -229,6 +278,8 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
       return new MarkupBody(context);
     case 'reader':
       return data.reader.read(context);
+    case 'first-character':
+      return new FirstCharacterChoiceBody(context, data.openerLength, data.choices, openBody);
   }
 }
 

@@ -327,6 +327,30 @@ function checkForm(form: Checker): void {
   }
 }
 
+/**
+ * Forms that share an opener and are told apart by their first character (`starts`) are one
+ * opener: they must agree on whether it is read inside reasoning.
+ */
+function checkSharedOpeners(forms: readonly Fields[], spec: Checker): void {
+  const byOpen = new Map<unknown, number>();
+  forms.forEach((form, index) => {
+    if (form.perTool === true) return;
+    const first = byOpen.get(form.open);
+    if (first === undefined) {
+      byOpen.set(form.open, index);
+      return;
+    }
+    const other = forms[first]!;
+    const chosen = form.starts !== undefined || other.starts !== undefined;
+    if (chosen && (form.inReasoning === true) !== (other.inReasoning === true)) {
+      spec.fail(
+        `calls[${index}].inReasoning`,
+        `must be the same as calls[${first}]'s: the forms share their opener`,
+      );
+    }
+  });
+}
+
 function checkPair(pair: Checker | undefined): void {
   if (!pair) return;
   pair.only(['open', 'close']);
@@ -379,6 +403,7 @@ export function readFormatSpec(json: unknown): FormatSpec {
   const forms = spec.list('calls', true);
   if (forms.length === 0) spec.fail('calls', 'must hold at least one call form');
   for (const form of forms) checkForm(form);
+  checkSharedOpeners(json.calls as Fields[], spec);
   const write = spec.object('write', true) as Checker;
   write.only(['form', 'section', 'call', 'join', 'empty', 'parameter']);
   const formIndex = write.value('form');

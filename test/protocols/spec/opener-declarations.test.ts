@@ -8,6 +8,7 @@ import type { ToolDefinition } from '../../../src/index.ts';
 import { resolveParseOptions } from '../../../src/protocols/engine/stream-engine.ts';
 import { aprielSpec } from '../../../src/protocols/formats/apriel.ts';
 import { hunyuanA13bSpec } from '../../../src/protocols/formats/hunyuan-a13b.ts';
+import { hunyuanHySpec } from '../../../src/protocols/formats/hunyuan-hy.ts';
 import { jambaSpec } from '../../../src/protocols/formats/jamba.ts';
 import { compileGrammar } from '../../../src/protocols/spec/compile.ts';
 import { FormatSpecError, readFormatSpec } from '../../../src/protocols/spec/define.ts';
@@ -89,6 +90,14 @@ describe('compiled openers declare their kind and first characters', () => {
       expect(opener?.kind, spec.name).toBe('call');
     }
   });
+});
+
+it("Hy3/Hy4's block starts with a tag, or with the suffix of its tags", () => {
+  const openers = compileGrammar(hunyuanHySpec).callOpeners(OPTIONS);
+  const startsOf = (literal: string) =>
+    openers.find((opener) => opener.literal === literal)?.callStarts;
+  expect(startsOf('<tool_calls>')).toBe('<');
+  expect(startsOf('<tool_calls')).toBe(':');
 });
 
 describe('starts is checked', () => {
