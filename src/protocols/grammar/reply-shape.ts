@@ -1,0 +1,168 @@
+/**
+ * What a grammar needs from a format, read from its spec: how its writer writes a batch of calls
+ * (section, call template, join), the literal the calls begin with (the lazy grammar's trigger),
+ * its reasoning tags, and the literals free text must not hold. A grammar follows the writer's
+ * form, so every call `formatToolCall` writes is one the grammar accepts, and the parser reads
+ * it back by the round-trip invariant.
+ */
+import type { ToolCallProtocol, ToolCallToFormat } from '../../core/index.ts';
+import { specOf } from '../spec/define.ts';
+import type { CallFormSpec, FormatSpec, ReasoningSpec } from '../spec/types.ts';
+import { callWriter, writeFormOf } from '../spec/writers.ts';
+import { GrammarUnsupportedError } from './grammar-error.ts';
+
+/** A placeholder of a call template (see `WriteSpec.call`). */
+export type Placeholder = 'name' | 'name_json' | 'arguments' | 'index' | 'number' | 'id';
+
+const PLACEHOLDERS: ReadonlySet<string> = new Set<Placeholder>([
+  'name',
+  'name_json',
+  'arguments',
+  'index',
+  'number',
+  'id',
+]);
+
+/** A piece of a call template: literal text, or a placeholder. */
+export type TemplatePart =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'placeholder'; readonly name: Placeholder };
+
+/** Placeholders filled from the tool (the rest are numbers). */
+export function isPerTool(part: TemplatePart): boolean {
+  return (
+    part.kind === 'placeholder' &&
+    (part.name === 'name' || part.name === 'name_json' || part.name === 'arguments')
+  );
+}
+
+/** `template` cut at its placeholders, as `fillTemplate` reads them. */
+export function templateParts(template: string): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let from = 0;
+  let text = '';
+  for (let open = template.indexOf('{'); open !== -1; open = template.indexOf('{', open + 1)) {
+    const close = template.indexOf('}', open + 1);
+    if (close === -1) break;
+    const key = template.slice(open + 1, close);
+    if (!PLACEHOLDERS.has(key)) continue;
+    text += template.slice(from, open);
+    if (text !== '') parts.push({ kind: 'text', text });
+    text = '';
+    parts.push({ kind: 'placeholder', name: key as Placeholder });
+    from = close + 1;
+    open = close;
+  }
+  text += template.slice(from);
+  if (text !== '') parts.push({ kind: 'text', text });
+  return parts;
+}
+
+export interface ReplyShape {
+  readonly format: string;
+  readonly spec: FormatSpec;
+  /** The call form the writer follows: its codec writes the arguments. */
+  readonly form: CallFormSpec;
+  readonly section?: { readonly open: string; readonly close: string };
+  readonly call: readonly TemplatePart[];
+  readonly join: string;
+  /** The literal every batch begins with (empty when it begins with a placeholder). */
+  readonly trigger: string;
+  /** The reasoning tags a reply may open with (the spec's first pair). */
+  readonly reasoning: ReasoningSpec;
+  /** The output begins inside reasoning (the chat template opened it). */
+  readonly startInReasoning: boolean;
+  /**
+   * Literals free text may not hold: every explicit call opener, reasoning opener and markup,
+   * so text stays text and a reply's calls are only the ones the grammar wrote.
+   */
+  readonly textExcludes: readonly string[];
+  /** The protocol's own `formatToolCall`. */
+  readonly writeCalls: (calls: readonly ToolCallToFormat[]) => string;
+}
+
+const DEFAULT_REASONING: readonly ReasoningSpec[] = [
+  { open: '<think>', close: '</think>' },
+  { open: '<thinking>', close: '</thinking>' },
+];
+
+/** Calls the writer of a spec and the protocol must write alike (else a hook writes them). */
+const PROBE: readonly ToolCallToFormat[] = [
+  { toolName: 'probe_tool', input: { text: 'a<b>"c\n', count: 2, list: [true, null] } },
+  { toolName: 'other-tool', input: {} },
+];
+
+/**
+ * Whether `written` is `template`'s text with some spaces after a `:` or `,` left out, as the
+ * grammar allows (the probe's values hold none).
+ */
+function sameLeavingOutSpaces(template: string, written: string): boolean {
+  let at = 0;
+  for (let index = 0; index < template.length; index++) {
+    if (template[index] === written[at]) at++;
+    else if (template[index] !== ' ' || !/[:, ]/.test(template[index - 1] ?? '')) return false;
+  }
+  return at === written.length;
+}
+
+/** The longest literal text a template begins with. */
+function leadingText(parts: readonly TemplatePart[]): string {
+  const first = parts[0];
+  return first?.kind === 'text' ? first.text : '';
+}
+
+/** The shape of `protocol`'s replies, or a `GrammarUnsupportedError` saying what is missing. */
+export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
+  const spec = specOf(protocol);
+  const format = spec?.name ?? protocol.name;
+  if (!spec) {
+    throw new GrammarUnsupportedError(
+      format,
+      'it is written by hand, not as a format spec, and grammars are made from specs',
+    );
+  }
+  // A writer hook that only lays the JSON out otherwise (Hermes' `{"name":…` for the template's
+  // `{"name": …`) writes the same calls: the grammar lets JSON's white space vary.
+  if (!sameLeavingOutSpaces(callWriter(spec)(PROBE), protocol.formatToolCall(PROBE))) {
+    throw new GrammarUnsupportedError(
+      format,
+      'its calls are written by code of its own (a writer hook), which a grammar cannot follow yet',
+    );
+  }
+  const form = writeFormOf(spec);
+  if (form.codec !== 'json') {
+    throw new GrammarUnsupportedError(
+      format,
+      `its calls are written in the ${form.codec} codec, which gets no grammar yet (only json)`,
+    );
+  }
+  const call = templateParts(spec.write.call);
+  if (!call.some((part) => part.kind === 'placeholder' && part.name === 'arguments')) {
+    throw new GrammarUnsupportedError(format, 'its call template writes no {arguments}');
+  }
+  const section = spec.write.section;
+  const written = section ? section.open : leadingText(call);
+  // The form's own opener is the shorter, surer trigger where the writing begins with it.
+  const trigger = written.startsWith(form.open) ? form.open : written;
+  const reasoning = spec.reasoning ?? DEFAULT_REASONING;
+  const textExcludes = new Set<string>();
+  if (trigger !== '') textExcludes.add(trigger);
+  for (const one of spec.calls) {
+    if (!one.perTool && one.certainty !== 'speculative') textExcludes.add(one.open);
+  }
+  for (const tag of reasoning) textExcludes.add(tag.open);
+  for (const text of spec.markup ?? []) textExcludes.add(text);
+  return {
+    format,
+    spec,
+    form,
+    ...(section ? { section } : {}),
+    call,
+    join: spec.write.join ?? '',
+    trigger,
+    reasoning: reasoning[0] ?? (DEFAULT_REASONING[0] as ReasoningSpec),
+    startInReasoning: spec.startInReasoning === true,
+    textExcludes: [...textExcludes],
+    writeCalls: (calls) => protocol.formatToolCall(calls),
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * Free text that holds none of some literals (a call opener, a reasoning closer), as grammar
+ * rules: one rule per state of the literals' matching automaton (Aho–Corasick), each taking one
+ * character to the next state, so the text is read in one pass and no occurrence can slip in.
+ *
+ * Character classes stay ASCII (xgrammar's WebAssembly build reads non-ASCII class members as
+ * bytes): a literal is cut at its first non-ASCII character, which excludes more text (every
+ * occurrence of the prefix), never less.
+ */
+import { literal } from './gbnf-text.ts';
+import type { GrammarRules } from './grammar-rules.ts';
+
+interface Node {
+  readonly next: Map<string, number>;
+  fail: number;
+  /** Lengths of the literals that end here (its own and its suffixes'). */
+  ends: number[];
+}
+
+/** The part of `text` before its first non-ASCII character. */
+function asciiPrefix(text: string): string {
+  let end = 0;
+  while (end < text.length && text.charCodeAt(end) < 0x80) end++;
+  return text.slice(0, end);
+}
+
+/** A character as a member of a class: escaped where a class needs it. */
+function classMember(character: string): string {
+  const code = character.charCodeAt(0);
+  if (character === '\\' || character === ']' || character === '[') return `\\${character}`;
+  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return character;
+}
+
+/** A class of `characters` (`-` and `^` placed where they are plain). */
+function characterClass(characters: readonly string[], negated: boolean): string {
+  const sorted = [...characters].sort((a, b) => (a === '-' ? 1 : b === '-' ? -1 : a < b ? -1 : 1));
+  let members = sorted.map(classMember).join('');
+  if (!negated && members.startsWith('^'))
+    members = members.length > 1 ? `${members.slice(1)}^` : '\\x5e';
+  return `[${negated ? '^' : ''}${members}]`;
+}
+
+function buildAutomaton(literals: readonly string[]): Node[] {
+  const nodes: Node[] = [{ next: new Map(), fail: 0, ends: [] }];
+  for (const text of literals) {
+    let at = 0;
+    for (const character of text) {
+      let to = nodes[at]?.next.get(character);
+      if (to === undefined) {
+        to = nodes.length;
+        nodes.push({ next: new Map(), fail: 0, ends: [] });
+        nodes[at]?.next.set(character, to);
+      }
+      at = to;
+    }
+    (nodes[at] as Node).ends.push(text.length);
+  }
+  // Breadth first, so a node's failure target is known before its children's.
+  const queue = [...(nodes[0] as Node).next.values()];
+  for (let head = 0; head < queue.length; head++) {
+    const at = queue[head] as number;
+    const node = nodes[at] as Node;
+    node.ends = [...node.ends, ...(nodes[node.fail] as Node).ends];
+    for (const [character, to] of node.next) {
+      let fail = node.fail;
+      while (fail !== 0 && !(nodes[fail] as Node).next.has(character))
+        fail = (nodes[fail] as Node).fail;
+      const target = (nodes[fail] as Node).next.get(character);
+      (nodes[to] as Node).fail = target !== undefined && target !== to ? target : 0;
+      queue.push(to);
+    }
+  }
+  return nodes;
+}
+
+/** The state after `character` from `state`. */
+function step(nodes: readonly Node[], state: number, character: string): number {
+  let at = state;
+  for (;;) {
+    const to = (nodes[at] as Node).next.get(character);
+    if (to !== undefined) return to;
+    if (at === 0) return 0;
+    at = (nodes[at] as Node).fail;
+  }
+}
+
+/**
+ * Whether text may end in `state` when `follow` comes right after it: no excluded literal may
+ * begin inside the text and run into `follow` (it would then stand before `follow` does).
+ */
+function mayEndBefore(nodes: readonly Node[], state: number, follow: string): boolean {
+  let at = state;
+  let index = 0;
+  for (const character of follow) {
+    at = step(nodes, at, character);
+    index++;
+    if ((nodes[at] as Node).ends.some((length) => length > index)) return false;
+  }
+  return true;
+}
+
+/**
+ * A rule for text (possibly empty) that holds none of `excluded`; `follow` is the literal that
+ * comes right after the text in the grammar, if any. Returns the rule's name.
+ */
+export function textExcluding(
+  rules: GrammarRules,
+  hint: string,
+  excluded: readonly string[],
+  follow = '',
+): string {
+  const literals = [...new Set(excluded.map(asciiPrefix).filter((text) => text.length > 0))];
+  if (literals.length === 0) throw new TypeError('textExcluding: nothing ASCII to exclude');
+  const nodes = buildAutomaton(literals);
+  const alphabet = [...new Set(literals.join(''))];
+  const live = nodes.map((node) => node.ends.length === 0);
+  // Rule names by state, reserved before any body refers to them.
+  const names = new Map<number, string>();
+  const seen = new Set<number>([0]);
+  const pending = [0];
+  const order: number[] = [];
+  while (pending.length > 0) {
+    const state = pending.shift() as number;
+    order.push(state);
+    for (const character of alphabet) {
+      const to = step(nodes, state, character);
+      if (live[to] && !seen.has(to)) {
+        seen.add(to);
+        pending.push(to);
+      }
+    }
+  }
+  const key = `text-${JSON.stringify([literals, follow])}`;
+  const bodies = new Map<number, string>();
+  const root = rules.defineRecursive(
+    key,
+    (rootName) => {
+      names.set(0, rootName);
+      for (const state of order) {
+        if (state !== 0) names.set(state, rules.reserve(`${rootName}-${state}`));
+      }
+      for (const state of order) {
+        // Characters of the alphabet by the state they lead to; every other one leads to the root.
+        const byTarget = new Map<number, string[]>();
+        for (const character of alphabet) {
+          const to = step(nodes, state, character);
+          if (!live[to]) continue;
+          const list = byTarget.get(to) ?? [];
+          list.push(character);
+          byTarget.set(to, list);
+        }
+        const toRoot = new Set(byTarget.get(0) ?? []);
+        const notToRoot = alphabet.filter((character) => !toRoot.has(character));
+        const choices = [`${characterClass(notToRoot, true)} ${rootName}`];
+        for (const [to, characters] of byTarget) {
+          if (to === 0) continue;
+          const target = names.get(to) as string;
+          choices.push(
+            characters.length === 1
+              ? `${literal(characters[0] as string)} ${target}`
+              : `${characterClass(characters, false)} ${target}`,
+          );
+        }
+        const body = choices.join(' | ');
+        const canEnd = mayEndBefore(nodes, state, follow);
+        bodies.set(state, canEnd ? `( ${body} )?` : `( ${body} )`);
+      }
+      return bodies.get(0) as string;
+    },
+    hint,
+  );
+  // The other states' rules (named after the root's rule, defined once with it).
+  for (const state of order) {
+    if (state === 0 || !bodies.has(state)) continue;
+    rules.defineNamed(names.get(state) as string, bodies.get(state) as string);
+    bodies.delete(state);
+  }
+  return root;
+}
