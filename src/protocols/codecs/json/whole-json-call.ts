@@ -1,15 +1,7 @@
 import type { ValuePolicy } from '../../../core/index.ts';
-import {
-  BACKSLASH,
-  DIGIT_NINE,
-  DIGIT_ZERO,
-  FIRST_NON_ASCII,
-  LEFT_BRACE,
-} from '../../../scan/char-codes.ts';
+import { BACKSLASH, DIGIT_NINE, DIGIT_ZERO, LEFT_BRACE } from '../../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../../scan/characters.ts';
-import { hexDigitValue } from '../../../scan/json-tokenizer.ts';
 import { asJsonReadsIt } from '../../../scan/json-value-streamer.ts';
-import { jsonValueText, keyOpening } from '../../../scan/json-writer.ts';
 import { parseJson } from '../../../scan/lenient-json.ts';
 import { createValuePolicy } from '../../../schema/index.ts';
 import { CallAssembler } from '../../engine/call-assembler.ts';
@@ -88,90 +80,19 @@ function quoteAt(text: string, from: number, end: number): number {
   return -1;
 }
 
-/** How JSON.stringify prints each ASCII character inside a string. */
-const ASCII_IN_JSON: readonly string[] = Array.from({ length: 0x80 }, (_, code) =>
-  JSON.stringify(String.fromCharCode(code)).slice(1, -1),
-);
-
 /**
- * `JSON.stringify(value)` of a string, made from the string's source literal `text[from, to)`
- * (between its quotes), which JSON.parse has read as `value`. A JSON source escapes what
- * JSON.stringify escapes, and the short escapes the same way, so the literal is already that text
- * except for `\u` and `\/` escapes (rewritten here) and surrogates (left to JSON.stringify). Much
- * cheaper than escaping a long string again.
- */
-function canonicalString(text: string, from: number, to: number, value: string): string {
-  // Searched within the literal: a search of `text` could run on far past its end.
-  const literal = text.slice(from, to);
-  // A lone surrogate written raw is escaped by JSON.stringify (pairs are printed raw). The check
-  // is free on one-byte text, which cannot hold one.
-  if (!literal.isWellFormed()) return JSON.stringify(value);
-  // Only `\u` and `\/` escapes change; line breaks and quotes (`\n`, `\"`) are escaped as
-  // JSON.stringify escapes them, so the search skips them.
-  const firstEscape = literal.indexOf('\\');
-  if (firstEscape === -1) return text.slice(from - 1, to + 1);
-  let unicodeAt = literal.indexOf('\\u', firstEscape);
-  let slashAt = slashEscapeAt(literal, firstEscape);
-  if (unicodeAt === -1 && slashAt === -1) return text.slice(from - 1, to + 1);
-  let out = '"';
-  let copied = 0;
-  while (unicodeAt !== -1 || slashAt !== -1) {
-    const isUnicode = slashAt === -1 || (unicodeAt !== -1 && unicodeAt < slashAt);
-    const at = isUnicode ? unicodeAt : slashAt;
-    // A backslash after an odd run of backslashes is escaped itself (`\\u` is `\` and `u`).
-    let before = at - 1;
-    while (before >= 0 && literal.charCodeAt(before) === BACKSLASH) before--;
-    const isEscape = (at - 1 - before) % 2 === 0;
-    if (isUnicode) {
-      if (isEscape) {
-        const code =
-          (hexDigitValue(literal.charCodeAt(at + 2)) << 12) |
-          (hexDigitValue(literal.charCodeAt(at + 3)) << 8) |
-          (hexDigitValue(literal.charCodeAt(at + 4)) << 4) |
-          hexDigitValue(literal.charCodeAt(at + 5));
-        // A surrogate may pair with the next escape: JSON.stringify knows how that prints.
-        if (code >= 0xd800 && code <= 0xdfff) return JSON.stringify(value);
-        out +=
-          literal.slice(copied, at) +
-          (code < FIRST_NON_ASCII ? ASCII_IN_JSON[code]! : String.fromCharCode(code));
-        copied = at + 6;
-      }
-      unicodeAt = literal.indexOf('\\u', at + 2);
-    } else {
-      if (isEscape) {
-        out += literal.slice(copied, at) + '/';
-        copied = at + 2;
-      }
-      slashAt = slashEscapeAt(literal, at + 2);
-    }
-  }
-  return copied === 0 ? text.slice(from - 1, to + 1) : out + literal.slice(copied) + '"';
-}
-
-/** Where the next `\/` in `literal` from `from` on begins (its backslash), or -1. */
-function slashEscapeAt(literal: string, from: number): number {
-  let slash = literal.indexOf('/', from + 1);
-  while (slash !== -1 && literal.charCodeAt(slash - 1) !== BACKSLASH) {
-    slash = literal.indexOf('/', slash + 1);
-  }
-  return slash === -1 ? -1 : slash - 1;
-}
-
-/**
- * Reads the parsed arguments as the streaming path reads them (json-value-streamer) and writes
- * their canonical JSON text as its writer does: strings, objects and arrays whose kind the policy
- * lets stream are kept (their children read in turn); every other value is held, coerced whole,
- * written as `JSON.stringify` prints it, and replaced by what `JSON.parse` reads back from that.
- * Strings are matched with their source literals in document order (see canonicalString).
+ * Reads the parsed arguments as the streaming path reads them (json-value-streamer): strings,
+ * objects and arrays whose kind the policy lets stream are kept (their children read in turn);
+ * every other value is held, coerced whole, and replaced by what `JSON.parse` reads back from
+ * its JSON text. The source's string literals are walked in document order beside the value, so
+ * a repeated key (which leaves the source with literals over) is seen. The streaming path's text
+ * is `JSON.stringify` of the value it settles (see json-writer), so the input's text is that of
+ * the settled value, written at once: a flat string, not a tree of pieces of the source, which
+ * a text of many calls kept alive (the parts of 100k calls held twice the floor reader's bytes).
  */
 class ArgumentsReader {
-  /** The canonical JSON text written so far. */
-  out = '';
   /** Where the next string literal is looked for in the source. */
   cursor: number;
-  /** The quotes of the last literal read. */
-  private open = 0;
-  private close = 0;
   private readonly text: string;
   private readonly end: number;
 
@@ -190,84 +111,47 @@ class ArgumentsReader {
     const open = quoteAt(this.text, this.cursor, this.end);
     const close = open === -1 ? -1 : quoteAt(this.text, open + 1, this.end);
     if (close === -1) throw GIVE_UP;
-    this.open = open;
-    this.close = close;
     this.cursor = close + 1;
   }
 
-  /** The canonical text of the literal just read, whose decoded value is `value`. */
-  private stringText(value: string): string {
-    return canonicalString(this.text, this.open + 1, this.close, value);
-  }
-
   /**
-   * `"key":` for the key whose literal comes next. Made from the key, not its literal: it is
-   * kept by name across calls (keys repeat), so it must not come from a call that turns out to
-   * repeat a key, where strings and literals do not match.
-   */
-  private keyText(key: string): string {
-    this.skipString();
-    return keyOpening(key);
-  }
-
-  /**
-   * Writes the settled value of `raw`, read under `policy`, and returns it; a held property
-   * whose coerced value is undefined writes nothing and returns OMIT.
+   * The settled value of `raw`, read under `policy`; OMIT for a held property whose coerced
+   * value is undefined (JSON.stringify leaves it out, as the streaming writer does).
    */
   settle(raw: unknown, policy: ValuePolicy, inObject: boolean, depth: number): unknown {
     if (typeof raw === 'string') {
       this.skipString();
-      if (policy.streams('string')) {
-        this.out += this.stringText(raw);
-        return raw;
-      }
+      if (policy.streams('string')) return raw;
     } else if (typeof raw === 'object' && raw !== null) {
       if (depth > MAX_DEPTH) throw GIVE_UP;
       if (Array.isArray(raw)) {
         if (policy.streams('array')) {
-          this.out += '[';
           for (let index = 0; index < raw.length; index++) {
-            if (index > 0) this.out += ',';
             const item = raw[index];
             const settled = this.settle(item, policy.item(index), false, depth + 1);
             if (!Object.is(settled, item)) raw[index] = settled;
           }
-          this.out += ']';
           return raw;
         }
       } else if (policy.streams('object')) {
         const object = raw as Record<string, unknown>;
-        this.out += '{';
-        let written = 0;
         for (const key of Object.keys(object)) {
           checkKey(key);
-          const before = this.out;
-          this.out += (written > 0 ? ',' : '') + this.keyText(key);
+          this.skipString();
           const value = object[key];
           const member = this.settle(value, policy.property(key), true, depth + 1);
-          if (member === OMIT) {
-            this.out = before;
-            delete object[key];
-          } else {
-            if (!Object.is(member, value)) object[key] = member;
-            written++;
-          }
+          if (member === OMIT) delete object[key];
+          else if (!Object.is(member, value)) object[key] = member;
         }
-        this.out += '}';
         return object;
       }
       for (let count = countStrings(raw, depth); count > 0; count--) this.skipString();
     }
-    // Held: coerced whole, written whole, then as JSON reads it back, as the streamer settles it.
+    // Held: coerced whole, then as JSON reads it back, as the streamer settles it.
     const coerced = policy.coerce(raw);
     // JSON has no undefined: a property disappears, anything else becomes null.
     if (coerced === undefined && inObject) return OMIT;
-    const settled = coerced === undefined ? null : coerced;
-    this.out +=
-      typeof settled === 'string' && settled === raw
-        ? this.stringText(settled)
-        : jsonValueText(settled);
-    return asJsonReadsIt(settled);
+    return asJsonReadsIt(coerced === undefined ? null : coerced);
   }
 }
 
@@ -373,6 +257,6 @@ export function readWholeJsonCall(
   // Only punctuation and white space may follow (a quote there begins a string left over).
   if (text.slice(reader.cursor, closerAt).includes('"')) return -1;
 
-  new CallAssembler(context, tool).completeWhole(reader.out, input);
+  new CallAssembler(context, tool).completeWhole(JSON.stringify(input), input);
   return closerAt + closer.length;
 }
