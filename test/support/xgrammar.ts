@@ -115,11 +115,24 @@ export async function compileStructuralTag(tag: unknown): Promise<EngineGrammar>
   return { compiled, dispose: () => compiled.dispose() };
 }
 
-/** A JSON Schema for the whole text, compiled as a server compiles it (any white space). */
-export async function compileJsonSchema(schema: unknown): Promise<EngineGrammar> {
+/**
+ * A JSON Schema for the whole text. `anyWhitespace` (default false: JSON.stringify's compact
+ * layout) lets white space stand between any two tokens, as llama.cpp's and xgrammar's schema
+ * grammars do by default.
+ */
+export async function compileJsonSchema(
+  schema: unknown,
+  options: { readonly anyWhitespace?: boolean } = {},
+): Promise<EngineGrammar> {
   const engine = await compiler();
   const compiled = await withEngineMessage(() =>
-    engine.compileJSONSchema(JSON.stringify(schema), true, -1, undefined, true),
+    engine.compileJSONSchema(
+      JSON.stringify(schema),
+      options.anyWhitespace === true,
+      -1,
+      [',', ':'],
+      true,
+    ),
   );
   return { compiled, dispose: () => compiled.dispose() };
 }

@@ -6,6 +6,7 @@
  * `tags_with_separator` with `at_least_one`; one call at most is `stop_after_first`.
  */
 import type { ToolDefinition } from '../../core/index.ts';
+import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { type CallsGrammarRequest, toolsInScope } from './calls-grammar.ts';
 import { GrammarUnsupportedError } from './grammar-error.ts';
 import type { ReplyShape } from './reply-shape.ts';
@@ -45,6 +46,58 @@ export type StructuralTagFormat =
       readonly stop_after_first: boolean;
     };
 
+type TagFormat = Extract<StructuralTagFormat, { readonly type: 'tag' }>;
+
+/** The writer's counters ({index}, {number}, {id}) as xgrammar reads a number. */
+const COUNTER = '(0|[1-9][0-9]{0,3})';
+
+/**
+ * A call whose template numbers it before its arguments (Kimi-K2's `functions.NAME:{index}`),
+ * from the template: `begin` ends before the number, the content reads the number.
+ */
+function numberedCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat | undefined {
+  const parts = shape.call;
+  const counter = parts.findIndex(
+    (part) =>
+      part.kind === 'placeholder' &&
+      part.name !== 'name' &&
+      part.name !== 'name_json' &&
+      part.name !== 'arguments',
+  );
+  const args = parts.findIndex((part) => part.kind === 'placeholder' && part.name === 'arguments');
+  if (counter === -1 || counter > args) return undefined;
+  const text = (part: (typeof parts)[number]): string | undefined =>
+    part.kind === 'text'
+      ? part.text
+      : part.name === 'name'
+        ? tool.name
+        : part.name === 'name_json'
+          ? jsonForPrompt(tool.name)
+          : undefined;
+  const content: StructuralTagFormat[] = [];
+  let begin = '';
+  let end = '';
+  for (const [index, part] of parts.entries()) {
+    const written = text(part);
+    if (index < counter) begin += written ?? '';
+    else if (index > args) {
+      if (written === undefined)
+        throw new GrammarUnsupportedError(
+          shape.format,
+          'its call template numbers a call after its arguments',
+        );
+      end += written;
+    } else if (index === args) content.push({ type: 'json_schema', json_schema: tool.inputSchema });
+    else
+      content.push(
+        written === undefined
+          ? { type: 'regex', pattern: COUNTER }
+          : { type: 'const_string', value: written },
+      );
+  }
+  return { type: 'tag', begin, content: { type: 'sequence', elements: content }, end };
+}
+
 /** Arguments no schema-valid input writes: found again in a written call. */
 const MARK = '\u0001arguments\u0001';
 
@@ -52,7 +105,9 @@ const MARK = '\u0001arguments\u0001';
  * One tool's call as a tag, from the protocol's own writer: `begin` is a call written up to its
  * arguments (the writer's counters as it writes a batch's first call), `end` what follows them.
  */
-function callTag(shape: ReplyShape, tool: ToolDefinition): StructuralTagFormat {
+function callTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
+  const numbered = numberedCallTag(shape, tool);
+  if (numbered) return numbered;
   let written = shape.writeCalls([{ toolName: tool.name, input: { [MARK]: 0 } }]);
   const { section } = shape;
   if (section && written.startsWith(section.open) && written.endsWith(section.close))
@@ -72,7 +127,67 @@ function callTag(shape: ReplyShape, tool: ToolDefinition): StructuralTagFormat {
   };
 }
 
-/** The structural tag of `shape`'s replies for a tool list and choice. */
+/** The longest text every one of `texts` begins with. */
+function commonPrefix(texts: readonly string[]): string {
+  let prefix = texts[0] ?? '';
+  for (const text of texts) while (!text.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix;
+}
+
+/**
+ * The calls of a batch, one after another as the writer joins them, inside a container that
+ * begins with `opener` (the section's opener, or nothing) and ends with `closer`. Calls written
+ * with nothing between them are separated by the text all their openers begin with, taken off
+ * each (xgrammar before 0.1.30 refuses an empty separator).
+ */
+function batchOf(
+  shape: ReplyShape,
+  tags: readonly TagFormat[],
+  once: boolean,
+  opener: string,
+  closer: string | undefined,
+): StructuralTagFormat {
+  let separator = shape.join;
+  let members: readonly TagFormat[] = tags;
+  let begin = opener;
+  if (!once && separator === '') {
+    let shared = commonPrefix(tags.map((tag) => tag.begin));
+    // One opener holds all the others (one tool): any shorter part of it serves.
+    if (tags.some((tag) => tag.begin === shared)) shared = shared.slice(0, -1);
+    if (shared === '' || tags.some((tag) => tag.begin === shared))
+      throw new GrammarUnsupportedError(
+        shape.format,
+        'its calls stand with nothing between them and begin with no shared text',
+      );
+    separator = shared;
+    members = tags.map((tag) => ({ ...tag, begin: tag.begin.slice(shared.length) }));
+    begin += shared;
+  }
+  const calls: StructuralTagFormat =
+    members.length === 1 && once
+      ? (members[0] as TagFormat)
+      : once
+        ? { type: 'or', elements: members }
+        : {
+            type: 'tags_with_separator',
+            tags: members,
+            separator,
+            at_least_one: true,
+            stop_after_first: once,
+          };
+  // A batch that ends with its calls (xgrammar reads a tags_with_separator only as what ends a
+  // tag or the reply).
+  if (closer === undefined && begin === '') return calls;
+  if (closer === undefined)
+    return { type: 'sequence', elements: [{ type: 'const_string', value: begin }, calls] };
+  return { type: 'tag', begin, content: calls, end: closer };
+}
+
+/**
+ * The structural tag of `shape`'s replies for a tool list and choice. Written so xgrammar 0.1.27
+ * (the WebAssembly build the tests use) compiles it: a demanded call comes first (reasoning before
+ * it only where the output begins in reasoning: an optional part cannot precede the calls there).
+ */
 export function structuralTagFor(shape: ReplyShape, request: CallsGrammarRequest): StructuralTag {
   const tools = toolsInScope(shape.format, request);
   const wrap = (format: StructuralTagFormat): StructuralTag => ({ type: 'structural_tag', format });
@@ -80,50 +195,37 @@ export function structuralTagFor(shape: ReplyShape, request: CallsGrammarRequest
   const tags = tools.map((tool) => callTag(shape, tool));
   const once = !request.parallelToolCalls;
   const { section, reasoning } = shape;
-  const demanded = request.toolChoice !== 'auto';
-  // The calls of a batch, one after another as the writer joins them.
-  const calls = (atLeastOne: boolean): StructuralTagFormat =>
-    tags.length === 1 && once
-      ? (tags[0] as StructuralTagFormat)
-      : {
-          type: 'tags_with_separator',
-          tags,
-          separator: shape.join,
-          at_least_one: atLeastOne,
-          stop_after_first: once,
-        };
-  if (!demanded) {
-    const trigger = section ? section.open : shape.trigger;
-    const batchTags = section
-      ? [{ type: 'tag', begin: section.open, content: calls(true), end: section.close } as const]
-      : tags;
+  if (request.toolChoice === 'auto') {
+    if (!section) {
+      return wrap({
+        type: 'triggered_tags',
+        triggers: [shape.trigger],
+        tags,
+        at_least_one: false,
+        stop_after_first: once,
+      });
+    }
     return wrap({
       type: 'triggered_tags',
-      triggers: [trigger],
-      tags: batchTags,
+      triggers: [section.open],
+      tags: [batchOf(shape, tags, once, section.open, section.close)],
       at_least_one: false,
-      stop_after_first: once || section !== undefined,
+      stop_after_first: true,
     });
   }
-  const batch: StructuralTagFormat = section
-    ? {
-        type: 'sequence',
-        elements: [
-          { type: 'const_string', value: section.open },
-          calls(true),
-          { type: 'const_string', value: section.close },
-        ],
-      }
-    : calls(true);
-  const thinking = (begin: string): StructuralTagFormat => ({
+  if (!shape.startInReasoning)
+    return wrap(batchOf(shape, tags, once, section?.open ?? '', section?.close));
+  // The output begins in reasoning: its closer first (Apriel's section opener holds it).
+  const closes = section?.open.startsWith(reasoning.close) === true;
+  const thinking: StructuralTagFormat = {
     type: 'tag',
-    begin,
+    begin: '',
     content: { type: 'any_text' },
     end: reasoning.close,
-  });
-  if (shape.startInReasoning) return wrap({ type: 'sequence', elements: [thinking(''), batch] });
+  };
+  const opener = section ? section.open.slice(closes ? reasoning.close.length : 0) : '';
   return wrap({
-    type: 'or',
-    elements: [{ type: 'sequence', elements: [thinking(reasoning.open), batch] }, batch],
+    type: 'sequence',
+    elements: [thinking, batchOf(shape, tags, once, opener, section?.close)],
   });
 }

@@ -103,14 +103,12 @@ const inputs: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
     { requiredKeys: [] },
   ),
 };
-const call = fc
-  .constantFrom(...TOOLS.map((tool) => tool.name))
-  .chain((toolName) =>
-    (inputs[toolName] as fc.Arbitrary<Record<string, unknown>>).map((input) => ({
-      toolName,
-      input,
-    })),
-  );
+const call = fc.constantFrom(...TOOLS.map((tool) => tool.name)).chain((toolName) =>
+  (inputs[toolName] as fc.Arbitrary<Record<string, unknown>>).map((input) => ({
+    toolName,
+    input,
+  })),
+);
 
 function supports(protocol: ToolCallProtocol): boolean {
   try {
