@@ -1,6 +1,6 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
-import { codeToolOf, RawCodeBody } from '../codecs/raw-code/raw-code-body.ts';
+import { rawCodeOtherwise } from '../codecs/raw-code/raw-code-body.ts';
 import type { RawCodeSpec } from '../codecs/raw-code/raw-code-spec.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
@@ -121,12 +121,7 @@ function llama3Hooks(codeTool: string): FormatHooks {
       closer: END_OF_MESSAGE,
       separator: SEPARATOR,
     },
-    otherwise: (context, from) => {
-      const tool = codeToolOf(rawCode, context);
-      return tool
-        ? new RawCodeBody(context, tool, { ends: [END_OF_MESSAGE, END_OF_TURN] }, from)
-        : undefined;
-    },
+    otherwise: rawCodeOtherwise(rawCode, END_OF_MESSAGE),
   };
   return {
     callBody: (form, context: CallContext): CallBody | undefined =>

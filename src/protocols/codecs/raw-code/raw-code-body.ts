@@ -56,6 +56,29 @@ export function openRawCode(
   return new RawCodeBody(context, tool, rawCodeReading(spec, close), context.callLength);
 }
 
+/**
+ * For a body that reads something else first (a Python call after `<|python_tag|>`): when what
+ * it read from call offset `from` names no declared tool, raw code from there, ended by `close`
+ * and the spec's alternatives; undefined when no code tool is declared.
+ */
+export function rawCodeOtherwise(
+  spec: RawCodeSpec,
+  close: string | undefined,
+): (context: CallContext, from: number) => CallBody | undefined {
+  const reading = rawCodeReading(spec, close);
+  return (context, from) => {
+    const tool = codeToolOf(spec, context);
+    return tool ? new RawCodeBody(context, tool, reading, from) : undefined;
+  };
+}
+
+/** A call's code as a raw-code form writes it: the code argument as it is, else nothing. */
+export function rawCodeArgumentText(input: unknown, spec: RawCodeSpec): string {
+  if (typeof input !== 'object' || input === null) return '';
+  const code = (input as Record<string, unknown>)[spec.argument ?? RAW_CODE_ARGUMENT];
+  return typeof code === 'string' ? code : '';
+}
+
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
