@@ -96,10 +96,11 @@ export function llama3Spec(): FormatSpec {
     ],
     write: {
       form: BARE_FORM,
-      call: '{"name": {name_json}, "parameters": {arguments}}',
+      // As the hook writes a call to a tool that is no built-in: compact JSON.
+      call: '{"name":{name_json},"parameters":{arguments}}',
       join: '\n',
     },
-    results: { each: '{"name": {name_json}, "output": {output}}', join: '\n', output: 'json' },
+    results: { each: '{"name":{name_json},"output":{output}}', join: '\n', output: 'json' },
   };
 }
 

@@ -6,7 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { llama3Format, llama3Protocol } from '../../../src/protocols/llama3/index.ts';
+import { llama3Format, llama3Protocol, llama3Spec } from '../../../src/protocols/llama3/index.ts';
+import { specOf } from '../../../src/protocols/spec/define.ts';
+import { callWriter } from '../../../src/protocols/spec/writers.ts';
 import { expectLinearGrowth } from '../../support/growth.ts';
 import { callsOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
 import { itIsChunkInvariantOnItsMarkup } from './json-format-checks.ts';
@@ -120,6 +122,33 @@ describe('outputs of Llama 3.1 and 3.3', () => {
       interrupted: true,
     });
     expect(code[0]).toMatchObject({ type: 'error', error: { code: 'incomplete-call' } });
+  });
+});
+
+describe('llama3 as a spec', () => {
+  it('is built from its spec, with or without a code tool of its own', () => {
+    expect(specOf(llama3Format.create())?.name).toBe('llama3');
+    expect(specOf(llama3Protocol({ codeTool: 'python' }))?.name).toBe('llama3');
+  });
+
+  it('code ends at <|eot_id|> too, and goes to the code tool the options name', () => {
+    const python = builtIn('python', 'code');
+    const content = contentAtEverySplit(
+      llama3Protocol({ codeTool: 'python' }),
+      '<|python_tag|>x = 1\nprint(x)<|eot_id|>',
+      { tools: [...TOOLS, python] },
+    );
+    expect(content).toEqual([
+      { type: 'tool-call', toolName: 'python', input: JSON.stringify({ code: 'x = 1\nprint(x)' }) },
+    ]);
+  });
+
+  it('the spec writes the JSON calls as the hook does', () => {
+    const calls = [
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+      { toolName: 'search', input: { query: 'rain' } },
+    ];
+    expect(callWriter(llama3Spec())(calls)).toBe(llama3.formatToolCall(calls));
   });
 });
 
