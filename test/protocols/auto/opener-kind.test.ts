@@ -5,11 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ParseEvent } from '../../../src/core/index.ts';
-import { autoProtocol, defineProtocol } from '../../../src/index.ts';
-import { openerKind } from '../../../src/protocols/auto/opener-kind.ts';
+import { autoProtocol, defineProtocol, FORMATS } from '../../../src/index.ts';
+import { openerCallStarts, openerKind } from '../../../src/protocols/auto/opener-kind.ts';
+import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import type { CallBody, CallContext } from '../../../src/protocols/engine/call-body.ts';
-import type { CallOpener, CallOpenerKind } from '../../../src/protocols/engine/stream-engine.ts';
-import { contentAtEverySplit } from '../helpers.ts';
+import {
+  type CallOpener,
+  type CallOpenerKind,
+  resolveParseOptions,
+} from '../../../src/protocols/engine/stream-engine.ts';
+import { specOf } from '../../../src/protocols/spec/define.ts';
+import { contentAtEverySplit, TOOLS } from '../helpers.ts';
 
 /** A call of `go` once "go" follows the opener. */
 function goBody(context: CallContext): CallBody {
@@ -98,17 +104,46 @@ describe('declared opener kinds', () => {
       openerKind({
         literal: '<x>',
         delimited: false,
-        data: { codec: 'markup' },
+        data: { markup: true },
         kind: 'call',
       } as CallOpener<unknown>),
     ).toBe('call');
-    expect(openerKind({ literal: '<x>', delimited: false, data: { codec: 'markup' } })).toBe(
+    expect(openerKind({ literal: '<x>', delimited: false, data: { markup: true } })).toBe(
       'framing',
     );
     expect(openerKind({ literal: '<x>', delimited: false, data: { speculative: true } })).toBe(
       'speculative',
     );
     expect(openerKind({ literal: '<x>', delimited: false, data: 'go' })).toBe('speculative');
+  });
+
+  it("guesses nothing from a spec's data, which declares what it opens", () => {
+    // A spec's markup and speculative JSON forms declare their kind; undeclared, such data is a call.
+    expect(openerKind({ literal: '<x>', delimited: false, data: { codec: 'markup' } })).toBe(
+      'call',
+    );
+    const jsonLines = { codec: 'json', config: { perLine: true, speculative: true } };
+    expect(openerKind({ literal: '<x>', delimited: false, data: jsonLines })).toBe('call');
+    expect(openerCallStarts({ literal: '<x>', delimited: false, data: jsonLines })).toBe(undefined);
+    expect(
+      openerCallStarts({
+        literal: '<x>',
+        delimited: false,
+        data: jsonLines,
+        callStarts: '{',
+      } as CallOpener<unknown>),
+    ).toBe('{');
+  });
+
+  it('every built-in spec declares the kind of each opener; only hand-written formats are guessed', () => {
+    const options = resolveParseOptions({ tools: TOOLS });
+    for (const entry of FORMATS) {
+      const protocol = entry.create();
+      const openers = grammarOf(protocol)!.callOpeners(options) as readonly CallOpener<unknown>[];
+      const undeclared = openers.filter((opener) => opener.kind === undefined);
+      if (undeclared.length === 0) continue;
+      expect(specOf(protocol), `${entry.name} is a spec with undeclared openers`).toBe(undefined);
+    }
   });
 
   it('framing yields to an earlier sure call of the same literal when both say what they are', () => {
