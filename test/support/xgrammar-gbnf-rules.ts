@@ -7,7 +7,7 @@
 type Item =
   | { readonly kind: 'terminal'; readonly nullable: boolean }
   | { readonly kind: 'ref'; readonly name: string }
-  | { readonly kind: 'group'; readonly alternatives: Item[][] };
+  | { readonly kind: 'group'; readonly alternatives: Quantified[][] };
 
 interface Quantified {
   readonly item: Item;
