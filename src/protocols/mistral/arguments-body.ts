@@ -30,18 +30,3 @@ export function argumentsBody(
   body.write(HEADER_END, 0, HEADER_END.length);
   return body;
 }
-
-/**
- * The same, made when the opener itself ended with the arguments' `{` (`get_weather{`, a v11 call
- * whose special tokens the server stripped): the brace is the last character of the call so far,
- * so it is handed over as the JSON's first character.
- */
-export function argumentsBodyAfterBrace(
-  context: CallContext,
-  tool: ToolDefinition,
-  speculative: boolean,
-): CallBody {
-  const body = argumentsBody(context, tool, speculative);
-  body.write('{', 0, 1);
-  return body;
-}

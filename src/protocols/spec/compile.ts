@@ -28,6 +28,7 @@ import type {
   ReasoningTag,
 } from '../engine/stream-engine.ts';
 import { type FirstCharacterChoice, FirstCharacterChoiceBody } from './first-character-choice.ts';
+import { HeldCallsBody } from './held-calls-body.ts';
 import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';
 import { fillTemplate } from './writers.ts';
 
@@ -43,6 +44,12 @@ export type SpecCallData =
   | { readonly codec: 'tagged'; readonly opener: ParameterTagsOpener }
   | { readonly codec: 'python'; readonly config: PythonCallsConfig }
   | { readonly codec: 'dialect'; readonly form: DialectCallForm }
+  | {
+      readonly codec: 'json-arguments';
+      readonly config: JsonCallsBodyConfig;
+      readonly prefix: string | undefined;
+    }
+  | { readonly codec: 'held'; readonly inner: SpecCallData }
   | { readonly codec: 'markup' }
   | {
       readonly codec: 'first-character';
@@ -98,18 +105,20 @@ export function compileGrammar(
               : callData(form),
         },
         starts: form.starts,
+        framingBefore: form.framingBefore,
       })),
   );
   for (const form of spec.calls) {
     if (form.codec !== 'json' || !form.bareArrays) continue;
     const { shape } = jsonConfig(form, true);
     for (const opener of bareArrayOpeners(shape, bareArrayLiterals(form.bareArrays))) {
+      const data: SpecCallData = { codec: 'json', config: opener.data };
       openers.push({
         literal: opener.literal,
         delimited: false,
         // A bare `[` is prose unless a well-formed list of calls follows.
         kind: 'speculative',
-        data: { codec: 'json', config: opener.data },
+        data: form.holdCalls ? { codec: 'held', inner: data } : data,
       });
     }
   }
@@ -180,7 +189,11 @@ function formDeclarations(form: CallFormSpec): Pick<CallOpener<unknown>, 'kind' 
  * Otherwise the first form of a literal reads it (the opener trie keeps the first).
  */
 function sharedOpenersChosen(
-  forms: readonly { opener: CallOpener<SpecCallData>; starts: string | undefined }[],
+  forms: readonly {
+    opener: CallOpener<SpecCallData>;
+    starts: string | undefined;
+    framingBefore: string | undefined;
+  }[],
 ): CallOpener<SpecCallData>[] {
   const byLiteral = new Map<string, (typeof forms)[number][]>();
   for (const form of forms) {
@@ -191,22 +204,32 @@ function sharedOpenersChosen(
   const openers: CallOpener<SpecCallData>[] = [];
   for (const [literal, group] of byLiteral) {
     const first = group[0]!.opener;
-    if (group.length === 1 || group.every(({ starts }) => starts === undefined)) {
+    const framingBefore = group.find((form) => form.framingBefore !== undefined)?.framingBefore;
+    if (
+      framingBefore === undefined &&
+      (group.length === 1 || group.every(({ starts }) => starts === undefined))
+    ) {
       openers.push(first);
       continue;
     }
     const everyStarts = group.every(({ starts }) => starts !== undefined);
+    const choices: FirstCharacterChoice<SpecCallData>[] = group.map(({ opener, starts }) => ({
+      starts,
+      data: opener.data,
+    }));
+    // Before one of `framingBefore`, the opener is a section's, dropped: tried first.
+    if (framingBefore !== undefined) {
+      choices.unshift({ starts: framingBefore, data: { codec: 'markup' }, framing: true });
+    }
     openers.push({
       literal,
       delimited: false,
       inReasoning: first.inReasoning === true,
       kind: group.every(({ opener }) => opener.kind === 'speculative') ? 'speculative' : 'call',
-      ...(everyStarts ? { callStarts: group.map(({ starts }) => starts).join('') } : {}),
-      data: {
-        codec: 'first-character',
-        openerLength: literal.length,
-        choices: group.map(({ opener, starts }) => ({ starts, data: opener.data })),
-      },
+      ...(everyStarts && framingBefore === undefined
+        ? { callStarts: group.map(({ starts }) => starts).join('') }
+        : {}),
+      data: { codec: 'first-character', openerLength: literal.length, choices },
     });
   }
   return openers;
@@ -278,6 +301,16 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
       return new MarkupBody(context);
     case 'reader':
       return data.reader.read(context);
+    case 'json-arguments': {
+      const body = new JsonCallsBody(context, data.config);
+      // The header reader reads no offsets: its terminator, written to it alone, leaves the
+      // body at the JSON; then the JSON's first characters the opener took.
+      body.write(ARGUMENTS_HEADER_END, 0, ARGUMENTS_HEADER_END.length);
+      if (data.prefix) body.write(data.prefix, 0, data.prefix.length);
+      return body;
+    }
+    case 'held':
+      return new HeldCallsBody(context, (holding) => openBody(data.inner, holding));
     case 'first-character':
       return new FirstCharacterChoiceBody(context, data.openerLength, data.choices, openBody);
   }
@@ -301,11 +334,33 @@ function fenceData(spec: FormatSpec, fence: JsonCallForm): SpecCallData {
   };
 }
 
+/**
+ * Ends the header of an `argumentsOnly` form's body: written to that body alone, never read from
+ * the text (the opener named the tool).
+ */
+const ARGUMENTS_HEADER_END = '\u0000';
+
 /** What an opener of `form` starts; `toolName` for a per-tool form, whose opener named the tool. */
 function callData(form: CallFormSpec, toolName?: string): SpecCallData {
+  const data = codecData(form, toolName);
+  return form.codec === 'json' && form.holdCalls ? { codec: 'held', inner: data } : data;
+}
+
+function codecData(form: CallFormSpec, toolName?: string): SpecCallData {
   const speculative = form.certainty === 'speculative';
   switch (form.codec) {
     case 'json': {
+      if (form.argumentsOnly && toolName !== undefined) {
+        const { openHoldsJson: prefix, ...rest } = form;
+        return {
+          codec: 'json-arguments',
+          config: {
+            ...jsonConfig(rest, speculative),
+            header: { terminator: ARGUMENTS_HEADER_END, readName: () => toolName },
+          },
+          prefix,
+        };
+      }
       const config = jsonConfig(form, speculative);
       if (form.argumentsAsString && config.header && config.closer !== undefined) {
         const json = { ...config, header: config.header, closer: config.closer };

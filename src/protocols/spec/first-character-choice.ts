@@ -13,6 +13,11 @@ export interface FirstCharacterChoice<Data> {
   /** Undefined: any character (the forms are tried in order). */
   readonly starts: string | undefined;
   readonly data: Data;
+  /**
+   * The opener is framing here (a section's opener before a call's own), dropped with the white
+   * space after it: also what it is when the output ends right after it.
+   */
+  readonly framing?: boolean;
 }
 
 /** The chosen form's first write may hold white space from earlier writes: its length is told. */
@@ -69,7 +74,14 @@ export class FirstCharacterChoiceBody<Data> implements CallBody {
       this.context.settle({ kind: 'not-a-call' });
       return first;
     }
+    if (choice.framing) return this.dropped(first);
     return this.begin(choice, text, start, end);
+  }
+
+  /** The opener was framing: it and the white space after it are dropped, wherever split. */
+  private dropped(at: number): number {
+    this.context.settle({ kind: 'markup' });
+    return at;
   }
 
   /**
@@ -104,8 +116,12 @@ export class FirstCharacterChoiceBody<Data> implements CallBody {
       this.chosen.finish(interrupted);
       return;
     }
-    // The output ended after the opener (and white space): the form that takes anything, or the
-    // first, says what that is.
+    // The output ended after the opener (and white space): framing, else the form that takes
+    // anything, or the first, says what that is.
+    if (this.choices.some(({ framing }) => framing)) {
+      this.dropped(0);
+      return;
+    }
     const choice = this.choices.find(({ starts }) => starts === undefined) ?? this.choices[0]!;
     const rest = this.context.callText(this.bodyFrom);
     this.replay.unfed = rest.length;

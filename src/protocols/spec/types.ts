@@ -86,6 +86,14 @@ interface CallFormBase {
    * `perLine` JSON form whose opener holds none of the JSON).
    */
   readonly starts?: string;
+  /**
+   * The opener is also a section's opener, which models write with or without each call's own:
+   * followed (after white space) by one of these characters it is framing and is dropped
+   * (DeepSeek's `<｜tool▁calls▁begin｜>` before `<｜tool▁call▁begin｜>`: `<`); followed by
+   * anything else it opens this form's call (V3 leaves the call's own opener out). Alone at the
+   * output's end it is dropped.
+   */
+  readonly framingBefore?: string;
 }
 
 /**
@@ -152,6 +160,18 @@ export interface JsonCallForm extends CallFormBase {
   readonly languageTag?: boolean;
   /** JSON that is not valid is reported, never repaired. Default: repaired when nothing is invented. */
   readonly strict?: boolean;
+  /**
+   * With `perTool`: the opener names the tool, and the JSON after it (or begun by
+   * `openHoldsJson`) is that call's arguments (Mistral's `get_weather[ARGS]{…}` at the start of
+   * an output whose special tokens a server stripped).
+   */
+  readonly argumentsOnly?: boolean;
+  /**
+   * None of the block's calls runs before the block is whole: a JSON list without `close` (its
+   * closer is its `]`) cut off after two calls runs neither, and is reported whole as a cut-off
+   * call. Also holds the `bareArrays` the form adds.
+   */
+  readonly holdCalls?: boolean;
   /**
    * Also read a bare JSON array of calls whose first object begins with one of these keys
    * (`[{"name"`, with the white space templates print), as servers leave it once they strip the

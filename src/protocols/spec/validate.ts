@@ -164,7 +164,16 @@ function isFields(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const FORM_BASE = ['codec', 'open', 'close', 'certainty', 'inReasoning', 'perTool', 'starts'];
+const FORM_BASE = [
+  'codec',
+  'open',
+  'close',
+  'certainty',
+  'inReasoning',
+  'perTool',
+  'starts',
+  'framingBefore',
+];
 
 /** Every field of `ParameterTagsSyntax` (a typo in a syntax is refused like any other). */
 const TAGGED_SYNTAX_KEYS: readonly (keyof ParameterTagsSyntax)[] = [
@@ -206,8 +215,11 @@ function checkForm(form: Checker): void {
   form.boolean('inReasoning');
   form.boolean('perTool');
   form.literal('starts');
-  if (hasWhiteSpace(form.value('starts'))) {
-    form.fail('starts', 'must hold no white space (white space before the call is skipped)');
+  form.literal('framingBefore');
+  for (const key of ['starts', 'framingBefore']) {
+    if (hasWhiteSpace(form.value(key))) {
+      form.fail(key, 'must hold no white space (white space after the opener is skipped)');
+    }
   }
   if (form.value('perTool') === true) {
     const open = String(form.value('open'));
@@ -233,7 +245,14 @@ function checkForm(form: Checker): void {
         'argumentsAsString',
         'fenceHoldsForms',
         'strayClose',
+        'argumentsOnly',
+        'holdCalls',
       ]);
+      form.boolean('argumentsOnly');
+      form.boolean('holdCalls');
+      if (form.value('argumentsOnly') === true && form.value('perTool') !== true) {
+        form.fail('argumentsOnly', 'needs `perTool` (the opener names the tool)');
+      }
       form.literals('nameKeys');
       form.literals('argumentKeys');
       form.boolean('nameAsKey');
@@ -341,7 +360,11 @@ function checkSharedOpeners(forms: readonly Fields[], spec: Checker): void {
       return;
     }
     const other = forms[first]!;
-    const chosen = form.starts !== undefined || other.starts !== undefined;
+    const chosen =
+      form.starts !== undefined ||
+      other.starts !== undefined ||
+      form.framingBefore !== undefined ||
+      other.framingBefore !== undefined;
     if (chosen && (form.inReasoning === true) !== (other.inReasoning === true)) {
       spec.fail(
         `calls[${index}].inReasoning`,

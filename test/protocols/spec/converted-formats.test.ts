@@ -4,7 +4,7 @@
  * for a spec that is nobody's, whole and in any chunking.
  */
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../../src/index.ts';
+import { FORMATS, type ToolDefinition } from '../../../src/index.ts';
 import { apertusProtocol } from '../../../src/protocols/apertus/index.ts';
 import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
@@ -14,6 +14,7 @@ import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/inde
 import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
+import { mistralProtocol } from '../../../src/protocols/mistral/index.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
 import {
   defineFormat,
@@ -24,6 +25,9 @@ import {
 import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import { xlamProtocol } from '../../../src/protocols/xlam/index.ts';
 import { callsOf, chunksOf, contentOf, streamEvents, textOf } from '../helpers.ts';
+
+/** The built-ins that were not specs when mistral became one. */
+const HAND_WRITTEN = ['deepseek', 'functionary', 'gpt-oss', 'llama3', 'xml'];
 
 const TOOLS: ToolDefinition[] = [
   {
@@ -47,8 +51,18 @@ describe('converted built-ins are specs', () => {
     ['functiongemma', functionGemmaProtocol],
     ['hermes', hermesProtocol],
     ['hermes', () => hermesProtocol({ callTag: 'call', fencedCalls: false })],
+    ['mistral', mistralProtocol],
+    ['mistral', () => mistralProtocol({ style: 'pre-v11', strippedTokens: false })],
   ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
+  });
+
+  it('leaves no other built-in hand-written', () => {
+    const handWritten = FORMATS.filter((entry) => specOf(entry.create()) === undefined).map(
+      (entry) => entry.name,
+    );
+    // Others are being converted beside this: none may become hand-written again.
+    for (const name of handWritten) expect(HAND_WRITTEN, name).toContain(name);
   });
 });
 
@@ -413,6 +427,87 @@ describe('json forms: fenceHoldsForms, strayClose, quoted and attribute names', 
     }
     for (const open of ['<fn=get weather>', '<fn name=get_weather>', '<fn title="get_weather">']) {
       expect(callsOf(protocol, `${open}{"city": "Oslo"}</fn>`, TOOLS), open).toEqual([]);
+    }
+  });
+});
+
+describe('argumentsOnly: a per-tool opener names the tool, the JSON is its arguments', () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-arguments-only',
+    calls: [
+      { codec: 'json', open: '<c>', close: '</c>' },
+      { codec: 'json', open: '\n{name}:', perTool: true, argumentsOnly: true },
+      {
+        codec: 'json',
+        open: '\n{name}{',
+        openHoldsJson: '{',
+        perTool: true,
+        argumentsOnly: true,
+        certainty: 'speculative',
+      },
+    ],
+    write: { call: '<c>{"name": {name_json}, "arguments": {arguments}}</c>' },
+    results: { each: '{output}' },
+  };
+  const protocol = defineFormat(spec);
+
+  it('reads the arguments after the opener, and after its brace, at every chunking', () => {
+    for (const text of ['get_weather: {"city": "Oslo"}', 'get_weather{"city": "Oslo"}']) {
+      const whole = contentOf(streamEvents(protocol, [text], { tools: TOOLS }));
+      for (let size = 1; size < 6; size++) {
+        const chunked = streamEvents(protocol, chunksOf(text, size), { tools: TOOLS });
+        expect(contentOf(chunked), `${text} in chunks of ${size}`).toEqual(whole);
+      }
+      expect(callsOf(protocol, text, TOOLS), text).toEqual([
+        { toolName: 'get_weather', input: { city: 'Oslo' } },
+      ]);
+    }
+  });
+
+  it('keeps a speculative opener as text unless well-formed arguments follow', () => {
+    expect(textOf(protocol, 'get_weather{city} is a template', TOOLS)).toBe(
+      'get_weather{city} is a template',
+    );
+  });
+
+  it('needs perTool', () => {
+    expect(() =>
+      readFormatSpec({
+        ...spec,
+        calls: [{ codec: 'json', open: '<c>', argumentsOnly: true }],
+      }),
+    ).toThrow(/calls\[0\]\.argumentsOnly/);
+  });
+});
+
+describe("holdCalls: none of a block's calls runs before the block is whole", () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-hold-calls',
+    calls: [{ codec: 'json', open: '<<calls>>', holdCalls: true, bareArrays: ['name'] }],
+    write: { call: '<<calls>>[{"name": {name_json}, "arguments": {arguments}}]' },
+    results: { each: '{output}' },
+  };
+  const protocol = defineFormat(spec);
+  const two =
+    '[{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "get_weather", "arguments": {"city": "Rome"}}';
+
+  it('runs the calls of a whole list, or of one that ended with only ] missing', () => {
+    expect(callsOf(protocol, `<<calls>>${two}] done`, TOOLS)).toHaveLength(2);
+    expect(callsOf(protocol, `<<calls>>${two}`, TOOLS)).toHaveLength(2);
+  });
+
+  it('runs none of a list cut off, with or without its opener, and reports it whole', () => {
+    for (const text of [`<<calls>>${two}, {"na`, two.slice(0, -20)]) {
+      const content = contentOf(streamEvents(protocol, [text], { tools: TOOLS }));
+      expect(content.filter((part) => (part as { type: string }).type === 'tool-call')).toEqual([]);
+      expect(content).toContainEqual(
+        expect.objectContaining({
+          type: 'error',
+          error: expect.objectContaining({ code: 'incomplete-call', raw: text }),
+        }),
+      );
     }
   });
 });

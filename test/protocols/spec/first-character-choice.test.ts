@@ -124,3 +124,52 @@ describe('forms sharing an opener, chosen by the first character', () => {
     expect((caught as FormatSpecError).path).toBe('calls[1].inReasoning');
   });
 });
+
+describe('framingBefore: a section opener that calls may follow without their own opener', () => {
+  const spec: FormatSpec = {
+    spec: 1,
+    name: 'test-framing-before',
+    markup: ['<end>'],
+    calls: [
+      { codec: 'json', open: '<call>', nameHeader: { end: '|' }, close: '</call>' },
+      {
+        codec: 'json',
+        open: '<section>',
+        nameHeader: { end: '|' },
+        close: '</call>',
+        framingBefore: '<',
+      },
+    ],
+    write: { call: '<call>{name}|{arguments}</call>' },
+    results: { each: '<result>{output}</result>' },
+  };
+  const protocol = defineFormat(spec);
+
+  it.each([
+    ['<section>\n<call>get_weather|{"city": "Oslo"}</call><end>'],
+    ['<section>get_weather|{"city": "Oslo"}</call><end>'],
+    ['<section> get_weather|{"city": "Oslo"}</call>'],
+  ])('reads %j at every split', (text) => {
+    expect(readAtEverySplit(protocol, text, { tools })).toEqual({
+      calls: OSLO,
+      text: '',
+      reasoning: '',
+      errors: [],
+    });
+  });
+
+  it('drops the section opener alone at the end of the output', () => {
+    expect(readAtEverySplit(protocol, 'done<section>\n', { tools })).toEqual({
+      calls: [],
+      text: 'done',
+      reasoning: '',
+      errors: [],
+    });
+  });
+
+  it('refuses white space in it', () => {
+    expect(() =>
+      readFormatSpec({ ...spec, calls: [{ ...spec.calls[1], framingBefore: '< ' }] }),
+    ).toThrow(/calls\[0\]\.framingBefore/);
+  });
+});

@@ -52,7 +52,7 @@ class HoldingContext extends ForwardingContext {
  * whole, with its raw text, as a cut-off call. Without the hold, an array cut after its second
  * call ran two calls the model never finished asking for.
  */
-export class ClosedBlockBody implements CallBody {
+export class HeldCallsBody implements CallBody {
   private readonly holding: HoldingContext;
   private readonly inner: CallBody;
   private readonly context: CallContext;

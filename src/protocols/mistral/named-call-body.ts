@@ -1,15 +1,8 @@
 import { COLON, DOT, LEFT_BRACE, LEFT_BRACKET } from '../../scan/char-codes.ts';
 import { isWhiteSpace, isWordOrHyphen } from '../../scan/characters.ts';
 import { ForeignJsonBody, opensJson } from '../codecs/json/foreign-json-body.ts';
-import { type JsonCallShape, JsonCallsBody } from '../codecs/json/json-calls-body.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { argumentsBody } from './arguments-body.ts';
-
-/** How Mistral writes a call before tokenizer v11: `{"name": …, "arguments": {…}, "id": …}`. */
-export const MISTRAL_SHAPE: JsonCallShape = {
-  nameKeys: ['name'],
-  argumentKeys: ['arguments', 'parameters'],
-};
 
 /** A name and call id longer than this are not a v11 call header. */
 const MAX_HEADER = 256;
@@ -37,13 +30,14 @@ function isNameCharacter(code: number): boolean {
 }
 
 /**
- * What follows one `[TOOL_CALLS]`: a JSON array of calls (tokenizers before v11,
- * `[TOOL_CALLS] [{"name": …, "arguments": …}]`) or one call whose name comes first (v11 and
- * later: `[TOOL_CALLS]NAME[ARGS]{…}`, `[TOOL_CALLS]NAME[CALL_ID]a1b2c3d4e[ARGS]{…}`, and
- * `[TOOL_CALLS]NAME{…}` when the server left `[ARGS]` out of the text). When neither follows, the
- * token is dropped and what followed it is read again as text.
+ * The hook behind Mistral's v11 form: one call whose name comes after `[TOOL_CALLS]`
+ * (`[TOOL_CALLS]NAME[ARGS]{…}`, `[TOOL_CALLS]NAME[CALL_ID]a1b2c3d4e[ARGS]{…}`, and
+ * `[TOOL_CALLS]NAME{…}` when the server left `[ARGS]` out of the text), where the spec's name
+ * header reads one ending only. When no call follows, the token is dropped (a special token is
+ * never text) and what followed it is read again as text. The JSON list of the tokenizers before
+ * v11 (`[TOOL_CALLS] [{…}]`) is the spec's other form of the same token, chosen by its `[`.
  */
-export class MistralCallsBody implements CallBody {
+export class MistralNamedCallBody implements CallBody {
   private step: Step = Step.Lead;
   private name = '';
   /** The part of `[ARGS]` or `[CALL_ID]` read so far. */
@@ -75,13 +69,6 @@ export class MistralCallsBody implements CallBody {
       switch (this.step) {
         case Step.Lead:
           if (isWhiteSpace(code)) break;
-          if (code === LEFT_BRACKET || code === LEFT_BRACE) {
-            this.inner = new JsonCallsBody(this.context, {
-              shape: MISTRAL_SHAPE,
-              speculative: false,
-            });
-            return this.inner.write(text, index, end);
-          }
           if (!isNameCharacter(code)) return this.giveUp(index, end);
           this.name += text[index];
           this.step = Step.Name;
