@@ -146,7 +146,7 @@ export function compileGrammar(
   const perTool = spec.calls.filter((form) => form.perTool);
   return {
     reasoningTags: reasoningOf(spec),
-    callOpeners: perTool.length === 0 ? () => openers : perToolOpeners(openers, perTool),
+    callOpeners: perTool.length === 0 ? () => openers : perToolOpeners(openers, perTool, callBody),
     openCall: openBody,
   };
 }
@@ -155,17 +155,22 @@ export function compileGrammar(
  * A hook that reads a call form's calls with a body of the format's own, where no codec reads
  * the envelope (the arrow form's `{tool => "NAME", args => …}`); undefined: the codec's body.
  */
-export type CallBodyHook = (form: CallFormSpec, context: CallContext) => CallBody | undefined;
+export type CallBodyHook = (
+  form: CallFormSpec,
+  context: CallContext,
+  /** The tool a `perTool` form's opener named (its `{name}` filled in `form`). */
+  toolName?: string,
+) => CallBody | undefined;
 
 /** `form`'s opener data when a `callBody` hook may read it. */
-function hookedData(form: CallFormSpec, callBody: CallBodyHook): SpecCallData {
-  const codecData = callData(form);
+function hookedData(form: CallFormSpec, callBody: CallBodyHook, toolName?: string): SpecCallData {
+  const codecData = callData(form, toolName);
   return {
     codec: 'reader',
     reader: {
       name: `callBody of ${form.open}`,
       open: [form.open],
-      read: (context) => callBody(form, context) ?? openBody(codecData, context),
+      read: (context) => callBody(form, context, toolName) ?? openBody(codecData, context),
     },
   };
 }
@@ -246,6 +251,7 @@ const MAX_CACHED_TOOL_LISTS = 64;
 function perToolOpeners(
   openers: readonly CallOpener<SpecCallData>[],
   forms: readonly CallFormSpec[],
+  callBody: CallBodyHook | undefined,
 ): (options: ResolvedParseOptions) => readonly CallOpener<SpecCallData>[] {
   const byNames = new BoundedCache<string, readonly CallOpener<SpecCallData>[]>(
     MAX_CACHED_TOOL_LISTS,
@@ -264,7 +270,7 @@ function perToolOpeners(
           delimited: false,
           inReasoning: form.inReasoning === true,
           ...formDeclarations(form),
-          data: callData(filled, tool.name),
+          data: callBody ? hookedData(filled, callBody, tool.name) : callData(filled, tool.name),
         });
       }
     }

@@ -14,6 +14,7 @@ import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/inde
 import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
+import { llama3Protocol } from '../../../src/protocols/llama3/index.ts';
 import { mistralProtocol } from '../../../src/protocols/mistral/index.ts';
 import { pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
 import {
@@ -51,6 +52,8 @@ describe('converted built-ins are specs', () => {
     ['functiongemma', functionGemmaProtocol],
     ['hermes', hermesProtocol],
     ['hermes', () => hermesProtocol({ callTag: 'call', fencedCalls: false })],
+    ['llama3', llama3Protocol],
+    ['llama3', () => llama3Protocol({ codeTool: 'python' })],
     ['mistral', mistralProtocol],
     ['mistral', () => mistralProtocol({ style: 'pre-v11', strippedTokens: false })],
   ] as const)('%s', (name, create) => {
@@ -509,5 +512,34 @@ describe("holdCalls: none of a block's calls runs before the block is whole", ()
         }),
       );
     }
+  });
+});
+
+describe('a callBody hook reads perTool forms too', () => {
+  it('is called with the filled form and the tool its opener named', () => {
+    const seen: [string, string | undefined][] = [];
+    const protocol = defineFormat(
+      {
+        spec: 1,
+        name: 'test-per-tool-hook',
+        calls: [
+          { codec: 'json', open: '<c>', close: '</c>' },
+          { codec: 'json', open: '\n{name}:', perTool: true, argumentsOnly: true },
+        ],
+        write: { call: '<c>{"name": {name_json}, "arguments": {arguments}}</c>' },
+        results: { each: '{output}' },
+      },
+      {
+        callBody: (form, context, toolName) => {
+          seen.push([form.open, toolName]);
+          return form.perTool ? new MarkupBody(context) : undefined;
+        },
+      },
+    );
+    const text = 'get_weather:<c>{"name": "get_weather", "arguments": {"city": "Oslo"}}</c>';
+    expect(callsOf(protocol, text, TOOLS)).toHaveLength(1);
+    expect(textOf(protocol, text, TOOLS)).toBe('');
+    expect(seen).toContainEqual(['\nget_weather:', 'get_weather']);
+    expect(seen).toContainEqual(['<c>', undefined]);
   });
 });
