@@ -10,7 +10,7 @@ import {
   type CallSpanObserver,
   checkLiterals,
   createStreamEngine,
-  type EventSink,
+  type EngineOutput,
   type ProtocolGrammar,
   resolveParseOptions,
 } from '../engine/stream-engine.ts';
@@ -56,7 +56,8 @@ export function grammarOf(protocol: ToolCallProtocol): ProtocolGrammar<unknown> 
   return grammars.get(protocol);
 }
 
-const ignoreEvent: EventSink = () => {};
+/** For a caller that wants only where the calls are. */
+const IGNORED_OUTPUT: EngineOutput = { sink: () => {}, withoutInputStream: true };
 
 function asList<T>(value: T | readonly T[]): readonly T[] {
   return Array.isArray(value) ? (value as readonly T[]) : [value as T];
@@ -78,14 +79,14 @@ export function defineProtocol<CallData>(
     grammar.reasoningTags,
   );
   const formatTools = cacheToolsSection((tools) => definition.formatTools(tools));
-  /** Reads `text` whole, each event going to `sink` as it is emitted. */
+  /** Reads `text` whole, each event going to `output` as it is emitted. */
   const runOnce = (
     text: string,
     options: ParseOptions,
-    sink: EventSink,
+    output: EngineOutput,
     onCallSpan?: CallSpanObserver,
   ): void => {
-    const parser = createStreamEngine(grammar, options, onCallSpan, name, sink);
+    const parser = createStreamEngine(grammar, options, onCallSpan, name, output);
     parser.push(text);
     parser.end();
   };
@@ -98,13 +99,13 @@ export function defineProtocol<CallData>(
       // Folded as the events come: a list of every event, alive to the end, made the garbage
       // collector's work grow faster than the text (100k calls took 17x the time of 10k).
       const folder = new ContentFolder();
-      runOnce(text, options, folder.take);
+      runOnce(text, options, { sink: folder.take, withoutInputStream: true });
       return folder.content();
     },
     createStreamParser: (options) => createStreamEngine(grammar, options, undefined, name),
     extractToolCallSegments(text, options) {
       const spans: [number, number][] = [];
-      runOnce(text, options, ignoreEvent, (start, end) => spans.push([start, end]));
+      runOnce(text, options, IGNORED_OUTPUT, (start, end) => spans.push([start, end]));
       return spans.map(([start, end]) => text.slice(start, end));
     },
   };

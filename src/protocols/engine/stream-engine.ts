@@ -286,23 +286,42 @@ export type CallSpanObserver = (start: number, end: number) => void;
  */
 export type EventSink = (event: ParseEvent) => void;
 
+/** Where an engine's events go instead of being returned by `push` and `end`. */
+export interface EngineOutput {
+  readonly sink: EventSink;
+  /**
+   * Leave out `tool-input-start`, `-delta` and `-end` (the input as it streams): a reader of
+   * whole content keeps only the `tool-call`, which holds the whole input, and making a delta
+   * event per piece of a streamed argument cost it for nothing. Everything else is unchanged.
+   */
+  readonly withoutInputStream?: boolean;
+}
+
 const NO_EVENTS: ParseEvent[] = [];
+
+function isInputStreamEvent(event: ParseEvent): boolean {
+  return (
+    event.type === 'tool-input-start' ||
+    event.type === 'tool-input-delta' ||
+    event.type === 'tool-input-end'
+  );
+}
 
 /**
  * The top level shared by every protocol: text, reasoning blocks, and handing calls to the
  * protocol's body parser. A plain state machine; each character is looked at a bounded number of
  * times, and the only text held back is a possible opener or closer cut by the chunk's end.
- * `formatName` names the format in the errors a faulty grammar or body raises. With a `sink`,
- * events go to it as they are emitted and `push` and `end` return none.
+ * `formatName` names the format in the errors a faulty grammar or body raises. With an
+ * `output`, events go to its sink as they are emitted and `push` and `end` return none.
  */
 export function createStreamEngine<CallData>(
   grammar: ProtocolGrammar<CallData>,
   parseOptions: ParseOptions,
   onCallSpan?: CallSpanObserver,
   formatName = 'a format',
-  sink?: EventSink,
+  output?: EngineOutput,
 ): StreamParser {
-  return createEngine(grammar, parseOptions, onCallSpan, formatName, false, sink);
+  return createEngine(grammar, parseOptions, onCallSpan, formatName, false, output);
 }
 
 /** A piece of a reasoning block that was never closed, between calls read inside it. */
@@ -322,7 +341,7 @@ function createEngine<CallData>(
    * tags in it are text.
    */
   insideReasoning: boolean,
-  sink: EventSink | undefined,
+  output: EngineOutput | undefined,
 ): StreamParser {
   const options = resolveParseOptions(parseOptions);
   const topLevel = compileTopLevel(
@@ -344,7 +363,9 @@ function createEngine<CallData>(
 
   /** The events of the current push or end, when there is no sink. */
   let out: ParseEvent[] = [];
+  const sink = output?.sink;
   const handOn: EventSink = sink ?? ((event) => out.push(event));
+  const keepsInputStream = output?.withoutInputStream !== true;
   /**
    * The last event emitted, not handed on yet: a delta that follows it within one push joins it
    * (see `emitText`, `inputDelta`).
@@ -446,10 +467,12 @@ function createEngine<CallData>(
       if (event.type === 'tool-input-start') openInputId = event.id;
       else if (event.type === 'tool-call' && event.toolCallId === openInputId)
         openInputId = undefined;
-      put(event);
+      if (keepsInputStream || !isInputStreamEvent(event)) put(event);
     },
     inputDelta: (id, delta) => {
+      // The call's first event ends the block it was written in, whether it is kept or not.
       closeBlockBeforeCall();
+      if (!keepsInputStream) return;
       if (last !== undefined && last.type === 'tool-input-delta' && last.id === id) {
         last = { type: 'tool-input-delta', id, delta: last.delta + delta };
       } else {
@@ -1066,6 +1089,8 @@ function createEngine<CallData>(
         case 'tool-input-start':
         case 'tool-input-delta':
         case 'tool-input-end':
+          if (keepsInputStream) put(event);
+          break;
         case 'tool-call':
           put(event);
       }

@@ -41,7 +41,7 @@ function eventsWithoutSink(name: string, chunks: readonly string[]): ParseEvent[
   return events;
 }
 
-function eventsThroughSink(name: string, chunks: readonly string[]) {
+function eventsThroughSink(name: string, chunks: readonly string[], withoutInputStream = false) {
   const grammar = grammarOf(protocolByName(name))!;
   const sunk: ParseEvent[] = [];
   const parser = createStreamEngine(
@@ -49,7 +49,7 @@ function eventsThroughSink(name: string, chunks: readonly string[]) {
     { tools: TOOLS, generateId: counterIds() },
     undefined,
     name,
-    (event) => sunk.push(event),
+    { sink: (event) => sunk.push(event), withoutInputStream },
   );
   const returned: ParseEvent[] = [];
   for (const chunk of chunks) returned.push(...parser.push(chunk));
@@ -99,14 +99,51 @@ describe('an engine with a sink', () => {
         };
       },
     };
-    const parser = createStreamEngine(grammar, { tools: TOOLS }, undefined, 'test', (event) =>
-      sunk.push(event),
-    );
+    const parser = createStreamEngine(grammar, { tools: TOOLS }, undefined, 'test', {
+      sink: (event) => sunk.push(event),
+    });
     parser.push('a [Paris] b [Lima] c [Oslo] d');
     // The first call was handed on before the second opened, the second before the third.
     expect(callsSunkAtOpen).toEqual([0, 1, 2]);
     parser.end();
     expect(sunk.filter((event) => event.type === 'tool-call')).toHaveLength(3);
+  });
+
+  it.each(SPEC_FORMATS)(
+    '%s: without the input stream, the same events but tool-input-*',
+    (name) => {
+      const text = `${sampleText(name)}\n${protocolByName(name).formatToolCall(CALLS[0]!).slice(0, -3)}`;
+      for (const size of [text.length, 5]) {
+        const chunks: string[] = [];
+        for (let at = 0; at < text.length; at += size) chunks.push(text.slice(at, at + size));
+        const { sunk } = eventsThroughSink(name, chunks, true);
+        const all = eventsWithoutSink(name, chunks);
+        expect(sunk).toEqual(all.filter((event) => !event.type.startsWith('tool-input-')));
+        expect(sunk.filter((event) => event.type === 'tool-call').length).toBeGreaterThan(0);
+      }
+    },
+  );
+
+  it('without the input stream, a call in reasoning still ends the reasoning block it stands in', () => {
+    // kimi-k2's section token is read inside reasoning; the block's parts stay apart.
+    const text =
+      '<think>plan<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city":"Oslo"}<|tool_call_end|><|tool_calls_section_end|>more</think>done';
+    const { sunk } = eventsThroughSink('kimi-k2', [text], true);
+    expect(sunk.map((event) => event.type)).toEqual([
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'tool-call',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'text-start',
+      'text-delta',
+      'text-end',
+    ]);
+    expect(sunk).toEqual(
+      eventsWithoutSink('kimi-k2', [text]).filter((event) => !event.type.startsWith('tool-input-')),
+    );
   });
 
   it('joins deltas that follow each other within one push, as without a sink', () => {
