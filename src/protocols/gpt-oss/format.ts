@@ -1,6 +1,4 @@
-import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
-import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { inputAsValue } from '../prompt/example-input.ts';
+import type { ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { typescriptNamespace } from '../prompt/typescript-tools.ts';
 import {
   envelopeJson,
@@ -8,19 +6,6 @@ import {
   resultNameText,
   resultOutputJson,
 } from '../results/result-text.ts';
-
-/**
- * A call as harmony writes it: an assistant message on the commentary channel addressed to the
- * tool, JSON-constrained, ended by `<|call|>`.
- */
-export function formatGptOssToolCall(calls: readonly ToolCallToFormat[]): string {
-  return calls
-    .map(
-      (call) =>
-        `<|start|>assistant<|channel|>commentary to=functions.${call.toolName} <|constrain|>json<|message|>${jsonForPrompt(inputAsValue(call.input))}<|call|>`,
-    )
-    .join('');
-}
 
 /**
  * A result as harmony writes it: a message from the tool to the assistant, on commentary. The
