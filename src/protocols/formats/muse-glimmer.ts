@@ -8,24 +8,22 @@
  * Read as vLLM's `muse_glimmer_tool_parser.py` (a port of the checkpoint's response schema) reads
  * it: a parameter is JSON when it reads as JSON, else its text (typed by the schema where there is
  * one); the template names a bare tool `NAME.*`, so models write `NAME.NAME`, read as `NAME`.
- * A tool channel (` to=RECIPIENT<|message|>` … `<|eom|>`) is a block whose header is framing; the
- * invokes in it name the tools. A message after the first writes its whole header from `<|start|>`:
- * the `self` and `user` headers are one literal each, so `auto` (which leaves literals opening
- * with white space out) reads those messages too. ATEM markup with no framing (special tokens
- * stripped upstream) is read too. Not yet as vLLM reads it: ATEM written in the `user` answer is
- * read as a call, and `auto` leaves the first message's ` to=…` header, and a tool channel's
- * header, in the text (the spec has no header mode with recipients yet:
- * /work/requests/families.md §1). The chat template was not reached: results are
+ * The messages are read by the harmony header mode (MUSE_GLIMMER_HEADER): the recipient decides
+ * what the message is, so ATEM echoed in reasoning or in the answer is not a call (as vLLM
+ * refuses it), and the first header, which the prompt began (` to=RECIPIENT<|message|>`), is read
+ * at the output's start, `auto` included. A tool channel whose body holds no ATEM call is text.
+ * ATEM markup with no framing (special tokens stripped upstream) is read too. The chat template
+ * was not reached: results are
  * written as a `tool` message.
  */
 
+import type { ToolCallProtocol } from '../../core/index.ts';
+import { headerModeReaders } from '../codecs/harmony/header-mode.ts';
+import type { HeaderModeSpec } from '../codecs/harmony/header-spec.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
-import { formatEntryFromSpec } from '../spec/define.ts';
+import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
-
-/** A message's role header up to its recipient; the prompt ends with it for the first message. */
-const HEADER = '<|start|>assistant';
 
 const MUSE_ATEM_SYNTAX: ParameterTagsSyntax = {
   callOpen: '<atem:invoke',
@@ -36,11 +34,22 @@ const MUSE_ATEM_SYNTAX: ParameterTagsSyntax = {
   layout: 'inline',
 };
 
-/** A tool channel: its recipient header, then the ATEM block, up to the end of the message. */
-const MUSE_CHANNEL_SYNTAX: ParameterTagsSyntax = {
-  ...MUSE_ATEM_SYNTAX,
-  blockHeaderClose: '<|message|>',
-  betweenCalls: ['<atem:function_calls>', '</atem:function_calls>'],
+/**
+ * Muse Glimmer's messages (vLLM's `muse_glimmer_tool_parser.py`): the recipient decides what a
+ * message is, `self` reasoning, `user` (or none) the answer, anything else a tool channel whose
+ * ATEM block holds the calls. ATEM written in a `self` or `user` message is not a call.
+ */
+export const MUSE_GLIMMER_HEADER: HeaderModeSpec = {
+  open: '<|start|>',
+  roles: ['assistant'],
+  recipient: 'to=',
+  message: '<|message|>',
+  ends: ['<|eom|>', '<|eot|>'],
+  recipients: { self: 'reasoning', user: 'text' },
+  noRecipient: 'text',
+  toolMessage: { form: 0, close: '<|eom|>' },
+  // The generation prompt ends with `<|start|>assistant`: the first header is ` to=RECIPIENT<|message|>`.
+  startInHeader: true,
 };
 
 export const museGlimmerSpec: FormatSpec = {
@@ -49,39 +58,14 @@ export const museGlimmerSpec: FormatSpec = {
   aliases: ['muse_glimmer', 'atem'],
   families: 'Muse Glimmer',
   models: ['muse-glimmer', 'muse_glimmer', 'museglimmer'],
-  // The generation prompt ends with `<|start|>assistant`, so the first header is ` to=RECIPIENT`
-  // with the space the model writes (` to` is one token); every later message writes its whole
-  // header, `<|start|>assistant to=RECIPIENT<|message|>`: the reasoning's and the answer's are
-  // read from their `<|start|>` (so `auto`, which leaves literals that open with white space
-  // out, reads them after the first message).
-  reasoning: [
-    { open: `${HEADER} to=self<|message|>`, close: '<|eom|>' },
-    { open: ' to=self<|message|>', close: '<|eom|>' },
-    // As every format reads them.
-    { open: '<think>', close: '</think>' },
-    { open: '<thinking>', close: '</thinking>' },
-  ],
-  markup: [
-    HEADER,
-    `${HEADER} to=user<|message|>`,
-    ' to=user<|message|>',
-    // A header naming no recipient: the answer (vLLM's `_MSG_HEADER_RE`).
-    `${HEADER}<|message|>`,
-    '<|eom|>',
-    '<|eot|>',
-  ],
   calls: [
+    // Also read with no framing (special tokens stripped upstream).
     {
       codec: 'tagged',
       open: '<atem:function_calls>',
       close: '</atem:function_calls>',
       syntax: MUSE_ATEM_SYNTAX,
     },
-    // ` to=self<|message|>` (reasoning) and ` to=user<|message|>` (the answer) are longer literals.
-    // A tool channel's whole header is read as `<|start|>assistant` (framing) then ` to=`: a
-    // literal `<|start|>assistant to=` would take gpt-oss's recipient header
-    // (`<|start|>assistant to=functions.f<|channel|>…`) from it in `auto`.
-    { codec: 'tagged', open: ' to=', close: '<|eom|>', syntax: MUSE_CHANNEL_SYNTAX },
   ],
   write: {
     section: { open: '<atem:function_calls>\n', close: '</atem:function_calls>' },
@@ -106,7 +90,18 @@ export const museGlimmerSpec: FormatSpec = {
   },
 };
 
+/** The header mode, until the spec has a `header` field. */
+export const MUSE_GLIMMER_HOOKS: FormatHooks = {
+  readers: headerModeReaders(MUSE_GLIMMER_HEADER, museGlimmerSpec.calls),
+};
+
+/** Muse Glimmer: see museGlimmerSpec. */
+export function museGlimmerProtocol(): ToolCallProtocol {
+  return defineFormat(museGlimmerSpec, MUSE_GLIMMER_HOOKS);
+}
+
 export const museGlimmerFormat: FormatEntry = formatEntryFromSpec(museGlimmerSpec, {
+  hooks: MUSE_GLIMMER_HOOKS,
   toolNamesIn: (text) =>
     Array.from(text.matchAll(/<atem:invoke[ \t]+name="([^"<>\n]{1,100})"/g), (match) => match[1]!),
 });

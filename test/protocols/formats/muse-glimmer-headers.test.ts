@@ -9,11 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { autoProtocol } from '../../../src/index.ts';
-import { museGlimmerSpec } from '../../../src/protocols/formats/muse-glimmer.ts';
-import { defineFormat } from '../../../src/protocols/spec/define.ts';
+import { museGlimmerProtocol } from '../../../src/protocols/formats/muse-glimmer.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
-const protocol = defineFormat(museGlimmerSpec);
+const protocol = museGlimmerProtocol();
 
 const getWeather: ToolDefinition = {
   name: 'get_weather',
@@ -42,13 +41,13 @@ describe('muse-glimmer, message headers', () => {
     ).toEqual({ calls: [], text: 'Plain.', reasoning: '', errors: [] });
   });
 
-  it('is read by auto from the whole reasoning and answer headers', () => {
-    // The tool channel's header stays text in auto: a literal `<|start|>assistant to=` would take
-    // gpt-oss's recipient header (llama.cpp's harmony row) from gpt-oss.
+  it('is read by auto, the tool channel header too; a harmony header stays gpt-oss', () => {
+    // Both formats open a header at `<|start|>`: what follows the recipient decides
+    // (`<|message|>` for Muse Glimmer, `<|channel|>` for gpt-oss).
     const text = `${CHANNEL}<|start|>assistant to=self<|message|>Got it.<|eom|><|start|>assistant to=user<|message|>Done.<|eot|>`;
     expect(readAtEverySplit(autoProtocol(), text, { tools })).toEqual({
       calls: [['get_weather', { city: 'Oslo' }]],
-      text: '<|start|>assistant to=get_weather.get_weather<|message|>Done.',
+      text: 'Done.',
       reasoning: 'Got it.',
       errors: [],
     });
@@ -59,11 +58,49 @@ describe('muse-glimmer, message headers', () => {
     ]);
   });
 
-  it('keeps the recipient header of a channel whose body is not ATEM as text', () => {
+  it('keeps a tool channel whose body is not ATEM as text, its header with it', () => {
     const text = '<|start|>assistant to=get_weather<|message|>{"city": "Oslo"}<|eom|>';
     expect(readAtEverySplit(protocol, text, { tools })).toMatchObject({
       calls: [],
-      text: ' to=get_weather<|message|>{"city": "Oslo"}',
+      text: '<|start|>assistant to=get_weather<|message|>{"city": "Oslo"}',
+      errors: [],
+    });
+  });
+
+  it("reads the first message's header, which the prompt began, in auto too", () => {
+    // The generation prompt ends with `<|start|>assistant`: the output begins ` to=RECIPIENT`.
+    const text = ` to=self<|message|>Need the weather.<|eom|>${CHANNEL}<|start|>assistant to=user<|message|>Done.<|eot|>`;
+    const expected = {
+      calls: [['get_weather', { city: 'Oslo' }]],
+      text: 'Done.',
+      reasoning: 'Need the weather.',
+      errors: [],
+    };
+    expect(readAtEverySplit(protocol, text, { tools })).toEqual(expected);
+    expect(readAtEverySplit(autoProtocol(), text, { tools })).toEqual(expected);
+    // A first message that is a tool channel.
+    expect(
+      readAtEverySplit(autoProtocol(), ` to=get_weather.get_weather<|message|>${BLOCK}<|eom|>`, {
+        tools,
+      }),
+    ).toEqual({ calls: [['get_weather', { city: 'Oslo' }]], text: '', reasoning: '', errors: [] });
+  });
+
+  it('reads ATEM written in the answer or in reasoning as text, not as a call (as vLLM)', () => {
+    const answer = `<|start|>assistant to=user<|message|>Call it like this: ${BLOCK}<|eot|>`;
+    for (const reader of [protocol, autoProtocol()]) {
+      expect(readAtEverySplit(reader, answer, { tools })).toEqual({
+        calls: [],
+        text: `Call it like this: ${BLOCK}`,
+        reasoning: '',
+        errors: [],
+      });
+    }
+    const thought = ` to=self<|message|>I could write ${BLOCK}<|eom|><|start|>assistant<|message|>No.<|eot|>`;
+    expect(readAtEverySplit(protocol, thought, { tools })).toEqual({
+      calls: [],
+      text: 'No.',
+      reasoning: `I could write ${BLOCK}`,
       errors: [],
     });
   });

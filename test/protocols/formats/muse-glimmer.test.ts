@@ -4,11 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
-import { museGlimmerFormat, museGlimmerSpec } from '../../../src/protocols/formats/muse-glimmer.ts';
-import { defineFormat } from '../../../src/protocols/spec/define.ts';
+import {
+  museGlimmerFormat,
+  museGlimmerProtocol,
+  museGlimmerSpec,
+} from '../../../src/protocols/formats/muse-glimmer.ts';
 import { readAtEverySplit, taggedSpecChecks } from './tagged-spec-checks.ts';
 
-const protocol = defineFormat(museGlimmerSpec);
+const protocol = museGlimmerProtocol();
 
 const getWeather: ToolDefinition = {
   name: 'get_weather',
