@@ -48,6 +48,8 @@ const HELD = new Set([
 
 /** Most items or characters a bounded repetition may name (llama.cpp refuses large products). */
 const MAX_BOUND = 1000;
+/** Objects with more members than this chain their optional members through rules. */
+const MAX_INLINE_MEMBERS = 6;
 /** JSON white space between tokens: none, a space, or a line break and an indent. */
 const WHITE_SPACE = '( " " | "\\n" [ \\t]{0,16} )?';
 
@@ -299,26 +301,37 @@ export class JsonValueRules {
       const value = this.value(schema, `${hint}-${name}`, path === '' ? name : `${path}.${name}`);
       return `${jsonLiteral(name)} ${ws} ":" ${ws} ${value}`;
     });
-    // after(i): what may follow once something was written, for members i…n-1.
-    const after: string[] = [];
-    for (let index = names.length - 1; index >= 0; index--) {
-      const next = after[index + 1];
-      const item = `${ws} "," ${ws} ${members[index]}`;
-      const body = required.has(names[index] as string)
-        ? `${item}${next ? ` ${next}` : ''}`
-        : `( ${item} )?${next ? ` ${next}` : ''}`;
-      after[index] = this.rules.define(`${hint}-after-${index}`, body);
+    const isRequired = (index: number) => required.has(names[index] as string);
+    const item = (index: number) => {
+      const written = `${ws} "," ${ws} ${members[index]}`;
+      return isRequired(index) ? written : `( ${written} )?`;
+    };
+    // after(i): what may follow once a member before i was written. Inline (a flat sequence) for
+    // a small object; a chain of rules for a large one, where each optional leading member
+    // below repeats it.
+    const large = names.length > MAX_INLINE_MEMBERS;
+    const after = (from: number): string => {
+      if (from >= names.length) return '';
+      if (!large)
+        return names
+          .map((_, index) => index)
+          .slice(from)
+          .map(item)
+          .join(' ');
+      const rest = after(from + 1);
+      return this.rules.define(
+        `${hint}-after-${from}`,
+        rest === '' ? item(from) : `${item(from)} ${rest}`,
+      );
+    };
+    // The first member written: the first one, or (while they are optional) a later one.
+    const firsts: string[] = [];
+    for (let index = 0; index < names.length; index++) {
+      const rest = after(index + 1);
+      firsts.push(rest === '' ? (members[index] as string) : `${members[index]} ${rest}`);
+      if (isRequired(index)) break;
     }
-    // first(i): the first member written is i, or (if i is optional) a later one.
-    let first = '';
-    for (let index = names.length - 1; index >= 0; index--) {
-      const next = after[index + 1];
-      const here = `${members[index]}${next ? ` ${next}` : ''}`;
-      first =
-        required.has(names[index] as string) || first === ''
-          ? here
-          : this.rules.define(`${hint}-first-${index}`, `${here} | ${first}`);
-    }
+    const first = firsts.length === 1 ? (firsts[0] as string) : `( ${firsts.join(' | ')} )`;
     const anyRequired = names.some((name) => required.has(name));
     const body = anyRequired ? `"{" ${ws} ${first} ${ws} "}"` : `"{" ${ws} ( ${first} ${ws} )? "}"`;
     return this.rules.define(hint, body);
