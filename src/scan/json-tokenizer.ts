@@ -49,6 +49,7 @@ import {
 } from './char-codes.ts';
 import { isMarkupSpace } from './characters.ts';
 import { canonicalStringContent } from './json-writer.ts';
+import { workMeter } from './work-meter.ts';
 
 /** What the tokenizer reports, in document order. */
 export interface JsonTokenHandler {
@@ -275,12 +276,25 @@ function findCharacter(
 ): number {
   if (end === text.length) {
     const found = text.indexOf(character, from);
+    workMeter.characters += (found === -1 ? end : found) - from;
     return found === -1 ? end : found;
   }
+  workMeter.characters += end - from;
   for (let index = from; index < end; index++) {
     if (text.charCodeAt(index) === code) return index;
   }
   return end;
+}
+
+/**
+ * Index of the first backslash in `text[from, limit)`, or -1. Searched within a slice (which
+ * shares the text's characters): a search on to the text's end cost a whole text of many calls
+ * its rest at every string of every call, since each call's tokenizer searches afresh.
+ */
+function backslashBefore(text: string, from: number, limit: number): number {
+  workMeter.characters += limit - from;
+  const found = text.slice(from, limit).indexOf('\\');
+  return found === -1 ? -1 : from + found;
 }
 
 /** Below this many characters, decoding escape by escape is cheaper than calling JSON.parse. */
@@ -864,11 +878,17 @@ class StreamingJsonTokenizer implements JsonTokenizer {
       quote = this.nextSingleQuote;
     }
     if (this.nextBackslash < index) {
-      this.nextBackslash = findCharacter(text, '\\', BACKSLASH, index, end);
+      // Only a backslash before the quote matters now; -1 when there is none (searched again
+      // from past the quote, should the string go on).
+      this.nextBackslash =
+        quote < end
+          ? backslashBefore(text, index, quote)
+          : findCharacter(text, '\\', BACKSLASH, index, end);
     }
-    const stop = Math.min(quote, this.nextBackslash);
+    const backslash = this.nextBackslash === -1 ? end : this.nextBackslash;
+    const stop = Math.min(quote, backslash);
     if (
-      stop === this.nextBackslash &&
+      stop === backslash &&
       end - index >= MIN_NATIVE_DECODE &&
       stop < end &&
       this.quoteCode === QUOTATION_MARK &&
@@ -902,7 +922,7 @@ class StreamingJsonTokenizer implements JsonTokenizer {
         this.stringText += text.slice(index, stop);
     }
     if (stop >= end) return end;
-    if (stop === this.nextBackslash) {
+    if (stop === backslash) {
       this.state = IN_ESCAPE;
       return stop + 1;
     }

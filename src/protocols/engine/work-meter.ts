@@ -1,7 +1,2 @@
-/**
- * Characters the engine has searched and handed to call bodies, and characters it copied to read
- * text again, counted for the tests of linear time: a count answers "how much work per character"
- * exactly where a wall-clock ratio is noise on a busy machine. One addition per search or write,
- * so counting costs nothing that shows.
- */
-export const workMeter = { characters: 0 };
+/** The engine counts its work in the meter the readers under it count theirs in (see scan/). */
+export { workMeter } from '../../scan/work-meter.ts';

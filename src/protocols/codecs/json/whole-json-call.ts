@@ -6,6 +6,7 @@ import { parseJson } from '../../../scan/lenient-json.ts';
 import { createValuePolicy } from '../../../schema/index.ts';
 import { CallAssembler } from '../../engine/call-assembler.ts';
 import type { CallContext } from '../../engine/call-body.ts';
+import { workMeter } from '../../engine/work-meter.ts';
 import type { JsonCallShape } from './json-call-config.ts';
 
 /*
@@ -34,12 +35,18 @@ interface CloserSearch {
   found: number;
 }
 
-/** Per parser (its CallContext, which lives as long as the parser). */
-const closerSearches = new WeakMap<CallContext, CloserSearch>();
+/**
+ * Per parser, by its resolved options (one object per parser, shared by every context a body
+ * wraps around the engine's): keyed by the context a body was given, a body that wraps its own
+ * per call (JsonCallsBody does) searched the rest of the text again at every opener with no
+ * closer after it, quadratic in a text of such openers.
+ */
+const closerSearches = new WeakMap<object, CloserSearch>();
 
 /** Index of the first `closer` at or after `from` in `text` (-1: none), searching each text once. */
 function findCloser(context: CallContext, text: string, closer: string, from: number): number {
-  const last = closerSearches.get(context);
+  const key = context.options;
+  const last = closerSearches.get(key);
   if (
     last !== undefined &&
     last.text === text &&
@@ -50,7 +57,8 @@ function findCloser(context: CallContext, text: string, closer: string, from: nu
     return last.found;
   }
   const found = text.indexOf(closer, from);
-  if (last === undefined) closerSearches.set(context, { text, closer, from, found });
+  workMeter.characters += (found === -1 ? text.length : found) - from;
+  if (last === undefined) closerSearches.set(key, { text, closer, from, found });
   else {
     last.text = text;
     last.closer = closer;
