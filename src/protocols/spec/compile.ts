@@ -14,6 +14,7 @@ import { bareArrayLiterals, bareArrayOpeners } from '../codecs/json/json-call-fo
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
 import { StringArgumentsBody, type StringArgumentsConfig } from '../codecs/json/named-json-body.ts';
 import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
+import { openRawCode, rawCodeOtherwise } from '../codecs/raw-code/raw-code-body.ts';
 import {
   ParameterTagsBody,
   type ParameterTagsOpener,
@@ -29,7 +30,13 @@ import type {
 } from '../engine/stream-engine.ts';
 import { type FirstCharacterChoice, FirstCharacterChoiceBody } from './first-character-choice.ts';
 import { HeldCallsBody } from './held-calls-body.ts';
-import type { CallFormSpec, DialectCallForm, FormatSpec, JsonCallForm } from './types.ts';
+import type {
+  CallFormSpec,
+  DialectCallForm,
+  FormatSpec,
+  JsonCallForm,
+  RawCodeCallForm,
+} from './types.ts';
 import { fillTemplate } from './writers.ts';
 
 /** What an opener of a spec-built format hands the engine: which body reads the call. */
@@ -44,6 +51,7 @@ export type SpecCallData =
   | { readonly codec: 'tagged'; readonly opener: ParameterTagsOpener }
   | { readonly codec: 'python'; readonly config: PythonCallsConfig }
   | { readonly codec: 'dialect'; readonly form: DialectCallForm }
+  | { readonly codec: 'raw-code'; readonly form: RawCodeCallForm }
   | {
       readonly codec: 'json-arguments';
       readonly config: JsonCallsBodyConfig;
@@ -303,6 +311,8 @@ function openBody(data: SpecCallData, context: CallContext): CallBody {
       return new PythonCallsBody(context, data.config);
     case 'dialect':
       return new DialectCallBody(context, data.form);
+    case 'raw-code':
+      return openRawCode(context, data.form, data.form.close);
     case 'markup':
       return new MarkupBody(context);
     case 'reader':
@@ -399,6 +409,10 @@ function codecData(form: CallFormSpec, toolName?: string): SpecCallData {
           ...(form.listOpened ? { listOpened: true } : {}),
           ...(form.single ? { single: true } : {}),
           ...(form.lines ? { lines: true } : {}),
+          ...(form.nameSuffix ? { nameSuffix: form.nameSuffix } : {}),
+          ...(form.rawCode && form.close
+            ? { otherwise: rawCodeOtherwise(form.rawCode, form.close) }
+            : {}),
           // A per-tool opener took the call's name and `(`.
           ...(toolName !== undefined ? { openedCall: toolName } : {}),
           ...(form.jsonFallback && form.close
@@ -407,6 +421,7 @@ function codecData(form: CallFormSpec, toolName?: string): SpecCallData {
                   shape: { nameKeys: DEFAULT_NAME_KEYS, argumentKeys: DEFAULT_ARGUMENT_KEYS },
                   closer: form.close,
                   speculative,
+                  ...(form.separator ? { separator: form.separator } : {}),
                 },
               }
             : {}),
@@ -414,6 +429,8 @@ function codecData(form: CallFormSpec, toolName?: string): SpecCallData {
       };
     case 'dialect':
       return { codec: 'dialect', form };
+    case 'raw-code':
+      return { codec: 'raw-code', form };
   }
 }
 

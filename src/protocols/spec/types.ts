@@ -7,6 +7,7 @@
  * `defineFormat(spec)` (./define.ts) builds the protocol: the stream parser with every guarantee
  * of the hand-written ones, `formatToolCall`, `formatToolResponse` and `formatTools`.
  */
+import type { RawCodeSpec } from '../codecs/raw-code/raw-code-spec.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 
 /** The version of this shape; a file with another `spec` is refused. */
@@ -58,7 +59,14 @@ export interface ReasoningSpec {
 }
 
 /** One way a call is written: its opener, its closer and its argument codec. */
-export type CallFormSpec = JsonCallForm | TaggedCallForm | PythonCallForm | DialectCallForm;
+export type CallFormSpec =
+  | JsonCallForm
+  | TaggedCallForm
+  | PythonCallForm
+  | DialectCallForm
+  | RawCodeCallForm;
+
+export type { RawCodeSpec };
 
 interface CallFormBase {
   /** The literal that opens the form (a section, or one call). Never empty. */
@@ -214,6 +222,15 @@ export interface PythonCallForm extends CallFormBase {
    * models), read as the `json` codec reads them up to `close`, which it then needs.
    */
   readonly jsonFallback?: boolean;
+  /** Written between a tool's name and `(` (Llama 3's built-ins: `brave_search.call(…)`). */
+  readonly nameSuffix?: string;
+  /** With `jsonFallback`: dropped between the JSON calls (Llama 3's `;`). */
+  readonly separator?: string;
+  /**
+   * What follows the opener and names no declared tool is raw code for the code interpreter
+   * (Llama 3's `<|python_tag|>print(1)`), ended by `close` or the spec's alternatives.
+   */
+  readonly rawCode?: RawCodeSpec;
 }
 
 /**
@@ -249,6 +266,16 @@ export interface DialectCallForm extends CallFormBase {
    * Default: such a block is text.
    */
   readonly wholeOutput?: boolean;
+}
+
+/**
+ * Raw code as a call, from the opener to `close` (or one of `closeAlternatives`, or the end of
+ * the output): one argument of the first declared of `tools` (Functionary's `<|python_tag|>`).
+ * None declared: the code is text.
+ */
+export interface RawCodeCallForm extends CallFormBase, RawCodeSpec {
+  readonly codec: 'raw-code';
+  readonly close?: string;
 }
 
 /**

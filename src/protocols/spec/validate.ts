@@ -6,6 +6,7 @@
  */
 import { ToolwireError } from '../../core/errors.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
+import { RAW_CODE_FIELDS, rawCodeProblem } from '../codecs/raw-code/raw-code-spec.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import { FORMAT_SPEC_VERSION, type FormatSpec } from './types.ts';
 
@@ -208,7 +209,7 @@ const TAGGED_SYNTAX_KEYS: readonly (keyof ParameterTagsSyntax)[] = [
 ];
 
 function checkForm(form: Checker): void {
-  form.oneOf('codec', ['json', 'tagged', 'python', 'dialect'], true);
+  form.oneOf('codec', ['json', 'tagged', 'python', 'dialect', 'raw-code'], true);
   form.literal('open', true);
   form.literal('close');
   form.oneOf('certainty', ['explicit', 'speculative']);
@@ -312,8 +313,17 @@ function checkForm(form: Checker): void {
       }
       return;
     }
-    case 'python':
-      form.only([...FORM_BASE, 'listOpened', 'single', 'lines', 'jsonFallback']);
+    case 'python': {
+      form.only([
+        ...FORM_BASE,
+        'listOpened',
+        'single',
+        'lines',
+        'jsonFallback',
+        'nameSuffix',
+        'separator',
+        'rawCode',
+      ]);
       form.boolean('listOpened');
       form.boolean('single');
       form.boolean('lines');
@@ -321,6 +331,14 @@ function checkForm(form: Checker): void {
       if (form.value('jsonFallback') === true && !form.has('close')) {
         form.fail('jsonFallback', 'needs `close` (where the JSON calls end)');
       }
+      form.literal('nameSuffix');
+      form.literal('separator');
+      const rawCode = form.object('rawCode');
+      if (rawCode) checkRawCode(rawCode);
+      return;
+    }
+    case 'raw-code':
+      checkRawCode(form, FORM_BASE);
       return;
     case 'dialect': {
       form.only([
@@ -372,6 +390,13 @@ function checkSharedOpeners(forms: readonly Fields[], spec: Checker): void {
       );
     }
   });
+}
+
+/** A raw-code spec's fields (`RawCodeSpec`), beside `others` of the object holding them. */
+function checkRawCode(fields: Checker, others: readonly string[] = []): void {
+  fields.only([...others, ...RAW_CODE_FIELDS]);
+  const problem = rawCodeProblem((key) => fields.value(key));
+  if (problem) fields.fail(problem.field, problem.problem);
 }
 
 function checkPair(pair: Checker | undefined): void {

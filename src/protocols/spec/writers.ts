@@ -4,11 +4,13 @@
  * templates. Templates are filled in one pass; a `{word}` that is not a placeholder stays as it
  * is, so JSON braces in a template need no escaping.
  */
+
 import type { ToolCallToFormat, ToolDefinition, ToolResponseToFormat } from '../../core/index.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { writeDialectArguments } from '../codecs/dialect/write.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { pythonLiteral } from '../codecs/python/python-call-format.ts';
+import { rawCodeArgumentText } from '../codecs/raw-code/raw-code-body.ts';
 import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
 import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
 import { functionDeclaration, openAIToolDeclaration } from '../prompt/tool-declarations.ts';
@@ -88,6 +90,8 @@ function argumentsText(spec: FormatSpec, form: CallFormSpec, input: unknown): st
     }
     case 'dialect':
       return writeDialectArguments(value ?? {}, form);
+    case 'raw-code':
+      return rawCodeArgumentText(value, form);
   }
 }
 
