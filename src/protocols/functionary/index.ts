@@ -1,17 +1,13 @@
-import { BoundedCache } from '../../core/bounded-cache.ts';
 import type { ToolCallProtocol } from '../../core/index.ts';
-import type { Opener } from '../../scan/opener-trie.ts';
-import { type NamedJsonConfig, namedJsonBody } from '../codecs/json/named-json-body.ts';
 import { openRawCode } from '../codecs/raw-code/raw-code-body.ts';
 import type { RawCodeSpec } from '../codecs/raw-code/raw-code-spec.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { CALLS_RUN_TOGETHER, type FormatEntry } from '../define/format-entry.ts';
-import type { CallBody, CallContext, ResolvedParseOptions } from '../engine/call-body.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
+import type { FormatEntry } from '../define/format-entry.ts';
 import { textResultBody } from '../results/result-text.ts';
+import type { FormatReader } from '../spec/compile.ts';
+import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
+import type { FormatSpec } from '../spec/types.ts';
 import {
   type FunctionaryVersion,
-  formatFunctionaryToolCall,
   formatFunctionaryToolResponse,
   formatFunctionaryTools,
 } from './format.ts';
@@ -26,23 +22,8 @@ export interface FunctionaryProtocolOptions {
   readonly version?: FunctionaryVersion;
 }
 
-type FunctionaryOpener =
-  | { readonly kind: 'function-tag' }
-  | { readonly kind: 'python-tag' }
-  /** v3.2's `>>>RECIPIENT\n`; `name` is what the opener already read of the recipient. */
-  | { readonly kind: 'recipient'; readonly name: string; readonly atOutputStart: boolean };
-
-const NAME_IN_TAG = /^=\s*["']?([^"'\s>]+)["']?\s*$/;
-
-const FUNCTION_TAG: NamedJsonConfig = {
-  terminator: '>',
-  consumed: '=',
-  readName: (header) => NAME_IN_TAG.exec(header)?.[1],
-  // Announced once its JSON begins: Qwen3-Coder writes the same tag with parameter tags after it.
-  json: { closer: '</function>', speculative: true },
-};
-
 const PYTHON_TAG = '<|python_tag|>';
+const FUNCTION_TAG = '<function=';
 
 /** v3.1's code: raw, after `<|python_tag|>`, to the end of the message or turn. */
 const PYTHON_TAG_CODE: RawCodeSpec = {
@@ -50,62 +31,55 @@ const PYTHON_TAG_CODE: RawCodeSpec = {
   closeAlternatives: ['<|eom_id|>', '<|eot_id|>'],
 };
 
-const FIXED_OPENERS: readonly Opener<FunctionaryOpener>[] = [
-  { literal: '<function=', delimited: false, data: { kind: 'function-tag' } },
-  { literal: PYTHON_TAG, delimited: false, data: { kind: 'python-tag' } },
-  {
-    literal: RECIPIENT_OPENER,
-    delimited: false,
-    data: { kind: 'recipient', name: '', atOutputStart: false },
-  },
-];
-
-/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
-const MAX_CACHED_TOOL_LISTS = 64;
-
 /**
- * The v3.2 prompt ends with `>>>`, so the output's first recipient comes without it
- * (`all\nHello` or `get_weather\n{…}`): each recipient the model may name, as a line opener
- * (matched at the start of the output without its line break). One array per tool list.
+ * Functionary as a spec: v3.2's `>>>NAME\n{…}` (the name a header ended by the line break, JSON
+ * arguments after it), the same without `>>>` at the output's start (the generation prompt
+ * wrote it: a line opener per declared tool), and v3.1's `<function=NAME>{…}</function>`. The
+ * writer follows `version`'s.
  */
-const openersByNames = new BoundedCache<string, readonly Opener<FunctionaryOpener>[]>(
-  MAX_CACHED_TOOL_LISTS,
-);
-
-/**
- * Keyed by the tools' names, not the array: the AI SDK hands over new tool objects for every
- * step, and a new opener array would be compiled again each time.
- */
-function openersFor(options: ResolvedParseOptions): readonly Opener<FunctionaryOpener>[] {
-  const key = options.tools.map((tool) => tool.name).join('\u0000');
-  let openers = openersByNames.get(key);
-  if (openers === undefined) {
-    const names = new Set([ANSWER_RECIPIENT, ...options.tools.map((tool) => tool.name)]);
-    openers = [
-      ...FIXED_OPENERS,
-      ...[...names]
-        .filter((name) => name.length > 0 && !name.includes('\n'))
-        .map((name) => ({
-          literal: `\n${name}`,
-          delimited: false,
-          data: { kind: 'recipient', name, atOutputStart: true } as const,
-        })),
-    ];
-    openersByNames.set(key, openers);
-  }
-  return openers;
+export function functionarySpec(version: FunctionaryVersion = 'v3.2'): FormatSpec {
+  return {
+    spec: 1,
+    name: 'functionary',
+    aliases: ['functionary_v3_2', 'functionary_v3_1', 'meetkai'],
+    families: 'Functionary v3.1 (Llama 3.1) and v3.2 (MeetKai)',
+    models: ['functionary'],
+    example: '>>>get_weather\n{"city": "Oslo"}',
+    calls: [
+      { codec: 'json', open: RECIPIENT_OPENER, nameHeader: { end: '\n' } },
+      {
+        codec: 'json',
+        open: FUNCTION_TAG,
+        close: '</function>',
+        // Announced once its JSON begins: Qwen3-Coder writes the same tag with parameter tags.
+        certainty: 'speculative',
+        nameHeader: { end: '>', nameQuoted: true },
+      },
+      { codec: 'json', open: '\n{name}', perTool: true, argumentsOnly: true },
+    ],
+    write:
+      version === 'v3.1'
+        ? { form: 1, call: `${FUNCTION_TAG}{name}>{arguments}</function>` }
+        : { form: 0, call: `${RECIPIENT_OPENER}{name}\n{arguments}` },
+    results: {
+      each: `<|start_header_id|>${version === 'v3.1' ? 'ipython' : 'tool'}<|end_header_id|>\n\n{output}<|eot_id|>`,
+    },
+  };
 }
 
-function openCall(opener: FunctionaryOpener, context: CallContext): CallBody {
-  switch (opener.kind) {
-    case 'function-tag':
-      return namedJsonBody(context, FUNCTION_TAG);
-    case 'recipient':
-      return new RecipientBody(context, opener.name, opener.atOutputStart);
-    case 'python-tag':
-      return openRawCode(context, PYTHON_TAG_CODE, undefined);
-  }
-}
+/** Raw code after `<|python_tag|>` (the raw-code codec), until the spec has a raw-code form. */
+const PYTHON_TAG_READER: FormatReader = {
+  name: 'raw code for the code interpreter',
+  open: [PYTHON_TAG],
+  read: (context) => openRawCode(context, PYTHON_TAG_CODE, undefined),
+};
+
+/** `all` at the output's start, its `>>>` written by the prompt: the answer, text. */
+const FIRST_ANSWER_READER: FormatReader = {
+  name: 'the answer as the first recipient',
+  open: [`\n${ANSWER_RECIPIENT}`],
+  read: (context) => new RecipientBody(context, ANSWER_RECIPIENT, true),
+};
 
 /**
  * A text result as the templates write it, the text itself, with the openers that stand anywhere
@@ -113,8 +87,27 @@ function openCall(opener: FunctionaryOpener, context: CallContext): CallBody {
  */
 const RESULT_TEXT = textResultBody({
   tags: [],
-  literals: FIXED_OPENERS.map((opener) => opener.literal),
+  literals: [FUNCTION_TAG, PYTHON_TAG, RECIPIENT_OPENER],
 });
+
+/**
+ * What the spec cannot say yet: a recipient is `all` (the answer), a code interpreter's raw code
+ * (the raw-code codec) or a tool's JSON, and is read by the recipient body, which gives up at
+ * the first character no recipient has; raw code after `<|python_tag|>`; the prompt as each
+ * version's template writes it, and results in their turn.
+ */
+function functionaryHooks(version: FunctionaryVersion): FormatHooks {
+  return {
+    readers: [PYTHON_TAG_READER, FIRST_ANSWER_READER],
+    callBody: (form, context, toolName) => {
+      if (form.open === RECIPIENT_OPENER) return new RecipientBody(context, '', false);
+      return toolName === undefined ? undefined : new RecipientBody(context, toolName, true);
+    },
+    formatTools: (tools) => formatFunctionaryTools(tools, version),
+    formatToolResponse: (results) => formatFunctionaryToolResponse(results, version, RESULT_TEXT),
+    formatToolResponseForAnyReader: (results) => formatFunctionaryToolResponse(results, version),
+  };
+}
 
 /**
  * MeetKai's Functionary: v3.1 (Llama 3.1 based) writes `<function=NAME>{…}</function>` and
@@ -122,29 +115,18 @@ const RESULT_TEXT = textResultBody({
  */
 export function functionaryProtocol(options: FunctionaryProtocolOptions = {}): ToolCallProtocol {
   const version = options.version ?? 'v3.2';
-  return defineProtocol<FunctionaryOpener>({
-    name: 'functionary',
-    grammar: { reasoningTags: THINK_TAGS, callOpeners: openersFor, openCall },
-    formatTools: (tools) => formatFunctionaryTools(tools, version),
-    formatToolCall: (calls) => formatFunctionaryToolCall(calls, version),
-    formatToolResponse: (results) => formatFunctionaryToolResponse(results, version, RESULT_TEXT),
-    formatToolResponseForAnyReader: (results) => formatFunctionaryToolResponse(results, version),
-  });
+  return version === 'v3.2'
+    ? functionaryFormat.create()
+    : defineFormat(functionarySpec(version), functionaryHooks(version));
 }
 
-export const functionaryFormat: FormatEntry = {
-  name: 'functionary',
-  aliases: ['functionary_v3_2', 'functionary_v3_1', 'meetkai'],
-  families: 'Functionary v3.1 (Llama 3.1) and v3.2 (MeetKai)',
-  example: '>>>get_weather\n{"city": "Oslo"}',
-  create: () => functionaryProtocol(),
-  models: [/functionary/],
-  agent: CALLS_RUN_TOGETHER,
+export const functionaryFormat: FormatEntry = formatEntryFromSpec(functionarySpec(), {
+  hooks: functionaryHooks('v3.2'),
   toolNamesIn: (text) => [
     ...new Set(
       [...text.matchAll(/(?:<function=|>>>)([^\s>]+)/g)]
         .map((match) => match[1]!)
-        .filter((name) => name !== 'all'),
+        .filter((name) => name !== ANSWER_RECIPIENT),
     ),
   ],
-};
+});

@@ -3,7 +3,10 @@ import type { ToolDefinition } from '../../../src/index.ts';
 import {
   functionaryFormat,
   functionaryProtocol,
+  functionarySpec,
 } from '../../../src/protocols/functionary/index.ts';
+import { specOf } from '../../../src/protocols/spec/define.ts';
+import { callWriter } from '../../../src/protocols/spec/writers.ts';
 import {
   callsIn,
   errorsIn,
@@ -123,6 +126,45 @@ describe('functionary', () => {
     (index) => `>>>get_weather\n{"city": "c${index}"}`,
     (argument) => `>>>write_file\n{"path": "a", "content": "${argument}"}`,
   );
+});
+
+describe('functionary as a spec', () => {
+  it('is built from its spec, in either version', () => {
+    expect(specOf(functionaryFormat.create())?.name).toBe('functionary');
+    expect(specOf(functionaryProtocol({ version: 'v3.1' }))?.name).toBe('functionary');
+  });
+
+  it("the spec's writer writes each version's calls", () => {
+    const calls = [
+      { toolName: 'get_weather', input: { city: 'A' } },
+      { toolName: 'search', input: { query: 'b' } },
+    ];
+    expect(callWriter(functionarySpec('v3.2'))(calls)).toBe(
+      '>>>get_weather\n{"city":"A"}>>>search\n{"query":"b"}',
+    );
+    expect(callWriter(functionarySpec('v3.1'))(calls)).toBe(
+      '<function=get_weather>{"city":"A"}</function><function=search>{"query":"b"}</function>',
+    );
+  });
+
+  it('a first recipient is read only for a declared tool, all, or a declared code tool', () => {
+    expect(callsIn(partsOf(functionary, 'search\n{"query": "x"}'))).toEqual([
+      { name: 'search', input: { query: 'x' } },
+    ]);
+    for (const text of ['fly\n{"to": "moon"}', 'python\nprint(1)']) {
+      expect(callsIn(partsOf(functionary, text)), text).toEqual([]);
+      expect(textIn(partsOf(functionary, text)), text).toBe(text);
+    }
+    expect(textIn(partsOf(functionary, 'all\nHi.'))).toBe('Hi.');
+  });
+
+  it('raw code after >>>python ends at the next >>>, which is read again', () => {
+    const parts = partsOf(functionary, '>>>python\nprint(">")\n\n>>>all\nDone.', {
+      tools: withPython,
+    });
+    expect(callsIn(parts)).toEqual([{ name: 'python', input: { code: 'print(">")' } }]);
+    expect(textIn(parts)).toBe('Done.');
+  });
 });
 
 describe('functionary: a line that names no recipient', () => {
