@@ -1,7 +1,4 @@
-import type {
-  ParameterTagsOpener,
-  ParameterTagsSyntax,
-} from '../codecs/tagged/parameter-tags-body.ts';
+import type { TaggedCallForm } from '../spec/types.ts';
 
 /**
  * DSML's spellings: V3.2 writes `<｜DSML｜function_calls>`, V4 renamed the block
@@ -17,32 +14,25 @@ const DSML_FORMS = [
   { block: ' calls', space: ' ' },
 ] as const;
 
-/** One DSML block opener: its literal and the body's opener data. */
-export interface DsmlOpener {
-  readonly literal: string;
-  readonly data: ParameterTagsOpener;
-}
-
 /**
  * DSML with the bar `bar` (full-width `｜` as the tokenizer spells it, or ASCII `|`):
  * `<｜DSML｜invoke name="f">` with `<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>`,
- * in either block.
+ * in either block, as tagged call forms.
  */
-export function dsmlOpeners(bar: string): readonly DsmlOpener[] {
+export function dsmlForms(bar: string): TaggedCallForm[] {
   const prefix = `${bar}DSML${bar}`;
-  return DSML_FORMS.map(({ block, space }) => {
-    const syntax: ParameterTagsSyntax = {
+  return DSML_FORMS.map(({ block, space }) => ({
+    codec: 'tagged',
+    open: `<${prefix}${block}>`,
+    close: `</${prefix}${block}>`,
+    syntax: {
       callOpen: `<${prefix}${space}invoke`,
       callClose: `</${prefix}${space}invoke>`,
       parameterOpen: `<${prefix}${space}parameter`,
       parameterClose: `</${prefix}${space}parameter>`,
       layout: 'inline',
-    };
-    return {
-      literal: `<${prefix}${block}>`,
-      data: { syntax, blockClose: `</${prefix}${block}>` },
-    };
-  });
+    },
+  }));
 }
 
 /**

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FORMATS, type ToolDefinition } from '../../../src/index.ts';
 import { apertusProtocol } from '../../../src/protocols/apertus/index.ts';
+import { deepseekProtocol } from '../../../src/protocols/deepseek/index.ts';
 import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
 import { resolveParseOptions } from '../../../src/protocols/engine/stream-engine.ts';
@@ -27,8 +28,8 @@ import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import { xlamProtocol } from '../../../src/protocols/xlam/index.ts';
 import { callsOf, chunksOf, contentOf, streamEvents, textOf } from '../helpers.ts';
 
-/** The built-ins that were not specs when mistral became one. */
-const HAND_WRITTEN = ['deepseek', 'functionary', 'gpt-oss', 'llama3', 'xml'];
+/** The built-ins that were not specs when mistral and deepseek became ones. */
+const HAND_WRITTEN = ['functionary', 'gpt-oss', 'xml'];
 
 const TOOLS: ToolDefinition[] = [
   {
@@ -55,6 +56,8 @@ describe('converted built-ins are specs', () => {
     ['llama3', llama3Protocol],
     ['llama3', () => llama3Protocol({ codeTool: 'python' })],
     ['mistral', mistralProtocol],
+    ['deepseek', deepseekProtocol],
+    ['deepseek', () => deepseekProtocol({ version: 'v3.2' })],
     ['mistral', () => mistralProtocol({ style: 'pre-v11', strippedTokens: false })],
   ] as const)('%s', (name, create) => {
     expect(specOf(create())?.name).toBe(name);
