@@ -9,6 +9,7 @@ import { BoundedCache } from '../../core/bounded-cache.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
 import { compileOpeners, type OpenerTrie } from '../../scan/opener-trie.ts';
 import { DialectCallBody } from '../codecs/dialect/call-body.ts';
+import { headerModeReaders } from '../codecs/harmony/header-mode.ts';
 import { FencedCallBody } from '../codecs/json/fenced-call-body.ts';
 import { bareArrayLiterals, bareArrayOpeners } from '../codecs/json/json-call-formats-openers.ts';
 import { JsonCallsBody, type JsonCallsBodyConfig } from '../codecs/json/json-calls-body.ts';
@@ -140,7 +141,11 @@ export function compileGrammar(
       data: { codec: 'markup' },
     });
   }
-  for (const reader of readers) {
+  // A header mode's readers (harmony messages) come before the hooks' own.
+  const allReaders = spec.header
+    ? [...headerModeReaders(spec.header, spec.calls), ...readers]
+    : readers;
+  for (const reader of allReaders) {
     for (const literal of reader.open) {
       openers.push({
         literal,

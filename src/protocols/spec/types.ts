@@ -7,6 +7,7 @@
  * `defineFormat(spec)` (./define.ts) builds the protocol: the stream parser with every guarantee
  * of the hand-written ones, `formatToolCall`, `formatToolResponse` and `formatTools`.
  */
+import type { HeaderModeSpec } from '../codecs/harmony/header-spec.ts';
 import type { RawCodeSpec } from '../codecs/raw-code/raw-code-spec.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 
@@ -41,6 +42,12 @@ export interface FormatSpec {
    * section before it closes its reasoning). Default false: inside reasoning they are reasoning.
    */
   readonly markupInReasoning?: boolean;
+  /**
+   * Harmony-style messages (gpt-oss, Muse Glimmer): each opened by a header naming its role,
+   * channel and recipient, which decides what the message is: reasoning, text, or a call of the
+   * recipient. See HeaderModeSpec.
+   */
+  readonly header?: HeaderModeSpec;
   /** How calls are read, in precedence order: the first form whose opener matches reads. */
   readonly calls: readonly CallFormSpec[];
   /** How `formatToolCall` writes calls. */

@@ -6,6 +6,7 @@
  */
 import { ToolwireError } from '../../core/errors.ts';
 import { isWhiteSpace } from '../../scan/characters.ts';
+import { headerModeProblem } from '../codecs/harmony/header-spec.ts';
 import { RAW_CODE_FIELDS, rawCodeProblem } from '../codecs/raw-code/raw-code-spec.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import { FORMAT_SPEC_VERSION, type FormatSpec } from './types.ts';
@@ -424,6 +425,7 @@ export function readFormatSpec(json: unknown): FormatSpec {
     'startInReasoning',
     'markup',
     'markupInReasoning',
+    'header',
     'calls',
     'write',
     'results',
@@ -452,6 +454,10 @@ export function readFormatSpec(json: unknown): FormatSpec {
   if (forms.length === 0) spec.fail('calls', 'must hold at least one call form');
   for (const form of forms) checkForm(form);
   checkSharedOpeners(json.calls as Fields[], spec);
+  if (json.header !== undefined) {
+    const found = headerModeProblem(json.header, json.calls as readonly { codec: string }[]);
+    if (found) throw new FormatSpecError(found.path, found.problem);
+  }
   const write = spec.object('write', true) as Checker;
   write.only(['form', 'section', 'call', 'join', 'empty', 'parameter']);
   const formIndex = write.value('form');

@@ -11,7 +11,13 @@ import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import { MarkupBody } from '../../../src/protocols/engine/markup-body.ts';
 import { resolveParseOptions } from '../../../src/protocols/engine/stream-engine.ts';
 import { arrowCallsProtocol } from '../../../src/protocols/formats/arrow-calls.ts';
+import { functionaryProtocol } from '../../../src/protocols/functionary/index.ts';
 import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
+import {
+  GPT_OSS_HEADER,
+  gptOssProtocol,
+  gptOssSpec,
+} from '../../../src/protocols/gpt-oss/index.ts';
 import { graniteProtocol } from '../../../src/protocols/granite/index.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 import { kimiK2Protocol } from '../../../src/protocols/kimi-k2/index.ts';
@@ -28,8 +34,8 @@ import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import { xlamProtocol } from '../../../src/protocols/xlam/index.ts';
 import { callsOf, chunksOf, contentOf, streamEvents, textOf } from '../helpers.ts';
 
-/** The built-ins that were not specs when mistral and deepseek became ones. */
-const HAND_WRITTEN = ['functionary', 'gpt-oss', 'xml'];
+/** The built-ins that are not specs yet. */
+const HAND_WRITTEN = ['xml'];
 
 const TOOLS: ToolDefinition[] = [
   {
@@ -57,6 +63,9 @@ describe('converted built-ins are specs', () => {
     ['llama3', () => llama3Protocol({ codeTool: 'python' })],
     ['mistral', mistralProtocol],
     ['deepseek', deepseekProtocol],
+    ['gpt-oss', gptOssProtocol],
+    ['functionary', functionaryProtocol],
+    ['functionary', () => functionaryProtocol({ version: 'v3.1' })],
     ['deepseek', () => deepseekProtocol({ version: 'v3.2' })],
     ['mistral', () => mistralProtocol({ style: 'pre-v11', strippedTokens: false })],
   ] as const)('%s', (name, create) => {
@@ -544,5 +553,26 @@ describe('a callBody hook reads perTool forms too', () => {
     expect(textOf(protocol, text, TOOLS)).toBe('');
     expect(seen).toContainEqual(['\nget_weather:', 'get_weather']);
     expect(seen).toContainEqual(['<c>', undefined]);
+  });
+});
+
+describe('header: a harmony header mode given as spec data', () => {
+  const withHeader = defineFormat({ ...gptOssSpec, header: GPT_OSS_HEADER });
+  const text =
+    '<|channel|>analysis<|message|>I\'m thinking<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>';
+
+  it('reads the messages with no hook, as the readers hook reads them', () => {
+    expect(callsOf(withHeader, text, TOOLS)).toEqual([
+      { toolName: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    expect(contentOf(streamEvents(withHeader, chunksOf(text, 3), { tools: TOOLS }))).toEqual(
+      contentOf(streamEvents(gptOssProtocol(), [text], { tools: TOOLS })),
+    );
+  });
+
+  it('is checked, its problem named by path', () => {
+    expect(() => readFormatSpec({ ...gptOssSpec, header: { ...GPT_OSS_HEADER, typo: 1 } })).toThrow(
+      /header\.typo/,
+    );
   });
 });
