@@ -30,7 +30,8 @@ export interface FormatHooks {
   /**
    * Reads a call form's calls with a body of the format's own where no codec reads its envelope
    * (the arrow form's `{tool => "NAME", args => …}`); returning undefined leaves the form to its
-   * codec. The form still gives the writer and the result guard.
+   * codec. A `perTool` form's opener is read through it too, the form's `{name}` filled and the
+   * tool's name given. The form still gives the writer and the result guard.
    */
   readonly callBody?: CallBodyHook;
   /** The prompt; `formatToolCall` is the format's writer, for its example. */
