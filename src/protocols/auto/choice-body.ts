@@ -7,6 +7,7 @@ import type {
 } from '../engine/call-body.ts';
 import { ForwardingContext } from '../engine/forwarding-context.ts';
 import type { ProtocolGrammar } from '../engine/stream-engine.ts';
+import { FirstCommits, MAX_PREFIX_CHARS } from './first-commits.ts';
 
 /** One format's reading of an opener that several formats share (or that begins theirs). */
 export interface Candidate {
@@ -67,6 +68,11 @@ export interface CandidateGroup {
    * start and tool list: empty when no decision can be made that early.
    */
   readonly decisions: Map<string, readonly Candidate[]>;
+  /**
+   * After a telling start that leaves several formats reading: the beginnings of calls on which
+   * one of them committed first, each with that format.
+   */
+  readonly firstCommits: FirstCommits<Candidate>;
 }
 
 /** A group of candidates with what is derived from them. */
@@ -92,6 +98,7 @@ export function candidateGroup(
     longestRest: Math.max(0, ...all.map((candidate) => candidate.rest.length)),
     restPrefixes,
     decisions: new Map(),
+    firstCommits: new FirstCommits(),
   };
 }
 
@@ -353,6 +360,11 @@ export class ChoiceBody implements CallBody, ProbeSource {
   /** A probe decided on while reading one character at a time. */
   private pick: Trial | undefined;
   private started = false;
+  /**
+   * The telling start whose decision left the formats now reading (several of them), while no
+   * format has committed: where the first to commit is kept (see FirstCommits).
+   */
+  private tellingStart: string | undefined;
   /** The call's length when the opener matched: where the formats' text begins. */
   private readonly bodyStart: number;
   private readonly group: CandidateGroup;
@@ -474,7 +486,12 @@ export class ChoiceBody implements CallBody, ProbeSource {
           ? []
           : decisionFor(this.group, text.slice(start, tellingEnd), this.probeOptions);
       if (reading.length === 1) return this.adopt(reading[0]!, text, start, end);
+      if (reading.length > 1) this.tellingStart = text.slice(start, tellingEnd);
       this.startTrials(reading.length > 1 ? reading : this.candidatesFor(text.charCodeAt(start)));
+    }
+    if (this.tellingStart !== undefined) {
+      const known = this.knownFirstCommit(this.tellingStart, text, start, end);
+      if (known) return this.adopt(known, text, start, end);
     }
     let from = start;
     let size = FIRST_SLICE;
@@ -486,6 +503,42 @@ export class ChoiceBody implements CallBody, ProbeSource {
       size *= 2;
     }
     return -1;
+  }
+
+  /**
+   * The format known to commit first on this call, now that the write `text[start, end)` is
+   * read (see FirstCommits); undefined while unknown. The formats reading it are probes, so the
+   * call is handed over as well after a few writes as at once.
+   */
+  private knownFirstCommit(
+    telling: string,
+    text: string,
+    start: number,
+    end: number,
+  ): Candidate | undefined {
+    // The call's characters in earlier writes (its start, when it did not begin in this one).
+    const before = this.context.callLength - (end - start) - this.bodyStart;
+    const earlier =
+      before === 0
+        ? ''
+        : this.context.callText(
+            this.bodyStart,
+            this.bodyStart + Math.min(before, MAX_PREFIX_CHARS),
+          );
+    return this.group.firstCommits.find(telling, earlier, text, start, end);
+  }
+
+  /**
+   * `candidate` committed first, at the write's character `at` (the write ends at `end`), on trials a telling
+   * start chose: kept for the calls that begin the same way.
+   */
+  private keepFirstCommit(candidate: Candidate, at: number, end: number): void {
+    const telling = this.tellingStart;
+    if (telling === undefined) return;
+    const length = this.context.callLength - (end - at - 1) - this.bodyStart;
+    if (length > MAX_PREFIX_CHARS) return;
+    const prefix = this.context.callText(this.bodyStart, this.bodyStart + length);
+    this.group.firstCommits.keep(telling, prefix, candidate);
   }
 
   /**
@@ -693,7 +746,10 @@ export class ChoiceBody implements CallBody, ProbeSource {
       this.unfed = 0;
       if (ended !== undefined) return ended;
       const chosen = this.pick as Trial | undefined;
-      if (chosen) return this.adopt(chosen.candidate, text, start, end);
+      if (chosen) {
+        this.keepFirstCommit(chosen.candidate, index, end);
+        return this.adopt(chosen.candidate, text, start, end);
+      }
     }
     this.unfed = 0;
     return undefined;
@@ -748,6 +804,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
       }
       if (committedTo(other)) return undefined;
     }
+    this.keepFirstCommit(first.candidate, at, end);
     return first;
   }
 
