@@ -123,7 +123,9 @@ export class RawCodeBody implements CallBody {
     const startOffset = this.context.callLength - (end - start);
     let found = -1;
     let literal = '';
-    for (const finder of this.finders) {
+    const finders = this.finders;
+    for (let index = 0; index < finders.length; index++) {
+      const finder = finders[index]!;
       const at = finder.find(text, start, end);
       if (at !== -1 && (found === -1 || at - finder.literal.length < found - literal.length)) {
         found = at;
@@ -134,17 +136,21 @@ export class RawCodeBody implements CallBody {
       // The end literal may have begun in an earlier write: the code stops where it begins.
       const stop = startOffset + (found - start) - literal.length;
       this.scanTo(stop, text, start, startOffset);
-      this.streamTo(this.reading.trimEnd ? this.codeEnd : stop, false);
+      this.streamTo(this.reading.trimEnd ? this.codeEnd : stop, false, text, start, startOffset);
       if (this.reading.endReadAgain) this.leftover = literal;
       this.complete();
       return found;
     }
     // Characters that may begin an end literal wait for the next write, unread.
     let held = 0;
-    for (const finder of this.finders) held = Math.max(held, finder.partial);
-    const limit = this.context.callLength - held;
+    for (let index = 0; index < finders.length; index++) {
+      held = Math.max(held, finders[index]!.partial);
+    }
+    const limit = startOffset + (end - start) - held;
     this.scanTo(limit, text, start, startOffset);
-    if (this.lineEnded) this.streamTo(this.reading.trimEnd ? this.codeEnd : limit, true);
+    if (this.lineEnded) {
+      this.streamTo(this.reading.trimEnd ? this.codeEnd : limit, true, text, start, startOffset);
+    }
     return -1;
   }
 
@@ -162,7 +168,8 @@ export class RawCodeBody implements CallBody {
       );
       return;
     }
-    this.streamTo(this.reading.trimEnd ? this.codeEnd : this.context.callLength, false);
+    const length = this.context.callLength;
+    this.streamTo(this.reading.trimEnd ? this.codeEnd : length, false, '', 0, length);
     this.complete();
   }
 
@@ -184,29 +191,60 @@ export class RawCodeBody implements CallBody {
     if (to > startOffset) this.scan(text, start, start + (to - startOffset), startOffset);
   }
 
-  /** Notes line breaks and the last character that is not white space in `text[start, end)`. */
+  /**
+   * Notes whether a line break came and where the last character that is not white space is, in
+   * `text[start, end)`: a forward search only until the first line ends, a backward one only over
+   * the white space at the range's end. Ranges do not overlap, so each character is looked at
+   * a bounded number of times.
+   */
   private scan(text: string, start: number, end: number, offset: number): void {
-    for (let index = start; index < end; index++) {
-      const code = text.charCodeAt(index);
-      if (code === LINE_FEED) this.lineEnded = true;
-      else if (!isWhiteSpace(code)) this.codeEnd = offset + (index - start) + 1;
+    if (!this.lineEnded) {
+      for (let index = start; index < end; index++) {
+        if (text.charCodeAt(index) === LINE_FEED) {
+          this.lineEnded = true;
+          break;
+        }
+      }
     }
+    let last = end;
+    while (last > start && isWhiteSpace(text.charCodeAt(last - 1))) last--;
+    if (last > start) this.codeEnd = offset + (last - start);
     this.scannedTo = offset + (end - start);
   }
 
-  private streamTo(offset: number, mayHold: boolean): void {
+  /**
+   * Streams the code up to call offset `offset`; `text` from `start` is the current write, at
+   * call offset `startOffset` (what lies before it is cut from the call's text).
+   */
+  private streamTo(
+    offset: number,
+    mayHold: boolean,
+    text: string,
+    start: number,
+    startOffset: number,
+  ): void {
     let to = offset;
     // Nothing but white space yet: no call either.
     if (to <= this.streamedTo || this.codeEnd === this.from) return;
     // Never end a piece between the halves of a surrogate pair.
-    if (mayHold && isHighSurrogate(this.context.callText(to - 1, to).charCodeAt(0))) to--;
+    if (mayHold && isHighSurrogate(this.charAt(to - 1, text, start, startOffset))) to--;
     if (to <= this.streamedTo) return;
-    const code = this.context.callText(this.streamedTo, to);
+    const code =
+      this.streamedTo >= startOffset
+        ? text.slice(start + (this.streamedTo - startOffset), start + (to - startOffset))
+        : this.context.callText(this.streamedTo, to);
     if (this.streamedTo === this.from) {
       this.assembler.delta(`{${JSON.stringify(this.reading.argument ?? RAW_CODE_ARGUMENT)}:"`);
     }
     this.assembler.delta(JSON.stringify(code).slice(1, -1));
     this.streamedTo = to;
+  }
+
+  /** The character at call offset `offset`, from the current write when it is in it. */
+  private charAt(offset: number, text: string, start: number, startOffset: number): number {
+    return offset >= startOffset
+      ? text.charCodeAt(start + (offset - startOffset))
+      : this.context.callText(offset, offset + 1).charCodeAt(0);
   }
 
   private complete(): void {
