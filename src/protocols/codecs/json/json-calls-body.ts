@@ -13,6 +13,13 @@ export type { CallHeader, JsonCallShape, JsonCallsBodyConfig } from './json-call
 
 const DEFAULT_MAX_HEADER = 256;
 
+interface BodyParts {
+  readonly context: HeldElementsContext;
+  readonly span: JsonBlockSpan;
+  readonly router: JsonEnvelopeRouter;
+  readonly settlement: JsonCallsSettlement;
+}
+
 const Phase = {
   Header: 7,
   /** An optional Markdown fence before the JSON (`fencedJson`). */
@@ -50,25 +57,21 @@ type Phase = (typeof Phase)[keyof typeof Phase];
  */
 export class JsonCallsBody implements CallBody {
   private phase: Phase;
-  private readonly router: JsonEnvelopeRouter;
-  private readonly settlement: JsonCallsSettlement;
-  /** Where the JSON sits in the call's raw text. */
-  private readonly span: JsonBlockSpan;
+  /** The readers below, made on first need (see `made`). */
+  private parts: BodyParts | undefined;
   /** Finds the closer in raw mode (made only when the JSON breaks). */
   private closer: LiteralFinder | undefined;
   private doneAt = -1;
   /** The first write may read a whole plain call at once (see whole-json-call.ts). */
   private mayReadWhole: boolean;
 
-  private readonly context: CallContext;
+  /** The engine's context (the body's own, `context`, holds elements until the first call). */
+  private readonly engineContext: CallContext;
   private readonly config: JsonCallsBodyConfig;
 
   constructor(context: CallContext, config: JsonCallsBodyConfig) {
-    this.context = new HeldElementsContext(context, config.speculative === true);
+    this.engineContext = context;
     this.config = config;
-    this.span = new JsonBlockSpan(this.context);
-    this.router = new JsonEnvelopeRouter(this.context, config, this.span);
-    this.settlement = new JsonCallsSettlement(this.context, config, this.router, this.span);
     this.header = config.header?.consumed ?? '';
     this.mayReadWhole =
       config.closer !== undefined &&
@@ -90,11 +93,44 @@ export class JsonCallsBody implements CallBody {
     }
   }
 
+  /**
+   * The block's readers: its context (holding elements until the first call), where its JSON
+   * sits, the router of its JSON's tokens and the settlement. Made when the block is not read
+   * whole at once: most calls are, and never need them (five objects and their arrays per call).
+   */
+  private made(): BodyParts {
+    if (this.parts !== undefined) return this.parts;
+    const context = new HeldElementsContext(this.engineContext, this.config.speculative === true);
+    const span = new JsonBlockSpan(context);
+    const router = new JsonEnvelopeRouter(context, this.config, span);
+    const settlement = new JsonCallsSettlement(context, this.config, router, span);
+    this.parts = { context, span, router, settlement };
+    return this.parts;
+  }
+
+  private get context(): CallContext {
+    return this.made().context;
+  }
+
+  /** Where the JSON sits in the call's raw text. */
+  private get span(): JsonBlockSpan {
+    return this.made().span;
+  }
+
+  private get router(): JsonEnvelopeRouter {
+    return this.made().router;
+  }
+
+  private get settlement(): JsonCallsSettlement {
+    return this.made().settlement;
+  }
+
   write(text: string, start: number, end: number): number {
     if (this.mayReadWhole) {
       this.mayReadWhole = false;
+      // The engine's context: a block read whole is one call, so nothing is ever held.
       const stop = readWholeJsonCall(
-        this.context,
+        this.engineContext,
         this.config.shape,
         this.config.closer!,
         text,
