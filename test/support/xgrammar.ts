@@ -167,9 +167,19 @@ function sequenceLength(byte: number): number {
 export async function randomWalk(
   grammar: EngineGrammar,
   random: () => number,
-  options: { readonly prefix?: string; readonly maxBytes?: number } = {},
+  options: {
+    readonly prefix?: string;
+    readonly maxBytes?: number;
+    /**
+     * Literals the walk now and then tries to write whole where the grammar allows (a format's
+     * closers): free text rarely ends on a closer by chance.
+     */
+    readonly hints?: readonly string[];
+  } = {},
 ): Promise<string | undefined> {
-  const { prefix = '', maxBytes = 1000 } = options;
+  const { prefix = '', maxBytes = 1000, hints = [] } = options;
+  const hintBytes = hints.map((hint) => [...Buffer.from(hint, 'utf8')]);
+  let pending: number[] = [];
   const xg = loadXgrammar();
   const matcher = await xg.GrammarMatcher.createGrammarMatcher(grammar.compiled, undefined, false);
   const out: number[] = [];
@@ -204,6 +214,17 @@ export async function randomWalk(
           : ascii.length > 0 && roll < 0.95
             ? ascii
             : bytes;
+      if (pending.length === 0 && hintBytes.length > 0 && random() < 0.03)
+        pending = [...(hintBytes[Math.floor(random() * hintBytes.length)] as number[])];
+      const hinted = pending.shift();
+      if (hinted !== undefined && allowed.includes(hinted)) {
+        if (!matcher.acceptToken(hinted))
+          throw new Error(`the mask allowed ${hinted}, acceptToken refused it`);
+        out.push(hinted);
+        owed = owed > 0 ? owed - 1 : sequenceLength(hinted) - 1;
+        continue;
+      }
+      pending = [];
       const mayStop = owed === 0 && allowed.includes(STOP_TOKEN);
       if (pool.length === 0 && !mayStop) return undefined;
       const id =

@@ -10,11 +10,13 @@
  */
 import { ToolwireError } from '../../core/errors.ts';
 import type { ToolDefinition } from '../../core/index.ts';
+import { writeName } from '../codecs/tagged/parameter-tags-syntax.ts';
 import { literal } from './gbnf-text.ts';
 import { GrammarUnsupportedError } from './grammar-error.ts';
 import { GrammarRules } from './grammar-rules.ts';
 import { JsonValueRules, jsonLiteral } from './json-value-rules.ts';
 import { isPerTool, type ReplyShape, type TemplatePart } from './reply-shape.ts';
+import { TaggedArguments } from './tagged-arguments.ts';
 import { textExcluding } from './text-excluding.ts';
 
 /** `auto`, `required`, `none`, or one tool by name. */
@@ -65,13 +67,26 @@ class Builder {
   readonly json: JsonValueRules;
   private readonly shape: ReplyShape;
   private tool = '';
+  /** The arguments of a tagged format (parameter tags), else undefined (JSON). */
+  private readonly tagged: TaggedArguments | undefined;
 
   constructor(shape: ReplyShape) {
     this.shape = shape;
-    this.json = new JsonValueRules(this.rules, (path, problem) => {
+    const refuse = (path: string, problem: string): never => {
       const where = path === '' ? `tool "${this.tool}"` : `tool "${this.tool}", argument ${path}`;
       throw new GrammarUnsupportedError(shape.format, `${where}: ${problem}`);
-    });
+    };
+    this.json = new JsonValueRules(this.rules, refuse);
+    this.tagged =
+      shape.form.codec === 'tagged'
+        ? new TaggedArguments(
+            this.rules,
+            this.json,
+            shape.form,
+            shape.spec.write.parameter ?? '',
+            refuse,
+          )
+        : undefined;
   }
 
   /**
@@ -97,11 +112,15 @@ class Builder {
     if (part.kind === 'text') return this.templateText(part.text);
     switch (part.name) {
       case 'name':
-        return literal((tool as ToolDefinition).name);
+        // A tagged format writes the name inside markup, escaped as its reader decodes it.
+        return literal(
+          this.tagged ? writeName((tool as ToolDefinition).name) : (tool as ToolDefinition).name,
+        );
       case 'name_json':
         return jsonLiteral((tool as ToolDefinition).name);
       case 'arguments':
         this.tool = (tool as ToolDefinition).name;
+        if (this.tagged) return this.tagged.of(tool as ToolDefinition);
         return this.json.value((tool as ToolDefinition).inputSchema, `args-${this.tool}`, '');
       default:
         // {index}, {number}, {id}: the writer's counters; any small number reads back.

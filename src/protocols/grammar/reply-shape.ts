@@ -36,8 +36,20 @@ export function isPerTool(part: TemplatePart): boolean {
   );
 }
 
-/** `template` cut at its placeholders, as `fillTemplate` reads them. */
-export function templateParts(template: string): TemplatePart[] {
+/** The placeholders of a tagged format's parameter template (see `WriteSpec.parameter`). */
+export const PARAMETER_PLACEHOLDERS: ReadonlySet<string> = new Set([
+  'key',
+  'value',
+  'value_json',
+  'type',
+  'string',
+]);
+
+/** `template` cut at its placeholders (`known`), as `fillTemplate` reads them. */
+export function templateParts(
+  template: string,
+  known: ReadonlySet<string> = PLACEHOLDERS,
+): TemplatePart[] {
   const parts: TemplatePart[] = [];
   let from = 0;
   let text = '';
@@ -45,7 +57,7 @@ export function templateParts(template: string): TemplatePart[] {
     const close = template.indexOf('}', open + 1);
     if (close === -1) break;
     const key = template.slice(open + 1, close);
-    if (!PLACEHOLDERS.has(key)) continue;
+    if (!known.has(key)) continue;
     text += template.slice(from, open);
     if (text !== '') parts.push({ kind: 'text', text });
     text = '';
@@ -105,6 +117,31 @@ function sameLeavingOutSpaces(template: string, written: string): boolean {
   return at === written.length;
 }
 
+/**
+ * A JSON string argument may hold anything, the form's closer included; a format whose reader
+ * ends the call there instead (the arrow form's `[/TOOL_CALL]`) gets no grammar yet.
+ */
+function checkCloserInStrings(protocol: ToolCallProtocol, format: string, close: string): void {
+  const input = { text: `a${close}b` };
+  const tools = [
+    {
+      name: 'probe_tool',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    },
+  ];
+  const written = protocol.formatToolCall([{ toolName: 'probe_tool', input }]);
+  const calls = protocol
+    .parseGeneratedText(written, { tools, startInReasoning: false })
+    .filter((event) => event.type === 'tool-call');
+  const read = calls.length === 1 && calls[0]?.type === 'tool-call' ? calls[0].input : undefined;
+  if (read !== JSON.stringify(input)) {
+    throw new GrammarUnsupportedError(
+      format,
+      `a JSON string holding its closer ${JSON.stringify(close)} does not read back, and grammars do not keep it out of strings yet`,
+    );
+  }
+}
+
 /** The longest literal text a template begins with. */
 function leadingText(parts: readonly TemplatePart[]): string {
   const first = parts[0];
@@ -130,12 +167,20 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
     );
   }
   const form = writeFormOf(spec);
-  if (form.codec !== 'json') {
+  if (form.codec !== 'json' && form.codec !== 'tagged') {
     throw new GrammarUnsupportedError(
       format,
-      `its calls are written in the ${form.codec} codec, which gets no grammar yet (only json)`,
+      `its calls are written in the ${form.codec} codec, which gets no grammar yet (json and tagged do)`,
     );
   }
+  if (form.codec === 'tagged' && (form.syntax.cdata || form.syntax.argumentsOpen !== undefined)) {
+    throw new GrammarUnsupportedError(
+      format,
+      'its tagged calls write CDATA or JSON argument blocks, which get no grammar yet',
+    );
+  }
+  if (form.codec === 'json' && form.close !== undefined)
+    checkCloserInStrings(protocol, format, form.close);
   const call = templateParts(spec.write.call);
   if (!call.some((part) => part.kind === 'placeholder' && part.name === 'arguments')) {
     throw new GrammarUnsupportedError(format, 'its call template writes no {arguments}');

@@ -218,8 +218,8 @@ describe('toolwire grammar', () => {
         /no grammar for format "hermes": its calls are not written as JSON alone/,
       ],
       [
-        ['--tools', toolsFile, '--protocol', 'qwen3-coder', '--syntax', 'gbnf'],
-        /no grammar for format "qwen3-coder"/,
+        ['--tools', toolsFile, '--protocol', 'pythonic', '--syntax', 'gbnf'],
+        /no grammar for format "pythonic"/,
       ],
     ];
     for (const [args, message] of cases) {
