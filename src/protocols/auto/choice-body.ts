@@ -7,7 +7,7 @@ import type {
 } from '../engine/call-body.ts';
 import { ForwardingContext } from '../engine/forwarding-context.ts';
 import type { ProtocolGrammar } from '../engine/stream-engine.ts';
-import { FirstCommits, MAX_PREFIX_CHARS } from './first-commits.ts';
+import { FirstCommits, MAX_PREFIX_CHARS, POSSIBLE } from './first-commits.ts';
 
 /** One format's reading of an opener that several formats share (or that begins theirs). */
 export interface Candidate {
@@ -365,6 +365,11 @@ export class ChoiceBody implements CallBody, ProbeSource {
    * format has committed: where the first to commit is kept (see FirstCommits).
    */
   private tellingStart: string | undefined;
+  /**
+   * The formats the telling start left reading, not yet probed: while the call so far begins
+   * one on which a format committed first (see FirstCommits), nothing is read but by the engine.
+   */
+  private held: readonly Candidate[] | undefined;
   /** The call's length when the opener matched: where the formats' text begins. */
   private readonly bodyStart: number;
   private readonly group: CandidateGroup;
@@ -486,12 +491,17 @@ export class ChoiceBody implements CallBody, ProbeSource {
           ? []
           : decisionFor(this.group, text.slice(start, tellingEnd), this.probeOptions);
       if (reading.length === 1) return this.adopt(reading[0]!, text, start, end);
-      if (reading.length > 1) this.tellingStart = text.slice(start, tellingEnd);
-      this.startTrials(reading.length > 1 ? reading : this.candidatesFor(text.charCodeAt(start)));
+      if (reading.length > 1) {
+        this.tellingStart = text.slice(start, tellingEnd);
+        this.held = reading;
+      } else this.startTrials(this.candidatesFor(text.charCodeAt(start)));
     }
-    if (this.tellingStart !== undefined) {
-      const known = this.knownFirstCommit(this.tellingStart, text, start, end);
-      if (known) return this.adopt(known, text, start, end);
+    if (this.held !== undefined) {
+      const known = this.knownFirstCommit(this.tellingStart!, text, start, end);
+      if (known === POSSIBLE) return -1;
+      if (known !== undefined) return this.adopt(known, text, start, end);
+      const committed = this.startHeldTrials(start, end);
+      if (committed) return this.adopt(committed, text, start, end);
     }
     let from = start;
     let size = FIRST_SLICE;
@@ -515,7 +525,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
     text: string,
     start: number,
     end: number,
-  ): Candidate | undefined {
+  ): Candidate | typeof POSSIBLE | undefined {
     // The call's characters in earlier writes (its start, when it did not begin in this one).
     const before = this.context.callLength - (end - start) - this.bodyStart;
     const earlier =
@@ -526,6 +536,29 @@ export class ChoiceBody implements CallBody, ProbeSource {
             this.bodyStart + Math.min(before, MAX_PREFIX_CHARS),
           );
     return this.group.firstCommits.find(telling, earlier, text, start, end);
+  }
+
+  /**
+   * The held formats start reading: each reads the call's text before the write
+   * `text[start, end)` first (a format that gave up in it goes, a fault waits). Returns the
+   * first in precedence that committed in it, if any (none does: the call so far began a kept
+   * beginning only at its last character does a format commit).
+   */
+  private startHeldTrials(start: number, end: number): Candidate | undefined {
+    const candidates = this.held!;
+    this.held = undefined;
+    const before = this.context.callText(this.bodyStart, this.context.callLength - (end - start));
+    const live: Trial[] = [];
+    for (const trial of this.withoutCovered(this.trialsOf(candidates))) {
+      if (before.length > 0) this.readWrite(trial, before, 0, before.length, end - start);
+      this.unfed = 0;
+      if (committedTo(trial)) return trial.candidate;
+      if (trial.droppedAt !== -1) continue;
+      if (trial.stop !== -1) this.park(trial);
+      else live.push(trial);
+    }
+    this.trials = live;
+    return undefined;
   }
 
   /**
@@ -898,6 +931,14 @@ export class ChoiceBody implements CallBody, ProbeSource {
     if (!this.started) {
       this.started = true;
       this.startTrials(this.candidatesFor(undefined));
+    }
+    if (this.held !== undefined) {
+      const length = this.context.callLength;
+      const committed = this.startHeldTrials(length, length);
+      if (committed) {
+        this.adoptAtEnd(committed, interrupted);
+        return;
+      }
     }
     // The output ended undecided: the first format whose reading is a call, else a fault.
     let fallback: Trial | undefined = this.parked[0];

@@ -9,15 +9,25 @@
  * Kept per telling start in a trie of the beginnings, so a call is looked up in one pass over
  * its first characters whatever the number kept.
  */
+/** What a lookup returns while the call so far begins a kept beginning: wait for more of it. */
+export const POSSIBLE: unique symbol = Symbol('possible');
+
 export class FirstCommits<T> {
   private readonly byStart = new Map<string, TrieNode<T>>();
   private nodes = 0;
 
   /**
    * The value kept for a beginning of the call `earlier + text[start, end)`, the part in earlier
-   * writes first; undefined when none is known yet.
+   * writes first; POSSIBLE when the call so far begins a kept beginning; undefined when it
+   * begins none.
    */
-  find(telling: string, earlier: string, text: string, start: number, end: number): T | undefined {
+  find(
+    telling: string,
+    earlier: string,
+    text: string,
+    start: number,
+    end: number,
+  ): T | typeof POSSIBLE | undefined {
     let node = this.byStart.get(telling);
     for (let index = 0; node !== undefined && index < earlier.length; index++) {
       if (node.value !== undefined) return node.value;
@@ -27,7 +37,8 @@ export class FirstCommits<T> {
       if (node.value !== undefined) return node.value;
       node = node.next?.get(text.charCodeAt(index));
     }
-    return node?.value;
+    if (node === undefined) return undefined;
+    return node.value ?? (node.next === undefined ? undefined : POSSIBLE);
   }
 
   /** Keeps `value` for calls that begin with `prefix` after `telling` (while there is room). */

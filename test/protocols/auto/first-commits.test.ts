@@ -1,12 +1,13 @@
 /**
  * Where several formats read a call after the same telling start (xLAM's `[{"name"` is read by
  * hermes, FireFunction and xLAM), auto keeps the beginning on which one of them committed first:
- * a later call that begins the same way is that format's without any format reading it again.
+ * a later call that begins the same way is that format's without any format reading it again,
+ * and while a call so far begins such a beginning (cut by a chunk), no format probes it.
  */
 import { describe, expect, it } from 'vitest';
 import { autoProtocol, protocolByName } from '../../../src/index.ts';
-import { FirstCommits } from '../../../src/protocols/auto/first-commits.ts';
-import { chunksOf, contentOf, streamEvents, TOOLS } from '../helpers.ts';
+import { FirstCommits, POSSIBLE } from '../../../src/protocols/auto/first-commits.ts';
+import { chunksOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
 import { countedFormat } from './counted-bodies.ts';
 
 describe('FirstCommits', () => {
@@ -18,8 +19,9 @@ describe('FirstCommits', () => {
     expect(kept.find(':', '', call, 0, call.length)).toBe('hermes');
     expect(kept.find(':', call.slice(0, 10), call, 10, call.length)).toBe('hermes');
     expect(kept.find(':', call.slice(0, 40), call, 40, call.length)).toBe('hermes');
-    // Not yet known: the beginning is not whole, or differs, or came after another start.
-    expect(kept.find(':', '', call, 0, 20)).toBe(undefined);
+    // Possible while the call so far begins a kept beginning; unknown once it differs.
+    expect(kept.find(':', '', call, 0, 20)).toBe(POSSIBLE);
+    expect(kept.find(':', call.slice(0, 5), call, 5, 20)).toBe(POSSIBLE);
     expect(kept.find(':', '', call.replace('O', 'R'), 0, call.length)).toBe(undefined);
     expect(kept.find(' :', '', call, 0, call.length)).toBe(undefined);
     const other = ':"search","arguments":{"query":"abc"}}]';
@@ -69,9 +71,9 @@ describe('auto: a beginning another call committed on is not read again', () => 
         ).toHaveLength(count);
         return firefunction.read() + countedXlam.read();
       });
-      // The probes read the first call; a call whole in one write is known by how it begins.
+      // The probes read the first call; the others are known by how they begin, however cut.
       expect(reads[0]).toBeGreaterThan(0);
-      if (size === Number.POSITIVE_INFINITY) expect(reads[1]).toBe(reads[0]);
+      expect(reads[1]).toBe(reads[0]);
     });
   }
 
@@ -84,5 +86,26 @@ describe('auto: a beginning another call committed on is not read again', () => 
     auto.parseGeneratedText(text, { tools: TOOLS });
     expect(first).toBeGreaterThan(0);
     expect(firefunction.read()).toBe(0);
+  });
+
+  it('reads as auto without kept beginnings does, where a call departs from one or ends in it', () => {
+    const oslo = xlam.formatToolCall([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
+    const texts = [
+      // Departs after most of a kept beginning: the held formats read what was held, then on.
+      `${oslo}\n${oslo.replace('Oslo', 'Rome')}`,
+      `${oslo}\n${oslo.replace('"city"', '"town"')}`,
+      `${oslo}\n${oslo.replace('get_weather', 'no_such_tool')}`,
+      `${oslo}\n${oslo.replace('"arguments":{', '"arguments":[')}`,
+      // Ends inside a kept beginning, or just after it.
+      `${oslo}\n${oslo.slice(0, oslo.indexOf('Oslo'))}`,
+      `${oslo}\n${oslo.slice(0, oslo.indexOf('Oslo') + 1)}`,
+    ];
+    for (const text of texts) {
+      const fresh = () =>
+        autoProtocol({ prompt: hermes, formats: [hermes, protocolByName('firefunction'), xlam] });
+      const expected = contentOf(streamEvents(fresh(), [text], { tools: TOOLS }));
+      // One protocol for every split: the first split keeps the beginnings the others meet.
+      expect(contentAtEverySplit(fresh(), text, { tools: TOOLS }), text).toEqual(expected);
+    }
   });
 });
