@@ -1,73 +1,50 @@
-import { BoundedCache } from '../../core/bounded-cache.ts';
-import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
-import type { Opener } from '../../scan/opener-trie.ts';
-import { defineProtocol } from '../define/define-protocol.ts';
-import { THINK_TAGS } from '../engine/reasoning-tags.ts';
+import type { ToolCallProtocol } from '../../core/index.ts';
+import { defineFormat, type FormatHooks } from '../spec/define.ts';
+import type { FormatSpec } from '../spec/types.ts';
 import { XmlCall } from './call.ts';
 import { formatXmlToolCall, formatXmlToolResponse, formatXmlTools } from './format.ts';
 import { xmlToolShape } from './tool-shape.ts';
 
 /**
- * Probe's XML protocol (the morphXml form of @ai-sdk-tool/parser): the element is the tool, its children the parameters.
- * `<attempt_completion><result>…</result></attempt_completion>` is simply a call of the tool
- * `attempt_completion` when that tool is declared.
+ * Probe's XML protocol (the morphXml form of @ai-sdk-tool/parser): the element is the tool, its
+ * children the parameters. `<attempt_completion><result>…</result></attempt_completion>` is
+ * simply a call of the tool `attempt_completion` when that tool is declared. One action per turn.
+ *
+ * The forms are opened per declared tool: `<NAME`, and the tool's name alone on a line
+ * (`\nlist_dir`), which some models write instead of the opening tag, followed by the parameter
+ * tags. No codec of the spec reads an element named after its tool, so the reading is a
+ * `callBody` hook: the element reader (XmlCall); the forms' `json` codec is never used.
  */
+export const xmlSpec: FormatSpec = {
+  spec: 1,
+  name: 'xml',
+  aliases: ['probe', 'cline'],
+  families: "Probe's XML protocol; Cline and Roo Code style agents",
+  example: '<get_weather><city>Oslo</city></get_weather>',
+  actionsPerTurn: 'one',
+  calls: [
+    { codec: 'json', open: '<{name}', perTool: true },
+    { codec: 'json', open: '\n{name}', perTool: true },
+  ],
+  write: { call: '<{name}>\n{arguments}\n</{name}>', join: '\n' },
+  results: { each: '<tool_result tool_name="{name}">\n{output}\n</tool_result>', join: '\n' },
+};
+
+/** The element reader, and the writers the templates cannot say (values as nested elements). */
+const XML_HOOKS: FormatHooks = {
+  callBody: (form, context, toolName) => {
+    const tool = toolName === undefined ? undefined : context.options.toolsByName.get(toolName);
+    if (tool === undefined) return undefined;
+    // The element reader refuses a longer tag name (`<get_weather_x`): the opener is then text.
+    return new XmlCall(context, tool, xmlToolShape(tool), form.open.startsWith('\n'));
+  },
+  formatTools: formatXmlTools,
+  formatToolCall: formatXmlToolCall,
+  formatToolResponse: (results) => formatXmlToolResponse(results, true),
+  formatToolResponseForAnyReader: (results) => formatXmlToolResponse(results),
+};
+
+/** Probe's XML protocol: see xmlSpec. */
 export function xmlProtocol(): ToolCallProtocol {
-  return defineProtocol<XmlOpener>({
-    name: 'xml',
-    grammar: {
-      reasoningTags: THINK_TAGS,
-      callOpeners: (options) => openersFor(options.tools),
-      openCall: ({ name, bare }, context) => {
-        const tool = context.options.toolsByName.get(name)!;
-        return new XmlCall(context, tool, xmlToolShape(tool), bare);
-      },
-    },
-    formatTools: formatXmlTools,
-    formatToolCall: formatXmlToolCall,
-    formatToolResponse: (results) => formatXmlToolResponse(results, true),
-    formatToolResponseForAnyReader: (results) => formatXmlToolResponse(results),
-  });
-}
-
-/**
- * What opens an XML call: `<name`, or the tool's name alone on a line (`\nlist_dir`), which some
- * models write instead of the opening tag, followed by the parameter tags.
- */
-interface XmlOpener {
-  readonly name: string;
-  readonly bare: boolean;
-}
-
-/** Distinct tool lists kept; an application has a few, so this only bounds odd callers. */
-const MAX_CACHED_TOOL_LISTS = 64;
-
-/**
- * One opener array per list of tool names, so the engine compiles it once: the AI SDK hands over
- * new tool objects for every step, with the same names. The openers carry names, and a call's
- * tool is looked up in the parse's own tools, so a cached array never holds an old definition.
- */
-const openersByNames = new BoundedCache<string, readonly Opener<XmlOpener>[]>(
-  MAX_CACHED_TOOL_LISTS,
-);
-
-function openersFor(tools: readonly ToolDefinition[]): readonly Opener<XmlOpener>[] {
-  const key = tools.map((tool) => tool.name).join('\u0000');
-  let openers = openersByNames.get(key);
-  if (openers === undefined) {
-    openers = [
-      ...tools.map((tool) => ({
-        literal: `<${tool.name}`,
-        delimited: true,
-        data: { name: tool.name, bare: false },
-      })),
-      ...tools.map((tool) => ({
-        literal: `\n${tool.name}`,
-        delimited: true,
-        data: { name: tool.name, bare: true },
-      })),
-    ];
-    openersByNames.set(key, openers);
-  }
-  return openers;
+  return defineFormat(xmlSpec, XML_HOOKS);
 }
