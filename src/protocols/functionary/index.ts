@@ -1,6 +1,4 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { openRawCode } from '../codecs/raw-code/raw-code-body.ts';
-import type { RawCodeSpec } from '../codecs/raw-code/raw-code-spec.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import { textResultBody } from '../results/result-text.ts';
 import type { FormatReader } from '../spec/compile.ts';
@@ -25,17 +23,11 @@ export interface FunctionaryProtocolOptions {
 const PYTHON_TAG = '<|python_tag|>';
 const FUNCTION_TAG = '<function=';
 
-/** v3.1's code: raw, after `<|python_tag|>`, to the end of the message or turn. */
-const PYTHON_TAG_CODE: RawCodeSpec = {
-  tools: CODE_TOOLS,
-  closeAlternatives: ['<|eom_id|>', '<|eot_id|>'],
-};
-
 /**
  * Functionary as a spec: v3.2's `>>>NAME\n{…}` (the name a header ended by the line break, JSON
  * arguments after it), the same without `>>>` at the output's start (the generation prompt
- * wrote it: a line opener per declared tool), and v3.1's `<function=NAME>{…}</function>`. The
- * writer follows `version`'s.
+ * wrote it: a line opener per declared tool), v3.1's `<function=NAME>{…}</function>`, and
+ * v3.1's raw code after `<|python_tag|>` (the raw-code codec). The writer follows `version`'s.
  */
 export function functionarySpec(version: FunctionaryVersion = 'v3.2'): FormatSpec {
   return {
@@ -56,6 +48,13 @@ export function functionarySpec(version: FunctionaryVersion = 'v3.2'): FormatSpe
         nameHeader: { end: '>', nameQuoted: true },
       },
       { codec: 'json', open: '\n{name}', perTool: true, argumentsOnly: true },
+      // v3.1's code: raw, after `<|python_tag|>`, to the end of the message or turn.
+      {
+        codec: 'raw-code',
+        open: PYTHON_TAG,
+        tools: CODE_TOOLS,
+        closeAlternatives: ['<|eom_id|>', '<|eot_id|>'],
+      },
     ],
     write:
       version === 'v3.1'
@@ -66,13 +65,6 @@ export function functionarySpec(version: FunctionaryVersion = 'v3.2'): FormatSpe
     },
   };
 }
-
-/** Raw code after `<|python_tag|>` (the raw-code codec), until the spec has a raw-code form. */
-const PYTHON_TAG_READER: FormatReader = {
-  name: 'raw code for the code interpreter',
-  open: [PYTHON_TAG],
-  read: (context) => openRawCode(context, PYTHON_TAG_CODE, undefined),
-};
 
 /** `all` at the output's start, its `>>>` written by the prompt: the answer, text. */
 const FIRST_ANSWER_READER: FormatReader = {
@@ -93,12 +85,12 @@ const RESULT_TEXT = textResultBody({
 /**
  * What the spec cannot say yet: a recipient is `all` (the answer), a code interpreter's raw code
  * (the raw-code codec) or a tool's JSON, and is read by the recipient body, which gives up at
- * the first character no recipient has; raw code after `<|python_tag|>`; the prompt as each
+ * the first character no recipient has; `all` as the first recipient; the prompt as each
  * version's template writes it, and results in their turn.
  */
 function functionaryHooks(version: FunctionaryVersion): FormatHooks {
   return {
-    readers: [PYTHON_TAG_READER, FIRST_ANSWER_READER],
+    readers: [FIRST_ANSWER_READER],
     callBody: (form, context, toolName) => {
       if (form.open === RECIPIENT_OPENER) return new RecipientBody(context, '', false);
       return toolName === undefined ? undefined : new RecipientBody(context, toolName, true);

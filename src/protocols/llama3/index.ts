@@ -1,11 +1,7 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { PythonCallsBody, type PythonCallsConfig } from '../codecs/python/python-call-body.ts';
-import { rawCodeOtherwise } from '../codecs/raw-code/raw-code-body.ts';
-import type { RawCodeSpec } from '../codecs/raw-code/raw-code-spec.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
-import type { CallBody, CallContext } from '../engine/call-body.ts';
 import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
-import type { FormatSpec, JsonCallForm, PythonCallForm } from '../spec/types.ts';
+import type { FormatSpec, JsonCallForm } from '../spec/types.ts';
 import { formatLlama3ToolCall, formatLlama3ToolResponse, formatLlama3Tools } from './format.ts';
 
 export interface Llama3ProtocolOptions {
@@ -36,6 +32,9 @@ const BARE_OPENERS = [
   ...SINGLE_BRACE_OPENERS.map((opener) => `{${opener}`),
 ];
 
+/** The code interpreter Llama 3.1's template names. */
+const DEFAULT_CODE_TOOL = 'code_interpreter';
+
 /** Several calls are separated by `;` (`{…}; {…}`), as the model card's prompt asks. */
 const SEPARATOR = ';';
 
@@ -44,18 +43,6 @@ const END_OF_MESSAGE = '<|eom_id|>';
 const END_OF_TURN = '<|eot_id|>';
 
 const PYTHON_TAG = '<|python_tag|>';
-
-/**
- * `<|python_tag|>` and what follows it: one built-in call (`brave_search.call(query="…")`), JSON
- * calls, or, when it is neither, code for the code interpreter up to the end of the message.
- */
-const PYTHON_TAG_FORM: PythonCallForm = {
-  codec: 'python',
-  open: PYTHON_TAG,
-  close: END_OF_MESSAGE,
-  single: true,
-  jsonFallback: true,
-};
 
 /** The index of the bare JSON form the writer follows (its codec writes the arguments). */
 const BARE_FORM = 2;
@@ -67,7 +54,7 @@ const BARE_FORM = 2;
  * or code for the code interpreter; and `<function=NAME>{…}</function>` for tools defined in
  * the prompt.
  */
-export function llama3Spec(): FormatSpec {
+export function llama3Spec(codeTool = DEFAULT_CODE_TOOL): FormatSpec {
   const bare: JsonCallForm[] = BARE_OPENERS.map((literal) => ({
     codec: 'json',
     open: literal,
@@ -83,7 +70,18 @@ export function llama3Spec(): FormatSpec {
     families: 'Llama 3.1 and 3.3 (JSON, <|python_tag|> built-ins)',
     example: '{"name": "get_weather", "parameters": {"city": "Oslo"}}',
     calls: [
-      PYTHON_TAG_FORM,
+      // One built-in call (`brave_search.call(query="…")`), JSON calls joined by `;`, or, when
+      // it is neither, code for the code interpreter up to the end of the message or turn.
+      {
+        codec: 'python',
+        open: PYTHON_TAG,
+        close: END_OF_MESSAGE,
+        single: true,
+        nameSuffix: '.call',
+        jsonFallback: true,
+        separator: SEPARATOR,
+        rawCode: { tools: [codeTool], closeAlternatives: [END_OF_TURN] },
+      },
       {
         codec: 'json',
         open: '<function=',
@@ -104,36 +102,15 @@ export function llama3Spec(): FormatSpec {
   };
 }
 
-/**
- * What the spec cannot say yet: after `<|python_tag|>`, a built-in's `NAME.call(…)`, JSON calls
- * joined by `;`, and raw code for the code interpreter when the text is neither (read by the
- * raw-code codec); the prompt, calls and results as Llama's template writes them.
- */
+/** The prompt, calls and results as Llama's template writes them (built-ins and code too). */
 function llama3Hooks(codeTool: string): FormatHooks {
-  const rawCode: RawCodeSpec = { tools: [codeTool], closeAlternatives: [END_OF_TURN] };
-  const tag: PythonCallsConfig = {
-    speculative: false,
-    single: true,
-    nameSuffix: '.call',
-    closer: END_OF_MESSAGE,
-    json: {
-      shape: KEYS,
-      speculative: false,
-      closer: END_OF_MESSAGE,
-      separator: SEPARATOR,
-    },
-    otherwise: rawCodeOtherwise(rawCode, END_OF_MESSAGE),
-  };
   return {
-    callBody: (form, context: CallContext): CallBody | undefined =>
-      form.open === PYTHON_TAG ? new PythonCallsBody(context, tag) : undefined,
     formatTools: (tools) => formatLlama3Tools(tools, codeTool),
     formatToolCall: (calls) => formatLlama3ToolCall(calls, codeTool),
     formatToolResponse: formatLlama3ToolResponse,
   };
 }
 
-const DEFAULT_CODE_TOOL = 'code_interpreter';
 const SPEC = llama3Spec();
 
 /** Llama 3.1 and 3.3's JSON tool calls, built-ins and code (see `llama3Spec`). */
@@ -141,7 +118,7 @@ export function llama3Protocol(options: Llama3ProtocolOptions = {}): ToolCallPro
   const codeTool = options.codeTool ?? DEFAULT_CODE_TOOL;
   return codeTool === DEFAULT_CODE_TOOL
     ? llama3Format.create()
-    : defineFormat(SPEC, llama3Hooks(codeTool));
+    : defineFormat(llama3Spec(codeTool), llama3Hooks(codeTool));
 }
 
 export const llama3Format: FormatEntry = formatEntryFromSpec(SPEC, {
