@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { llama3Format, llama3Protocol, llama3Spec } from '../../../src/protocols/llama3/index.ts';
-import { specOf } from '../../../src/protocols/spec/define.ts';
+import { defineFormat, specOf } from '../../../src/protocols/spec/define.ts';
 import { callWriter } from '../../../src/protocols/spec/writers.ts';
 import { expectLinearGrowth } from '../../support/growth.ts';
 import { callsOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
@@ -129,6 +129,20 @@ describe('llama3 as a spec', () => {
   it('is built from its spec, with or without a code tool of its own', () => {
     expect(specOf(llama3Format.create())?.name).toBe('llama3');
     expect(specOf(llama3Protocol({ codeTool: 'python' }))?.name).toBe('llama3');
+  });
+
+  it('its spec alone, read from JSON, reads every call form (no hook reads calls)', () => {
+    const fromJson = defineFormat(JSON.parse(JSON.stringify(llama3Spec())));
+    for (const [text, input] of [
+      ['<|python_tag|>brave_search.call(query="x")<|eom_id|>', { query: 'x' }],
+      ['<|python_tag|>{"name": "search", "parameters": {"query": "a"}}; ', { query: 'a' }],
+      ['<|python_tag|>print(1)\n<|eot_id|>', { code: 'print(1)\n' }],
+      ['{"name": "get_weather", "parameters": {"city": "Oslo"}}', { city: 'Oslo' }],
+      ['<function=get_weather>{"city": "Oslo"}</function>', { city: 'Oslo' }],
+    ] as const) {
+      const content = contentAtEverySplit(fromJson, text, options) as { input?: string }[];
+      expect(JSON.parse(content[0]?.input ?? 'null'), text).toEqual(input);
+    }
   });
 
   it('code ends at <|eot_id|> too, and goes to the code tool the options name', () => {
