@@ -104,6 +104,12 @@ export class RawCodeBody implements CallBody {
   private streamedTo: number;
   /** Call offset up to which characters were looked at. */
   private scannedTo: number;
+  /**
+   * The code looked at and not streamed yet (`from`'s text between `streamedTo` and
+   * `scannedTo`): trailing white space, the first line. Grown by concatenation and cut once when
+   * it streams, so each character is copied a bounded number of times.
+   */
+  private unstreamed = '';
   /** Call offset just after the last character that is not white space (`from`: none yet). */
   private codeEnd: number;
   private lineEnded = false;
@@ -209,12 +215,13 @@ export class RawCodeBody implements CallBody {
     let last = end;
     while (last > start && isWhiteSpace(text.charCodeAt(last - 1))) last--;
     if (last > start) this.codeEnd = offset + (last - start);
+    this.unstreamed += text.slice(start, end);
     this.scannedTo = offset + (end - start);
   }
 
   /**
-   * Streams the code up to call offset `offset`; `text` from `start` is the current write, at
-   * call offset `startOffset` (what lies before it is cut from the call's text).
+   * Streams the code up to call offset `offset` (never past what was looked at); `text` from
+   * `start` is the current write, at call offset `startOffset`.
    */
   private streamTo(
     offset: number,
@@ -229,10 +236,9 @@ export class RawCodeBody implements CallBody {
     // Never end a piece between the halves of a surrogate pair.
     if (mayHold && isHighSurrogate(this.charAt(to - 1, text, start, startOffset))) to--;
     if (to <= this.streamedTo) return;
-    const code =
-      this.streamedTo >= startOffset
-        ? text.slice(start + (this.streamedTo - startOffset), start + (to - startOffset))
-        : this.context.callText(this.streamedTo, to);
+    // What streams was looked at already: `to` is never past `scannedTo`.
+    const code = this.unstreamed.slice(0, to - this.streamedTo);
+    this.unstreamed = this.unstreamed.slice(to - this.streamedTo);
     if (this.streamedTo === this.from) {
       this.assembler.delta(`{${JSON.stringify(this.reading.argument ?? RAW_CODE_ARGUMENT)}:"`);
     }
