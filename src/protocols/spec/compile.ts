@@ -423,7 +423,10 @@ function codecData(form: CallFormSpec, toolName?: string): SpecCallData {
           ...(form.jsonFallback && form.close
             ? {
                 json: {
-                  shape: { nameKeys: DEFAULT_NAME_KEYS, argumentKeys: DEFAULT_ARGUMENT_KEYS },
+                  shape: {
+                    nameKeys: DEFAULT_NAME_KEYS,
+                    argumentKeys: form.argumentKeys ?? DEFAULT_ARGUMENT_KEYS,
+                  },
                   closer: form.close,
                   speculative,
                   ...(form.separator ? { separator: form.separator } : {}),

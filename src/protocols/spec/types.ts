@@ -234,6 +234,11 @@ export interface PythonCallForm extends CallFormBase {
   /** With `jsonFallback`: dropped between the JSON calls (Llama 3's `;`). */
   readonly separator?: string;
   /**
+   * With `jsonFallback`: the keys that may hold the arguments, the first named in faults.
+   * Default `["arguments", "parameters"]` (Llama 3 writes `parameters`).
+   */
+  readonly argumentKeys?: readonly string[];
+  /**
    * What follows the opener and names no declared tool is raw code for the code interpreter
    * (Llama 3's `<|python_tag|>print(1)`), ended by `close` or the spec's alternatives.
    */

@@ -324,7 +324,9 @@ function checkForm(form: Checker): void {
         'nameSuffix',
         'separator',
         'rawCode',
+        'argumentKeys',
       ]);
+      form.literals('argumentKeys');
       form.boolean('listOpened');
       form.boolean('single');
       form.boolean('lines');

@@ -109,3 +109,22 @@ describe('a python form with nameSuffix, separator and rawCode', () => {
     expect(() => readFormatSpec({ ...PYTHON, calls: [form] })).toThrow(/calls\[0\]\.rawCode\.typo/);
   });
 });
+
+describe('a python form whose JSON fallback names its argument keys', () => {
+  it('reads the arguments under those keys', () => {
+    const protocol = defineFormat({
+      ...PYTHON,
+      calls: [{ ...PYTHON.calls[0]!, argumentKeys: ['params'] } as FormatSpec['calls'][number]],
+    });
+    expect(
+      readAtEverySplit(
+        protocol,
+        '<|python_tag|>{"name": "get_weather", "params": {"city": "Oslo"}}<|eom_id|>',
+        { tools: [tool('get_weather')] },
+      ).calls,
+    ).toEqual([['get_weather', { city: 'Oslo' }]]);
+    expect(() =>
+      readFormatSpec({ ...PYTHON, calls: [{ ...PYTHON.calls[0], argumentKeys: [''] }] }),
+    ).toThrow(/calls\[0\]\.argumentKeys\[0\]/);
+  });
+});
