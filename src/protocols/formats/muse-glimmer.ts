@@ -18,11 +18,10 @@
  */
 
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { headerModeReaders } from '../codecs/harmony/header-mode.ts';
 import type { HeaderModeSpec } from '../codecs/harmony/header-spec.ts';
 import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
-import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
+import { defineFormat, formatEntryFromSpec } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 
 const MUSE_ATEM_SYNTAX: ParameterTagsSyntax = {
@@ -58,6 +57,7 @@ export const museGlimmerSpec: FormatSpec = {
   aliases: ['muse_glimmer', 'atem'],
   families: 'Muse Glimmer',
   models: ['muse-glimmer', 'muse_glimmer', 'museglimmer'],
+  header: MUSE_GLIMMER_HEADER,
   calls: [
     // Also read with no framing (special tokens stripped upstream).
     {
@@ -90,18 +90,12 @@ export const museGlimmerSpec: FormatSpec = {
   },
 };
 
-/** The header mode, until the spec has a `header` field. */
-export const MUSE_GLIMMER_HOOKS: FormatHooks = {
-  readers: headerModeReaders(MUSE_GLIMMER_HEADER, museGlimmerSpec.calls),
-};
-
 /** Muse Glimmer: see museGlimmerSpec. */
 export function museGlimmerProtocol(): ToolCallProtocol {
-  return defineFormat(museGlimmerSpec, MUSE_GLIMMER_HOOKS);
+  return defineFormat(museGlimmerSpec);
 }
 
 export const museGlimmerFormat: FormatEntry = formatEntryFromSpec(museGlimmerSpec, {
-  hooks: MUSE_GLIMMER_HOOKS,
   toolNamesIn: (text) =>
     Array.from(text.matchAll(/<atem:invoke[ \t]+name="([^"<>\n]{1,100})"/g), (match) => match[1]!),
 });

@@ -1,5 +1,4 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { headerModeReaders } from '../codecs/harmony/header-mode.ts';
 import type { HeaderModeSpec } from '../codecs/harmony/header-spec.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import { HARMONY_THINK_TAGS } from '../engine/reasoning-tags.ts';
@@ -48,6 +47,7 @@ export const gptOssSpec: FormatSpec = {
     '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>',
   // The analysis channel's message is reasoning (also where the prompt opened it).
   reasoning: HARMONY_THINK_TAGS,
+  header: GPT_OSS_HEADER,
   calls: [
     // Stripped tokens: `commentary to=functions.NAME json{…}` (`<|constrain|>json<|message|>` → ` json`).
     {
@@ -68,13 +68,11 @@ export const gptOssSpec: FormatSpec = {
 };
 
 /**
- * What gpt-oss needs beyond its spec: the header mode (until the spec has a `header` field), the
- * stripped analysis channel, harmony's developer message (tools as a TypeScript namespace) and
- * its result envelope (an error as `{"error": …}`).
+ * What gpt-oss needs beyond its spec: the stripped analysis channel, harmony's developer message
+ * (tools as a TypeScript namespace) and its result envelope (an error as `{"error": …}`).
  */
 const GPT_OSS_HOOKS: FormatHooks = {
   readers: [
-    ...headerModeReaders(GPT_OSS_HEADER, gptOssSpec.calls),
     {
       name: 'analysis channel with its special tokens stripped',
       open: ['\nanalysis'],

@@ -66,10 +66,7 @@ export function compileHeaderMode(
   };
 }
 
-/**
- * The readers a header mode adds to a spec's grammar (a FormatHooks `readers` list until the
- * spec has a `header` field).
- */
+/** The readers a header mode adds to a spec's grammar (`FormatSpec.header`, compiled). */
 export function headerModeReaders(
   mode: HeaderModeSpec,
   forms: readonly CallFormSpec[],

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../../src/index.ts';
-import { headerModeReaders } from '../../../../src/protocols/codecs/harmony/header-mode.ts';
 import {
   calledToolIn,
   HeaderReader,
@@ -145,11 +144,12 @@ const MODE: HeaderModeSpec = {
 const SPEC: FormatSpec = {
   spec: 1,
   name: 'test-header-mode',
+  header: MODE,
   calls: [{ codec: 'json', open: '<json>', close: '</json>' }],
   write: { call: '<<bot ##say @tools.{name}::{arguments}<call>' },
   results: { each: '{output}' },
 };
-const protocol = defineFormat(SPEC, { readers: headerModeReaders(MODE, SPEC.calls) });
+const protocol = defineFormat(SPEC);
 const tools: ToolDefinition[] = [
   {
     name: 'get_weather',
