@@ -128,6 +128,11 @@ class Builder {
     }
   }
 
+  /** A tool's arguments as the format writes them. */
+  argumentsOf(tool: ToolDefinition): string {
+    return this.part({ kind: 'placeholder', name: 'arguments' }, tool);
+  }
+
   /** One call to one of `tools`: the shared text around the tools' own parts. */
   call(tools: readonly ToolDefinition[]): string {
     const parts = this.shape.call;
@@ -238,4 +243,10 @@ export function callsGrammar(
     );
   }
   return result(`( ${literal(shape.reasoning.open)} ${builder.reasoningBody()} )? ${rest}`, false);
+}
+
+/** A grammar (start rule `root`) of one tool's arguments as the format writes them. */
+export function argumentsGrammar(shape: ReplyShape, tool: ToolDefinition): string {
+  const builder = new Builder(shape);
+  return builder.rules.render(builder.argumentsOf(tool));
 }

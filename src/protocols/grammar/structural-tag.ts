@@ -7,7 +7,8 @@
  */
 import type { ToolDefinition } from '../../core/index.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
-import { type CallsGrammarRequest, toolsInScope } from './calls-grammar.ts';
+import { writeName } from '../codecs/tagged/parameter-tags-syntax.ts';
+import { argumentsGrammar, type CallsGrammarRequest, toolsInScope } from './calls-grammar.ts';
 import { GrammarUnsupportedError } from './grammar-error.ts';
 import type { ReplyShape } from './reply-shape.ts';
 
@@ -22,6 +23,7 @@ export type StructuralTagFormat =
   | { readonly type: 'const_string'; readonly value: string }
   | { readonly type: 'json_schema'; readonly json_schema: unknown }
   | { readonly type: 'regex'; readonly pattern: string }
+  | { readonly type: 'grammar'; readonly grammar: string }
   | { readonly type: 'any_text' }
   | { readonly type: 'sequence'; readonly elements: readonly StructuralTagFormat[] }
   | { readonly type: 'or'; readonly elements: readonly StructuralTagFormat[] }
@@ -98,6 +100,44 @@ function numberedCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat | u
   return { type: 'tag', begin, content: { type: 'sequence', elements: content }, end };
 }
 
+/**
+ * A call of a parameter-tag format: the template around its arguments, which are the same
+ * grammar the GBNF gives them (xgrammar's own parameter styles need 0.1.32 and read values
+ * otherwise than the format's reader).
+ */
+function taggedCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
+  let begin = '';
+  let end = '';
+  let seen = false;
+  for (const part of shape.call) {
+    let text: string;
+    if (part.kind === 'text') text = part.text;
+    else if (part.name === 'name') text = writeName(tool.name);
+    else if (part.name === 'name_json') text = jsonForPrompt(tool.name);
+    else if (part.name === 'arguments') {
+      seen = true;
+      continue;
+    } else
+      throw new GrammarUnsupportedError(
+        shape.format,
+        `its call template's {${part.name}} gets no structural tag yet`,
+      );
+    if (seen) end += text;
+    else begin += text;
+  }
+  if (begin === '')
+    throw new GrammarUnsupportedError(
+      shape.format,
+      'its calls begin with no literal text, which a tag needs',
+    );
+  return {
+    type: 'tag',
+    begin,
+    content: { type: 'grammar', grammar: argumentsGrammar(shape, tool) },
+    end,
+  };
+}
+
 /** Arguments no schema-valid input writes: found again in a written call. */
 const MARK = '\u0001arguments\u0001';
 
@@ -106,6 +146,7 @@ const MARK = '\u0001arguments\u0001';
  * arguments (the writer's counters as it writes a batch's first call), `end` what follows them.
  */
 function callTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
+  if (shape.form.codec === 'tagged') return taggedCallTag(shape, tool);
   const numbered = numberedCallTag(shape, tool);
   if (numbered) return numbered;
   let written = shape.writeCalls([{ toolName: tool.name, input: { [MARK]: 0 } }]);
