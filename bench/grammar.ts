@@ -14,8 +14,14 @@ import type { ToolDefinition } from '../src/index.ts';
 import { type GrammarSyntax, grammarFor } from '../src/protocols/grammar/index.ts';
 import { FORMATS } from '../src/protocols/registry.ts';
 import { compileEbnf, compileStructuralTag } from '../test/support/xgrammar.ts';
-import { formatMs, formatTable, median } from './measure.ts';
-import { type BenchTarget, failureLines, targetLines } from './sections.ts';
+import { benchInChild, formatMs, formatTable, median } from './measure.ts';
+import {
+  type BenchTarget,
+  failureLines,
+  reportSectionFailures,
+  runSectionAlone,
+  targetLines,
+} from './sections.ts';
 
 export const GRAMMAR_TARGET_MS = 1000;
 const SIZES = [1, 30, 300] as const;
@@ -176,9 +182,24 @@ export function grammarTables(result: GrammarBenchResult): string {
   ].join('\n');
 }
 
+/** This section in a child process of its own (xgrammar's WebAssembly memory stays there). */
+export function benchGrammarInChild(): Promise<GrammarBenchResult> {
+  return benchInChild<GrammarBenchResult>('grammar.ts');
+}
+
+export function reportGrammarFailures(result: GrammarBenchResult): void {
+  reportSectionFailures('grammar', result.failures);
+}
+
+/** `TOOLWIRE_BENCH=grammar`: this part alone, its key of the results file replaced. */
+export function benchGrammarOnly(resultsFile: URL): Promise<void> {
+  return runSectionAlone(resultsFile, 'grammar', benchGrammarInChild, grammarTables);
+}
+
 if (import.meta.main) {
   const result = await benchGrammar();
   console.log(
     process.argv.includes('--json') ? JSON.stringify(result, null, 2) : grammarTables(result),
   );
+  if (!process.argv.includes('--json')) reportGrammarFailures(result);
 }

@@ -41,6 +41,12 @@ import {
   reportFormatFailures,
 } from './formats.ts';
 import {
+  benchGrammarInChild,
+  benchGrammarOnly,
+  grammarTables,
+  reportGrammarFailures,
+} from './grammar.ts';
+import {
   benchInChild,
   formatMs,
   formatRate,
@@ -784,6 +790,7 @@ async function main(): Promise<void> {
   if (selection === 'proxy') return benchProxyOnly(resultsFile);
   if (selection === 'families') return benchFamiliesOnly(resultsFile);
   if (selection === 'derive') return benchDeriveOnly(resultsFile);
+  if (selection === 'grammar') return benchGrammarOnly(resultsFile);
   const warnings: string[] = [];
   const streaming = await benchStreaming(warnings);
   const large = await benchLarge(warnings);
@@ -799,12 +806,15 @@ async function main(): Promise<void> {
   const families = await benchFamiliesInChild();
   progress('deriving formats from chat templates (child processes)');
   const derive = await benchDeriveInChild();
+  progress('grammars from the spec, compiled by xgrammar (child process)');
+  const grammar = await benchGrammarInChild();
   const targetList = [
     ...targets(large.cases, whole),
     ...floor.targets,
     ...proxy.targets,
     ...families.targets,
     ...derive.targets,
+    ...grammar.targets,
   ];
   const totalSeconds = (performance.now() - benchStarted) / 1000;
 
@@ -848,6 +858,8 @@ async function main(): Promise<void> {
     '',
     `10. ${deriveTables(derive)}`,
     '',
+    `11. ${grammarTables(grammar)}`,
+    '',
     'Targets',
     formatTable(
       ['target', 'value', 'result'],
@@ -885,6 +897,7 @@ async function main(): Promise<void> {
     proxy,
     families,
     derive,
+    grammar,
     targets: targetList,
     warnings,
     totalSeconds,
@@ -895,6 +908,7 @@ async function main(): Promise<void> {
   reportProxyFailures(proxy);
   reportFamilyFailures(families);
   reportDeriveFailures(derive);
+  reportGrammarFailures(grammar);
 }
 
 await main();

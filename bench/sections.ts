@@ -5,7 +5,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
-export const BENCH_SELECTIONS = ['all', 'formats', 'floor', 'proxy', 'families', 'derive'] as const;
+export const BENCH_SELECTIONS = [
+  'all',
+  'formats',
+  'floor',
+  'proxy',
+  'families',
+  'derive',
+  'grammar',
+] as const;
 export type BenchSelection = (typeof BENCH_SELECTIONS)[number];
 
 /** The sections asked for: `all` unless `TOOLWIRE_BENCH` names one. */

@@ -132,6 +132,22 @@ export {
   xlamProtocol,
   xmlProtocol,
 } from './protocols/formats.ts';
+// Grammars for constrained decoding, made from a format's spec (GBNF, xgrammar, JSON Schema).
+export {
+  type EbnfGrammar,
+  type GbnfGrammar,
+  type GeneratedGrammar,
+  GRAMMAR_SYNTAXES,
+  type GrammarOptions,
+  type GrammarSyntax,
+  type GrammarToolChoice,
+  GrammarUnsupportedError,
+  grammarFor,
+  type JsonSchemaGrammar,
+  type StructuralTag,
+  type StructuralTagFormat,
+  type StructuralTagGrammar,
+} from './protocols/grammar/index.ts';
 export { protocolByName, protocolForModel } from './protocols/index.ts';
 export {
   FORMATS,

@@ -8,7 +8,7 @@ import {
   HTTP_SERVER_PACKAGES,
   MODEL_CLIENT_PACKAGES,
 } from './optional-packages.ts';
-import { AGENT_USAGE, PARSE_USAGE, PROXY_USAGE, SERVE_USAGE } from './usage.ts';
+import { AGENT_USAGE, GRAMMAR_USAGE, PARSE_USAGE, PROXY_USAGE, SERVE_USAGE } from './usage.ts';
 
 /** Where a command writes (standard output or error, or a test's stand-in). */
 export interface CommandOutput {
@@ -57,5 +57,10 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     needs: [...HTTP_SERVER_PACKAGES],
     run: async (args, io) =>
       (await import('./proxy-command.ts')).proxyCommand(args, io?.stdout, io?.stderr),
+  },
+  grammar: {
+    usage: GRAMMAR_USAGE,
+    run: async (args, io) =>
+      (await import('./grammar-command.ts')).grammarCommand(args, io?.stdout, io?.stderr),
   },
 };

@@ -16,24 +16,8 @@ import { readFormatFile } from './format-source.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { parseProtocol } from './parse-command.ts';
 import { readToolsFile } from './read-tools.ts';
+import { GRAMMAR_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
-
-export const GRAMMAR_USAGE = `  toolwire grammar --tools <tools.json> --syntax gbnf|ebnf|structural-tag|json-schema
-                   [--protocol NAME | --format-file FILE | --chat-template FILE | --response-template FILE]
-                   [--model ID] [--tool-choice auto|required|none|NAME] [--no-parallel] [--json]
-
-Prints the grammar that lets a model write only what the format's parser reads as calls to the
-tools (their JSON Schemas held), made from the format's spec:
-  gbnf            llama.cpp's "grammar": the whole reply when --tool-choice demands a call
-                  (required or a tool's NAME); under auto a lazy grammar of the calls, started
-                  by the trigger word printed on standard error (grammar_lazy, grammar_triggers)
-  ebnf            xgrammar's grammar (vLLM structured_outputs.grammar, SGLang ebnf): the whole
-                  reply, also under auto (text, then calls)
-  structural-tag  xgrammar's structural tag (vLLM and SGLang response_format), as JSON
-  json-schema     the whole reply as a JSON Schema (Ollama format, LM Studio response_format),
-                  for formats whose calls are JSON, when a call is demanded
---tool-choice defaults to auto; --no-parallel allows one call at most. --json prints the whole
-result as JSON (the grammar, and for gbnf whether it is lazy and its trigger words).`;
 
 interface Output {
   write(text: string): void;

@@ -75,3 +75,20 @@ to --max-upstream-reply-mb (default 8) and a streamed event held waiting for its
 --max-upstream-event-kb (default 1024), then the upstream connection is closed and the client told. Responses are kept
 for previous_response_id up to --max-stored-responses (default 1000; 0 keeps none) and
 --max-stored-response-mb (default 64), the oldest forgotten first.`;
+
+export const GRAMMAR_USAGE = `  toolwire grammar --tools <tools.json> --syntax gbnf|ebnf|structural-tag|json-schema
+                   [--protocol NAME | --format-file FILE | --chat-template FILE | --response-template FILE]
+                   [--model ID] [--tool-choice auto|required|none|NAME] [--no-parallel] [--json]
+
+Prints the grammar that lets a model write only what the format's parser reads as calls to the
+tools (their JSON Schemas held), made from the format's spec:
+  gbnf            llama.cpp's "grammar": the whole reply when --tool-choice demands a call
+                  (required or a tool's NAME); under auto a lazy grammar of the calls, started
+                  by the trigger word printed on standard error (grammar_lazy, grammar_triggers)
+  ebnf            xgrammar's grammar (vLLM structured_outputs.grammar, SGLang ebnf): the whole
+                  reply, also under auto (text, then calls)
+  structural-tag  xgrammar's structural tag (vLLM and SGLang response_format), as JSON
+  json-schema     the whole reply as a JSON Schema (Ollama format, LM Studio response_format),
+                  for formats whose calls are JSON, when a call is demanded
+--tool-choice defaults to auto; --no-parallel allows one call at most. --json prints the whole
+result as JSON (the grammar, and for gbnf whether it is lazy and its trigger words).`;

@@ -76,7 +76,7 @@ describe('usage errors through the CLI entry', () => {
     const unknown = await cli(['help', 'nope']);
     expect(unknown.status).toBe(2);
     expect(unknown.said).toBe(
-      'toolwire: unknown command "nope"; the commands are parse, agent, serve, proxy',
+      'toolwire: unknown command "nope"; the commands are parse, agent, serve, proxy, grammar',
     );
     expect((await cli(['help'])).stdout).toContain('toolwire help <command>');
   });

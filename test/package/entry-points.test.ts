@@ -93,6 +93,10 @@ describe('each entry point loads only its own packages', () => {
 
 /** What `toolwire` exports at run time (its types are listed beside them in src/index.ts). */
 const ROOT_EXPORTS = [
+  // grammars for constrained decoding, from a format's spec
+  'grammarFor',
+  'GRAMMAR_SYNTAXES',
+  'GrammarUnsupportedError',
   // protocols and the ways to pick one
   'autoProtocol',
   'apertusProtocol',
