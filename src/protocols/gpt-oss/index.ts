@@ -1,5 +1,7 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { isWhiteSpace } from '../../scan/characters.ts';
 import type { HeaderModeSpec } from '../codecs/harmony/header-spec.ts';
+import { type NamedJsonConfig, namedJsonBody } from '../codecs/json/named-json-body.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import { HARMONY_THINK_TAGS } from '../engine/reasoning-tags.ts';
 import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
@@ -32,6 +34,23 @@ export const GPT_OSS_HEADER: HeaderModeSpec = {
   startInHeader: true,
 };
 
+const STRIPPED_CALL_OPEN = 'commentary to=functions.';
+
+/** The stripped call's name: one word, no markup, at most 128 characters with its spaces. */
+const STRIPPED_CALL: NamedJsonConfig = {
+  terminator: ' json',
+  readName: (header) => {
+    const name = header.trim();
+    for (let index = 0; index < name.length; index++) {
+      const character = name[index]!;
+      if (isWhiteSpace(name.charCodeAt(index)) || '<>{}'.includes(character)) return undefined;
+    }
+    return name.length === 0 ? undefined : name;
+  },
+  maxLength: 128,
+  json: { speculative: true },
+};
+
 /**
  * OpenAI's gpt-oss, in the harmony format (see GPT_OSS_HEADER), and what remains when a server
  * strips the special tokens (`analysis…assistantcommentary to=functions.NAME json{…}`, what
@@ -52,7 +71,7 @@ export const gptOssSpec: FormatSpec = {
     // Stripped tokens: `commentary to=functions.NAME json{…}` (`<|constrain|>json<|message|>` → ` json`).
     {
       codec: 'json',
-      open: 'commentary to=functions.',
+      open: STRIPPED_CALL_OPEN,
       certainty: 'speculative',
       nameHeader: { end: ' json' },
     },
@@ -72,6 +91,11 @@ export const gptOssSpec: FormatSpec = {
  * (tools as a TypeScript namespace) and its result envelope (an error as `{"error": …}`).
  */
 const GPT_OSS_HOOKS: FormatHooks = {
+  // The stripped call's header is short and holds no markup: a long or marked-up one is prose,
+  // read on (a header read up to the spec's default 256 characters would take real calls after
+  // it into the prose).
+  callBody: (form, context) =>
+    form.open === STRIPPED_CALL_OPEN ? namedJsonBody(context, STRIPPED_CALL) : undefined,
   readers: [
     {
       name: 'analysis channel with its special tokens stripped',

@@ -73,6 +73,16 @@ describe('gpt-oss', () => {
     expect(textIn(answer)).toBe('Hello! How can I help?');
   });
 
+  it('leaves a long stripped-call header to prose: a real call after it is still read', () => {
+    const call =
+      '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>';
+    const parts = partsOf(
+      harmony,
+      `commentary to=functions. is how the stripped header begins, and here is none at all. ${call}`,
+    );
+    expect(callsIn(parts)).toEqual([{ name: 'get_weather', input: { city: 'Oslo' } }]);
+  });
+
   it('keeps prose that merely starts with "analysis", or mentions it later, as text', () => {
     expect(textIn(partsOf(harmony, 'analysis of the data:\nanalysisX'))).toBe(
       'analysis of the data:\nanalysisX',

@@ -23,6 +23,8 @@ export class HeaderBody implements CallBody {
   /** White space after the message marker is the header's (`<|message|> Hi`, spaced headers). */
   private skipSpace = false;
   private ownLeftover = '';
+  /** The tool the header calls, once it is read (the JSON body's name for the call). */
+  private calledName: string | undefined;
 
   private readonly context: CallContext;
   private readonly mode: CompiledHeaderMode;
@@ -34,7 +36,7 @@ export class HeaderBody implements CallBody {
     this.mode = mode;
     this.headerStart = context.callLength;
     this.reader = new HeaderReader(mode.spec, start);
-    this.json = mode.jsonCall(context, start);
+    this.json = mode.jsonCall(context, () => this.calledName);
   }
 
   get leftover(): string {
@@ -51,6 +53,7 @@ export class HeaderBody implements CallBody {
     if (this.reader.failed) return this.notAHeader(stop, end);
     const meaning = this.reader.meaning();
     if (meaning.kind === 'call') {
+      this.calledName = meaning.name;
       if (this.json) {
         this.delegate = this.json;
         const read = this.json.write(text, start, stop);

@@ -7,18 +7,20 @@ import type { CallContext } from '../../engine/call-body.ts';
 import { MarkupBody } from '../../engine/markup-body.ts';
 import type { FormatReader } from '../../spec/compile.ts';
 import type { CallFormSpec } from '../../spec/types.ts';
-import type { JsonCallsBody } from '../json/json-calls-body.ts';
-import { type NamedJsonConfig, namedJsonBody } from '../json/named-json-body.ts';
+import { JsonCallsBody, type JsonCallsBodyConfig } from '../json/json-calls-body.ts';
 import type { ParameterTagsOpener } from '../tagged/parameter-tags-syntax.ts';
 import { HeaderBody } from './header-body.ts';
-import { calledToolIn, type HeaderStart, MAX_HEADER_CHARS } from './header-reader.ts';
+import { type HeaderStart, MAX_HEADER_CHARS } from './header-reader.ts';
 import type { HeaderModeSpec } from './header-spec.ts';
 
 /** A header mode with what its bodies share, made once per spec. */
 export interface CompiledHeaderMode {
   readonly spec: HeaderModeSpec;
-  /** The body of a call whose arguments are JSON (it reads the header too), if they are. */
-  jsonCall(context: CallContext, start: HeaderStart): JsonCallsBody | undefined;
+  /**
+   * The body of a call whose arguments are JSON, if they are: it reads the header too (to be
+   * where the arguments begin), and takes the tool's name from `calledName` at its end.
+   */
+  jsonCall(context: CallContext, calledName: () => string | undefined): JsonCallsBody | undefined;
   /** How a tool message's calls are read, when they are a tagged form's. */
   readonly taggedOpener: ParameterTagsOpener | undefined;
   /** What opens the next header, ending a message that is not a call. */
@@ -32,7 +34,7 @@ export function compileHeaderMode(
 ): CompiledHeaderMode {
   const tool = mode.toolMessage;
   let taggedOpener: ParameterTagsOpener | undefined;
-  const jsonConfigs = new Map<HeaderStart, NamedJsonConfig>();
+  let json: JsonCallsBodyConfig | undefined;
   if ('form' in tool) {
     const form = forms[tool.form];
     if (form?.codec !== 'tagged') {
@@ -45,23 +47,27 @@ export function compileHeaderMode(
       blockClose: tool.close,
     };
   } else {
-    for (const start of ['role', 'channel', 'recipient'] as const) {
-      jsonConfigs.set(start, {
-        terminator: mode.message,
-        readName: (header) => calledToolIn(mode, start, header),
-        // The header reader gives up first; this only bounds the JSON body's copy of it.
-        maxLength: MAX_HEADER_CHARS + mode.message.length,
-        json: { closer: tool.close, speculative: false },
-      });
-    }
+    json = {
+      shape: { nameKeys: [], argumentKeys: [] },
+      closer: tool.close,
+      speculative: false,
+    };
   }
   return {
     spec: mode,
     taggedOpener,
     nextHeaders: [mode.open, ...(mode.channel ? [mode.channel.marker] : [])],
-    jsonCall: (context, start) => {
-      const config = jsonConfigs.get(start);
-      return config ? namedJsonBody(context, config) : undefined;
+    jsonCall: (context, calledName) => {
+      if (json === undefined) return undefined;
+      // The header reader has read the header: the JSON body is given the name, not asked to
+      // read it again (one small config per call costs less than a second reading).
+      const header = {
+        terminator: mode.message,
+        readName: calledName,
+        // The header reader gives up first; this only bounds the JSON body's copy.
+        maxLength: MAX_HEADER_CHARS + mode.message.length,
+      };
+      return new JsonCallsBody(context, { ...json, header });
     },
   };
 }

@@ -68,15 +68,11 @@ export class HeaderReader {
   roleEnd = -1;
 
   private readonly mode: HeaderModeSpec;
-  private readonly markers: readonly string[];
+  private readonly literals: ModeLiterals;
 
   constructor(mode: HeaderModeSpec, start: HeaderStart) {
     this.mode = mode;
-    this.markers = [
-      mode.message,
-      ...(mode.channel ? [mode.channel.marker] : []),
-      ...(mode.constrain ? [mode.constrain] : []),
-    ];
+    this.literals = literalsOf(mode);
     if (start === 'recipient') {
       this.phase = Phase.Recipient;
       this.wordKind = 'role';
@@ -112,6 +108,18 @@ export class HeaderReader {
    */
   read(text: string, start: number, end: number): number {
     for (let index = start; index < end; index++) {
+      if (this.phase === Phase.Recipient) {
+        // The recipient's run is cut out at once, not appended a character at a time.
+        const stop = Math.min(end, index + MAX_HEADER_CHARS - this.length);
+        let at = index;
+        while (at < stop && this.isRecipientCharacter(text.charCodeAt(at))) at++;
+        if (at > index) {
+          this.recipient += text.slice(index, at);
+          this.length += at - index;
+          index = at;
+          if (index === end) return -1;
+        }
+      }
       if (this.length++ >= MAX_HEADER_CHARS) {
         this.phase = Phase.Failed;
         return index;
@@ -162,8 +170,7 @@ export class HeaderReader {
         else this.endPart();
         return false;
       case Phase.Recipient:
-        // A recipient ends at white space or a special token (`to=functions.f<|channel|>`).
-        if (!isWhiteSpace(code) && !this.beginsMarker(code) && code !== GREATER_THAN) {
+        if (this.isRecipientCharacter(code)) {
           this.recipient += character;
           return true;
         }
@@ -190,8 +197,7 @@ export class HeaderReader {
 
   /** A role's or channel's name: read while it may still grow into a known one. */
   private knownWord(code: number, character: string): boolean {
-    const known =
-      this.wordKind === 'role' ? this.mode.roles : Object.keys(this.mode.channel?.names ?? {});
+    const known = this.wordKind === 'role' ? this.mode.roles : this.literals.channels;
     const longer = this.word + character;
     if (isWordOrHyphen(code) && known.some((word) => word.startsWith(longer))) {
       this.word = longer;
@@ -243,16 +249,22 @@ export class HeaderReader {
     return true;
   }
 
+  /** A recipient ends at white space or a special token (`to=functions.f<|channel|>`). */
+  private isRecipientCharacter(code: number): boolean {
+    return !isWhiteSpace(code) && !this.beginsMarker(code) && code !== GREATER_THAN;
+  }
+
   private beginsMarker(code: number): boolean {
-    return code === LESS_THAN || this.markers.some((marker) => marker.charCodeAt(0) === code);
+    return code === LESS_THAN || this.literals.markerStarts.includes(code);
   }
 
   private marker(character: string): boolean {
     this.literal += character;
     const literal = this.literal;
-    const matched = this.markers.find((marker) => marker === literal);
+    const markers = this.literals.markers;
+    const matched = markers.find((marker) => marker === literal);
     if (matched === undefined) {
-      if (!this.markers.some((marker) => marker.startsWith(literal))) this.phase = Phase.Failed;
+      if (!markers.some((marker) => marker.startsWith(literal))) this.phase = Phase.Failed;
       return true;
     }
     if (matched === this.mode.message) this.phase = Phase.Done;
@@ -266,6 +278,35 @@ export class HeaderReader {
     } else this.phase = Phase.Failed;
     return true;
   }
+}
+
+/** What a reader looks for, made once per mode (a reader is made per header). */
+interface ModeLiterals {
+  /** The special tokens inside a header: the message marker, the channel's, the content type's. */
+  readonly markers: readonly string[];
+  /** Their first characters. */
+  readonly markerStarts: readonly number[];
+  readonly channels: readonly string[];
+}
+
+const literalsByMode = new WeakMap<HeaderModeSpec, ModeLiterals>();
+
+function literalsOf(mode: HeaderModeSpec): ModeLiterals {
+  let literals = literalsByMode.get(mode);
+  if (literals === undefined) {
+    const markers = [
+      mode.message,
+      ...(mode.channel ? [mode.channel.marker] : []),
+      ...(mode.constrain ? [mode.constrain] : []),
+    ];
+    literals = {
+      markers,
+      markerStarts: markers.map((marker) => marker.charCodeAt(0)),
+      channels: Object.keys(mode.channel?.names ?? {}),
+    };
+    literalsByMode.set(mode, literals);
+  }
+  return literals;
 }
 
 /** `name` less the first of `prefixes` it begins with (`functions.get_weather` → `get_weather`). */
