@@ -99,7 +99,11 @@ export function headerModeProblem(
 ): HeaderModeProblem | undefined {
   if (!isFields(value)) return { path, problem: 'must be an object' };
   const unknown = Object.keys(value).find((key) => !KEYS.includes(key));
-  if (unknown !== undefined) return { path: `${path}.${unknown}`, problem: 'is not a field' };
+  if (unknown !== undefined)
+    return {
+      path: `${path}.${unknown}`,
+      problem: `unknown field (expected one of ${KEYS.join(', ')})`,
+    };
   return (
     literal(value, 'open', path) ??
     literal(value, 'recipient', path) ??
