@@ -64,6 +64,13 @@ export interface ProtocolGrammar<CallData> {
 export interface ReasoningTag {
   readonly open: string;
   readonly close: string;
+  /** Other literals that also end the block, consumed like `close` (Kimi K3's `<|open|>response<|sep|>`). */
+  readonly closeAlternatives?: readonly string[];
+}
+
+/** Every literal that ends a tag's block: its closer, then its alternatives. */
+function closersOf(tag: ReasoningTag): string[] {
+  return [tag.close, ...(tag.closeAlternatives ?? [])];
 }
 
 type TopLevelData<CallData> =
@@ -175,7 +182,7 @@ export function checkLiterals(
     }
   }
   for (const tag of reasoningTags) {
-    if (tag.open.length === 0 || tag.close.length === 0) {
+    if (tag.open.length === 0 || closersOf(tag).some((closer) => closer.length === 0)) {
       throw new TypeError(
         `${formatName}: a reasoning tag has an empty ${tag.open.length === 0 ? 'opening' : 'closing'} literal; it would match everywhere`,
       );
@@ -210,7 +217,8 @@ function compileTopLevel<CallData>(
   const openers: Opener<TopLevelData<CallData>>[] = reasoningTags.map((tag) => ({
     literal: tag.open,
     delimited: false,
-    data: { kind: 'reasoning', closers: [tag.close] },
+    // Made once per compiled top level: `reasoningScans`, keyed by this array, stays small.
+    data: { kind: 'reasoning', closers: closersOf(tag) },
   }));
   for (const opener of callOpeners) {
     openers.push({ ...opener, data: { kind: 'call', call: opener.data } });
@@ -232,7 +240,7 @@ function compileTopLevel<CallData>(
     wordTriggers,
     wordFirsts: new Set(wordTriggers.map((word) => word.charCodeAt(0))),
     longestLineOpener,
-    allClosers: reasoningTags.map((tag) => tag.close),
+    allClosers: reasoningTags.flatMap(closersOf),
     reasoningOpeners: callOpeners.filter((opener) => opener.inReasoning === true),
     reasoningScans: new Map(),
   };
@@ -782,7 +790,13 @@ function createEngine<CallData>(
     for (const candidate of reasoningClosers) {
       const found = text.indexOf(candidate, start);
       workMeter.characters += (found === -1 ? text.length : found) - start;
-      if (found !== -1 && (closeAt === -1 || found < closeAt)) {
+      // At one position the longest closer is the one written (`</thinking>`, not `</think`).
+      if (
+        found !== -1 &&
+        (closeAt === -1 ||
+          found < closeAt ||
+          (found === closeAt && candidate.length > closer.length))
+      ) {
         closeAt = found;
         closer = candidate;
       }

@@ -90,12 +90,15 @@ export const kimiK3Spec: FormatSpec = {
   families: 'Kimi K3',
   models: ['kimi-k3', 'kimi_k3', 'kimik3'],
   reasoning: [
-    { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>' },
-    { open: spacedElement('think'), close: spacedClose('think') },
     // K3 leaves out `<|close|>think<|sep|>` in some tool-calling turns (vLLM #53246, ~5%): the
-    // next element of the message ends the think element then. A spec pair has one closer, so
-    // each is a pair of its own (the engine ends reasoning the prompt opened at any closer).
-    ...THINK_ENDS.map((close) => ({ open: '<|open|>think<|sep|>', close })),
+    // next element of the message ends the think element then, whether the prompt or the output
+    // opened it.
+    {
+      open: '<|open|>think<|sep|>',
+      close: '<|close|>think<|sep|>',
+      closeAlternatives: THINK_ENDS,
+    },
+    { open: spacedElement('think'), close: spacedClose('think'), closeAlternatives: THINK_ENDS },
     // As every format reads them.
     { open: '<think>', close: '</think>' },
     { open: '<thinking>', close: '</thinking>' },

@@ -63,6 +63,11 @@ export interface FormatSpec {
 export interface ReasoningSpec {
   readonly open: string;
   readonly close: string;
+  /**
+   * Other literals that also end the block, consumed like `close` (Kimi K3's
+   * `<|open|>response<|sep|>`, written when the model left out the think element's closer).
+   */
+  readonly closeAlternatives?: readonly string[];
 }
 
 /** One way a call is written: its opener, its closer and its argument codec. */

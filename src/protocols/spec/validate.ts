@@ -445,9 +445,10 @@ export function readFormatSpec(json: unknown): FormatSpec {
   spec.literals('models');
   spec.text('example');
   for (const tag of spec.list('reasoning')) {
-    tag.only(['open', 'close']);
+    tag.only(['open', 'close', 'closeAlternatives']);
     tag.literal('open', true);
     tag.literal('close', true);
+    tag.literals('closeAlternatives');
   }
   spec.boolean('startInReasoning');
   spec.literals('markup');

@@ -131,4 +131,24 @@ describe('kimi-k3, a call without its tools element', () => {
       errors: [],
     });
   });
+
+  it('ends a think element the output opened itself at the response element, spaced or not', () => {
+    const call =
+      '<|open|>tools<|sep|><|open|>call tool="python" index="1"<|sep|><|open|>argument key="code" type="string"<|sep|>x = 1<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>';
+    const own = { tools, startInReasoning: false };
+    const text = `<|open|>think<|sep|>Need code.<|open|>response<|sep|>Running.<|close|>response<|sep|>${call}`;
+    expect(readAtEverySplit(protocol, text, own)).toEqual({
+      calls: [['python', { code: 'x = 1' }]],
+      text: 'Running.',
+      reasoning: 'Need code.',
+      errors: [],
+    });
+    const spaced = '<|open|> think <|sep|>Need code.<|open|> response <|sep|>Running.';
+    expect(readAtEverySplit(protocol, spaced, own)).toEqual({
+      calls: [],
+      text: 'Running.',
+      reasoning: 'Need code.',
+      errors: [],
+    });
+  });
 });
