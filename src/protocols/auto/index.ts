@@ -72,7 +72,10 @@ export function autoProtocol(options: AutoProtocolOptions = {}): ToolCallProtoco
   });
 }
 
-/** Every format's reasoning tags, each once (the first format's closer wins for a shared opener). */
+/**
+ * Every format's reasoning tags, each once (the first format's tag wins for a shared opener),
+ * kept whole: a tag's closer alternatives and suffix go with it.
+ */
 function unionOfReasoningTags(grammars: readonly ProtocolGrammar<unknown>[]): ReasoningTag[] {
   const byOpen = new Map<string, ReasoningTag>();
   for (const grammar of grammars) {

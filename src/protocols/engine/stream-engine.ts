@@ -16,6 +16,7 @@ import { RawText } from '../../scan/raw-text.ts';
 import type { CallBody, CallContext, CallOutcome, ResolvedParseOptions } from './call-body.ts';
 import { InlineCodeTracker, MAX_CODE_SPAN_HOLD, SpanCloseFinder } from './inline-code.ts';
 import { LineOpenerFinder } from './line-openers.ts';
+import { NOT_A_SUFFIX, readTagSuffix, SUFFIX_CUT } from './tag-suffix.ts';
 import { TriggerSearch } from './trigger-search.ts';
 import { workMeter } from './work-meter.ts';
 
@@ -66,6 +67,12 @@ export interface ReasoningTag {
   readonly close: string;
   /** Other literals that also end the block, consumed like `close` (Kimi K3's `<|open|>response<|sep|>`). */
   readonly closeAlternatives?: readonly string[];
+  /**
+   * `open` and `close` are followed by a suffix (Hunyuan's `<think:6124c78e>`, see
+   * tag-suffix.ts): the block opens at `open` + `>` or `:SUFFIX>`, and ends at `close` + the
+   * same suffix + `>`; a block the prompt opened ends at `close` + any suffix + `>`.
+   */
+  readonly suffixed?: boolean;
 }
 
 /** Every literal that ends a tag's block: its closer, then its alternatives. */
@@ -74,7 +81,12 @@ function closersOf(tag: ReasoningTag): string[] {
 }
 
 type TopLevelData<CallData> =
-  | { readonly kind: 'reasoning'; readonly closers: readonly string[] }
+  | {
+      readonly kind: 'reasoning';
+      readonly closers: readonly string[];
+      /** The tag, when its opener reads a suffix first (its closers then depend on it). */
+      readonly suffixed?: ReasoningTag;
+    }
   | { readonly kind: 'call'; readonly call: CallData };
 
 const Mode = {
@@ -135,10 +147,17 @@ interface TopLevel<CallData> {
   readonly reasoningOpeners: readonly CallOpener<CallData>[];
   /** What is searched for inside a reasoning block, per list of its closers (compiled when met). */
   readonly reasoningScans: Map<readonly string[], ReasoningScan<CallData>>;
+  /** The closers of suffixed tags in `allClosers`: a suffix and `>` must follow them. */
+  readonly prefixClosers: ReadonlySet<string>;
+  /** A suffixed block's closers, per its closer with the suffix (a model writes one suffix). */
+  readonly suffixedClosers: Map<string, readonly string[]>;
 }
 
+/** Most suffixed closer lists kept per top level; past it, lists are made per block. */
+const MAX_SUFFIXED_CLOSER_LISTS = 16;
+
 type ReasoningData<CallData> =
-  | { readonly kind: 'close' }
+  | { readonly kind: 'close'; readonly prefix?: boolean }
   | { readonly kind: 'call'; readonly call: CallData };
 
 /** A reasoning block's closers and the openers read inside it, compiled together. */
@@ -148,15 +167,20 @@ interface ReasoningScan<CallData> {
 }
 
 const CLOSE: ReasoningData<never> = { kind: 'close' };
+/** A closer's place not searched for yet (see scanReasoning). */
+const UNSEARCHED = -2;
+/** A suffixed tag's closer, which a suffix and `>` must follow. */
+const PREFIX_CLOSE: ReasoningData<never> = { kind: 'close', prefix: true };
 
 function compileReasoningScan<CallData>(
   closers: readonly string[],
   openers: readonly CallOpener<CallData>[],
+  prefixClosers: ReadonlySet<string>,
 ): ReasoningScan<CallData> {
   const all: Opener<ReasoningData<CallData>>[] = closers.map((literal) => ({
     literal,
     delimited: false,
-    data: CLOSE,
+    data: prefixClosers.has(literal) ? PREFIX_CLOSE : CLOSE,
   }));
   for (const opener of openers) {
     all.push({ ...opener, data: { kind: 'call', call: opener.data } });
@@ -218,7 +242,11 @@ function compileTopLevel<CallData>(
     literal: tag.open,
     delimited: false,
     // Made once per compiled top level: `reasoningScans`, keyed by this array, stays small.
-    data: { kind: 'reasoning', closers: closersOf(tag) },
+    data: {
+      kind: 'reasoning',
+      closers: closersOf(tag),
+      ...(tag.suffixed === true ? { suffixed: tag } : {}),
+    },
   }));
   for (const opener of callOpeners) {
     openers.push({ ...opener, data: { kind: 'call', call: opener.data } });
@@ -243,6 +271,10 @@ function compileTopLevel<CallData>(
     allClosers: reasoningTags.flatMap(closersOf),
     reasoningOpeners: callOpeners.filter((opener) => opener.inReasoning === true),
     reasoningScans: new Map(),
+    prefixClosers: new Set(
+      reasoningTags.filter((tag) => tag.suffixed === true).map((tag) => tag.close),
+    ),
+    suffixedClosers: new Map(),
   };
   byTags.set(reasoningTags, compiled as TopLevel<unknown>);
   return compiled;
@@ -704,27 +736,67 @@ function createEngine<CallData>(
 
   /** An opener matched at `text[at]`: start its reasoning block or call. */
   function enter(data: TopLevelData<CallData>, text: string, at: number, length: number): number {
-    inlineCode.afterMarkup();
     if (data.kind === 'reasoning') {
+      let closers = data.closers;
+      let end = at + length;
+      let cached = true;
+      if (data.suffixed !== undefined) {
+        const suffixEnd = readTagSuffix(text, end, finalText);
+        if (suffixEnd === SUFFIX_CUT) {
+          pending = text.slice(at);
+          return text.length;
+        }
+        if (suffixEnd === NOT_A_SUFFIX) {
+          // `<thinkpad>`: the literal was text; reading goes on just after it.
+          emitText(text.slice(at, end));
+          return end;
+        }
+        const closer = data.suffixed.close + text.slice(end, suffixEnd);
+        ({ closers, cached } = suffixedClosersOf(data.suffixed, closer));
+        end = suffixEnd;
+      }
+      inlineCode.afterMarkup();
       closeText();
       mode = Mode.Reasoning;
-      openReasoning(data.closers);
-      reasoningStart = offset + at + length;
+      openReasoning(closers, cached);
+      reasoningStart = offset + end;
       emitReasoning('');
-      return at + length;
+      return end;
     }
+    inlineCode.afterMarkup();
     return enterCall(data.call, text, at, length);
   }
 
-  /** A reasoning block opens whose closers are `closers`. */
-  function openReasoning(closers: readonly string[]): void {
+  /**
+   * The closers of a suffixed tag's block that `closer` (with its suffix) ends, kept while few
+   * (`cached`): the top level is shared by every parser of the format.
+   */
+  function suffixedClosersOf(
+    tag: ReasoningTag,
+    closer: string,
+  ): { closers: readonly string[]; cached: boolean } {
+    const known = topLevel.suffixedClosers.get(closer);
+    if (known !== undefined) return { closers: known, cached: true };
+    const closers = [closer, ...(tag.closeAlternatives ?? [])];
+    if (topLevel.suffixedClosers.size >= MAX_SUFFIXED_CLOSER_LISTS) {
+      return { closers, cached: false };
+    }
+    topLevel.suffixedClosers.set(closer, closers);
+    return { closers, cached: true };
+  }
+
+  /**
+   * A reasoning block opens whose closers are `closers`; its scan is kept with the top level
+   * when the list is (`cached`).
+   */
+  function openReasoning(closers: readonly string[], cached = true): void {
     reasoningClosers = closers;
     reasoningResumed = false;
     if (topLevel.reasoningOpeners.length === 0) return;
     let scan = topLevel.reasoningScans.get(closers);
     if (scan === undefined) {
-      scan = compileReasoningScan(closers, topLevel.reasoningOpeners);
-      topLevel.reasoningScans.set(closers, scan);
+      scan = compileReasoningScan(closers, topLevel.reasoningOpeners, topLevel.prefixClosers);
+      if (cached) topLevel.reasoningScans.set(closers, scan);
     }
     reasoningScan = scan;
     reasoningSearch = new TriggerSearch(scan.triggers);
@@ -785,26 +857,49 @@ function createEngine<CallData>(
       start = after;
     }
     if (reasoningScan !== undefined) return scanReasoningForCalls(text, start);
-    let closeAt = -1;
-    let closer = '';
-    for (const candidate of reasoningClosers) {
-      const found = text.indexOf(candidate, start);
-      workMeter.characters += (found === -1 ? text.length : found) - start;
-      // At one position the longest closer is the one written (`</thinking>`, not `</think`).
-      if (
-        found !== -1 &&
-        (closeAt === -1 ||
-          found < closeAt ||
-          (found === closeAt && candidate.length > closer.length))
-      ) {
-        closeAt = found;
-        closer = candidate;
+    const { prefixClosers } = topLevel;
+    // Where each closer stands next (-1: nowhere, UNSEARCHED: not searched yet). A suffixed
+    // tag's closer without a suffix after it is reasoning text: the search goes on after it,
+    // the other closers' places kept, so each character is searched once per closer.
+    const found = reasoningClosers.map(() => UNSEARCHED);
+    let from = start;
+    while (true) {
+      let closeAt = -1;
+      let closer = '';
+      reasoningClosers.forEach((candidate, index) => {
+        let at = found[index]!;
+        if (at === UNSEARCHED || (at !== -1 && at < from)) {
+          at = text.indexOf(candidate, from);
+          workMeter.characters += (at === -1 ? text.length : at) - from;
+          found[index] = at;
+        }
+        // At one position the longest closer is the one written (`</thinking>`, not `</think`).
+        if (
+          at !== -1 &&
+          (closeAt === -1 || at < closeAt || (at === closeAt && candidate.length > closer.length))
+        ) {
+          closeAt = at;
+          closer = candidate;
+        }
+      });
+      if (closeAt === -1) break;
+      let end = closeAt + closer.length;
+      if (prefixClosers.size > 0 && prefixClosers.has(closer)) {
+        const suffixEnd = readTagSuffix(text, end, finalText);
+        if (suffixEnd === SUFFIX_CUT) {
+          readReasoning(text.slice(start, closeAt));
+          pending = text.slice(closeAt);
+          return text.length;
+        }
+        if (suffixEnd === NOT_A_SUFFIX) {
+          from = end;
+          continue;
+        }
+        end = suffixEnd;
       }
-    }
-    if (closeAt !== -1) {
       emitReasoning(text.slice(start, closeAt));
       endReasoning();
-      return closeAt + closer.length;
+      return end;
     }
     // Hold back the longest tail that could still grow into a closer.
     let hold = 0;
@@ -828,10 +923,16 @@ function createEngine<CallData>(
    */
   function afterRepeatedOpener(text: string, start: number): number {
     for (const tag of grammar.reasoningTags) {
-      if (text.startsWith(tag.open, start)) {
-        repeatedOpenerPossible = false;
-        return start + tag.open.length;
+      if (!text.startsWith(tag.open, start)) continue;
+      let after = start + tag.open.length;
+      if (tag.suffixed === true) {
+        // `<think:6124c78e>` echoed: dropped with its suffix; `<thinkpad>` is reasoning text.
+        after = readTagSuffix(text, after, finalText);
+        if (after === SUFFIX_CUT) return -1;
+        if (after === NOT_A_SUFFIX) continue;
       }
+      repeatedOpenerPossible = false;
+      return after;
     }
     const rest = text.length - start;
     if (!finalText) {
@@ -865,8 +966,23 @@ function createEngine<CallData>(
       }
       const data = match.opener.data;
       if (data.kind === 'close') {
+        let end = next + match.length;
+        if (data.prefix === true) {
+          const suffixEnd = readTagSuffix(text, end, finalText);
+          if (suffixEnd === SUFFIX_CUT) {
+            pending = text.slice(next);
+            return text.length;
+          }
+          if (suffixEnd === NOT_A_SUFFIX) {
+            // Not a closer: reasoning text, read with what follows it.
+            start = next;
+            from = end;
+            continue;
+          }
+          end = suffixEnd;
+        }
         endReasoning();
-        return next + match.length;
+        return end;
       }
       callInReasoning = true;
       return enterCall(data.call, text, next, match.length);

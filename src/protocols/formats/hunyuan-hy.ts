@@ -50,13 +50,10 @@ export const hunyuanHySpec: FormatSpec = {
     'hunyuan-v4',
     'hunyuan-hy',
   ],
-  // The reasoning tags carry the checkpoint's suffix too. A literal cannot read a suffix it has
-  // not seen (the tool tags read theirs from the block's opener): these are the suffixes seen in
-  // the open checkpoints (`:opensource`) and in every Hy3/Hy4 capture so far (`:6124c78e`).
+  // The reasoning tags carry the checkpoint's suffix too (`<think:opensource>`, `<think:6124c78e>`),
+  // or none (`<think>`); the closer repeats the opener's.
   reasoning: [
-    { open: '<think>', close: '</think>' },
-    { open: '<think:opensource>', close: '</think:opensource>' },
-    { open: '<think:6124c78e>', close: '</think:6124c78e>' },
+    { open: '<think', close: '</think', suffixed: true },
     { open: '<thinking>', close: '</thinking>' },
   ],
   calls: [

@@ -68,6 +68,13 @@ export interface ReasoningSpec {
    * `<|open|>response<|sep|>`, written when the model left out the think element's closer).
    */
   readonly closeAlternatives?: readonly string[];
+  /**
+   * `open` and `close` are followed by a suffix (Hunyuan Hy3/Hy4's `<think:6124c78e>`): the
+   * block opens at `open` + `>` or `:SUFFIX>` (1–64 characters, none white space, `<` or `>`)
+   * and ends at `close` + the same suffix + `>`; a block the prompt opened ends at `close` + any
+   * such suffix + `>`. Default false.
+   */
+  readonly suffixed?: boolean;
 }
 
 /** One way a call is written: its opener, its closer and its argument codec. */

@@ -445,10 +445,19 @@ export function readFormatSpec(json: unknown): FormatSpec {
   spec.literals('models');
   spec.text('example');
   for (const tag of spec.list('reasoning')) {
-    tag.only(['open', 'close', 'closeAlternatives']);
+    tag.only(['open', 'close', 'closeAlternatives', 'suffixed']);
     tag.literal('open', true);
     tag.literal('close', true);
     tag.literals('closeAlternatives');
+    tag.boolean('suffixed');
+    if (tag.value('suffixed') === true) {
+      // The suffix and its `>` follow the literals: `<think`, not `<think>`.
+      for (const key of ['open', 'close']) {
+        if ((tag.value(key) as string).endsWith('>')) {
+          tag.fail(key, 'must not end in `>` in a suffixed tag (the suffix and `>` follow it)');
+        }
+      }
+    }
   }
   spec.boolean('startInReasoning');
   spec.literals('markup');

@@ -11,6 +11,7 @@ import {
   readFormatSpec,
 } from '../../../src/protocols/spec/define.ts';
 import type { FormatSpec, ReasoningSpec } from '../../../src/protocols/spec/types.ts';
+import { expectLinearEngineWork } from '../../support/growth.ts';
 import { readAtEverySplit } from '../formats/tagged-spec-checks.ts';
 
 const tools: ToolDefinition[] = [
@@ -85,5 +86,109 @@ describe('auto, combining reasoning tags', () => {
       text: 'Running.',
       reasoning: 'Need code.',
     });
+  });
+});
+
+describe('suffixed', () => {
+  const SUFFIXED: ReasoningSpec = { open: '<think', close: '</think', suffixed: true };
+  const plain = defineFormat(specWith([SUFFIXED, { open: '<thinking>', close: '</thinking>' }]));
+  // The same with its calls read inside reasoning: the closers are searched for by a trie there.
+  const withCallsInReasoning = defineFormat({
+    ...specWith([SUFFIXED, { open: '<thinking>', close: '</thinking>' }]),
+    calls: [{ codec: 'json', open: '<call>', close: '</call>', inReasoning: true }],
+  });
+
+  describe.each([
+    ['closers searched for alone', plain],
+    ['closers searched for with openers read inside reasoning', withCallsInReasoning],
+  ])('%s', (_name, protocol) => {
+    const read = (text: string, startInReasoning = false) =>
+      readAtEverySplit(protocol, text, { tools, startInReasoning });
+
+    it('ends a block at its closer with the same suffix', () => {
+      expect(read('<think:6124c78e>a</think:6124c78e>b')).toEqual({
+        calls: [],
+        text: 'b',
+        reasoning: 'a',
+        errors: [],
+      });
+      expect(read('<think>a</think>b')).toMatchObject({ text: 'b', reasoning: 'a' });
+      expect(read('<thinking>a</thinking>b')).toMatchObject({ text: 'b', reasoning: 'a' });
+    });
+
+    it('reads a closer with another suffix as reasoning: the block runs to the end', () => {
+      expect(read('<think:x>a</think:y>b')).toMatchObject({ text: '', reasoning: 'a</think:y>b' });
+      expect(read('<think:x>a</think>b')).toMatchObject({ text: '', reasoning: 'a</think>b' });
+    });
+
+    it('reads the literal as text when no suffix follows it', () => {
+      for (const text of [
+        'use a <thinkpad> here',
+        'a <think: x> b',
+        'a <think:> b',
+        `a <think:${'s'.repeat(65)}> b`,
+        'a <think',
+        'a <think:abc',
+      ]) {
+        expect(read(text), text).toMatchObject({ text, reasoning: '' });
+      }
+      const longest = `<think:${'s'.repeat(64)}>a</think:${'s'.repeat(64)}>b`;
+      expect(read(longest)).toMatchObject({ text: 'b', reasoning: 'a' });
+    });
+
+    it('ends a block the prompt opened at the closer with any suffix, or none', () => {
+      expect(read('a</think:opensource>b', true)).toMatchObject({ text: 'b', reasoning: 'a' });
+      expect(read('a</think>b', true)).toMatchObject({ text: 'b', reasoning: 'a' });
+      expect(read('a</thinking>b', true)).toMatchObject({ text: 'b', reasoning: 'a' });
+      expect(read('a</thinker>b</think:z>c', true)).toMatchObject({
+        text: 'c',
+        reasoning: 'a</thinker>b',
+      });
+      expect(read('a</think:o p>b', true)).toMatchObject({ text: '', reasoning: 'a</think:o p>b' });
+      expect(read('a</think:sfx', true)).toMatchObject({ text: '', reasoning: 'a</think:sfx' });
+    });
+
+    it('drops an opener the prompt already wrote, with its suffix', () => {
+      expect(read('<think:6124c78e>a</think:6124c78e>b', true)).toMatchObject({
+        text: 'b',
+        reasoning: 'a',
+      });
+      expect(read('<thinkpad>a</think>b', true)).toMatchObject({
+        text: 'b',
+        reasoning: '<thinkpad>a',
+      });
+    });
+
+    it('reads many `<think:` openers in linear work', () => {
+      const parse = (text: string) => {
+        const parser = protocol.createStreamParser({ tools });
+        parser.push(text);
+        parser.end();
+      };
+      const make = (size: number) => `a <think:${'x'.repeat(40)} `.repeat(size);
+      expectLinearEngineWork(make, parse, 200);
+      const inside = (size: number) => `</think:${'x'.repeat(40)} `.repeat(size);
+      expectLinearEngineWork(
+        inside,
+        (text) => {
+          const parser = protocol.createStreamParser({ tools, startInReasoning: true });
+          parser.push(text);
+          parser.end();
+        },
+        200,
+      );
+    });
+  });
+
+  it('is validated: readFormatSpec names the bad field', () => {
+    expect(() =>
+      readFormatSpec(specWith([{ open: '<think', close: '</think', suffixed: 'yes' } as never])),
+    ).toThrow(/reasoning\[0\]\.suffixed/);
+    expect(() =>
+      readFormatSpec(specWith([{ open: '<think>', close: '</think', suffixed: true }])),
+    ).toThrow(/reasoning\[0\]\.open/);
+    expect(() =>
+      readFormatSpec(specWith([{ open: '<think', close: '</think>', suffixed: true }])),
+    ).toThrow(/reasoning\[0\]\.close/);
   });
 });

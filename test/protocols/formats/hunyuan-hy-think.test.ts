@@ -93,4 +93,25 @@ describe('hunyuan-hy, suffixed reasoning tags', () => {
       errors: [],
     });
   });
+
+  it("reads a suffix it has not seen: the closer repeats the opener's", () => {
+    const call =
+      '<tool_calls:a1b2><tool_call:a1b2>get_weather<tool_sep:a1b2><arg_key:a1b2>city</arg_key:a1b2><arg_value:a1b2>Oslo</arg_value:a1b2></tool_call:a1b2></tool_calls:a1b2>';
+    expect(
+      readAtEverySplit(protocol, `<think:a1b2>pondering</think:a1b2>answer${call}`, { tools }),
+    ).toEqual({
+      calls: [['get_weather', { city: 'Oslo' }]],
+      text: 'answer',
+      reasoning: 'pondering',
+      errors: [],
+    });
+    // The prompt opened reasoning with a suffix the output never writes again.
+    expect(
+      readAtEverySplit(protocol, 'pondering</think:a1b2>answer', { tools, startInReasoning: true }),
+    ).toMatchObject({ reasoning: 'pondering', text: 'answer', errors: [] });
+    // Another suffix does not close it: the block runs to the end.
+    expect(
+      readAtEverySplit(protocol, '<think:a1b2>pondering</think:c3d4>answer', { tools }),
+    ).toMatchObject({ reasoning: 'pondering</think:c3d4>answer', text: '' });
+  });
 });
