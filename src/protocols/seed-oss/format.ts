@@ -1,5 +1,4 @@
 import type { ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
-import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-syntax.ts';
 import {
   descriptionOf,
   propertiesOf,
@@ -7,7 +6,7 @@ import {
   schemaObjectOf,
   textOf,
 } from '../prompt/describe-tool.ts';
-import { exampleInput, inputAsValue } from '../prompt/example-input.ts';
+import { exampleInput } from '../prompt/example-input.ts';
 
 /** Seed-OSS's template shows parameter types as Python types. */
 function pythonType(type: unknown): string {
