@@ -866,7 +866,8 @@ function createEngine<CallData>(
     while (true) {
       let closeAt = -1;
       let closer = '';
-      reasoningClosers.forEach((candidate, index) => {
+      for (let index = 0; index < reasoningClosers.length; index++) {
+        const candidate = reasoningClosers[index]!;
         let at = found[index]!;
         if (at === UNSEARCHED || (at !== -1 && at < from)) {
           at = text.indexOf(candidate, from);
@@ -881,7 +882,7 @@ function createEngine<CallData>(
           closeAt = at;
           closer = candidate;
         }
-      });
+      }
       if (closeAt === -1) break;
       let end = closeAt + closer.length;
       if (prefixClosers.size > 0 && prefixClosers.has(closer)) {

@@ -167,6 +167,13 @@ describe('suffixed', () => {
       };
       const make = (size: number) => `a <think:${'x'.repeat(40)} `.repeat(size);
       expectLinearEngineWork(make, parse, 200);
+      // A suffix cut by every chunk's end is held and read again: a bounded amount per chunk.
+      const byCharacter = (text: string) => {
+        const parser = protocol.createStreamParser({ tools });
+        for (const character of text) parser.push(character);
+        parser.end();
+      };
+      expectLinearEngineWork(make, byCharacter, 50);
       const inside = (size: number) => `</think:${'x'.repeat(40)} `.repeat(size);
       expectLinearEngineWork(
         inside,
