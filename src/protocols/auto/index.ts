@@ -1,5 +1,5 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
-import type { ToolCallProtocol } from '../../core/index.ts';
+import type { ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
 import { isNameDelimiter, type Opener } from '../../scan/opener-trie.ts';
 import { defineProtocol, formatResultsForAnyReader, grammarOf } from '../define/define-protocol.ts';
 import type { ResolvedParseOptions } from '../engine/call-body.ts';
@@ -94,6 +94,9 @@ function combineGrammars(
     MAX_CACHED_COMBINATIONS,
   );
   const byToolList = new WeakMap<object, readonly CallOpener<CandidateGroup>[]>();
+  const byToolContent = new BoundedCache<string, readonly CallOpener<CandidateGroup>[]>(
+    MAX_CACHED_COMBINATIONS,
+  );
   const arrayIds = new WeakMap<object, number>();
   let nextArrayId = 0;
   const idOf = (array: object): number => {
@@ -113,12 +116,22 @@ function combineGrammars(
       // (an application's every request) does not ask the formats again.
       const known = byToolList.get(options.tools);
       if (known) return known;
+      // A server hands every request new tool objects around the same tools (parsed from its
+      // JSON): the union, which costs tens of milliseconds to build, is kept by what the tools
+      // say as well, so a list that says the same is not combined again.
+      const said = toolListContent(options.tools);
+      const same = said === undefined ? undefined : byToolContent.get(said);
+      if (same) {
+        byToolList.set(options.tools, same);
+        return same;
+      }
       const parts = grammars.map((grammar) => grammar.callOpeners(options));
       // Whether a format reads on inside a longer literal is asked of its body, which may
       // depend on the tools: the tool list is part of the key.
       const key = `${parts.map(idOf).join(',')}|${idOf(options.tools)}`;
       const openers = combined.getOrCreate(key, () => combineOpeners(grammars, parts, options));
       byToolList.set(options.tools, openers);
+      if (said !== undefined) byToolContent.set(said, openers);
       return openers;
     },
     openCall(group, context) {
@@ -142,6 +155,19 @@ function startsWithSpace(literal: string): boolean {
 
 function isReadInReasoning(opener: Opener<unknown>): boolean {
   return (opener as CallOpener<unknown>).inReasoning === true;
+}
+
+/**
+ * What a tool list says that openers can depend on: each tool's name and schema (a format's
+ * openers and its bodies' decisions follow from those alone). Undefined for a schema JSON cannot
+ * write (a cycle): such a list is only known by its identity.
+ */
+function toolListContent(tools: readonly ToolDefinition[]): string | undefined {
+  try {
+    return JSON.stringify(tools.map((tool) => [tool.name, tool.inputSchema]));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Distinct tool lists an application uses are few; this only bounds odd callers. */
@@ -178,13 +204,15 @@ function combineOpeners(
     if (group) group.push(sourced);
     else literals.set(sourced.opener.literal, [sourced]);
   }
+  // Distinct literals in code-unit order: those a literal begins follow it, together.
+  const sorted = [...literals.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const sortedAt = new Map(sorted.map((literal, at) => [literal, at]));
   const result: CallOpener<CandidateGroup>[] = [];
   for (const [literal, group] of literals) {
+    const at = sortedAt.get(literal)!;
     const delimited = group.every((sourced) => sourced.opener.delimited);
     // A delimited literal matches only before a delimiter, so longer literals stay reachable.
-    const sharing = delimited
-      ? group
-      : all.filter((sourced) => sourced.opener.literal.startsWith(literal));
+    const sharing = delimited ? group : literalsBegunBy(sorted, at, literals);
     // Framing a format drops (Muse Glimmer's `<|start|>assistant`) yields to a format before it
     // in precedence that reads the same literal as markup of a call (gpt-oss's role header):
     // dropping it commits at once, before the call could be read. A speculative reading
@@ -223,9 +251,8 @@ function combineOpeners(
     // The engine matches the longest literal: a format whose opener is shorter and begins this
     // one (hermes's `<function ` in MiniCPM's `<function name=`) reads the rest of it first.
     if (!delimited) {
-      for (const { grammar, opener, order } of all) {
+      for (const { grammar, opener, order } of literalsBeginning(literal, literals)) {
         const short = opener.literal;
-        if (short.length >= literal.length || !literal.startsWith(short)) continue;
         if (opener.delimited && !isNameDelimiter(literal.charCodeAt(short.length))) continue;
         if (openerKind(opener) === 'framing') continue;
         const lead = literal.slice(short.length);
@@ -256,3 +283,31 @@ function combineOpeners(
   }
   return result;
 }
+
+/** The openers whose literal begins with `sorted[at]`, itself included, in precedence order. */
+function literalsBegunBy(
+  sorted: readonly string[],
+  at: number,
+  literals: ReadonlyMap<string, readonly Sourced[]>,
+): Sourced[] {
+  const literal = sorted[at]!;
+  const found: Sourced[] = [];
+  for (let next = at; next < sorted.length && sorted[next]!.startsWith(literal); next++)
+    found.push(...literals.get(sorted[next]!)!);
+  return found.sort(byOrder);
+}
+
+/** The openers whose literal is shorter than `literal` and begins it, in precedence order. */
+function literalsBeginning(
+  literal: string,
+  literals: ReadonlyMap<string, readonly Sourced[]>,
+): Sourced[] {
+  const found: Sourced[] = [];
+  for (let length = 1; length < literal.length; length++) {
+    const group = literals.get(literal.slice(0, length));
+    if (group) found.push(...group);
+  }
+  return found.sort(byOrder);
+}
+
+const byOrder = (a: Sourced, b: Sourced): number => a.order - b.order;
