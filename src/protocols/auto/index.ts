@@ -163,12 +163,19 @@ function isReadInReasoning(opener: Opener<unknown>): boolean {
  * write (a cycle): such a list is only known by its identity.
  */
 function toolListContent(tools: readonly ToolDefinition[]): string | undefined {
+  let content: string;
   try {
-    return JSON.stringify(tools.map((tool) => [tool.name, tool.inputSchema]));
+    content = JSON.stringify(tools.map((tool) => [tool.name, tool.inputSchema]));
   } catch {
     return undefined;
   }
+  // The key is kept beside its union: a list larger than this is known by identity only, so
+  // requests with huge tool lists cannot make the cache hold 64 copies of them.
+  return content.length > MAX_TOOL_LIST_KEY_CHARS ? undefined : content;
 }
+
+/** The longest tool list, as JSON, that auto remembers by what it says. */
+export const MAX_TOOL_LIST_KEY_CHARS = 256 * 1024;
 
 /** Distinct tool lists an application uses are few; this only bounds odd callers. */
 const MAX_CACHED_COMBINATIONS = 64;

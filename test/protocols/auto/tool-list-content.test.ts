@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { reactProtocol } from '../../../examples/react-format.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../../src/core/index.ts';
-import { autoProtocol } from '../../../src/protocols/auto/index.ts';
+import { autoProtocol, MAX_TOOL_LIST_KEY_CHARS } from '../../../src/protocols/auto/index.ts';
 import { defineProtocol, grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 
@@ -81,6 +81,27 @@ describe('auto: the union of openers per tool list', () => {
     otherSchema[0] = { ...otherSchema[0]!, inputSchema: { type: 'object', properties: {} } };
     auto.parseGeneratedText(OUTPUT, { tools: otherSchema });
     expect(counting.asked()).toBe(start + 2);
+  });
+
+  it('keeps a list longer than its key limit by identity alone', () => {
+    const counting = countingReact();
+    const auto = autoProtocol({ formats: [hermesProtocol(), counting.protocol] });
+    const huge = (): ToolDefinition[] => [
+      ...freshTools(),
+      {
+        name: 'big',
+        description: 'x',
+        inputSchema: { type: 'object', description: 'd'.repeat(MAX_TOOL_LIST_KEY_CHARS) },
+      },
+    ];
+    auto.parseGeneratedText(OUTPUT, { tools: huge() });
+    const start = counting.asked();
+    const same = huge();
+    auto.parseGeneratedText(OUTPUT, { tools: same });
+    auto.parseGeneratedText(OUTPUT, { tools: same });
+    expect(counting.asked(), 'once more for the new list, not again for the same one').toBe(
+      start + 1,
+    );
   });
 
   it('keeps a list whose schema JSON cannot write by its identity alone', () => {
