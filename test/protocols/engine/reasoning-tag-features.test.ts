@@ -13,13 +13,9 @@ import {
 import type { FormatSpec, ReasoningSpec } from '../../../src/protocols/spec/types.ts';
 import { expectLinearEngineWork } from '../../support/growth.ts';
 import { readAtEverySplit } from '../formats/tagged-spec-checks.ts';
+import { weatherTool } from '../helpers.ts';
 
-const tools: ToolDefinition[] = [
-  {
-    name: 'get_weather',
-    inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-  },
-];
+const tools: ToolDefinition[] = [weatherTool];
 
 function specWith(reasoning: readonly ReasoningSpec[]): FormatSpec {
   return {

@@ -13,13 +13,9 @@ import {
 } from '../../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import { readAtEverySplit } from '../formats/tagged-spec-checks.ts';
+import { weatherTool } from '../helpers.ts';
 
-const tools: ToolDefinition[] = [
-  {
-    name: 'get_weather',
-    inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-  },
-];
+const tools: ToolDefinition[] = [weatherTool];
 
 const LIST_OR_TAGS: FormatSpec = {
   spec: 1,

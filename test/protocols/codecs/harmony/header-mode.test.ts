@@ -19,6 +19,7 @@ import { GPT_OSS_HEADER, gptOssFormat } from '../../../../src/protocols/gpt-oss/
 import { defineFormat, specOf } from '../../../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../../../src/protocols/spec/types.ts';
 import { readAtEverySplit } from '../../formats/tagged-spec-checks.ts';
+import { weatherTool } from '../../helpers.ts';
 
 /** What the reader makes of `header` (its text after the opener, up to the message marker). */
 function read(mode: HeaderModeSpec, start: HeaderStart, header: string) {
@@ -150,12 +151,7 @@ const SPEC: FormatSpec = {
   results: { each: '{output}' },
 };
 const protocol = defineFormat(SPEC);
-const tools: ToolDefinition[] = [
-  {
-    name: 'get_weather',
-    inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-  },
-];
+const tools: ToolDefinition[] = [weatherTool];
 
 describe('a header mode that is nobody’s', () => {
   it('reads reasoning, text and calls from the headers, whole and at every split', () => {

@@ -8,13 +8,11 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../../src/index.ts';
 import { specOf } from '../../../../src/protocols/spec/define.ts';
 import { xmlProtocol, xmlSpec } from '../../../../src/protocols/xml/index.ts';
+import { weatherTool } from '../../helpers.ts';
 import { readAtEverySplit } from '../tagged-spec-checks.ts';
 
 const tools: ToolDefinition[] = [
-  {
-    name: 'get_weather',
-    inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-  },
+  weatherTool,
   { name: 'get', inputSchema: { type: 'object', properties: { id: { type: 'string' } } } },
 ];
 const xml = xmlProtocol();
