@@ -14,7 +14,10 @@ import {
   type HeaderModeSpec,
   headerModeProblem,
 } from '../../../../src/protocols/codecs/harmony/header-spec.ts';
-import { museGlimmerFormat } from '../../../../src/protocols/formats/muse-glimmer.ts';
+import {
+  MUSE_GLIMMER_HEADER,
+  museGlimmerFormat,
+} from '../../../../src/protocols/formats/muse-glimmer.ts';
 import { GPT_OSS_HEADER, gptOssFormat } from '../../../../src/protocols/gpt-oss/index.ts';
 import { defineFormat, specOf } from '../../../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../../../src/protocols/spec/types.ts';
@@ -52,7 +55,7 @@ describe('HeaderReader', () => {
       kind: 'text',
       spaced: true,
     });
-    const muse = museGlimmerHeader();
+    const muse = MUSE_GLIMMER_HEADER;
     expect(read(muse, 'role', 'assistant to=self')).toMatchObject({ kind: 'reasoning' });
     expect(read(muse, 'recipient', 'user')).toMatchObject({ kind: 'text' });
     expect(read(muse, 'role', 'assistant')).toMatchObject({ kind: 'text' });
@@ -77,12 +80,12 @@ describe('HeaderReader', () => {
     expect(read(GPT_OSS_HEADER, 'channel', 'commentary to = functions.f')).toMatchObject({
       failedAt: 13,
     });
-    expect(read(museGlimmerHeader(), 'role', 'assistant json')).toMatchObject({
+    expect(read(MUSE_GLIMMER_HEADER, 'role', 'assistant json')).toMatchObject({
       failedAt: 10,
       roleEnd: 9,
     });
     expect(read(GPT_OSS_HEADER, 'role', 'assistantHello')).toEqual({ failedAt: 9, roleEnd: 9 });
-    expect(read(museGlimmerHeader(), 'role', 'assistant to=f<|channel|>commentary')).toMatchObject({
+    expect(read(MUSE_GLIMMER_HEADER, 'role', 'assistant to=f<|channel|>commentary')).toMatchObject({
       failedAt: 16,
     });
     expect(read(GPT_OSS_HEADER, 'role', `assistant to=${'f'.repeat(300)}`)).toMatchObject({
@@ -91,24 +94,11 @@ describe('HeaderReader', () => {
   });
 });
 
-function museGlimmerHeader(): HeaderModeSpec {
-  return {
-    open: '<|start|>',
-    roles: ['assistant'],
-    recipient: 'to=',
-    message: '<|message|>',
-    ends: ['<|eom|>', '<|eot|>'],
-    recipients: { self: 'reasoning', user: 'text' },
-    toolMessage: { form: 0, close: '<|eom|>' },
-    startInHeader: true,
-  };
-}
-
 describe('headerModeProblem', () => {
   const forms = [{ codec: 'tagged' }];
   it('accepts the built-in modes', () => {
     expect(headerModeProblem(GPT_OSS_HEADER, [])).toBeUndefined();
-    expect(headerModeProblem(museGlimmerHeader(), forms)).toBeUndefined();
+    expect(headerModeProblem(MUSE_GLIMMER_HEADER, forms)).toBeUndefined();
   });
 
   it.each([
