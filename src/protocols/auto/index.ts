@@ -90,27 +90,15 @@ function combineGrammars(
   grammars: readonly ProtocolGrammar<unknown>[],
 ): ProtocolGrammar<CandidateGroup> {
   const reasoningTags = unionOfReasoningTags(grammars);
-  const combined = new BoundedCache<string, readonly Opener<CandidateGroup>[]>(
-    MAX_CACHED_COMBINATIONS,
-  );
   const byToolList = new WeakMap<object, readonly CallOpener<CandidateGroup>[]>();
   const byToolContent = new BoundedCache<string, readonly CallOpener<CandidateGroup>[]>(
     MAX_CACHED_COMBINATIONS,
   );
-  const arrayIds = new WeakMap<object, number>();
-  let nextArrayId = 0;
-  const idOf = (array: object): number => {
-    let id = arrayIds.get(array);
-    if (id === undefined) {
-      id = nextArrayId++;
-      arrayIds.set(array, id);
-    }
-    return id;
-  };
   return {
     reasoningTags,
-    // Each format keeps its opener arrays stable (per tool list); the union is kept per
-    // combination of them, so the engine compiles it once too.
+    // The union is kept per tool list (the same array each time, so the engine compiles it once
+    // too). Whether a format reads on inside a longer literal is asked of its body, which may
+    // depend on the tools: a union is never shared between lists that say different things.
     callOpeners(options: ResolvedParseOptions) {
       // Formats build their openers from the tool list alone: a parser made for the same list
       // (an application's every request) does not ask the formats again.
@@ -126,10 +114,7 @@ function combineGrammars(
         return same;
       }
       const parts = grammars.map((grammar) => grammar.callOpeners(options));
-      // Whether a format reads on inside a longer literal is asked of its body, which may
-      // depend on the tools: the tool list is part of the key.
-      const key = `${parts.map(idOf).join(',')}|${idOf(options.tools)}`;
-      const openers = combined.getOrCreate(key, () => combineOpeners(grammars, parts, options));
+      const openers = combineOpeners(grammars, parts, options);
       byToolList.set(options.tools, openers);
       if (said !== undefined) byToolContent.set(said, openers);
       return openers;
