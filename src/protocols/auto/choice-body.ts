@@ -1,3 +1,4 @@
+import { isMarkupSpace } from '../../scan/characters.ts';
 import { isNameDelimiter } from '../../scan/opener-trie.ts';
 import type {
   CallBody,
@@ -28,10 +29,6 @@ export interface Candidate {
   readonly callStarts?: string;
 }
 
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-}
-
 /**
  * Whether the call's first character past white space in `text[start, end)`, if there, is one
  * the candidate's calls cannot start with.
@@ -40,7 +37,7 @@ function startsOtherwise(candidate: Candidate, text: string, start: number, end:
   const { callStarts } = candidate;
   if (callStarts === undefined) return false;
   let index = start;
-  while (index < end && isSpace(text.charCodeAt(index))) index++;
+  while (index < end && isMarkupSpace(text.charCodeAt(index))) index++;
   return index < end && !callStarts.includes(text.charAt(index));
 }
 
@@ -474,7 +471,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
         this.group.restPrefixes.has(text.slice(start, index + 1))
       )
         continue;
-      if (isSpace(text.charCodeAt(index))) continue;
+      if (isMarkupSpace(text.charCodeAt(index))) continue;
       return index + 1;
     }
     return -1;
@@ -634,7 +631,7 @@ export class ChoiceBody implements CallBody, ProbeSource {
     }
     if (!trial.started) {
       let first = index;
-      while (first < end && isSpace(text.charCodeAt(first))) first++;
+      while (first < end && isMarkupSpace(text.charCodeAt(first))) first++;
       if (first < end) {
         trial.started = true;
         if (!candidate.callStarts!.includes(text.charAt(first))) {
