@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type * as Xgrammar from '@mlc-ai/web-xgrammar';
+import { GrammarUnsupportedError } from '../../src/protocols/grammar/index.ts';
 
 type XgrammarModule = typeof Xgrammar;
 type CompiledGrammar = Xgrammar.CompiledGrammar;
@@ -250,4 +251,18 @@ export function seededRandom(seed: number): () => number {
     state = (Math.imul(state, 1103515245) + 12345) >>> 0;
     return state / 2 ** 32;
   };
+}
+
+/**
+ * Whether `make` builds a grammar: false when it refuses with `GrammarUnsupportedError` (the
+ * format gets no grammar of that kind yet); any other error is the test's failure.
+ */
+export function grammarSupported(make: () => unknown): boolean {
+  try {
+    make();
+    return true;
+  } catch (error) {
+    if (!GrammarUnsupportedError.isInstance(error)) throw error;
+    return false;
+  }
 }

@@ -12,7 +12,6 @@ import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
 import {
   type EbnfGrammar,
   type GbnfGrammar,
-  GrammarUnsupportedError,
   grammarFor,
 } from '../../../src/protocols/grammar/index.ts';
 import { FORMATS } from '../../../src/protocols/registry.ts';
@@ -22,6 +21,7 @@ import {
   accepts,
   compileEbnf,
   type EngineGrammar,
+  grammarSupported,
   randomWalk,
   seededRandom,
 } from '../../support/xgrammar.ts';
@@ -118,13 +118,9 @@ const call = fc.constantFrom(...TOOLS.map((tool) => tool.name)).chain((toolName)
 );
 
 function supports(protocol: ToolCallProtocol): boolean {
-  try {
-    grammarFor(protocol, { tools: TOOLS, toolChoice: 'required', syntax: 'gbnf' });
-    return true;
-  } catch (error) {
-    if (!GrammarUnsupportedError.isInstance(error)) throw error;
-    return false;
-  }
+  return grammarSupported(() =>
+    grammarFor(protocol, { tools: TOOLS, toolChoice: 'required', syntax: 'gbnf' }),
+  );
 }
 
 const SUPPORTED = FORMATS.filter((entry) => supports(entry.create())).map(
