@@ -210,12 +210,18 @@ describe('choices', () => {
     ).toThrow(/tool choice "required" with no tools/);
   });
 
-  it('auto is lazy in GBNF (the opener is the trigger) and whole in EBNF', () => {
+  it('auto is lazy in GBNF (the opener is the trigger) and whole in EBNF', async () => {
     const lazy = gbnfFor(tools, 'auto');
     expect(lazy).toMatchObject({ lazy: true, triggers: ['<tool_call>'] });
     expect(lazy.grammar.startsWith('root ::= calls')).toBe(true);
     const whole = grammarFor(hermesProtocol(), { tools, syntax: 'ebnf' }) as EbnfGrammar;
-    expect(whole.grammar).toMatch(/^root ::= .*text/);
+    const engine = await compile(whole.grammar);
+    const call = '<tool_call>\n{"name": "ping", "arguments": {}}\n</tool_call>';
+    expect(await accepts(engine, 'Just text.'), 'text alone').toBe(true);
+    expect(await accepts(engine, `Let me check.\n${call}`), 'text, then a call').toBe(true);
+    expect(
+      await accepts(engine, '<tool_call>\n{"name": "pong", "arguments": {}}\n</tool_call>'),
+    ).toBe(false);
   });
 });
 
