@@ -10,6 +10,7 @@ import { specOf } from '../spec/define.ts';
 import type { CallFormSpec, FormatSpec, ReasoningSpec } from '../spec/types.ts';
 import { callWriter, writeFormOf } from '../spec/writers.ts';
 import { GrammarUnsupportedError } from './grammar-error.ts';
+import { checkTaggedSyntax } from './tagged-arguments.ts';
 
 /** A placeholder of a call template (see `WriteSpec.call`). */
 export type Placeholder = 'name' | 'name_json' | 'arguments' | 'index' | 'number' | 'id';
@@ -173,12 +174,7 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
       `its calls are written in the ${form.codec} codec, which gets no grammar yet (json and tagged do)`,
     );
   }
-  if (form.codec === 'tagged' && (form.syntax.cdata || form.syntax.argumentsOpen !== undefined)) {
-    throw new GrammarUnsupportedError(
-      format,
-      'its tagged calls write CDATA or JSON argument blocks, which get no grammar yet',
-    );
-  }
+  if (form.codec === 'tagged') checkTaggedSyntax(format, form);
   if (form.codec === 'json' && form.close !== undefined)
     checkCloserInStrings(protocol, format, form.close);
   const call = templateParts(spec.write.call);

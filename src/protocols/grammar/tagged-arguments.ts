@@ -13,6 +13,7 @@ import type { ParameterTagsSyntax } from '../codecs/tagged/parameter-tags-syntax
 import { writeName } from '../codecs/tagged/parameter-tags-syntax.ts';
 import type { TaggedCallForm } from '../spec/types.ts';
 import { alternatives, literal } from './gbnf-text.ts';
+import { GrammarUnsupportedError } from './grammar-error.ts';
 import type { GrammarRules } from './grammar-rules.ts';
 import type { JsonValueRules } from './json-value-rules.ts';
 import { PARAMETER_PLACEHOLDERS, templateParts } from './reply-shape.ts';
@@ -43,6 +44,16 @@ function mayBeString(schema: JsonSchema): boolean {
   if (typeof type === 'string') return type === 'string';
   if (Array.isArray(type)) return type.includes('string');
   return !('properties' in fields || 'items' in fields);
+}
+
+/** Refuses a tagged syntax these rules cannot write yet (CDATA values, JSON argument blocks). */
+export function checkTaggedSyntax(format: string, form: TaggedCallForm): void {
+  if (form.syntax.cdata || form.syntax.argumentsOpen !== undefined) {
+    throw new GrammarUnsupportedError(
+      format,
+      'its tagged calls write CDATA or JSON argument blocks, which get no grammar yet',
+    );
+  }
 }
 
 export class TaggedArguments {
