@@ -1,0 +1,185 @@
+/**
+ * Constrained decoding upstream: the request body fields that make a model server write only
+ * what the format's parser reads as calls to the request's tools, for each kind of server, from
+ * the grammars of `grammarFor`. The proxy sends no `tools` upstream (it renders them into the
+ * prompt), which is what lets a grammar go with a chat completions request at all.
+ *
+ * What each server takes, as its source says (read 2026-11-28):
+ * - llama.cpp, `tools/server/server-common.cpp` `oaicompat_chat_params_parse`: `grammar` (GBNF)
+ *   is taken on chat completions; with `tools` (and `tool_choice` not none) it is a 400 "Cannot
+ *   use custom grammar constraints with tools.". `grammar_lazy`, `grammar_triggers` and
+ *   `preserved_tokens` are set from the chat template's own result and a body field is copied
+ *   only when that key is not set yet, so a client's lazy grammar is overwritten there (it is
+ *   read only by `/completion`, `server-task.cpp` `params_from_json_cmpl`). So a demanded call
+ *   gets the whole-reply GBNF, and `auto` the whole-reply grammar (free text, then calls).
+ * - vLLM, `vllm/entrypoints/openai/protocol.py`: `response_format` is `ResponseFormat |
+ *   StructuralTagResponseFormat {type: "structural_tag", format} | LegacyStructuralTag…`;
+ *   `structured_outputs` (`StructuredOutputsParams`: json, regex, choice, grammar,
+ *   structural_tag) from 0.10.2; the `guided_*` fields were removed in 0.12.0, and unknown fields
+ *   are ignored with a 200, so the version decides: before 0.12 `guided_grammar` (EBNF).
+ * - SGLang, `python/sglang/srt/entrypoints/openai/protocol.py`: `response_format` is
+ *   `ResponseFormat | LegacyStructuralTagResponseFormat | xgrammar.StructuralTag`, and `ebnf` is
+ *   a request field (for what a structural tag cannot express).
+ * - Ollama, `openai/openai.go` `ChatCompletionRequest`/`FromChatRequest`: `response_format`
+ *   `json_schema` becomes the native `format` (the schema of the whole reply); the OpenAI
+ *   endpoint has no `format` field and no `tool_choice`. So only a demanded call of a format whose
+ *   calls are bare JSON can be enforced.
+ * - LM Studio (closed source; docs lmstudio.ai/docs/advanced/structured-output): `response_format`
+ *   `json_schema` as OpenAI's (`name`, `strict`, `schema`), no grammar field.
+ * - `openai`: a server that takes no grammar; nothing is sent, the corrective retry stays.
+ */
+import type { ToolCallProtocol, ToolDefinition } from '../core/index.ts';
+import {
+  type GrammarSyntax,
+  type GrammarToolChoice,
+  GrammarUnsupportedError,
+  grammarFor,
+} from '../protocols/grammar/index.ts';
+import type { UpstreamKind } from './upstream-kind.ts';
+
+/**
+ * When the proxy constrains the model server: `off` never; `demanded` when `tool_choice` is
+ * `required` or names a tool, or a tool is `strict: true`; `always` also under `auto` (the
+ * grammar then lets text through until a call starts).
+ */
+export type ConstrainMode = 'off' | 'demanded' | 'always';
+
+export const CONSTRAIN_MODES: readonly ConstrainMode[] = ['off', 'demanded', 'always'];
+
+/** A tool as the request declared it: OpenAI's and Anthropic's tools may say `strict: true`. */
+export interface ConstrainedTool extends ToolDefinition {
+  readonly strict?: boolean;
+}
+
+export interface ConstraintRequest {
+  readonly tools: readonly ConstrainedTool[];
+  /** Default `auto`. */
+  readonly toolChoice?: GrammarToolChoice;
+  /** Default true. */
+  readonly parallelToolCalls?: boolean;
+  readonly mode: ConstrainMode;
+  /** The server's version where it matters (vLLM: 0.12 changed the field). */
+  readonly version?: string;
+}
+
+/** Body fields to merge into a chat completions request. */
+export type ConstraintFields = Readonly<Record<string, unknown>>;
+
+/** The tool is declared `strict: true` (its arguments must follow its schema exactly). */
+export function isStrictTool(tool: ToolDefinition): boolean {
+  return (tool as ConstrainedTool).strict === true;
+}
+
+/**
+ * Whether the request asks for a constraint at all, whatever the server: there are tools to
+ * call, the choice is not `none`, and the mode covers the choice. The proxy asks this before
+ * it learns which server it talks to, so a request that needs none never waits for that.
+ */
+export function constraintWanted(request: ConstraintRequest): boolean {
+  const choice = request.toolChoice ?? 'auto';
+  if (request.mode === 'off' || choice === 'none' || request.tools.length === 0) return false;
+  if (request.mode === 'always' || choice !== 'auto') return true;
+  return request.tools.some(isStrictTool);
+}
+
+/**
+ * vLLM from 0.12 reads `response_format` structural tags and `structured_outputs`, and no longer
+ * the `guided_*` fields; a version it does not say, or a development build, is taken as new.
+ */
+export function vllmTakesStructuredOutputs(version: string | undefined): boolean {
+  const match = version === undefined ? null : /^v?(\d{1,6})\.(\d{1,6})/.exec(version);
+  if (!match) return true;
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  return major > 0 || minor >= 12;
+}
+
+/** The fields the Ollama and LM Studio OpenAI endpoints read a whole-reply JSON Schema from. */
+function jsonSchemaFormat(schema: unknown): ConstraintFields {
+  return {
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'tool_calls', strict: true, schema },
+    },
+  };
+}
+
+function fieldsFor(
+  kind: UpstreamKind,
+  protocol: ToolCallProtocol,
+  request: ConstraintRequest,
+): ConstraintFields | undefined {
+  const choice = request.toolChoice ?? 'auto';
+  const grammar = (syntax: GrammarSyntax) =>
+    grammarFor(protocol, {
+      tools: request.tools,
+      toolChoice: choice,
+      parallelToolCalls: request.parallelToolCalls ?? true,
+      syntax,
+    });
+  const ebnf = (): string => {
+    const built = grammar('ebnf');
+    return built.syntax === 'ebnf' ? built.grammar : '';
+  };
+  /** A structural tag, or the EBNF grammar where the tag cannot express the format. */
+  const tagOr = (ebnfFields: (text: string) => ConstraintFields): ConstraintFields => {
+    try {
+      const built = grammar('structural-tag');
+      if (built.syntax === 'structural-tag') return { response_format: built.structuralTag };
+    } catch (error) {
+      if (!GrammarUnsupportedError.isInstance(error)) throw error;
+    }
+    return ebnfFields(ebnf());
+  };
+  switch (kind) {
+    case 'llama.cpp': {
+      // Chat completions takes no lazy grammar (see above): `auto` gets the whole reply's.
+      if (choice === 'auto') return { grammar: ebnf() };
+      const built = grammar('gbnf');
+      return built.syntax === 'gbnf' ? { grammar: built.grammar } : undefined;
+    }
+    case 'vllm':
+      return vllmTakesStructuredOutputs(request.version)
+        ? tagOr((text) => ({ structured_outputs: { grammar: text } }))
+        : { guided_grammar: ebnf() };
+    case 'sglang':
+      return tagOr((text) => ({ ebnf: text }));
+    case 'ollama':
+    case 'lmstudio': {
+      // A JSON Schema holds the whole reply: it would forbid text under `auto`.
+      if (choice === 'auto') return undefined;
+      const built = grammar('json-schema');
+      return built.syntax === 'json-schema' ? jsonSchemaFormat(built.schema) : undefined;
+    }
+    case 'openai':
+      return undefined;
+  }
+}
+
+/**
+ * The body fields that make a server of `kind` enforce the request's tool choice and the tools'
+ * schemas in `protocol`'s format, or undefined: the mode does not ask for one (`off`; `auto`
+ * under `demanded` with no strict tool; choice `none`; no tools), the server takes none
+ * (`openai`; Ollama and LM Studio under `auto`), or no grammar can be written for this format or
+ * schema (`GrammarUnsupportedError`: the request goes unconstrained and the corrective retry
+ * stays). A library user can send the same fields as a provider's extra body.
+ *
+ * ```ts
+ * const fields = constraintFields('vllm', hermesProtocol(), {
+ *   tools, toolChoice: 'required', mode: 'demanded', version: '0.12.0',
+ * }); // { response_format: { type: 'structural_tag', format: … } }
+ * ```
+ */
+export function constraintFields(
+  kind: UpstreamKind,
+  protocol: ToolCallProtocol,
+  request: ConstraintRequest,
+): ConstraintFields | undefined {
+  if (!constraintWanted(request)) return undefined;
+  try {
+    return fieldsFor(kind, protocol, request);
+  } catch (error) {
+    if (GrammarUnsupportedError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
