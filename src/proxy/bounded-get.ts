@@ -1,0 +1,149 @@
+/**
+ * One small GET to a model server that is not trusted, for what the proxy asks about the server
+ * itself (which server it is, its chat template): the answer is read within a time limit and up
+ * to a byte cap, redirects are not followed, and every way it can go wrong is an answer with the
+ * reason, never an exception. Only the caller's own abort rejects.
+ *
+ * A server that trickles its answer is cut off by the time limit (it covers the body too); one
+ * that sends a gigabyte is cut off at the cap, declared or streamed, so neither holds nor fills
+ * the proxy.
+ */
+import {
+  fetchTransport,
+  type UpstreamBody,
+  type UpstreamResponse,
+  type UpstreamTransport,
+} from './upstream-transport.ts';
+
+export interface BoundedGetOptions {
+  /** Longest the whole GET may take, body included. */
+  readonly timeoutMs: number;
+  /** Most bytes of the body read; a longer body is no answer. */
+  readonly maxBytes: number;
+  /** The `Authorization` to send (the proxy's upstream credentials), if any. */
+  readonly authorization?: string;
+  /** How the request goes (the proxy's own transport); default: `fetch` below. */
+  readonly transport?: UpstreamTransport;
+  /** The fetch used when no transport is given; default: the global one. Redirects are not followed. */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Aborts the GET; the promise then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * What the server answered: a 2xx body read whole within the cap, or why there is none (`status`
+ * set when it answered with another status; its body is not read).
+ */
+export type BoundedAnswer =
+  | { readonly ok: true; readonly status: number; readonly text: string }
+  | { readonly ok: false; readonly status?: number; readonly reason: string };
+
+/**
+ * A fetch that hands back a redirect as it is: a redirect the caller did not ask for could lead
+ * the question (and the credentials) to another host.
+ */
+function notFollowingRedirects(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+  return (input, init) => fetch(input, { ...init, redirect: 'manual' });
+}
+
+/** GETs `url` within the time limit and the byte cap of `options`. */
+export async function boundedGet(url: string, options: BoundedGetOptions): Promise<BoundedAnswer> {
+  const outer = options.signal;
+  outer?.throwIfAborted();
+  const controller = new AbortController();
+  let timedOut = false;
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException('the time limit passed', 'TimeoutError'));
+  }, options.timeoutMs);
+  timer.unref?.();
+  /** What a failure means: the caller's abort is thrown, the rest is an answer. */
+  const failed = (error: unknown): BoundedAnswer => {
+    if (outer?.aborted) throw outer.reason;
+    if (timedOut) return { ok: false, reason: `it did not answer within ${options.timeoutMs} ms` };
+    return { ok: false, reason: `the request failed: ${describeFailure(error)}` };
+  };
+  const transport =
+    options.transport ?? fetchTransport(notFollowingRedirects(options.fetch ?? globalThis.fetch));
+  let response: UpstreamResponse | undefined;
+  try {
+    response = await transport.send({
+      url,
+      method: 'GET',
+      headers: {
+        accept: 'application/json',
+        ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
+      },
+      signal: controller.signal,
+    });
+    const { status } = response;
+    if (status < 200 || status > 299) {
+      response.body.cancel();
+      const redirect = status >= 300 && status < 400 ? ' (a redirect, not followed)' : '';
+      return { ok: false, status, reason: `it answered ${status}${redirect}` };
+    }
+    const declared = Number(response.header('content-length'));
+    if (Number.isFinite(declared) && declared > options.maxBytes) {
+      response.body.cancel();
+      return { ok: false, status, reason: `its answer is larger than ${options.maxBytes} bytes` };
+    }
+    // The time limit and the caller's abort stop the reading too, whatever the transport does
+    // with its signal.
+    const body = response.body;
+    controller.signal.addEventListener('abort', () => body.cancel(), { once: true });
+    const bytes = await readCapped(body, options.maxBytes);
+    if (controller.signal.aborted) return failed(controller.signal.reason);
+    if (bytes === undefined)
+      return { ok: false, status, reason: `its answer is larger than ${options.maxBytes} bytes` };
+    return { ok: true, status, text: new TextDecoder().decode(bytes) };
+  } catch (error) {
+    response?.body.cancel();
+    return failed(error);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+/**
+ * A body's bytes, or undefined once they pass `maxBytes`: reading stops there and the body is
+ * cancelled, so the rest is never read. A body that breaks off rejects.
+ */
+export async function readCapped(
+  body: UpstreamBody,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let tooLarge = false;
+  await body.forEach((chunk) => {
+    if (tooLarge) return;
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      tooLarge = true;
+      body.cancel();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  if (tooLarge) return undefined;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** fetch's "fetch failed" says nothing: its cause (ECONNREFUSED, …) does. */
+function describeFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
