@@ -74,9 +74,12 @@ function toolsOf(value: unknown): ToolDefinition[] {
     const description = optionalStringAt(tool.description, `${path}.description`);
     const name = nameAt(tool.name, `${path}.name`);
     if (tool.defer_loading === true) deferred.add(name);
+    // Kept for the proxy's constrained decoding (a strict tool is enforced by the server's grammar).
+    const strict = booleanAt(tool.strict, `${path}.strict`, false);
     return {
       name,
       ...(description === undefined ? {} : { description }),
+      ...(strict ? { strict } : {}),
       inputSchema: schemaAt(
         fieldsAt(tool.input_schema, `${path}.input_schema`, 'a JSON Schema object'),
         `${path}.input_schema`,

@@ -22,7 +22,9 @@ import { messagesRoute } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { ollamaRoutes } from './routes/ollama.ts';
 import { responsesRoute } from './routes/responses.ts';
-import { type UpstreamTarget, upstreamTarget } from './upstream.ts';
+import { type UpstreamSettings, type UpstreamTarget, upstreamTarget } from './upstream.ts';
+import { CONSTRAIN_MODES, type ConstrainMode } from './upstream-constraint.ts';
+import { detectUpstreamKind, UPSTREAM_KINDS, type UpstreamKind } from './upstream-kind.ts';
 import { fetchTransport, nodeTransport } from './upstream-transport.ts';
 
 export {
@@ -70,6 +72,24 @@ function storeFor(options: ProxyOptions): ResponseStore<EarlierConversation> {
         `createProxyApp: ${name} must be a whole number of at least 0, not ${String(value)}`,
       );
   return new ResponseStore<EarlierConversation>(limits);
+}
+
+/** `constrain` and `upstreamKind` as given, or a TypeError naming the one that is none. */
+function constraintOptions(options: ProxyOptions): {
+  constrain: ConstrainMode;
+  upstreamKind: UpstreamKind | 'auto';
+} {
+  const constrain = options.constrain ?? 'demanded';
+  if (!CONSTRAIN_MODES.includes(constrain))
+    throw new TypeError(
+      `createProxyApp: constrain must be ${CONSTRAIN_MODES.join(', ')}, not ${String(constrain)}`,
+    );
+  const upstreamKind = options.upstreamKind ?? 'auto';
+  if (upstreamKind !== 'auto' && !UPSTREAM_KINDS.includes(upstreamKind))
+    throw new TypeError(
+      `createProxyApp: upstreamKind must be auto, ${UPSTREAM_KINDS.join(', ')}, not ${String(upstreamKind)}`,
+    );
+  return { constrain, upstreamKind };
 }
 
 /** The largest retry count taken: each is a whole extra model call. */
@@ -122,24 +142,29 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
       "createProxyApp: protocol must be a format's name or alias, auto, model, or a ToolCallProtocol (with name, formatTools, formatToolCall, formatToolResponse, createStreamParser)",
     );
   const target = checkedUpstream(options.upstream, options.upstreamApiKey);
+  const constraint = constraintOptions(options);
   // Node's own client unless the caller gave a fetch: it costs a fraction of fetch's layers.
   const transport = options.fetch === undefined ? nodeTransport() : fetchTransport(options.fetch);
+  const upstream: UpstreamSettings = {
+    baseURL: target.baseURL,
+    authorization:
+      options.upstreamApiKey === undefined
+        ? target.authorization
+        : `Bearer ${options.upstreamApiKey}`,
+    timeoutMs: limits.upstreamTimeoutMs,
+    maxReplyBytes: limits.maxUpstreamReplyBytes,
+    maxEventBytes: limits.maxUpstreamEventBytes,
+    json: { maxDepth: limits.maxJsonDepth, maxValues: limits.maxJsonValues },
+    transport,
+  };
   const handle = createProxyContext({
     limits,
     protocol: choice,
     toolChoiceRetries: retries,
-    upstream: {
-      baseURL: target.baseURL,
-      authorization:
-        options.upstreamApiKey === undefined
-          ? target.authorization
-          : `Bearer ${options.upstreamApiKey}`,
-      timeoutMs: limits.upstreamTimeoutMs,
-      maxReplyBytes: limits.maxUpstreamReplyBytes,
-      maxEventBytes: limits.maxUpstreamEventBytes,
-      json: { maxDepth: limits.maxJsonDepth, maxValues: limits.maxJsonValues },
-      transport,
-    },
+    upstream,
+    ...constraint,
+    detectUpstream: (signal) => detectUpstreamKind(upstream, signal),
+    log: options.log ?? ((line) => console.error(`toolwire proxy: ${line}`)),
   });
   const store = storeFor(options);
   const proxy = handle.context;

@@ -19,9 +19,16 @@ import type { ChatRequest } from './conversation.ts';
 import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { type ProxyLimits, REQUEST_ENVELOPE_DEPTH } from './options.ts';
 import type { ReplyEvent } from './reply-events.ts';
-import { type ReplyRun, startReply } from './reply-run.ts';
+import { type ReplyRun, startReply, type UpstreamConstraint } from './reply-run.ts';
 import { readRequestJson } from './request-body.ts';
 import type { UpstreamSettings } from './upstream.ts';
+import {
+  type ConstrainMode,
+  type ConstraintRequest,
+  constraintFields,
+  constraintWanted,
+} from './upstream-constraint.ts';
+import type { DetectedUpstream, UpstreamKind } from './upstream-kind.ts';
 
 /** A place among the requests answered at once (429 when none is free) and a memory share. */
 export interface Place {
@@ -79,6 +86,13 @@ export interface ProxyContextSettings {
   /** A choice resolved per model id (cached by format name), or one protocol for every model. */
   readonly protocol: ProtocolChoice | ToolCallProtocol;
   readonly toolChoiceRetries: number;
+  /** When the model server is made to enforce tool choice with a grammar. */
+  readonly constrain: ConstrainMode;
+  /** The model server's kind, or `auto`: found out by `detectUpstream` when first needed. */
+  readonly upstreamKind: UpstreamKind | 'auto';
+  readonly detectUpstream: (signal: AbortSignal) => Promise<DetectedUpstream>;
+  /** One line for the operator: the kind found, a constraint refused. */
+  readonly log: (line: string) => void;
 }
 
 export interface ProxyContextHandle {
@@ -97,11 +111,104 @@ function clientAuthorization(c: Context): string | undefined {
   return key === undefined ? undefined : `Bearer ${key}`;
 }
 
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A detection that found no server at all says so (then it is not kept: the next asks again). */
+function foundNoServer(detected: DetectedUpstream): boolean {
+  return (detected as { readonly unreachable?: unknown }).unreachable === true;
+}
+
+/**
+ * The proxy's constrained decoding: which server it talks to, found out once (on the first
+ * request that wants a constraint, with the proxy's own signal, so a client that leaves does not
+ * stop it; a failure or an unreachable server is not kept), and whether the server refused a
+ * constraint (then none is sent again, said once in the log).
+ */
+function upstreamConstraint(
+  settings: ProxyContextSettings,
+  closing: AbortSignal,
+): UpstreamConstraint {
+  const { constrain, upstreamKind, log } = settings;
+  let detection: Promise<DetectedUpstream> | undefined =
+    upstreamKind === 'auto'
+      ? undefined
+      : Promise.resolve({ kind: upstreamKind, evidence: 'named by the proxy options' });
+  let refused = false;
+  const detected = (): Promise<DetectedUpstream> => {
+    if (detection !== undefined) return detection;
+    const started = settings.detectUpstream(closing).then(
+      (found) => {
+        if (foundNoServer(found)) detection = undefined;
+        else
+          log(
+            `upstream kind ${found.kind}${found.version === undefined ? '' : ` ${found.version}`} (${found.evidence})`,
+          );
+        return found;
+      },
+      (error: unknown) => {
+        detection = undefined;
+        throw error;
+      },
+    );
+    detection = started;
+    return started;
+  };
+  return {
+    async fieldsFor(request, protocol, signal) {
+      if (refused || constrain === 'off') return undefined;
+      const choice = request.toolChoice;
+      const wanted: ConstraintRequest = {
+        tools: request.tools,
+        toolChoice: choice.type === 'tool' ? { toolName: choice.toolName } : choice.type,
+        parallelToolCalls: request.parallelToolCalls,
+        mode: constrain,
+      };
+      if (!constraintWanted(wanted)) return undefined;
+      const { kind, version } = await untilAborted(detected(), signal);
+      const fields = constraintFields(kind, protocol, {
+        ...wanted,
+        ...(version === undefined ? {} : { version }),
+      });
+      // The client's own constraint (a response_format, a grammar) is the one the server gets.
+      if (fields === undefined || Object.keys(fields).some((key) => key in request.settings))
+        return undefined;
+      return refused ? undefined : fields;
+    },
+    refused(fields, error) {
+      if (refused) return;
+      refused = true;
+      log(
+        `the model server refused the constrained decoding field${Object.keys(fields).length === 1 ? '' : 's'} ${Object.keys(fields).join(', ')} (HTTP ${error.status}${error.detail === undefined ? '' : `: ${error.detail}`}) and took the request without; no more are sent to it (--constrain off says so from the start)`,
+      );
+    },
+  };
+}
+
 export function createProxyContext(settings: ProxyContextSettings): ProxyContextHandle {
   const { limits, upstream } = settings;
   const budget = new MemoryBudget(limits.memoryBudgetBytes);
   const protocols = new Map<ProtocolName, ToolCallProtocol>();
   const controllers = new Set<AbortController>();
+  // Aborted when the proxy closes: stops a detection of the model server's kind.
+  const closing = new AbortController();
+  const constraint = upstreamConstraint(settings, closing.signal);
   let active = 0;
   const { protocol: given } = settings;
 
@@ -179,6 +286,7 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
           memory: place.memory,
           authorization: upstreamAuthorization(c),
           signal: place.controller.signal,
+          constraint,
         },
         sink,
       ),
@@ -189,6 +297,7 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
     context,
     active: () => active,
     close() {
+      closing.abort();
       for (const controller of controllers) controller.abort();
     },
   };

@@ -3,6 +3,8 @@ import { getHeapStatistics } from 'node:v8';
 import type { ToolCallProtocol } from '../core/index.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS } from '../http/json-shape.ts';
 import type { ProtocolChoice } from '../protocols/index.ts';
+import type { ConstrainMode } from './upstream-constraint.ts';
+import type { UpstreamKind } from './upstream-kind.ts';
 
 export interface ProxyLimits {
   /** Largest request body read, in bytes; larger get 413. Default 16 MiB. */
@@ -90,8 +92,34 @@ export interface ProxyOptions {
    * client's `Authorization` goes upstream.
    */
   readonly upstreamApiKey?: string;
-  /** Extra attempts when `tool_choice` demands a call and the model wrote none. Default 1. */
+  /**
+   * Extra attempts when `tool_choice` demands a call and the model wrote none. Default 1. Not
+   * used for a request the model server constrained (see `constrain`): its grammar allowed no
+   * answer without the call.
+   */
   readonly toolChoiceRetries?: number;
+  /**
+   * When the model server is made to write only what the format reads as calls to the request's
+   * tools (a grammar, a structural tag or a JSON Schema sent with the request, see
+   * `constraintFields`): `off` never; `demanded` (default) when `tool_choice` is `required` or
+   * names a tool, or a tool is `strict: true`; `always` also under `auto` (text stays free until
+   * a call starts). A server that refuses the fields (400, 422) is asked again without them and
+   * is not sent them again.
+   */
+  readonly constrain?: ConstrainMode;
+  /**
+   * The model server's kind, which decides the fields of `constrain`: `auto` (default) asks the
+   * server once, at the first request that wants a constraint (llama.cpp's `/props`, Ollama's
+   * `/api/version`, SGLang's `/server_info`, vLLM's `/version`, LM Studio's `/api/v0/models`);
+   * `openai` sends none (and keeps the corrective retry).
+   */
+  readonly upstreamKind?: UpstreamKind | 'auto';
+  /**
+   * Where the proxy tells its operator what it learned: the model server's kind when it was found
+   * out, a constraint the server refused. One line each, without a trailing newline. Default:
+   * standard error, after `toolwire proxy: `.
+   */
+  readonly log?: (line: string) => void;
   readonly limits?: Partial<ProxyLimits>;
   /** Host names requests may be addressed to. Default: the loopback names. */
   readonly allowedHostnames?: readonly string[];

@@ -1,4 +1,5 @@
 import type { ParseOptions, ToolCallProtocol, ToolChoiceDemand } from '../core/index.ts';
+import { ModelCallError } from '../core/model-call-error.ts';
 import { describeDemand, notFollowedMessage } from '../core/tool-choice.ts';
 import {
   type FinishCause,
@@ -22,6 +23,7 @@ import {
   type UpstreamSettings,
   type UpstreamUsage,
 } from './upstream.ts';
+import type { ConstraintFields } from './upstream-constraint.ts';
 import {
   retryMessages,
   toolChoicePlan,
@@ -54,6 +56,32 @@ export interface ReplyRunSettings {
   /** The client's `Authorization`, sent upstream unless the proxy has a key of its own for it. */
   readonly authorization: string | undefined;
   readonly signal: AbortSignal;
+  /** Constrained decoding (`--constrain`): none when absent. */
+  readonly constraint?: UpstreamConstraint;
+}
+
+/**
+ * The proxy's constrained decoding, as a reply run uses it: the fields that make the model server
+ * enforce this request's tool choice (a grammar), and what to do when the server refuses them.
+ */
+export interface UpstreamConstraint {
+  /** The fields for this request, or undefined (none wanted, none the server takes, refused before). */
+  fieldsFor(
+    request: ChatRequest,
+    protocol: ToolCallProtocol,
+    signal: AbortSignal,
+  ): Promise<ConstraintFields | undefined>;
+  /** The server refused `fields` (`error`) and took the request without them: not sent again. */
+  refused(fields: ConstraintFields, error: ModelCallError): void;
+}
+
+/** A refusal of the request's fields: 400 or 422 (a server's validation error). */
+function isRefusal(error: unknown): error is ModelCallError {
+  return (
+    ModelCallError.isInstance(error) &&
+    error.kind === 'model-http-status' &&
+    (error.status === 400 || error.status === 422)
+  );
 }
 
 /** Memory one held event takes besides its text: the event object and its place in the list. */
@@ -145,13 +173,15 @@ function addUsage(
   };
 }
 
-/** The body sent upstream: the client's settings, the rendered messages, no tools. */
+/** The body sent upstream: the client's settings, the constraint, the rendered messages, no tools. */
 function upstreamBody(
   request: ChatRequest,
   messages: readonly UpstreamMessage[],
+  constraint: ConstraintFields | undefined,
 ): Record<string, unknown> {
   return {
     ...request.settings,
+    ...constraint,
     model: request.model,
     messages,
     stream: request.stream,
@@ -180,6 +210,11 @@ export interface ReplyRun {
  * When `tool_choice` demands a call, nothing of an attempt goes out until a call starts: an
  * answer without a call is then retried with a correction, and after the last attempt fails the
  * client gets a clear error instead of a reply (422, before anything was sent).
+ *
+ * With constrained decoding (`settings.constraint`), the request carries the fields that make the
+ * model server follow the format's grammar; then an answer without the demanded call is not
+ * retried (the grammar allowed none other). A server that refuses them (400, 422) is asked once
+ * more without them, and the constraint is told so.
  */
 export function startReply(
   request: ChatRequest,
@@ -215,6 +250,11 @@ async function runAttempts(
   const demand = plan.demand;
   const parseOptions: ParseOptions = { ...settings.parseOptions, tools: plan.read };
   let messages = upstreamMessages(request, settings.protocol, plan);
+  let constraint = await settings.constraint?.fieldsFor(
+    request,
+    settings.protocol,
+    settings.signal,
+  );
   let usage: UpstreamUsage | undefined;
   const answers: string[] = [];
   for (let attempt = 1; ; attempt++) {
@@ -267,12 +307,23 @@ async function runAttempts(
       if (piece.usage !== undefined) usage = addUsage(usage, piece.usage);
     };
 
-    const call = await callUpstream(settings.upstream, '/chat/completions', {
-      method: 'POST',
-      body: upstreamBody(request, messages),
-      authorization: settings.authorization,
-      signal: settings.signal,
-    });
+    const send = (fields: ConstraintFields | undefined) =>
+      callUpstream(settings.upstream, '/chat/completions', {
+        method: 'POST',
+        body: upstreamBody(request, messages, fields),
+        authorization: settings.authorization,
+        signal: settings.signal,
+      });
+    let call: UpstreamCall;
+    try {
+      call = await send(constraint);
+    } catch (error) {
+      if (constraint === undefined || !isRefusal(error)) throw error;
+      // Asked again without the constraint: only when that is taken was the constraint the cause.
+      call = await send(undefined);
+      settings.constraint?.refused(constraint, error);
+      constraint = undefined;
+    }
     onCall(call);
     // An answer that is no reply at all is an error before anything goes out.
     if (request.stream) await checkStreamType(call);
@@ -308,7 +359,8 @@ async function runAttempts(
       demandMet,
       interrupted,
       number: attempt,
-      retries: settings.toolChoiceRetries,
+      // The server's grammar made the call if the model could: asking again would not help.
+      retries: constraint === undefined ? settings.toolChoiceRetries : 0,
     });
     if (verdict !== 'accept') {
       answers.push(reader.text);

@@ -168,7 +168,7 @@ export function checkUniqueNames(names: readonly string[], path: string): void {
 
 /**
  * Reads chat completions' `tools` (`[{type: 'function', function: {name, description,
- * parameters}}]`), as the chat completions and Ollama APIs both send them. `typeMayBeLeftOut`:
+ * parameters, strict}}]`; `strict: true` is kept on the tool, see `ConstrainedTool`), as the chat completions and Ollama APIs both send them. `typeMayBeLeftOut`:
  * Ollama reads function tools only, and some of its clients leave the type out.
  */
 export function chatFunctionToolsAt(
@@ -192,10 +192,13 @@ export function chatFunctionToolsAt(
       'an object ({name, description, parameters})',
     );
     const description = optionalStringAt(fn.description, `${path}.function.description`);
+    // Kept for the proxy's constrained decoding (a strict tool is enforced by the server's grammar).
+    const strict = booleanAt(fn.strict, `${path}.function.strict`, false);
     return {
       name: nameAt(fn.name, `${path}.function.name`),
       ...(description === undefined ? {} : { description }),
       inputSchema: schemaAt(fn.parameters, `${path}.function.parameters`),
+      ...(strict ? { strict } : {}),
     };
   });
   checkUniqueNames(

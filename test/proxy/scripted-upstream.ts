@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { UpstreamKind } from '../../src/proxy/upstream-kind.ts';
 
 /** What the scripted model server answers to one chat completions request. */
 export interface ScriptedReply {
@@ -41,7 +42,87 @@ export const ENDLESS_LIMIT = 64 * 1024 * 1024;
 export interface ScriptedOptions {
   /** What `GET /v1/models` answers instead of a JSON list of one model. */
   readonly models?: { readonly contentType: string; readonly body: string };
+  /**
+   * Answer the GET a server of this kind answers about itself (`PROBE_ANSWERS`), as the proxy's
+   * `upstreamKind: 'auto'` asks it; every other GET is a 404.
+   */
+  readonly kind?: UpstreamKind;
+  /** The version that answer says (vLLM's, SGLang's, Ollama's; llama.cpp's build). */
+  readonly version?: string;
+  /**
+   * A chat completions request with any of these body fields is answered with `status` (default
+   * 400, as llama.cpp answers a grammar sent with tools) and this message, and not scripted.
+   */
+  readonly refuseFields?: {
+    readonly fields: readonly string[];
+    readonly status?: number;
+    readonly message?: string;
+  };
 }
+
+/**
+ * What each kind's server answers about itself, in the shape its source gives (the fields
+ * src/proxy/upstream-kind.ts checks), with `version` in it:
+ * - llama.cpp `GET /props` (tools/server/server-context.cpp, props handler): settings, slots, build;
+ * - Ollama `GET /api/version` (server/routes.go): `{version}`;
+ * - SGLang `GET /server_info` (python/sglang/srt/entrypoints/http_server.py): the server
+ *   arguments with `internal_states` and `version`;
+ * - vLLM `GET /version` (vllm/entrypoints/openai/api_server.py `show_version`): `{version}`;
+ * - LM Studio `GET /api/v0/models` (lmstudio.ai/docs, REST API v0): a list of models with state.
+ */
+export function probeAnswer(
+  kind: UpstreamKind,
+  version: string,
+): { readonly path: string; readonly body: unknown } | undefined {
+  switch (kind) {
+    case 'llama.cpp':
+      return {
+        path: '/props',
+        body: {
+          default_generation_settings: { n_ctx: 4096, params: { temperature: 0.8 } },
+          total_slots: 1,
+          model_path: '/models/scripted.gguf',
+          build_info: `b${version}-0123abc`,
+        },
+      };
+    case 'ollama':
+      return { path: '/api/version', body: { version } };
+    case 'sglang':
+      return {
+        path: '/server_info',
+        body: {
+          model_path: 'scripted/model',
+          tp_size: 1,
+          tool_call_parser: null,
+          grammar_backend: 'xgrammar',
+          internal_states: [{}],
+          version,
+        },
+      };
+    case 'vllm':
+      return { path: '/version', body: { version } };
+    case 'lmstudio':
+      return {
+        path: '/api/v0/models',
+        body: {
+          object: 'list',
+          data: [{ id: 'scripted-model', object: 'model', type: 'llm', state: 'loaded' }],
+        },
+      };
+    case 'openai':
+      return undefined;
+  }
+}
+
+/** A version each kind's server could say, for `probeAnswer` when a test names none. */
+const DEFAULT_VERSIONS: Record<UpstreamKind, string> = {
+  'llama.cpp': '6500',
+  ollama: '0.12.6',
+  sglang: '0.5.4',
+  vllm: '0.12.0',
+  lmstudio: '0.3.30',
+  openai: '',
+};
 
 export interface ScriptedUpstream {
   /** Base URL, `http://127.0.0.1:PORT/v1`. */
@@ -50,6 +131,8 @@ export interface ScriptedUpstream {
   readonly requests: UpstreamBody[];
   /** Headers of every request received. */
   readonly headers: IncomingMessage['headers'][];
+  /** Paths of the GET requests received other than `/v1/models` (a kind's probes), in order. */
+  readonly probes: string[];
   /** Replies (streamed or endless) whose client went away before their end. */
   readonly disconnects: number;
   /** Bytes written by endless replies. */
@@ -93,6 +176,12 @@ export async function startScriptedUpstream(
 ): Promise<ScriptedUpstream> {
   const requests: UpstreamBody[] = [];
   const headers: IncomingMessage['headers'][] = [];
+  const probes: string[] = [];
+  let answered = 0;
+  const probe =
+    options.kind === undefined
+      ? undefined
+      : probeAnswer(options.kind, options.version ?? DEFAULT_VERSIONS[options.kind]);
   let disconnects = 0;
   let endlessBytes = 0;
   /** Writes `head`, then `piece` again and again with back-pressure, until the client leaves. */
@@ -139,14 +228,34 @@ export async function startScriptedUpstream(
       );
       return;
     }
+    if (request.method === 'GET' && request.url !== undefined) probes.push(request.url);
+    if (request.method === 'GET' && probe !== undefined && request.url === probe.path) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(probe.body));
+      return;
+    }
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
       return;
     }
     const parsed = JSON.parse(body) as UpstreamBody;
-    const index = requests.length;
     requests.push(parsed);
+    const refuse = options.refuseFields;
+    if (refuse?.fields.some((field) => field in parsed)) {
+      response.writeHead(refuse.status ?? 400, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          error: {
+            message: refuse.message ?? 'Cannot use custom grammar constraints with tools.',
+            type: 'invalid_request_error',
+          },
+        }),
+      );
+      return;
+    }
+    // A refused request takes no scripted reply: the next one answered gets it.
+    const index = answered++;
     const reply =
       typeof script === 'function'
         ? script(parsed, index)
@@ -257,6 +366,7 @@ export async function startScriptedUpstream(
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     headers,
+    probes,
     get disconnects() {
       return disconnects;
     },
