@@ -1,0 +1,453 @@
+/**
+ * `constrain`: the proxy makes the model server enforce tool_choice. For each kind of server, a
+ * scripted upstream that answers that kind's probes records what the proxy sent; the grammar it
+ * got compiles in xgrammar and accepts the call the model is expected to write, and the reply is
+ * read as that call.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolCallProtocol, ToolDefinition } from '../../src/core/index.ts';
+import { type RunningServer, startServer } from '../../src/http/node-server.ts';
+import { protocolByName } from '../../src/protocols/index.ts';
+import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
+import type { UpstreamKind } from '../../src/proxy/upstream-kind.ts';
+import {
+  accepts,
+  compileEbnf,
+  compileJsonSchema,
+  compileStructuralTag,
+  type EngineGrammar,
+} from '../support/xgrammar.ts';
+import { gbnfProblems } from '../support/xgrammar-gbnf-rules.ts';
+import {
+  type ScriptedOptions,
+  type ScriptedReply,
+  type ScriptedUpstream,
+  startScriptedUpstream,
+  type UpstreamBody,
+} from './scripted-upstream.ts';
+
+const WEATHER: ToolDefinition = {
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
+};
+
+const chatTool = (tool: ToolDefinition, strict?: boolean) => ({
+  type: 'function',
+  function: {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema,
+    ...(strict === undefined ? {} : { strict }),
+  },
+});
+
+const PARIS = { toolName: 'get_weather', input: { city: 'Paris' } };
+
+interface Running {
+  readonly url: string;
+  readonly upstream: ScriptedUpstream;
+  readonly logged: string[];
+}
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of cleanup.reverse()) await close();
+  cleanup = [];
+});
+
+async function start(
+  script: readonly ScriptedReply[] | ((body: UpstreamBody, index: number) => ScriptedReply),
+  upstreamOptions: ScriptedOptions,
+  options: Partial<ProxyOptions> = {},
+): Promise<Running> {
+  const upstream = await startScriptedUpstream(script, upstreamOptions);
+  cleanup.push(() => upstream.close());
+  const logged: string[] = [];
+  const proxy = createProxyApp({
+    upstream: upstream.url,
+    protocol: 'hermes',
+    log: (line) => logged.push(line),
+    ...options,
+  });
+  const running: RunningServer = await startServer(proxy, { port: 0, host: '127.0.0.1' });
+  cleanup.push(() => running.close());
+  return { url: running.url, upstream, logged };
+}
+
+/** A call as the client APIs write it: chat completions' arguments text, Ollama's object. */
+interface WrittenCall {
+  readonly index?: number;
+  readonly function?: { readonly name?: string; readonly arguments?: unknown };
+}
+
+/** A whole chat completion, as far as these tests read it. */
+interface ChatAnswer {
+  readonly choices: readonly { readonly message: { readonly tool_calls?: WrittenCall[] } }[];
+}
+
+/** A chat completions request; a streamed answer is returned as its SSE text. */
+async function chat(
+  url: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json?: ChatAnswer; sse?: string }> {
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'scripted-model',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [chatTool(WEATHER)],
+      ...body,
+    }),
+  });
+  if (body.stream === true && response.status === 200)
+    return { status: response.status, sse: await response.text() };
+  return { status: response.status, json: (await response.json()) as ChatAnswer };
+}
+
+/** The call's name and arguments as the client got them, streamed or whole. */
+function clientCalls(answer: { json?: ChatAnswer; sse?: string }): {
+  name: string;
+  args: unknown;
+}[] {
+  if (answer.json)
+    return (answer.json.choices[0]?.message.tool_calls ?? []).map((call) => ({
+      name: call.function?.name ?? '',
+      args: JSON.parse(String(call.function?.arguments)),
+    }));
+  const calls: { name: string; args: string }[] = [];
+  for (const line of (answer.sse ?? '').split('\n')) {
+    if (!line.startsWith('data: {')) continue;
+    const deltas: WrittenCall[] = JSON.parse(line.slice(6)).choices?.[0]?.delta?.tool_calls ?? [];
+    for (const call of deltas) {
+      const index = call.index ?? 0;
+      calls[index] ??= { name: '', args: '' };
+      calls[index].name += call.function?.name ?? '';
+      calls[index].args += String(call.function?.arguments ?? '');
+    }
+  }
+  return calls.map((call) => ({ name: call.name, args: JSON.parse(call.args) }));
+}
+
+/** The grammar the body carries, compiled the way the kind's server compiles it. */
+async function grammarOf(kind: UpstreamKind, body: UpstreamBody): Promise<EngineGrammar> {
+  switch (kind) {
+    case 'llama.cpp': {
+      const text = body.grammar as string;
+      expect(gbnfProblems(text)).toEqual([]);
+      return compileEbnf(text);
+    }
+    case 'vllm':
+    case 'sglang': {
+      const format = body.response_format as { type: string };
+      expect(format.type).toBe('structural_tag');
+      return compileStructuralTag(format);
+    }
+    case 'ollama':
+    case 'lmstudio': {
+      const format = body.response_format as {
+        type: string;
+        json_schema: { name: string; schema: unknown };
+      };
+      expect(format.type).toBe('json_schema');
+      return compileJsonSchema(format.json_schema.schema, { anyWhitespace: true });
+    }
+    case 'openai':
+      throw new Error('openai takes no grammar');
+  }
+}
+
+const FIELD_OF: Record<Exclude<UpstreamKind, 'openai'>, string> = {
+  'llama.cpp': 'grammar',
+  vllm: 'response_format',
+  sglang: 'response_format',
+  ollama: 'response_format',
+  lmstudio: 'response_format',
+};
+
+describe('each kind of server gets its own constraint for a demanded call', () => {
+  // Ollama and LM Studio take a JSON Schema of the whole reply: a format whose calls are JSON.
+  const cases: [Exclude<UpstreamKind, 'openai'>, string, boolean][] = [
+    ['llama.cpp', 'hermes', false],
+    ['llama.cpp', 'qwen3-coder', true],
+    ['vllm', 'hermes', true],
+    ['vllm', 'qwen3-coder', false],
+    ['sglang', 'hermes', false],
+    ['sglang', 'hermes', true],
+    ['ollama', 'xlam', false],
+    ['lmstudio', 'xlam', true],
+  ];
+  it.each(cases)('%s, %s (streamed: %s)', async (kind, format, stream) => {
+    const protocol: ToolCallProtocol = protocolByName(format);
+    const written = protocol.formatToolCall(PARIS);
+    const proxy = await start([{ text: written }], { kind }, { protocol: format });
+    const answer = await chat(proxy.url, { tool_choice: 'required', stream });
+    expect(answer.status).toBe(200);
+    expect(clientCalls(answer)).toEqual([{ name: 'get_weather', args: { city: 'Paris' } }]);
+
+    const [body] = proxy.upstream.requests;
+    expect(body).not.toHaveProperty('tools');
+    expect(body).toHaveProperty(FIELD_OF[kind]);
+    const grammar = await grammarOf(kind, body!);
+    try {
+      expect(await accepts(grammar, written)).toBe(true);
+      // A demanded call cannot be skipped.
+      expect(await accepts(grammar, 'It is sunny in Paris.')).toBe(false);
+    } finally {
+      grammar.dispose();
+    }
+    expect(proxy.logged).toEqual([expect.stringMatching(new RegExp(`^upstream kind ${kind}`))]);
+  });
+
+  it('detects the kind once, at the first request that wants a constraint', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'vllm' });
+    await chat(proxy.url, { tool_choice: 'auto' });
+    expect(proxy.upstream.probes).toEqual([]);
+    await chat(proxy.url, { tool_choice: 'required' });
+    const probes = proxy.upstream.probes.length;
+    expect(probes).toBeGreaterThan(0);
+    await chat(proxy.url, { tool_choice: 'required' });
+    expect(proxy.upstream.probes.length).toBe(probes);
+    expect(proxy.logged).toEqual(['upstream kind vllm 0.12.0 (GET /version: version 0.12.0)']);
+  });
+
+  it('a named upstream kind is not probed', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], {}, { upstreamKind: 'sglang' });
+    await chat(proxy.url, { tool_choice: { type: 'function', function: { name: 'get_weather' } } });
+    expect(proxy.upstream.probes).toEqual([]);
+    expect(proxy.upstream.requests[0]).toHaveProperty('response_format.type', 'structural_tag');
+  });
+});
+
+describe('vLLM by version', () => {
+  it('before 0.12 gets guided_grammar (EBNF), which that version reads', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'vllm', version: '0.11.2' });
+    const answer = await chat(proxy.url, { tool_choice: 'required' });
+    expect(clientCalls(answer)).toEqual([{ name: 'get_weather', args: { city: 'Paris' } }]);
+    const [body] = proxy.upstream.requests;
+    expect(body).not.toHaveProperty('response_format');
+    const grammar = await compileEbnf(body!.guided_grammar as string);
+    try {
+      expect(await accepts(grammar, text)).toBe(true);
+    } finally {
+      grammar.dispose();
+    }
+  });
+});
+
+describe('when nothing is sent', () => {
+  it('constrain off: no field and no probe', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'llama.cpp' }, { constrain: 'off' });
+    await chat(proxy.url, { tool_choice: 'required' });
+    expect(proxy.upstream.probes).toEqual([]);
+    expect(proxy.upstream.requests[0]).not.toHaveProperty('grammar');
+  });
+
+  it('an openai server gets nothing, and an answer without the call is asked again', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text: 'It is sunny.' }, { text }], {});
+    const answer = await chat(proxy.url, { tool_choice: 'required' });
+    expect(answer.status).toBe(200);
+    expect(clientCalls(answer)).toHaveLength(1);
+    expect(proxy.upstream.requests).toHaveLength(2);
+    for (const body of proxy.upstream.requests) {
+      expect(body).not.toHaveProperty('grammar');
+      expect(body).not.toHaveProperty('response_format');
+    }
+    expect(proxy.logged).toEqual([expect.stringMatching(/^upstream kind openai \(/)]);
+  });
+
+  it('with a constraint taken, an answer without the call is not asked again', async () => {
+    const proxy = await start([{ text: 'It is sunny.' }], { kind: 'llama.cpp' });
+    const answer = await chat(proxy.url, { tool_choice: 'required' });
+    expect(answer.status).toBe(422);
+    expect(proxy.upstream.requests).toHaveLength(1);
+  });
+
+  it('auto under demanded, without a strict tool: no field and no probe', async () => {
+    const proxy = await start([{ text: 'Hello.' }], { kind: 'sglang' });
+    await chat(proxy.url, {});
+    expect(proxy.upstream.probes).toEqual([]);
+    expect(proxy.upstream.requests[0]).not.toHaveProperty('response_format');
+  });
+
+  it("the client's own response_format is the one the server gets", async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const own = { type: 'json_object' };
+    const proxy = await start([{ text }], { kind: 'vllm' });
+    await chat(proxy.url, { tool_choice: 'required', response_format: own });
+    expect(proxy.upstream.requests[0]!.response_format).toEqual(own);
+  });
+
+  it('Ollama under auto, even with constrain always: a JSON Schema would forbid text', async () => {
+    const proxy = await start(
+      [{ text: 'Hello.' }],
+      { kind: 'ollama' },
+      { protocol: 'xlam', constrain: 'always' },
+    );
+    await chat(proxy.url, {});
+    expect(proxy.upstream.requests[0]).not.toHaveProperty('response_format');
+  });
+});
+
+describe('auto', () => {
+  it('a strict tool under demanded is constrained, text still free', async () => {
+    const text = `Let me look.\n${protocolByName('hermes').formatToolCall(PARIS)}`;
+    const proxy = await start([{ text }], { kind: 'llama.cpp' });
+    const answer = await chat(proxy.url, { tools: [chatTool(WEATHER, true)] });
+    expect(clientCalls(answer)).toHaveLength(1);
+    const grammar = await grammarOf('llama.cpp', proxy.upstream.requests[0]!);
+    try {
+      expect(await accepts(grammar, text)).toBe(true);
+      expect(await accepts(grammar, 'It is sunny in Paris.')).toBe(true);
+    } finally {
+      grammar.dispose();
+    }
+  });
+
+  it('constrain always sends vLLM a triggered structural tag', async () => {
+    const text = `Let me look.\n${protocolByName('hermes').formatToolCall(PARIS)}`;
+    const proxy = await start([{ text }], { kind: 'vllm' }, { constrain: 'always' });
+    const answer = await chat(proxy.url, { stream: true });
+    expect(clientCalls(answer)).toHaveLength(1);
+    const grammar = await grammarOf('vllm', proxy.upstream.requests[0]!);
+    try {
+      expect(await accepts(grammar, text)).toBe(true);
+      expect(await accepts(grammar, 'It is sunny in Paris.')).toBe(true);
+    } finally {
+      grammar.dispose();
+    }
+  });
+});
+
+describe('a server that refuses the constraint', () => {
+  it.each([false, true])(
+    'is asked once more without it, and not sent it again (streamed: %s)',
+    async (stream) => {
+      const text = protocolByName('hermes').formatToolCall(PARIS);
+      const proxy = await start([{ text }], {
+        kind: 'llama.cpp',
+        refuseFields: { fields: ['grammar'] },
+      });
+      const first = await chat(proxy.url, { tool_choice: 'required', stream });
+      expect(first.status).toBe(200);
+      expect(clientCalls(first)).toHaveLength(1);
+      expect(proxy.upstream.requests.map((body) => 'grammar' in body)).toEqual([true, false]);
+      const second = await chat(proxy.url, { tool_choice: 'required', stream });
+      expect(second.status).toBe(200);
+      expect(proxy.upstream.requests.map((body) => 'grammar' in body)).toEqual([
+        true,
+        false,
+        false,
+      ]);
+      expect(proxy.logged).toHaveLength(2);
+      expect(proxy.logged[1]).toMatch(
+        /refused the constrained decoding field grammar \(HTTP 400: Cannot use custom grammar constraints with tools\.\)/,
+      );
+    },
+  );
+
+  it('a refusal of something else is not blamed on the constraint', async () => {
+    const proxy = await start([{ text: 'x' }], {
+      kind: 'vllm',
+      refuseFields: { fields: ['messages'], status: 422, message: 'bad messages' },
+    });
+    const answer = await chat(proxy.url, { tool_choice: 'required' });
+    // The model server's refusal, passed on.
+    expect(answer.status).toBe(422);
+    expect(proxy.upstream.requests.map((body) => 'response_format' in body)).toEqual([true, false]);
+    // Still sent: the server refused the request either way.
+    await chat(proxy.url, { tool_choice: 'required' });
+    expect(proxy.upstream.requests[2]).toHaveProperty('response_format');
+    expect(proxy.logged).toHaveLength(1);
+  });
+});
+
+describe('client APIs', () => {
+  it("Anthropic's Messages with tool_choice any", async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'sglang' });
+    const response = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'scripted-model',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        tools: [{ name: WEATHER.name, input_schema: WEATHER.inputSchema }],
+        tool_choice: { type: 'any' },
+      }),
+    });
+    const json = (await response.json()) as { content: unknown[] };
+    expect(json.content).toContainEqual(
+      expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } }),
+    );
+    const grammar = await grammarOf('sglang', proxy.upstream.requests[0]!);
+    try {
+      expect(await accepts(grammar, text)).toBe(true);
+    } finally {
+      grammar.dispose();
+    }
+  });
+
+  it('an Anthropic tool marked strict is constrained under auto', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'llama.cpp' });
+    await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'scripted-model',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        tools: [{ name: WEATHER.name, input_schema: WEATHER.inputSchema, strict: true }],
+      }),
+    });
+    expect(proxy.upstream.requests[0]).toHaveProperty('grammar');
+  });
+
+  it("Ollama's /api/chat under constrain always", async () => {
+    const text = `Let me look.\n${protocolByName('hermes').formatToolCall(PARIS)}`;
+    const proxy = await start([{ text }], { kind: 'vllm' }, { constrain: 'always' });
+    const response = await fetch(`${proxy.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'scripted-model',
+        stream: false,
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        tools: [chatTool(WEATHER)],
+      }),
+    });
+    const json = (await response.json()) as { message: { tool_calls: WrittenCall[] } };
+    expect(json.message.tool_calls).toEqual([
+      expect.objectContaining({
+        function: expect.objectContaining({ name: 'get_weather', arguments: { city: 'Paris' } }),
+      }),
+    ]);
+    expect(proxy.upstream.requests[0]).toHaveProperty('response_format.type', 'structural_tag');
+  });
+});
+
+describe('options', () => {
+  it('refuses a constrain or upstreamKind that is none', () => {
+    expect(() =>
+      createProxyApp({ upstream: 'http://127.0.0.1:1/v1', constrain: 'sometimes' as never }),
+    ).toThrow(/constrain must be off, demanded, always, not sometimes/);
+    expect(() =>
+      createProxyApp({ upstream: 'http://127.0.0.1:1/v1', upstreamKind: 'tgi' as never }),
+    ).toThrow(
+      /upstreamKind must be auto, llama.cpp, vllm, sglang, ollama, lmstudio, openai, not tgi/,
+    );
+  });
+});
