@@ -1,0 +1,218 @@
+/**
+ * The grammars of the tagged formats whose values are written otherwise than as plain raw text:
+ * MiniCPM's CDATA (a string holding `<` is written in CDATA sections, `]]>` split across two),
+ * Kimi K3's type attribute (`type="string"` raw, any other type JSON, one alternative per type a
+ * schema allows) and GigaChat GCML's `{value_json}` (every value JSON, `string="false"`). Each
+ * is compiled by xgrammar: what the writer writes is accepted and reads back as written, and
+ * what the reader would read otherwise (or not at all) is refused.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
+import {
+  type GbnfGrammar,
+  GrammarUnsupportedError,
+  grammarFor,
+} from '../../../src/protocols/grammar/index.ts';
+import { FORMATS } from '../../../src/protocols/registry.ts';
+import { accepts, compileEbnf, type EngineGrammar } from '../../support/xgrammar.ts';
+import { gbnfProblems } from '../../support/xgrammar-gbnf-rules.ts';
+
+const compiled: EngineGrammar[] = [];
+afterAll(() => {
+  for (const grammar of compiled) grammar.dispose();
+});
+
+function protocolNamed(name: string): ToolCallProtocol {
+  const entry = FORMATS.find((one) => one.name === name);
+  if (!entry) throw new Error(`no format ${name}`);
+  return entry.create();
+}
+
+const TOOLS: ToolDefinition[] = [
+  {
+    name: 'write_file',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string' },
+        content: { type: 'string' },
+        mode: { enum: ['a<b', 'plain'] },
+        lines: { type: 'integer' },
+        data: { type: ['object', 'array', 'number', 'boolean', 'null'] },
+      },
+      required: ['path', 'content'],
+    },
+  },
+];
+
+async function demanded(protocol: ToolCallProtocol, tools = TOOLS): Promise<EngineGrammar> {
+  const { grammar } = grammarFor(protocol, {
+    tools,
+    toolChoice: 'required',
+    syntax: 'gbnf',
+  }) as GbnfGrammar;
+  expect(gbnfProblems(grammar)).toEqual([]);
+  const engine = await compileEbnf(grammar);
+  compiled.push(engine);
+  return engine;
+}
+
+/** The calls the parser reads from `text`: names and inputs, and whether any had problems. */
+function readCalls(protocol: ToolCallProtocol, text: string, tools = TOOLS) {
+  return protocol
+    .parseGeneratedText(text, { tools })
+    .filter((event) => event.type === 'tool-call')
+    .map((event) =>
+      event.type === 'tool-call'
+        ? { toolName: event.toolName, input: JSON.parse(event.input), problems: event.problems }
+        : undefined,
+    );
+}
+
+/** Accepted by `grammar`, and read back as exactly `input`. */
+async function acceptsAndReadsBack(
+  protocol: ToolCallProtocol,
+  grammar: EngineGrammar,
+  input: Record<string, unknown>,
+  before = '',
+): Promise<void> {
+  const written = protocol.formatToolCall([{ toolName: 'write_file', input }]);
+  expect(await accepts(grammar, before + written), written).toBe(true);
+  expect(readCalls(protocol, written)).toEqual([
+    { toolName: 'write_file', input, problems: undefined },
+  ]);
+}
+
+describe('minicpm: CDATA values', () => {
+  const protocol = protocolNamed('minicpm');
+
+  it('accepts strings in CDATA, a ]]> split across two sections, and markup-free strings raw', async () => {
+    const grammar = await demanded(protocol);
+    for (const content of [
+      'plain text',
+      'if (a < b) {}',
+      '</param></function>',
+      'x ]]> y',
+      ']]>',
+      '<![CDATA[nested]]>',
+      '',
+    ]) {
+      await acceptsAndReadsBack(protocol, grammar, { path: 'a.ts', content });
+    }
+    await acceptsAndReadsBack(protocol, grammar, {
+      path: 'p',
+      content: 'c',
+      mode: 'a<b',
+      lines: 3,
+      data: { tags: ['<b>'] },
+    });
+    await acceptsAndReadsBack(protocol, grammar, { path: 'p', content: 'c', data: [1, null] });
+  });
+
+  it('refuses ]]> inside one CDATA section, text after a section, and a < outside CDATA', async () => {
+    const grammar = await demanded(protocol);
+    const call = (content: string) =>
+      `<function name="write_file"><param name="path">p</param><param name="content">${content}</param></function>`;
+    expect(await accepts(grammar, call('<![CDATA[a]]]]><![CDATA[>b]]>'))).toBe(true);
+    expect(await accepts(grammar, call('<![CDATA[a]]>b]]>'))).toBe(false);
+    expect(await accepts(grammar, call('<![CDATA[a]]>b'))).toBe(false);
+    expect(await accepts(grammar, call('a < b'))).toBe(false);
+    expect(await accepts(grammar, call('<![CDATA[unclosed'))).toBe(false);
+  });
+
+  it('refuses a value of the wrong type and an enum member spelled otherwise than the writer writes it', async () => {
+    const grammar = await demanded(protocol);
+    const call = (params: string) =>
+      `<function name="write_file"><param name="path">p</param><param name="content">c</param>${params}</function>`;
+    expect(await accepts(grammar, call('<param name="lines">3</param>'))).toBe(true);
+    expect(await accepts(grammar, call('<param name="lines">three</param>'))).toBe(false);
+    expect(await accepts(grammar, call('<param name="mode"><![CDATA[a<b]]></param>'))).toBe(true);
+    expect(await accepts(grammar, call('<param name="mode">a&lt;b</param>'))).toBe(false);
+    expect(await accepts(grammar, call('<param name="data">"text"</param>'))).toBe(false);
+  });
+});
+
+describe('kimi-k3: a type attribute per value', () => {
+  const protocol = protocolNamed('kimi-k3');
+  // The output begins inside the think element, which the demanded call may follow.
+  const THOUGHT = 'a file to write<|close|>think<|sep|>';
+
+  it('accepts what the writer writes, each value with the type it is written as', async () => {
+    const grammar = await demanded(protocol);
+    await acceptsAndReadsBack(
+      protocol,
+      grammar,
+      { path: 'a.ts', content: 'if (a < b) {}\n', mode: 'a<b', lines: 3 },
+      THOUGHT,
+    );
+    for (const data of [{ a: [1, 'x'] }, [true], 2.5, false, null]) {
+      await acceptsAndReadsBack(protocol, grammar, { path: 'p', content: 'c', data }, THOUGHT);
+    }
+  });
+
+  it('refuses a value under the wrong type attribute, a JSON value of the wrong type, and a closer in a string', async () => {
+    const grammar = await demanded(protocol);
+    const argument = (key: string, type: string, value: string) =>
+      `<|open|>argument key="${key}" type="${type}"<|sep|>${value}<|close|>argument<|sep|>`;
+    const call = (extra: string, content = 'c') =>
+      `${THOUGHT}<|open|>tools<|sep|><|open|>call tool="write_file" index="0"<|sep|>${argument('path', 'string', 'p')}${argument('content', 'string', content)}${extra}<|close|>call<|sep|><|close|>tools<|sep|>`;
+    expect(await accepts(grammar, call(argument('lines', 'number', '3')))).toBe(true);
+    expect(await accepts(grammar, call(argument('lines', 'string', '3')))).toBe(false);
+    expect(await accepts(grammar, call(argument('lines', 'number', '"3"')))).toBe(false);
+    expect(await accepts(grammar, call(argument('data', 'object', '{"a":1}')))).toBe(true);
+    expect(await accepts(grammar, call(argument('data', 'array', '{"a":1}')))).toBe(false);
+    expect(await accepts(grammar, call(argument('data', 'null', 'null')))).toBe(true);
+    expect(await accepts(grammar, call(argument('data', 'string', 'x')))).toBe(false);
+    expect(await accepts(grammar, call('', 'a<|close|>argument<|sep|>b'))).toBe(false);
+    expect(await accepts(grammar, call('', 'a<|close|>call<|sep|>b'))).toBe(false);
+    // The arguments written as one JSON element are read, but not what the writer writes.
+    expect(
+      await accepts(
+        grammar,
+        `${THOUGHT}<|open|>tools<|sep|><|open|>call tool="write_file" index="0"<|sep|><|open|>json type="object"<|sep|>{"path":"p","content":"c"}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
+      ),
+    ).toBe(false);
+  });
+
+  it('refuses a string that may also be another type (raw text reads by the schema, not the attribute)', () => {
+    const tools: ToolDefinition[] = [
+      {
+        name: 'f',
+        inputSchema: { type: 'object', properties: { x: { type: ['string', 'number'] } } },
+      },
+    ];
+    expect(() => grammarFor(protocol, { tools, toolChoice: 'required', syntax: 'gbnf' })).toThrow(
+      GrammarUnsupportedError,
+    );
+  });
+});
+
+describe('gigachat-gcml: every value as JSON', () => {
+  const protocol = protocolNamed('gigachat-gcml');
+
+  it('accepts what the writer writes: strings as JSON strings, < and > escaped', async () => {
+    const grammar = await demanded(protocol);
+    await acceptsAndReadsBack(protocol, grammar, {
+      path: 'a.ts',
+      content: 'if (a < b) {}\n</｜GCML｜parameter>',
+      mode: 'a<b',
+      lines: 3,
+      data: { a: [1, 'x'] },
+    });
+  });
+
+  it('refuses a raw string, a JSON value of the wrong type, and a value outside its enum', async () => {
+    const grammar = await demanded(protocol);
+    const parameter = (key: string, value: string) =>
+      `<｜GCML｜parameter name="${key}" string="false">${value}</｜GCML｜parameter>\n`;
+    const call = (path: string, extra = '') =>
+      `<｜GCML｜tool_calls>\n<｜GCML｜invoke name="write_file">\n${parameter('path', path)}${parameter('content', '"c"')}${extra}</｜GCML｜invoke>\n</｜GCML｜tool_calls>`;
+    expect(await accepts(grammar, call('"p"'))).toBe(true);
+    expect(await accepts(grammar, call('p'))).toBe(false);
+    expect(await accepts(grammar, call('1'))).toBe(false);
+    expect(await accepts(grammar, call('"p"', parameter('lines', '3')))).toBe(true);
+    expect(await accepts(grammar, call('"p"', parameter('lines', '"3"')))).toBe(false);
+    expect(await accepts(grammar, call('"p"', parameter('mode', '"plain"')))).toBe(true);
+    expect(await accepts(grammar, call('"p"', parameter('mode', '"other"')))).toBe(false);
+  });
+});
