@@ -220,20 +220,20 @@ export async function detectUpstreamKind(
     ask(NO_SUCH_PATH),
     ...PROBES.map((probe) => ask(probe.path)),
   ]);
-  const notes: string[] = [];
+  const notes: Array<{ readonly path: string; readonly why: string }> = [];
   for (const [index, probe] of PROBES.entries()) {
     const outcome = outcomes[index]!;
     if ('why' in outcome) {
-      notes.push(`GET ${probe.path}: ${outcome.why}`);
+      notes.push({ path: probe.path, why: outcome.why });
       continue;
     }
     const recognised = probe.recognise(outcome.fields);
     if (recognised === undefined) {
-      notes.push(`GET ${probe.path}: not ${probe.kind}'s answer`);
+      notes.push({ path: probe.path, why: `not ${probe.kind}'s answer` });
       continue;
     }
     if ('fields' in control && probe.recognise(control.fields) !== undefined) {
-      notes.push(`GET ${probe.path}: ${probe.kind}'s answer, but GET ${NO_SUCH_PATH} too`);
+      notes.push({ path: probe.path, why: `${probe.kind}'s answer, but GET ${NO_SUCH_PATH} too` });
       continue;
     }
     return {
@@ -242,7 +242,15 @@ export async function detectUpstreamKind(
       evidence: `GET ${probe.path}: ${recognised.sign}`,
     };
   }
-  return { kind: 'openai', evidence: oneLine(`no known model server: ${notes.join('; ')}`) };
+  return { kind: 'openai', evidence: oneLine(`no known model server: ${summary(notes)}`) };
+}
+
+/** What each probe got, one reason said once when all got the same (a server that is down). */
+function summary(notes: ReadonlyArray<{ readonly path: string; readonly why: string }>): string {
+  const why = notes[0]?.why;
+  if (notes.every((note) => note.why === why))
+    return `GET ${notes.map((note) => note.path).join(', ')}: ${why}`;
+  return notes.map((note) => `GET ${note.path}: ${note.why}`).join('; ');
 }
 
 /** Evidence is one log line: a reason quoting the server or the network stays on it, without credentials. */

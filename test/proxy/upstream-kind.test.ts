@@ -93,6 +93,10 @@ function settingsFor(baseURL: string, via: Via = 'node', more: Partial<UpstreamS
   } satisfies UpstreamSettings;
 }
 
+/** Every probe's path, as the evidence lists them when all got the same answer. */
+const ALL_PROBES =
+  '/props, /api/version, /server_info, /get_server_info, /version, /api/v1/models, /api/v0/models';
+
 const detect = (settings: UpstreamSettings, signal = new AbortController().signal) =>
   detectUpstreamKind(settings, signal);
 
@@ -393,9 +397,8 @@ describe('detectUpstreamKind: servers that are none of them', () => {
     const found = await detect(settingsFor(`${server.root}/v1`));
     expect(found.kind).toBe('openai');
     expect(found.version).toBeUndefined();
-    expect(found.evidence).toMatch(/^no known model server: GET \/props: /);
-    for (const path of ['/props', '/api/version', '/server_info', '/version', '/api/v0/models'])
-      expect(found.evidence).toContain(`GET ${path}: `);
+    expect(found.evidence).toMatch(/^no known model server: GET \/props[:,] /);
+    for (const path of ALL_PROBES.split(', ')) expect(found.evidence).toContain(`${path}`);
     expect(found.evidence).not.toContain('\n');
   });
 
@@ -533,8 +536,9 @@ describe('detectUpstreamKind: within its limits', () => {
     for (const server of [trickle, silent]) {
       const found = await detect(settingsFor(`${server.root}/v1`, 'node', { timeoutMs: 50 }));
       expect(found.kind).toBe('openai');
-      expect(found.evidence).toContain('GET /props: it did not answer within 50 ms');
-      expect(found.evidence).toContain('GET /version: it did not answer within 50 ms');
+      expect(found.evidence).toBe(
+        `no known model server: GET ${ALL_PROBES}: it did not answer within 50 ms`,
+      );
     }
   });
 
@@ -559,7 +563,9 @@ describe('detectUpstreamKind: within its limits', () => {
       vi.advanceTimersByTime(1);
       const detected = await found;
       expect(detected.kind).toBe('openai');
-      expect(detected.evidence).toContain('GET /props: it did not answer within 5000 ms');
+      expect(detected.evidence).toBe(
+        `no known model server: GET ${ALL_PROBES}: it did not answer within 5000 ms`,
+      );
     } finally {
       vi.useRealTimers();
     }
@@ -591,7 +597,9 @@ describe('detectUpstreamKind: within its limits', () => {
       settingsFor('http://127.0.0.1:9/v1', 'fetch', { transport: deaf, timeoutMs: 20 }),
     );
     expect(found.kind).toBe('openai');
-    expect(found.evidence).toContain('GET /props: it did not answer within 20 ms');
+    expect(found.evidence).toBe(
+      `no known model server: GET ${ALL_PROBES}: it did not answer within 20 ms`,
+    );
     expect(cancelled).toBeGreaterThanOrEqual(8);
   });
 
@@ -641,7 +649,9 @@ describe('detectUpstreamKind: within its limits', () => {
     await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
     const found = await detect(settingsFor(`${root}/v1`));
     expect(found.kind).toBe('openai');
-    expect(found.evidence).toContain('GET /props: the request failed: ECONNREFUSED');
+    expect(found.evidence).toBe(
+      `no known model server: GET ${ALL_PROBES}: the request failed: ECONNREFUSED`,
+    );
   });
 });
 
@@ -655,7 +665,9 @@ describe('detectUpstreamKind: redirects and credentials', () => {
       });
       const found = await detect(settingsFor(`${server.root}/v1`, via));
       expect(found.kind).toBe('openai');
-      expect(found.evidence).toContain('GET /props: it answered 302 (a redirect, not followed)');
+      expect(found.evidence).toBe(
+        `no known model server: GET ${ALL_PROBES}: it answered 302 (a redirect, not followed)`,
+      );
       expect(elsewhere.paths).toEqual([]);
     });
 
