@@ -22,6 +22,7 @@ import {
   type StructuralTagGrammar,
   type ToolCallProtocol,
 } from '../../src/index.ts';
+import { constraintFields } from '../../src/proxy/upstream-constraint.ts';
 import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
 import {
   accepts,
@@ -58,11 +59,14 @@ async function grammarAccepts(compile: Promise<EngineGrammar>, text: string): Pr
 }
 
 /**
- * A structural tag as a provider option: `StructuralTag` is an interface (no index signature)
- * with an `unknown` JSON Schema inside, which the AI SDK's `JSONObject` does not take as it is.
+ * A structural tag or the proxy's body fields as a provider option: `StructuralTag` is an
+ * interface (no index signature) with an `unknown` JSON Schema inside, and `ConstraintFields` a
+ * record of `unknown`, which the AI SDK's `JSONObject` does not take as they are.
  */
-function jsonOption(tag: StructuralTag): JSONObject {
-  return tag as unknown as JSONObject;
+function jsonOption(
+  value: StructuralTag | Readonly<Record<string, unknown>> | undefined,
+): JSONObject {
+  return value as unknown as JSONObject;
 }
 
 const SEOUL = { city: 'Seoul', unit: 'celsius' };
@@ -166,6 +170,46 @@ describe.each([
     expect(await grammarAccepts(compileEbnf(grammar), text)).toBe(true);
     expect(await grammarAccepts(compileEbnf(grammar), 'No call, just text.')).toBe(true);
   });
+});
+
+describe("the proxy's constraintFields, given as providerOptions, send what the proxy sends", () => {
+  // Ollama and LM Studio take a JSON Schema of the whole reply: a format whose calls are JSON.
+  it.each([
+    { kind: 'llama.cpp', format: 'hermes', field: 'grammar' },
+    { kind: 'vllm', format: 'hermes', field: 'response_format' },
+    { kind: 'sglang', format: 'qwen3-coder', field: 'response_format' },
+    { kind: 'ollama', format: 'xlam', field: 'response_format' },
+    { kind: 'lmstudio', format: 'llama3', field: 'response_format' },
+  ] as const)(
+    '$kind, $format: the body holds $field, and the call is read',
+    async ({ kind, format, field }) => {
+      const protocol = protocolByName(format);
+      const fields = constraintFields(kind, protocol, {
+        tools: WEATHER_DEFINITIONS,
+        toolChoice: 'required',
+        mode: 'demanded',
+      });
+      expect(fields).toHaveProperty(field);
+      script([protocol.formatToolCall({ toolName: 'get_weather', input: SEOUL })]);
+      const provider = createOpenAICompatible({ name: 'local', baseURL: fake.baseURL });
+      const result = await generateText({
+        model: wrapLanguageModel({
+          model: provider.chatModel('local-model'),
+          middleware: createToolMiddleware({ protocol }),
+        }),
+        prompt: 'What is the weather in Seoul?',
+        tools: weatherTools(),
+        toolChoice: 'required',
+        providerOptions: { local: jsonOption(fields) },
+      });
+      expect(result.toolCalls.map(({ toolName, input }) => ({ toolName, input }))).toEqual([
+        { toolName: 'get_weather', input: SEOUL },
+      ]);
+      const [body] = fake.requests;
+      expect(body).toMatchObject(JSON.parse(JSON.stringify(fields)));
+      expect(body).not.toHaveProperty('tools');
+    },
+  );
 });
 
 describe('what a server constrained by the grammar writes is read as valid calls', () => {
