@@ -1,6 +1,13 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { JsonCallsBody } from '../codecs/json/json-calls-body.ts';
+import { JSON_SPACE_CHARACTERS, type JsonLead } from '../codecs/json/json-lead.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
-import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
+import {
+  defineFormat,
+  type FormatHooks,
+  type FormatReader,
+  formatEntryFromSpec,
+} from '../spec/define.ts';
 import type { FormatSpec, JsonCallForm } from '../spec/types.ts';
 import { formatLlama3ToolCall, formatLlama3ToolResponse, formatLlama3Tools } from './format.ts';
 
@@ -31,6 +38,32 @@ const BARE_OPENERS = [
   ...SINGLE_BRACE_OPENERS,
   ...SINGLE_BRACE_OPENERS.map((opener) => `{${opener}`),
 ];
+
+/**
+ * Every other layout of JSON white space (`{\t"name"`, `{\n\n  "name"`, which a server's
+ * JSON-Schema grammar may write): a brace (or two) and one white-space character open it, and
+ * the body checks that the rest of the white space ends at a first key `name` or `type`, as the
+ * literals above check for their layouts (the longest literal that matches is read).
+ */
+const SPACED_LEAD: JsonLead = { objectToOpen: false, keys: ['name', 'type'] };
+const SPACED_READERS: readonly FormatReader[] = ['{', '{{'].flatMap((braces) =>
+  JSON_SPACE_CHARACTERS.map((space): FormatReader => {
+    const literal = `${braces}${space}`;
+    return {
+      name: 'bare call object',
+      open: [literal],
+      kind: 'speculative',
+      read: (context) =>
+        new JsonCallsBody(context, {
+          shape: KEYS,
+          speculative: true,
+          jsonPrefix: literal,
+          lead: SPACED_LEAD,
+          separator: SEPARATOR,
+        }),
+    };
+  }),
+);
 
 /** The code interpreter Llama 3.1's template names. */
 const DEFAULT_CODE_TOOL = 'code_interpreter';
@@ -108,6 +141,7 @@ function llama3Hooks(codeTool: string): FormatHooks {
     formatTools: (tools) => formatLlama3Tools(tools, codeTool),
     formatToolCall: (calls) => formatLlama3ToolCall(calls, codeTool),
     formatToolResponse: formatLlama3ToolResponse,
+    readers: SPACED_READERS,
   };
 }
 

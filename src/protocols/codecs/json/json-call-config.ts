@@ -1,5 +1,7 @@
 /** How a format frames JSON calls: the configuration of `JsonCallsBody`. */
 
+import type { JsonLead } from './json-lead.ts';
+
 /** How a protocol writes calls as JSON: which keys name the tool and hold its arguments. */
 export interface JsonCallShape {
   readonly nameKeys: readonly string[];
@@ -17,6 +19,12 @@ export interface JsonCallsBodyConfig {
   readonly closer?: string;
   /** Characters the opener consumed that are the start of the JSON (bare `{"name"`). */
   readonly jsonPrefix?: string;
+  /**
+   * What must follow `jsonPrefix` for the JSON to be a call (white space, a `{`, a first key):
+   * checked before the JSON is read on, for openers that end in white space (`[\n`, `{ `). Not a
+   * lead: no call, and what followed the opener's first character is read again as text.
+   */
+  readonly lead?: JsonLead;
   /**
    * Fences and bare JSON may be ordinary text: anything that is not a well-formed call to a
    * declared tool is given back as text, with no fault. Tags are explicit: a broken block is a fault.

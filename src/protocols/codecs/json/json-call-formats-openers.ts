@@ -2,6 +2,7 @@ import type { Opener } from '../../../scan/opener-trie.ts';
 import type { CallBody, CallContext } from '../../engine/call-body.ts';
 import { MarkupBody } from '../../engine/markup-body.ts';
 import { type JsonCallShape, JsonCallsBody, type JsonCallsBodyConfig } from './json-calls-body.ts';
+import { JSON_SPACE_CHARACTERS } from './json-lead.ts';
 
 /**
  * Openers shared by the formats whose calls are JSON arrays (Mistral before v11, Granite 3,
@@ -52,17 +53,41 @@ export function bareArrayLiterals(firstKeys: readonly string[]): string[] {
   return literals;
 }
 
+/** The first key of a literal `bareArrayLiterals` made (`[\n  {"name"` -> `name`). */
+function firstKeyOf(literal: string): string {
+  return literal.slice(literal.lastIndexOf('"', literal.length - 2) + 1, -1);
+}
+
 /**
  * Openers of bare arrays of calls: read as calls only when the whole array is well-formed JSON
- * naming declared tools; anything else stays text (the JSON may be the model's answer).
+ * naming declared tools; anything else stays text (the JSON may be the model's answer). The
+ * `literals` (`bareArrayLiterals`) are the layouts templates print; every other layout of JSON
+ * white space (`[ \t {\t"name"`, which a server's JSON-Schema grammar may write) opens at `[` or
+ * `[{` and one white-space character, and the body checks the rest of the lead for the
+ * literals' first keys (see `JsonLead`). The trie reads the longest literal that matches, so a
+ * listed layout is read as it always was.
  */
 export function bareArrayOpeners(
   shape: JsonCallShape,
   literals: readonly string[],
 ): Opener<JsonCallsBodyConfig>[] {
-  return literals.map((literal) => ({
+  const openers: Opener<JsonCallsBodyConfig>[] = literals.map((literal) => ({
     literal,
     delimited: false,
     data: { shape, speculative: true, jsonPrefix: literal },
   }));
+  const keys = [...new Set(literals.map(firstKeyOf))];
+  if (keys.length === 0) return openers;
+  for (const start of ['[', '[{']) {
+    const lead = { objectToOpen: start === '[', keys };
+    for (const space of JSON_SPACE_CHARACTERS) {
+      const literal = `${start}${space}`;
+      openers.push({
+        literal,
+        delimited: false,
+        data: { shape, speculative: true, jsonPrefix: literal, lead },
+      });
+    }
+  }
+  return openers;
 }

@@ -7,6 +7,7 @@ import { JsonBlockSpan } from './json-block-span.ts';
 import type { JsonCallsBodyConfig } from './json-call-config.ts';
 import { HeldElementsContext, JsonCallsSettlement } from './json-calls-settlement.ts';
 import { JsonEnvelopeRouter } from './json-envelopes.ts';
+import { JsonLeadReader, LEAD_NEEDS_MORE, LEAD_REFUSED } from './json-lead.ts';
 import { readWholeJsonCall } from './whole-json-call.ts';
 
 export type { CallHeader, JsonCallShape, JsonCallsBodyConfig } from './json-call-config.ts';
@@ -90,8 +91,12 @@ export class JsonCallsBody implements CallBody {
       this.phase = Phase.Json;
       this.span.jsonStart = context.callLength - config.jsonPrefix.length;
       this.router.tokenizer.write(config.jsonPrefix);
+      if (config.lead) this.lead = new JsonLeadReader(config.lead);
     }
   }
+
+  /** The start of bare JSON still to be checked (`JsonCallsBodyConfig.lead`). */
+  private lead: JsonLeadReader | undefined;
 
   /**
    * The block's readers: its context (holding elements until the first call), where its JSON
@@ -299,6 +304,12 @@ export class JsonCallsBody implements CallBody {
   }
 
   private scanJson(text: string, start: number, end: number): number {
+    if (this.lead) {
+      // The lead is a beginning of JSON: the tokenizer reads it below, like what follows it.
+      const read = this.lead.scan(text, start, end);
+      if (read === LEAD_REFUSED) return this.leadRefused(this.lead.refusedAt, end);
+      if (read !== LEAD_NEEDS_MORE) this.lead = undefined;
+    }
     const tokenizer = this.router.tokenizer;
     const stop = tokenizer.write(text, start, end);
     if (stop === -1 && tokenizer.status === 'failed') {
@@ -347,6 +358,16 @@ export class JsonCallsBody implements CallBody {
     this.span.jsonStart = this.callOffset(index, end);
     this.phase = Phase.Json;
     return index;
+  }
+
+  /**
+   * The bare JSON does not begin as a call does: no call. What followed the opener's first
+   * character is read again (`[ {"tool_calls"` holds another opener at its `{`), as it was
+   * before the opener matched.
+   */
+  private leadRefused(at: number, end: number): number {
+    this.leftover = this.context.callText(1, this.callOffset(at, end));
+    return this.settleNotACall(at);
   }
 
   // ── bare calls one after another ──────────────────────────────────────────────────────────
@@ -640,6 +661,11 @@ export class JsonCallsBody implements CallBody {
     return (
       mine.closer === theirs.closer &&
       mine.jsonPrefix === theirs.jsonPrefix &&
+      // A lead refuses layouts or keys: mine must read at least every one theirs reads.
+      (mine.lead === undefined ||
+        (theirs.lead !== undefined &&
+          mine.lead.objectToOpen === theirs.lead.objectToOpen &&
+          theirs.lead.keys.every((key) => mine.lead!.keys.includes(key)))) &&
       mine.speculative === theirs.speculative &&
       (mine.skipLanguageTag ?? false) === (theirs.skipLanguageTag ?? false) &&
       mine.header === theirs.header &&
