@@ -31,8 +31,10 @@ export interface BoundedGetOptions {
 }
 
 /**
- * What the server answered: a 2xx body read whole within the cap, or why there is none (`status`
- * set when it answered with another status; its body is not read).
+ * What the server answered: a 2xx body read whole within the cap, or why there is none. `status`
+ * is set whenever the server answered at all (another status, whose body is not read, or a body
+ * too large or too slow); without it no HTTP answer came (nothing listens, the name does not
+ * resolve, no answer within the time limit).
  */
 export type BoundedAnswer =
   | { readonly ok: true; readonly status: number; readonly text: string }
@@ -60,14 +62,16 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
   }, options.timeoutMs);
   timer.unref?.();
   /** What a failure means: the caller's abort is thrown, the rest is an answer. */
+  let response: UpstreamResponse | undefined;
   const failed = (error: unknown): BoundedAnswer => {
     if (outer?.aborted) throw outer.reason;
-    if (timedOut) return { ok: false, reason: `it did not answer within ${options.timeoutMs} ms` };
-    return { ok: false, reason: `the request failed: ${describeFailure(error)}` };
+    const status = response === undefined ? {} : { status: response.status };
+    if (timedOut)
+      return { ok: false, ...status, reason: `it did not answer within ${options.timeoutMs} ms` };
+    return { ok: false, ...status, reason: `the request failed: ${describeFailure(error)}` };
   };
   const transport =
     options.transport ?? fetchTransport(notFollowingRedirects(options.fetch ?? globalThis.fetch));
-  let response: UpstreamResponse | undefined;
   try {
     response = await transport.send({
       url,

@@ -62,6 +62,11 @@ export interface DetectedUpstream {
   readonly version?: string;
   /** One line for logs: which probe answered what (`GET /props: build_info b6500-abc`). */
   readonly evidence: string;
+  /**
+   * True when no probe got any HTTP answer (nothing listens, the name does not resolve, no
+   * answer in time): the kind is `openai` for now, and worth asking again later.
+   */
+  readonly unreachable?: boolean;
 }
 
 /** Longest a probe may take: the upstream time limit, at most this. */
@@ -166,21 +171,26 @@ function shownVersion(value: unknown, releaseNumber: boolean): string | undefine
   return value;
 }
 
-/** A probe's outcome: the JSON object it answered, or why there is none, in a few words. */
-type Outcome = { readonly fields: Fields } | { readonly why: string };
+/**
+ * A probe's outcome: the JSON object it answered, or why there is none, in a few words
+ * (`answered`: whether any HTTP answer came).
+ */
+type Outcome = { readonly fields: Fields } | { readonly why: string; readonly answered: boolean };
 
 /** The JSON object in an answer, parsed only once it is whole and known to be affordable. */
 function outcomeOf(answer: BoundedAnswer, limits: JsonShapeLimits): Outcome {
-  if (!answer.ok) return { why: answer.reason };
+  if (!answer.ok) return { why: answer.reason, answered: answer.status !== undefined };
   const shape = measureJson(answer.text, limits);
-  if ('exceeds' in shape) return { why: `its answer goes past ${shape.exceeds}` };
+  if ('exceeds' in shape) return { why: `its answer goes past ${shape.exceeds}`, answered: true };
   let value: unknown;
   try {
     value = JSON.parse(answer.text);
   } catch {
-    return { why: 'its answer is not JSON' };
+    return { why: 'its answer is not JSON', answered: true };
   }
-  return isFields(value) ? { fields: value } : { why: 'its answer is not a JSON object' };
+  return isFields(value)
+    ? { fields: value }
+    : { why: 'its answer is not a JSON object', answered: true };
 }
 
 /**
@@ -242,7 +252,14 @@ export async function detectUpstreamKind(
       evidence: `GET ${probe.path}: ${recognised.sign}`,
     };
   }
-  return { kind: 'openai', evidence: oneLine(`no known model server: ${summary(notes)}`) };
+  const unreachable = [control, ...outcomes].every(
+    (outcome) => 'why' in outcome && !outcome.answered,
+  );
+  return {
+    kind: 'openai',
+    evidence: oneLine(`no known model server: ${summary(notes)}`),
+    ...(unreachable ? { unreachable } : {}),
+  };
 }
 
 /** What each probe got, one reason said once when all got the same (a server that is down). */

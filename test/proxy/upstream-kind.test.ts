@@ -397,6 +397,8 @@ describe('detectUpstreamKind: servers that are none of them', () => {
     const found = await detect(settingsFor(`${server.root}/v1`));
     expect(found.kind).toBe('openai');
     expect(found.version).toBeUndefined();
+    // It answered: that is not remembered as a server that is down.
+    expect(found.unreachable).toBeUndefined();
     expect(found.evidence).toMatch(/^no known model server: GET \/props[:,] /);
     for (const path of ALL_PROBES.split(', ')) expect(found.evidence).toContain(`${path}`);
     expect(found.evidence).not.toContain('\n');
@@ -536,6 +538,8 @@ describe('detectUpstreamKind: within its limits', () => {
     for (const server of [trickle, silent]) {
       const found = await detect(settingsFor(`${server.root}/v1`, 'node', { timeoutMs: 50 }));
       expect(found.kind).toBe('openai');
+      // Only silence is no answer at all; a trickle began to answer.
+      expect(found.unreachable).toBe(server === silent ? true : undefined);
       expect(found.evidence).toBe(
         `no known model server: GET ${ALL_PROBES}: it did not answer within 50 ms`,
       );
@@ -566,6 +570,7 @@ describe('detectUpstreamKind: within its limits', () => {
       expect(detected.evidence).toBe(
         `no known model server: GET ${ALL_PROBES}: it did not answer within 5000 ms`,
       );
+      expect(detected.unreachable).toBe(true);
     } finally {
       vi.useRealTimers();
     }
@@ -652,6 +657,7 @@ describe('detectUpstreamKind: within its limits', () => {
     expect(found.evidence).toBe(
       `no known model server: GET ${ALL_PROBES}: the request failed: ECONNREFUSED`,
     );
+    expect(found.unreachable).toBe(true);
   });
 });
 
