@@ -2,9 +2,13 @@ import type { ToolCallProtocol } from '../core/index.ts';
 import { protocolFromChatTemplate } from '../protocols/derive/chat-template.ts';
 import type { ProtocolChoice } from '../protocols/index.ts';
 import {
+  CONSTRAIN_MODES,
+  type ConstrainMode,
   createProxyApp,
   DEFAULT_PROXY_LIMITS,
   type ProxyLimits,
+  UPSTREAM_KINDS,
+  type UpstreamKind,
   type UpstreamTarget,
   upstreamTarget,
 } from '../proxy/index.ts';
@@ -125,6 +129,38 @@ async function proxyProtocol(
   return choiceDescribed(protocolSetting(flag ?? process.env.TOOLWIRE_PROTOCOL ?? 'model'));
 }
 
+/** `value` if it is one of `choices`, else a usage error naming `flag` and what it takes. */
+function oneOf<T extends string>(value: string, flag: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${flag} takes ${choices.join(', ')}, not "${neutraliseControls(value)}"`);
+}
+
+/** `--constrain` and `--upstream-kind`, checked (their defaults: demanded, auto). */
+function constraintSettings(
+  constrainFlag: string | undefined,
+  kindFlag: string | undefined,
+): { constrain: ConstrainMode; upstreamKind: UpstreamKind | 'auto' } {
+  const constrain = oneOf(constrainFlag ?? 'demanded', '--constrain', CONSTRAIN_MODES);
+  const upstreamKind = oneOf<UpstreamKind | 'auto'>(kindFlag ?? 'auto', '--upstream-kind', [
+    'auto',
+    ...UPSTREAM_KINDS,
+  ]);
+  return { constrain, upstreamKind };
+}
+
+/** How the startup line names constrained decoding. */
+function constraintDescribed(
+  constrain: ConstrainMode,
+  upstreamKind: UpstreamKind | 'auto',
+): string {
+  if (constrain === 'off') return 'constrain off';
+  const kind =
+    upstreamKind === 'auto'
+      ? 'upstream kind auto (asked at the first request that needs it)'
+      : `upstream kind ${upstreamKind}`;
+  return `constrain ${constrain}, ${kind}`;
+}
+
 /** A size flag in `unit` bytes, as a limit in bytes (undefined: the default). */
 function bytesSetting(value: string | undefined, flag: string, unit: number): number | undefined {
   const number = wholeNumber(value, flag, 1);
@@ -166,6 +202,8 @@ export async function proxyCommand(
     'max-upstream-reply-mb': { type: 'string' },
     'max-upstream-event-kb': { type: 'string' },
     'tool-choice-retries': { type: 'string' },
+    constrain: { type: 'string' },
+    'upstream-kind': { type: 'string' },
     'max-stored-responses': { type: 'string' },
     'max-stored-response-mb': { type: 'string' },
   });
@@ -217,6 +255,10 @@ export async function proxyCommand(
   const retries = wholeNumber(values['tool-choice-retries'], '--tool-choice-retries', 0);
   if (retries !== undefined && retries > 5)
     throw new UsageError(`--tool-choice-retries must be at most 5, not ${retries}`);
+  const { constrain, upstreamKind } = constraintSettings(
+    values.constrain as string | undefined,
+    values['upstream-kind'] as string | undefined,
+  );
   // Last: every other setting is checked before the model server is asked for its template.
   const { protocol, described } = await proxyProtocol(
     values,
@@ -235,6 +277,11 @@ export async function proxyCommand(
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(upstreamApiKey === undefined ? {} : { upstreamApiKey }),
     ...(retries === undefined ? {} : { toolChoiceRetries: retries }),
+    constrain,
+    upstreamKind,
+    // What the proxy learns (the server's kind, a refused constraint), shown, not acted on, by
+    // the terminal.
+    log: (line) => err.write(`toolwire proxy: ${neutraliseControls(oneLine(line))}\n`),
     ...(maxStoredResponses === undefined ? {} : { maxStoredResponses }),
     ...(maxStoredResponseBytes === undefined ? {} : { maxStoredResponseBytes }),
     allowedHostnames: hosts.allowedHostnames,
@@ -245,7 +292,7 @@ export async function proxyCommand(
   if (!running) return 1;
   // The first line ends with the base URL: scripts read it from there.
   out.write(
-    `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream.baseURL}${upstream.authorization === undefined ? '' : ' (with the credentials of its URL)'}, protocol ${described}${apiKey === undefined ? '' : ', API key required'}\n`,
+    `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream.baseURL}${upstream.authorization === undefined ? '' : ' (with the credentials of its URL)'}, protocol ${described}${apiKey === undefined ? '' : ', API key required'}\n  ${constraintDescribed(constrain, upstreamKind)}\n`,
   );
   if (!hosts.loopback && apiKey === undefined)
     err.write(

@@ -56,6 +56,8 @@ export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--h
                 [--tool-choice-retries N] [--body-timeout SECONDS] [--memory-budget-mb N]
                 [--max-upstream-reply-mb N] [--max-upstream-event-kb N]
                 [--max-stored-responses N] [--max-stored-response-mb N]
+                [--constrain off|demanded|always]
+                [--upstream-kind auto|llama.cpp|vllm|sglang|ollama|lmstudio|openai]
 
 Serves POST /v1/chat/completions and POST /v1/responses (OpenAI), POST /v1/messages
 (Anthropic), POST /api/chat (Ollama), GET /v1/models, GET /api/tags and POST /api/show with
@@ -69,6 +71,12 @@ start (llama.cpp's GET /props), and reads its format; without one, each request'
 --api-key-env VAR: clients must send the key in VAR; the client's Authorization goes upstream
 unless --upstream-api-key-env VAR names the key to send there. A demanded tool_choice is asked
 again --tool-choice-retries times (default 1) when the model answers without a call.
+--constrain makes the model server follow the format's grammar (docs/proxy.md, "Constrained
+decoding"): demanded (default) when tool_choice is required or names a tool or a tool is strict,
+always also under auto, off never. The grammar goes as the server takes it (--upstream-kind:
+llama.cpp grammar, vLLM and SGLang structural tags, Ollama and LM Studio a JSON Schema; openai
+none); auto (default) asks the server what it is once, at the first request that needs it. A
+server that refuses it (400) is asked again without it and not sent it again.
 Limits (docs/proxy.md): a body must arrive within --body-timeout (default 30 s); requests share
 --memory-budget-mb (default 1024, at most half the heap); a model server's whole reply is read up
 to --max-upstream-reply-mb (default 8) and a streamed event held waiting for its end up to

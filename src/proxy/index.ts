@@ -27,3 +27,12 @@ export {
   upstreamBaseURL,
   upstreamTarget,
 } from './upstream.ts';
+export {
+  CONSTRAIN_MODES,
+  type ConstrainedTool,
+  type ConstrainMode,
+  type ConstraintFields,
+  type ConstraintRequest,
+  constraintFields,
+} from './upstream-constraint.ts';
+export { UPSTREAM_KINDS, type UpstreamKind } from './upstream-kind.ts';

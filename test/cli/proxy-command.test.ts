@@ -209,4 +209,67 @@ describe('toolwire proxy', () => {
       expect(bad.stderr).toContain(`${flag} must be a whole number`);
     }
   });
+
+  it('--constrain and --upstream-kind: the startup lines name them, the kind found is said once', async () => {
+    upstream = await startScriptedUpstream(
+      [{ text: '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>' }],
+      {
+        kind: 'vllm',
+      },
+    );
+    const line = await startProxy([
+      '--upstream',
+      upstream.url,
+      '--port',
+      '0',
+      '--protocol',
+      'hermes',
+    ]);
+    const url = /(http:\/\/\S+\/v1)$/.exec(line)![1]!;
+    const post = () =>
+      fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'm',
+          messages: [{ role: 'user', content: 'go' }],
+          tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+          tool_choice: 'required',
+        }),
+      });
+    expect((await post()).status).toBe(200);
+    expect((await post()).status).toBe(200);
+    expect(upstream.requests[0]).toHaveProperty('response_format.type', 'structural_tag');
+    await proxy?.stop();
+    const printed = printedSoFar();
+    expect(printed).toContain(
+      'constrain demanded, upstream kind auto (asked at the first request that needs it)',
+    );
+    expect(
+      printed.match(/toolwire proxy: upstream kind vllm 0\.12\.0 \(GET \/version/g),
+    ).toHaveLength(1);
+
+    for (const [flag, value, takes] of [
+      ['--constrain', 'sometimes', 'off, demanded, always'],
+      ['--upstream-kind', 'tgi', 'auto, llama.cpp, vllm, sglang, ollama, lmstudio, openai'],
+    ]) {
+      const bad = run(['proxy', '--upstream', 'http://127.0.0.1:9/v1', flag!, value!]);
+      expect(bad.status, flag).toBe(2);
+      expect(bad.stderr).toContain(`${flag} takes ${takes}, not "${value}"`);
+    }
+  });
+
+  it('--constrain off and a named --upstream-kind are said at startup', async () => {
+    upstream = await startScriptedUpstream([{ text: 'hi' }]);
+    const off = await startCli(
+      ['proxy', '--upstream', upstream.url, '--port', '0', '--constrain', 'off'],
+      { env: { ...process.env }, readyWhen: /(constrain off)\n/ },
+    );
+    await off.stop();
+    proxy = await startCli(
+      ['proxy', '--upstream', upstream.url, '--port', '0', '--upstream-kind', 'llama.cpp'],
+      { env: { ...process.env }, readyWhen: /(constrain demanded, upstream kind llama\.cpp)\n/ },
+    );
+    expect(proxy.ready[1]).toBe('constrain demanded, upstream kind llama.cpp');
+  });
 });
