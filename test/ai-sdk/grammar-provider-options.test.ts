@@ -8,7 +8,7 @@
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { JSONObject } from '@ai-sdk/provider';
-import { generateText, streamText, wrapLanguageModel } from 'ai';
+import { generateText, stepCountIs, streamText, wrapLanguageModel } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/index.ts';
 import { createToolMiddleware } from '../../src/ai-sdk/index.ts';
@@ -169,6 +169,40 @@ describe.each([
     expect(gbnfProblems(grammar)).toEqual([]);
     expect(await grammarAccepts(compileEbnf(grammar), text)).toBe(true);
     expect(await grammarAccepts(compileEbnf(grammar), 'No call, just text.')).toBe(true);
+  });
+});
+
+describe('a grammar for one step of a loop', () => {
+  it('given by prepareStep, it goes with the step that demands a call and not with the next', async () => {
+    const protocol = hermesProtocol();
+    const { grammar } = grammarFor(protocol, {
+      tools: WEATHER_DEFINITIONS,
+      toolChoice: 'required',
+      syntax: 'gbnf',
+    }) as GbnfGrammar;
+    const call = protocol.formatToolCall({ toolName: 'get_weather', input: SEOUL });
+    script([call, 'Sunny, 21 degrees in Seoul.']);
+    const ran: { toolName: string; input: unknown }[] = [];
+    const result = await generateText({
+      model: wrapLanguageModel({
+        model: llamaCpp().chatModel('local-model'),
+        middleware: createToolMiddleware({ protocol }),
+      }),
+      prompt: 'What is the weather in Seoul?',
+      tools: weatherTools(ran),
+      stopWhen: stepCountIs(3),
+      // A step's providerOptions are merged into the call's and cannot take a field away, so
+      // the grammar is given per step, never for the whole call.
+      prepareStep: ({ stepNumber }) =>
+        stepNumber === 0
+          ? { toolChoice: 'required', providerOptions: { llamacpp: { grammar } } }
+          : { toolChoice: 'auto' },
+    });
+    expect(result.text).toBe('Sunny, 21 degrees in Seoul.');
+    expect(ran).toEqual([{ toolName: 'get_weather', input: SEOUL }]);
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[0]!.grammar).toBe(grammar);
+    expect(fake.requests[1]).not.toHaveProperty('grammar');
   });
 });
 
