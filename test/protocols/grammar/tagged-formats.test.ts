@@ -6,15 +6,27 @@
  * is compiled by xgrammar: what the writer writes is accepted and reads back as written, and
  * what the reader would read otherwise (or not at all) is refused.
  */
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
+import { alternatives } from '../../../src/protocols/grammar/gbnf-text.ts';
+import { GrammarRules } from '../../../src/protocols/grammar/grammar-rules.ts';
 import {
   type GbnfGrammar,
   GrammarUnsupportedError,
   grammarFor,
 } from '../../../src/protocols/grammar/index.ts';
+import { JsonValueRules } from '../../../src/protocols/grammar/json-value-rules.ts';
+import { writesXmlElements, XmlArguments } from '../../../src/protocols/grammar/xml-arguments.ts';
 import { FORMATS } from '../../../src/protocols/registry.ts';
-import { accepts, compileEbnf, type EngineGrammar } from '../../support/xgrammar.ts';
+import { xmlProtocol } from '../../../src/protocols/xml/index.ts';
+import {
+  accepts,
+  compileEbnf,
+  type EngineGrammar,
+  randomWalk,
+  seededRandom,
+} from '../../support/xgrammar.ts';
 import { gbnfProblems } from '../../support/xgrammar-gbnf-rules.ts';
 
 const compiled: EngineGrammar[] = [];
@@ -214,5 +226,195 @@ describe('gigachat-gcml: every value as JSON', () => {
     expect(await accepts(grammar, call('"p"', parameter('lines', '"3"')))).toBe(false);
     expect(await accepts(grammar, call('"p"', parameter('mode', '"plain"')))).toBe(true);
     expect(await accepts(grammar, call('"p"', parameter('mode', '"other"')))).toBe(false);
+  });
+});
+
+describe('xml: arguments as elements, as its writer writes them', () => {
+  const protocol = xmlProtocol();
+  const XML_TOOLS: ToolDefinition[] = [
+    {
+      name: 'write_file',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          path: { type: 'string' },
+          content: { type: 'string' },
+          lines: { type: 'integer', minimum: 1 },
+          mode: { enum: ['a<b', ' edge', 'plain'] },
+          options: {
+            type: 'object',
+            properties: {
+              overwrite: { type: 'boolean' },
+              tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+              ratio: { type: ['number', 'null'] },
+            },
+          },
+          matrix: { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
+        },
+        required: ['path', 'content'],
+      },
+    },
+    {
+      name: 'get_weather',
+      inputSchema: {
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+      },
+    },
+    { name: 'ping', inputSchema: { type: 'object', properties: {} } },
+  ];
+
+  /** The grammar of one or more calls, joined as the writer joins them. */
+  async function xmlGrammar(tools = XML_TOOLS): Promise<EngineGrammar> {
+    const rules = new GrammarRules();
+    const refuse = (path: string, problem: string): never => {
+      throw new GrammarUnsupportedError('xml', `${path}: ${problem}`);
+    };
+    const elements = new XmlArguments(rules, new JsonValueRules(rules, refuse), refuse);
+    const call = alternatives(tools.map((tool) => elements.call(tool)));
+    const grammar = rules.render(`${call} ( "\\n" ${call} )*`);
+    expect(gbnfProblems(grammar)).toEqual([]);
+    const engine = await compileEbnf(grammar);
+    compiled.push(engine);
+    return engine;
+  }
+
+  const text = fc.oneof(
+    fc.string({ maxLength: 10 }),
+    fc.constantFrom('a < b && c > d', ' edge ', '\n', ']]>', 'x]]>y<![CDATA[', '</path>', '&amp;'),
+  );
+  const xmlCall = fc.oneof(
+    fc
+      .record(
+        {
+          path: text,
+          content: text,
+          lines: fc.integer({ min: 1, max: 10_000 }),
+          mode: fc.constantFrom('a<b', ' edge', 'plain'),
+          options: fc.record(
+            {
+              overwrite: fc.boolean(),
+              tags: fc.array(text, { maxLength: 3 }),
+              ratio: fc.oneof(fc.constant(null), fc.double({ min: -1e6, max: 1e6, noNaN: true })),
+            },
+            { requiredKeys: [] },
+          ),
+          matrix: fc.array(fc.array(fc.integer(), { maxLength: 2 }), { maxLength: 2 }),
+        },
+        { requiredKeys: ['path', 'content'] },
+      )
+      .map((input) => ({ toolName: 'write_file', input })),
+    text.map((city) => ({ toolName: 'get_weather', input: { city } })),
+    fc.constant({ toolName: 'ping', input: {} }),
+  );
+
+  it('accepts every batch the writer writes, and the parser reads it back as written', async () => {
+    const grammar = await xmlGrammar();
+    await fc.assert(
+      fc.asyncProperty(fc.array(xmlCall, { minLength: 1, maxLength: 3 }), async (calls) => {
+        const written = protocol.formatToolCall(calls);
+        expect(await accepts(grammar, written), written).toBe(true);
+        const read = readCalls(protocol, written, XML_TOOLS);
+        // Numbers as the reader gives them back (-0 is written 0).
+        expect(read).toEqual(
+          calls.map((one) => ({
+            toolName: one.toolName,
+            input: JSON.parse(JSON.stringify(one.input)),
+            problems: undefined,
+          })),
+        );
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('decodes the escapes and CDATA it accepts, and refuses markup characters written bare', async () => {
+    const grammar = await xmlGrammar();
+    const call = (city: string) => `<get_weather>\n  <city>${city}</city>\n</get_weather>`;
+    for (const [written, city] of [
+      ['a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;', 'a <b> & "c" \'d\''],
+      ['<![CDATA[ <b> & ]]]]><![CDATA[> ]]>', ' <b> & ]]> '],
+      ['x > y', 'x > y'],
+    ] as const) {
+      expect(await accepts(grammar, call(written)), written).toBe(true);
+      expect(readCalls(protocol, call(written), XML_TOOLS)).toEqual([
+        { toolName: 'get_weather', input: { city }, problems: undefined },
+      ]);
+    }
+    for (const written of ['a < b', 'a & b', '&#60;', '<![CDATA[a]]>b]]>', '<![CDATA[a]]>b'])
+      expect(await accepts(grammar, call(written)), written).toBe(false);
+  });
+
+  it('refuses undeclared tools, missing required arguments and wrong types', async () => {
+    const grammar = await xmlGrammar();
+    const write = (toolName: string, input: unknown) =>
+      protocol.formatToolCall([{ toolName, input }]);
+    expect(await accepts(grammar, write('write_file', { path: 'a', content: 'b' }))).toBe(true);
+    expect(await accepts(grammar, write('get_time', { city: 'Oslo' }))).toBe(false);
+    expect(await accepts(grammar, write('write_file', { path: 'a' }))).toBe(false);
+    for (const wrong of [
+      { lines: 0 },
+      { lines: 'two' },
+      { mode: 'other' },
+      { options: { overwrite: 'yes' } },
+      { options: { tags: ['a', 'b', 'c', 'd'] } },
+      { matrix: [['x']] },
+    ])
+      expect(
+        await accepts(grammar, write('write_file', { path: 'a', content: 'b', ...wrong })),
+        JSON.stringify(wrong),
+      ).toBe(false);
+    expect(await accepts(grammar, '')).toBe(false);
+  });
+
+  it('what a random walk of the grammar writes, the parser reads as valid declared calls', async () => {
+    const grammar = await xmlGrammar();
+    const random = seededRandom(24);
+    let replies = 0;
+    for (let walk = 0; walk < 40; walk++) {
+      const reply = await randomWalk(grammar, random, {
+        maxBytes: 2500,
+        hints: ['</path>', '</content>', '</city>', '</item>', ']]>', '\n</write_file>'],
+      });
+      if (reply === undefined) continue;
+      replies++;
+      const events = protocol.parseGeneratedText(reply, { tools: XML_TOOLS });
+      expect(
+        events.filter((event) => event.type === 'error'),
+        reply,
+      ).toEqual([]);
+      const calls = events.filter((event) => event.type === 'tool-call');
+      expect(calls.length, reply).toBeGreaterThan(0);
+      for (const call of calls) expect(call.problems, reply).toBeUndefined();
+    }
+    expect(replies).toBeGreaterThan(10);
+  });
+
+  it('refuses what it cannot name: objects without declared properties, a property named item, names no element has', () => {
+    for (const schema of [
+      { type: 'object', properties: { data: { type: 'object' } } },
+      { type: 'object', properties: { data: { type: 'array' } } },
+      { type: 'object', properties: { data: {} } },
+      { type: 'object', properties: { item: { type: 'string' } } },
+      { type: 'object', properties: { 'two words': { type: 'string' } } },
+      { type: 'object', properties: { x: { type: ['string', 'number'] } } },
+    ] as const) {
+      const rules = new GrammarRules();
+      const refuse = (path: string, problem: string): never => {
+        throw new GrammarUnsupportedError('xml', `${path}: ${problem}`);
+      };
+      const elements = new XmlArguments(rules, new JsonValueRules(rules, refuse), refuse);
+      expect(
+        () => elements.call({ name: 'f', inputSchema: schema }),
+        JSON.stringify(schema),
+      ).toThrow(GrammarUnsupportedError);
+    }
+  });
+
+  it('is told apart from other writers by what it writes', () => {
+    expect(writesXmlElements(protocol)).toBe(true);
+    expect(writesXmlElements(protocolNamed('minicpm'))).toBe(false);
+    expect(writesXmlElements(protocolNamed('hermes'))).toBe(false);
   });
 });
