@@ -11,13 +11,16 @@
 import { ToolwireError } from '../../core/errors.ts';
 import type { ToolDefinition } from '../../core/index.ts';
 import { writeName } from '../codecs/tagged/parameter-tags-syntax.ts';
+import { dialectSyntax } from './dialect-values.ts';
 import { literal } from './gbnf-text.ts';
 import { GrammarUnsupportedError } from './grammar-error.ts';
 import { GrammarRules } from './grammar-rules.ts';
 import { JsonValueRules, jsonLiteral } from './json-value-rules.ts';
+import { PYTHON_SYNTAX, pythonKeywordArguments } from './python-values.ts';
 import { isPerTool, type ReplyShape, type TemplatePart } from './reply-shape.ts';
 import { TaggedArguments } from './tagged-arguments.ts';
 import { textExcluding } from './text-excluding.ts';
+import { jsonSyntax, type ValueSyntax } from './value-syntax.ts';
 
 /** `auto`, `required`, `none`, or one tool by name. */
 export type GrammarToolChoice = 'auto' | 'required' | 'none' | { readonly toolName: string };
@@ -61,6 +64,14 @@ export function toolsInScope(
   return tools;
 }
 
+/** How the writer's codec writes values (a tagged format's non-string values are JSON). */
+function valueSyntaxOf(shape: ReplyShape): ValueSyntax {
+  const { form } = shape;
+  if (form.codec === 'python') return PYTHON_SYNTAX;
+  if (form.codec === 'dialect') return dialectSyntax(form);
+  return jsonSyntax(shape.stringExcludes);
+}
+
 /** The rule-building parts shared by one grammar. */
 class Builder {
   readonly rules = new GrammarRules();
@@ -70,13 +81,16 @@ class Builder {
   /** The arguments of a tagged format (parameter tags), else undefined (JSON). */
   private readonly tagged: TaggedArguments | undefined;
 
+  private readonly refuse: (path: string, problem: string) => never;
+
   constructor(shape: ReplyShape) {
     this.shape = shape;
     const refuse = (path: string, problem: string): never => {
       const where = path === '' ? `tool "${this.tool}"` : `tool "${this.tool}", argument ${path}`;
       throw new GrammarUnsupportedError(shape.format, `${where}: ${problem}`);
     };
-    this.json = new JsonValueRules(this.rules, refuse);
+    this.refuse = refuse;
+    this.json = new JsonValueRules(this.rules, refuse, valueSyntaxOf(shape));
     this.tagged =
       shape.form.codec === 'tagged'
         ? new TaggedArguments(
@@ -121,6 +135,8 @@ class Builder {
       case 'arguments':
         this.tool = (tool as ToolDefinition).name;
         if (this.tagged) return this.tagged.of(tool as ToolDefinition);
+        if (this.shape.form.codec === 'python')
+          return pythonKeywordArguments(this.json, this.rules, tool as ToolDefinition, this.refuse);
         return this.json.value((tool as ToolDefinition).inputSchema, `args-${this.tool}`, '');
       default:
         // {index}, {number}, {id}: the writer's counters; any small number reads back.

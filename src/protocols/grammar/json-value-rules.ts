@@ -10,8 +10,11 @@
  * refused with an error naming it, so what the grammar lets a model write always validates.
  */
 import type { JsonSchema } from '../../core/index.ts';
-import { alternatives, literal } from './gbnf-text.ts';
+import { alternatives } from './gbnf-text.ts';
 import type { GrammarRules } from './grammar-rules.ts';
+import { JSON_SYNTAX, type ValueSyntax } from './value-syntax.ts';
+
+export { jsonLiteral } from './value-syntax.ts';
 
 /** Keywords that say nothing about which values are valid. */
 const ANNOTATIONS = new Set([
@@ -50,8 +53,6 @@ const HELD = new Set([
 const MAX_BOUND = 1000;
 /** Objects with more members than this chain their optional members through rules. */
 const MAX_INLINE_MEMBERS = 6;
-/** JSON white space between tokens: none, a space, or a line break and an indent. */
-const WHITE_SPACE = '( " " | "\\n" [ \\t]{0,16} )?';
 
 /** A schema without `type` that holds object or array keywords is taken as that type. */
 function impliedTypes(schema: Record<string, unknown>): readonly string[] | undefined {
@@ -66,56 +67,44 @@ function impliedTypes(schema: Record<string, unknown>): readonly string[] | unde
   return undefined;
 }
 
+/** Pieces of a sequence, the empty ones left out. */
+function sequence(...pieces: readonly string[]): string {
+  return pieces.filter((piece) => piece !== '').join(' ');
+}
+
 /**
- * JSON text of `value` as a grammar expression: the text `JSON.stringify` writes, with each `<`
- * and `>` also allowed as the `\u003c`/`\u003e` escape toolwire's writers use in prompts.
+ * The members of an object as grammar: each declared one in the schema's order, the optional
+ * ones skippable, written by `member` and separated by `comma`. `optional`: all may be left out.
  */
-export function jsonLiteral(value: unknown): string {
-  const text = JSON.stringify(value);
-  const parts: string[] = [];
-  let from = 0;
-  for (let index = 0; index < text.length; index++) {
-    const character = text[index];
-    if (character !== '<' && character !== '>') continue;
-    if (index > from) parts.push(literal(text.slice(from, index)));
-    parts.push(
-      character === '<' ? `( "<" | ${literal('\\u003c')} )` : `( ">" | ${literal('\\u003e')} )`,
-    );
-    from = index + 1;
-  }
-  if (from < text.length || parts.length === 0) parts.push(literal(text.slice(from)));
-  return parts.join(' ');
+export interface ObjectMembers {
+  readonly body: string;
+  readonly optional: boolean;
 }
 
 export class JsonValueRules {
   private readonly rules: GrammarRules;
   /** Throws the error that names the format and tool; `path` is where in the arguments. */
   private readonly refuse: (path: string, problem: string) => never;
+  /** How values are written: JSON unless the codec writes them otherwise. */
+  readonly syntax: ValueSyntax;
 
-  constructor(rules: GrammarRules, refuse: (path: string, problem: string) => never) {
+  constructor(
+    rules: GrammarRules,
+    refuse: (path: string, problem: string) => never,
+    syntax: ValueSyntax = JSON_SYNTAX,
+  ) {
     this.rules = rules;
     this.refuse = refuse;
+    this.syntax = syntax;
   }
 
-  /** White space between JSON tokens (shared). */
+  /** White space between JSON tokens (shared; nothing in a syntax that writes none). */
   ws(): string {
-    return this.rules.define('ws', WHITE_SPACE);
-  }
-
-  private character(): string {
-    // No \u escape of a surrogate: a lone one is no character, and a pair counts two for lengths.
-    const hex = this.rules.define(
-      'json-hex4',
-      '( [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2} )',
-    );
-    return this.rules.define(
-      'json-char',
-      `[^"\\\\\\x00-\\x1f\\x7f] | "\\\\" ( ["\\\\/bfnrt] | "u" ${hex} )`,
-    );
+    return this.syntax.padding(this.rules);
   }
 
   string(): string {
-    return this.rules.define('json-string', `"\\"" ${this.character()}* "\\""`);
+    return this.syntax.string(this.rules);
   }
 
   private integer(minimum?: 0 | 1): string {
@@ -126,27 +115,45 @@ export class JsonValueRules {
 
   private number(): string {
     // Digits bounded so every number is finite (1e999 would read as Infinity); a small one may
-    // underflow to 0 (JSON.stringify writes 5e-324).
+    // underflow to 0 (JSON.stringify writes 5e-324). Every syntax writes numbers as JSON does.
     return this.rules.define(
       'json-number',
       `${this.integer()} ( "." [0-9]{1,24} )? ( [eE] ( "-" [0-9]{1,3} | "+"? [0-9]{1,2} ) )?`,
     );
   }
 
+  /** A value fixed by the schema, or refused where the syntax cannot write it. */
+  private fixed(value: unknown, path: string): string {
+    return (
+      this.syntax.literal(value) ??
+      this.refuse(path, `the value ${JSON.stringify(value)} cannot be written in this format`)
+    );
+  }
+
+  /** `open`, the members or items, `close`, with the syntax's padding inside. */
+  private bracketed(open: string, inside: string, close: string, optional: boolean): string {
+    const padding = this.ws();
+    return optional
+      ? sequence(`"${open}"`, padding, `( ${sequence(inside, padding)} )?`, `"${close}"`)
+      : sequence(`"${open}"`, padding, inside, padding, `"${close}"`);
+  }
+
   /** Any JSON value (shared, recursive). */
   any(): string {
-    return this.rules.defineRecursive('json-value', (value) => {
-      const ws = this.ws();
-      const member = `${this.string()} ${ws} ":" ${ws} ${value}`;
+    const { syntax } = this;
+    return this.rules.defineRecursive(`${syntax.id}-value`, (value) => {
+      const comma = syntax.comma(this.rules);
+      const member = sequence(syntax.anyKey(this.rules), syntax.colon(this.rules), value);
       const object = this.rules.define(
-        'json-object',
-        `"{" ${ws} ( ${member} ( ${ws} "," ${ws} ${member} )* ${ws} )? "}"`,
+        `${syntax.id}-object`,
+        this.bracketed('{', `${member} ( ${comma} ${member} )*`, '}', true),
       );
       const array = this.rules.define(
-        'json-array',
-        `"[" ${ws} ( ${value} ( ${ws} "," ${ws} ${value} )* ${ws} )? "]"`,
+        `${syntax.id}-array`,
+        this.bracketed('[', `${value} ( ${comma} ${value} )*`, ']', true),
       );
-      return `${object} | ${array} | ${this.string()} | ${this.number()} | "true" | "false" | "null"`;
+      const { words } = syntax;
+      return `${object} | ${array} | ${this.string()} | ${this.number()} | ${words.true} | ${words.false} | ${words.null}`;
     });
   }
 
@@ -160,10 +167,10 @@ export class JsonValueRules {
       if (!HELD.has(key) && !ANNOTATIONS.has(key))
         this.refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
     }
-    if ('const' in fields) return jsonLiteral(fields.const);
+    if ('const' in fields) return this.fixed(fields.const, path);
     if (Array.isArray(fields.enum)) {
       if (fields.enum.length === 0) this.refuse(path, 'an empty enum allows no value');
-      return alternatives(fields.enum.map((member) => jsonLiteral(member)));
+      return alternatives(fields.enum.map((member) => this.fixed(member, path)));
     }
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const branches = fields[keyword];
@@ -215,9 +222,9 @@ export class JsonValueRules {
           this.refuse(path, 'a number minimum cannot be held by a grammar yet');
         return this.number();
       case 'boolean':
-        return '( "true" | "false" )';
+        return `( ${this.syntax.words.true} | ${this.syntax.words.false} )`;
       case 'null':
-        return '"null"';
+        return this.syntax.words.null;
       case 'object':
         return this.object(fields, hint, path);
       case 'array':
@@ -239,10 +246,9 @@ export class JsonValueRules {
     const min = this.bound(fields, 'minLength', path) ?? 0;
     const max = this.bound(fields, 'maxLength', path);
     if (min === 0 && max === undefined) return this.string();
-    const count = max === undefined ? `{${min},}` : `{${min},${max}}`;
-    return this.rules.define(
-      `json-string-${min}-${max ?? 'n'}`,
-      `"\\"" ( ${this.character()} )${count} "\\""`,
+    return (
+      this.syntax.boundedString(this.rules, min, max) ??
+      this.refuse(path, 'a string with length bounds cannot be held in this format yet')
     );
   }
 
@@ -256,10 +262,9 @@ export class JsonValueRules {
     const min = this.bound(fields, 'minItems', path) ?? 0;
     const max = this.bound(fields, 'maxItems', path);
     if (max !== undefined && max < min) this.refuse(path, 'maxItems is below minItems');
-    const ws = this.ws();
-    const more = `( ${ws} "," ${ws} ${item} )`;
+    const more = `( ${this.syntax.comma(this.rules)} ${item} )`;
     let body: string;
-    if (max === 0) body = `"[" ${ws} "]"`;
+    if (max === 0) body = sequence('"["', this.ws(), '"]"');
     else {
       const rest =
         max === undefined
@@ -267,13 +272,64 @@ export class JsonValueRules {
             ? `${more}*`
             : `${more}{${min - 1},}`
           : `${more}{${Math.max(min - 1, 0)},${max - 1}}`;
-      const items = `${item} ${rest} ${ws}`;
-      body = min === 0 ? `"[" ${ws} ( ${items} )? "]"` : `"[" ${ws} ${items} "]"`;
+      body = this.bracketed('[', `${item} ${rest}`, ']', min === 0);
     }
     return this.rules.define(hint, body);
   }
 
   private object(fields: Record<string, unknown>, hint: string, path: string): string {
+    const { syntax } = this;
+    const properties = (fields.properties ?? {}) as Record<string, JsonSchema>;
+    const extra = fields.additionalProperties as JsonSchema | undefined;
+    const comma = syntax.comma(this.rules);
+    const colon = syntax.colon(this.rules);
+    const declared =
+      Object.keys(properties).length > 0 ||
+      (Array.isArray(fields.required) && fields.required.length > 0);
+    if (!declared && extra !== false) {
+      // A map: any keys, each value under additionalProperties.
+      const value =
+        extra === undefined || extra === true
+          ? this.any()
+          : this.value(extra, `${hint}-value`, `${path}{}`);
+      const member = sequence(syntax.anyKey(this.rules), colon, value);
+      return this.rules.define(
+        hint,
+        this.bracketed('{', `${member} ( ${comma} ${member} )*`, '}', true),
+      );
+    }
+    const written = this.members(
+      fields,
+      hint,
+      path,
+      (name, value) => {
+        const key =
+          syntax.key(name) ??
+          this.refuse(
+            path,
+            `the property name ${JSON.stringify(name)} cannot be written in this format`,
+          );
+        return sequence(key, colon, value);
+      },
+      comma,
+    );
+    if (written.body === '') return this.rules.define(hint, sequence('"{"', this.ws(), '"}"'));
+    return this.rules.define(hint, this.bracketed('{', written.body, '}', written.optional));
+  }
+
+  /**
+   * The declared members of an object (`properties`, and `required` names without a schema), in
+   * the schema's order, the optional ones skippable: each written by `member` from its name and
+   * value expression, separated by `comma`. An object's braces go around them; Python's keyword
+   * arguments are the same members without braces.
+   */
+  members(
+    fields: Record<string, unknown>,
+    hint: string,
+    path: string,
+    member: (name: string, value: string) => string,
+    comma: string,
+  ): ObjectMembers {
     const properties = (fields.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set(Array.isArray(fields.required) ? (fields.required as string[]) : []);
     const extra = fields.additionalProperties as JsonSchema | undefined;
@@ -283,27 +339,15 @@ export class JsonValueRules {
       if (extra === false) this.refuse(path, `required "${name}" is not among the properties`);
       names.push(name);
     }
-    const ws = this.ws();
-    if (names.length === 0 && extra !== false) {
-      // A map: any keys, each value under additionalProperties.
-      const value =
-        extra === undefined || extra === true
-          ? this.any()
-          : this.value(extra, `${hint}-value`, `${path}{}`);
-      const member = `${this.string()} ${ws} ":" ${ws} ${value}`;
-      return this.rules.define(
-        hint,
-        `"{" ${ws} ( ${member} ( ${ws} "," ${ws} ${member} )* ${ws} )? "}"`,
-      );
-    }
+    if (names.length === 0) return { body: '', optional: true };
     const members = names.map((name) => {
       const schema = Object.hasOwn(properties, name) ? (properties[name] as JsonSchema) : true;
       const value = this.value(schema, `${hint}-${name}`, path === '' ? name : `${path}.${name}`);
-      return `${jsonLiteral(name)} ${ws} ":" ${ws} ${value}`;
+      return member(name, value);
     });
     const isRequired = (index: number) => required.has(names[index] as string);
     const item = (index: number) => {
-      const written = `${ws} "," ${ws} ${members[index]}`;
+      const written = `${comma} ${members[index]}`;
       return isRequired(index) ? written : `( ${written} )?`;
     };
     // after(i): what may follow once a member before i was written. Inline (a flat sequence) for
@@ -332,8 +376,6 @@ export class JsonValueRules {
       if (isRequired(index)) break;
     }
     const first = firsts.length === 1 ? (firsts[0] as string) : `( ${firsts.join(' | ')} )`;
-    const anyRequired = names.some((name) => required.has(name));
-    const body = anyRequired ? `"{" ${ws} ${first} ${ws} "}"` : `"{" ${ws} ( ${first} ${ws} )? "}"`;
-    return this.rules.define(hint, body);
+    return { body: first, optional: !names.some((name) => required.has(name)) };
   }
 }

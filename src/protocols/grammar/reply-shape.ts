@@ -90,6 +90,11 @@ export interface ReplyShape {
    * so text stays text and a reply's calls are only the ones the grammar wrote.
    */
   readonly textExcludes: readonly string[];
+  /**
+   * Literals a JSON string of the arguments may not hold: the form's closer where its reader ends
+   * a call there even inside a string (the arrow form's `[/TOOL_CALL]`).
+   */
+  readonly stringExcludes: readonly string[];
   /** The protocol's own `formatToolCall`. */
   readonly writeCalls: (calls: readonly ToolCallToFormat[]) => string;
 }
@@ -119,10 +124,11 @@ function sameLeavingOutSpaces(template: string, written: string): boolean {
 }
 
 /**
- * A JSON string argument may hold anything, the form's closer included; a format whose reader
- * ends the call there instead (the arrow form's `[/TOOL_CALL]`) gets no grammar yet.
+ * Whether a JSON string argument may hold the form's closer: it may where the reader reads the
+ * string whole; a reader that ends the call at the closer wherever it stands (the arrow form's
+ * `[/TOOL_CALL]`) needs strings that keep it out.
  */
-function checkCloserInStrings(protocol: ToolCallProtocol, format: string, close: string): void {
+function closerReadsInStrings(protocol: ToolCallProtocol, close: string): boolean {
   const input = { text: `a${close}b` };
   const tools = [
     {
@@ -135,13 +141,11 @@ function checkCloserInStrings(protocol: ToolCallProtocol, format: string, close:
     .parseGeneratedText(written, { tools, startInReasoning: false })
     .filter((event) => event.type === 'tool-call');
   const read = calls.length === 1 && calls[0]?.type === 'tool-call' ? calls[0].input : undefined;
-  if (read !== JSON.stringify(input)) {
-    throw new GrammarUnsupportedError(
-      format,
-      `a JSON string holding its closer ${JSON.stringify(close)} does not read back, and grammars do not keep it out of strings yet`,
-    );
-  }
+  return read === JSON.stringify(input);
 }
+
+/** The codecs whose arguments a grammar writes. */
+const GRAMMAR_CODECS: ReadonlySet<string> = new Set(['json', 'tagged', 'python', 'dialect']);
 
 /** The longest literal text a template begins with. */
 function leadingText(parts: readonly TemplatePart[]): string {
@@ -168,15 +172,17 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
     );
   }
   const form = writeFormOf(spec);
-  if (form.codec !== 'json' && form.codec !== 'tagged') {
+  if (!GRAMMAR_CODECS.has(form.codec)) {
     throw new GrammarUnsupportedError(
       format,
-      `its calls are written in the ${form.codec} codec, which gets no grammar yet (json and tagged do)`,
+      `its calls are written in the ${form.codec} codec, which gets no grammar yet (${[...GRAMMAR_CODECS].join(', ')} do)`,
     );
   }
   if (form.codec === 'tagged') checkTaggedSyntax(format, form);
-  if (form.codec === 'json' && form.close !== undefined)
-    checkCloserInStrings(protocol, format, form.close);
+  const stringExcludes =
+    form.codec === 'json' && form.close !== undefined && !closerReadsInStrings(protocol, form.close)
+      ? [form.close]
+      : [];
   const call = templateParts(spec.write.call);
   if (!call.some((part) => part.kind === 'placeholder' && part.name === 'arguments')) {
     throw new GrammarUnsupportedError(format, 'its call template writes no {arguments}');
@@ -204,6 +210,7 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
     reasoning: reasoning[0] ?? (DEFAULT_REASONING[0] as ReasoningSpec),
     startInReasoning: spec.startInReasoning === true,
     textExcludes: [...textExcludes],
+    stringExcludes,
     writeCalls: (calls) => protocol.formatToolCall(calls),
   };
 }

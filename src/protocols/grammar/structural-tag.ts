@@ -101,18 +101,20 @@ function numberedCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat | u
 }
 
 /**
- * A call of a parameter-tag format: the template around its arguments, which are the same
- * grammar the GBNF gives them (xgrammar's own parameter styles need 0.1.32 and read values
- * otherwise than the format's reader).
+ * A call whose arguments are not JSON (parameter tags, Python keyword arguments, a Gemma
+ * dialect): the template around its arguments, which are the same grammar the GBNF gives them
+ * (xgrammar's own parameter styles need 0.1.32 and read values otherwise than the format's
+ * reader; no other content type writes Python or the dialect).
  */
-function taggedCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
+function grammarCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
   let begin = '';
   let end = '';
   let seen = false;
   for (const part of shape.call) {
     let text: string;
     if (part.kind === 'text') text = part.text;
-    else if (part.name === 'name') text = writeName(tool.name);
+    else if (part.name === 'name')
+      text = shape.form.codec === 'tagged' ? writeName(tool.name) : tool.name;
     else if (part.name === 'name_json') text = jsonForPrompt(tool.name);
     else if (part.name === 'arguments') {
       seen = true;
@@ -146,7 +148,8 @@ const MARK = '\u0001arguments\u0001';
  * arguments (the writer's counters as it writes a batch's first call), `end` what follows them.
  */
 function callTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
-  if (shape.form.codec === 'tagged') return taggedCallTag(shape, tool);
+  if (shape.form.codec !== 'json' || shape.stringExcludes.length > 0)
+    return grammarCallTag(shape, tool);
   const numbered = numberedCallTag(shape, tool);
   if (numbered) return numbered;
   let written = shape.writeCalls([{ toolName: tool.name, input: { [MARK]: 0 } }]);

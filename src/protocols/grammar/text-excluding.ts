@@ -28,17 +28,45 @@ function asciiPrefix(text: string): string {
 function classMember(character: string): string {
   const code = character.charCodeAt(0);
   if (character === '\\' || character === ']' || character === '[') return `\\${character}`;
+  if (character === '\n') return '\\n';
+  if (character === '\r') return '\\r';
+  if (character === '\t') return '\\t';
   if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, '0')}`;
   return character;
 }
 
-/** A class of `characters` (`-` and `^` placed where they are plain). */
-function characterClass(characters: readonly string[], negated: boolean): string {
-  const sorted = [...characters].sort((a, b) => (a === '-' ? 1 : b === '-' ? -1 : a < b ? -1 : 1));
-  let members = sorted.map(classMember).join('');
+function isControl(character: string): boolean {
+  const code = character.charCodeAt(0);
+  return code < 0x20 || code === 0x7f;
+}
+
+/**
+ * A class of `characters`, and `extra` (members already written as class text, such as
+ * `"\\\x00-\x1f`), in an order both parsers read alike: `-` first (plain there), then printable
+ * characters, then control characters as `\xHH`, then `extra`: xgrammar reads as many hex
+ * digits as follow `\x`, so a `\xHH` may never stand before a hex digit (`\x7fA`).
+ */
+function characterClass(characters: readonly string[], negated: boolean, extra = ''): string {
+  const printable = characters.filter((one) => one !== '-' && !isControl(one)).sort();
+  const controls = characters.filter(isControl).sort();
+  let members = [...printable, ...controls].map(classMember).join('');
   if (!negated && members.startsWith('^'))
     members = members.length > 1 ? `${members.slice(1)}^` : '\\x5e';
-  return `[${negated ? '^' : ''}${members}]`;
+  const dash = characters.includes('-') ? '-' : '';
+  return `[${negated ? '^' : ''}${dash}${members}${extra}]`;
+}
+
+/**
+ * The text is the inside of a quoted string (a JSON string that must keep a closer out): some
+ * characters never stand in it as they are (`others`, class text such as `"\\\x00-\x1f`), and
+ * an escape sequence (`escape`, an expression) stands for a character instead. An escape goes
+ * back to the automaton's start (see `checkEscapesClear`).
+ */
+export interface QuotedText {
+  readonly others: string;
+  readonly escape: string;
+  /** The characters an escape sequence is written with, besides its backslash. */
+  readonly escapeCharacters: string;
 }
 
 function buildAutomaton(literals: readonly string[]): Node[] {
@@ -109,9 +137,11 @@ export function textExcluding(
   hint: string,
   excluded: readonly string[],
   follow = '',
+  quoted?: QuotedText,
 ): string {
   const literals = [...new Set(excluded.map(asciiPrefix).filter((text) => text.length > 0))];
   if (literals.length === 0) throw new TypeError('textExcluding: nothing ASCII to exclude');
+  if (quoted) checkEscapesClear(literals, quoted);
   const nodes = buildAutomaton(literals);
   const alphabet = [...new Set(literals.join(''))];
   const live = nodes.map((node) => node.ends.length === 0);
@@ -131,7 +161,7 @@ export function textExcluding(
       }
     }
   }
-  const key = `text-${JSON.stringify([literals, follow])}`;
+  const key = `text-${JSON.stringify([literals, follow, quoted ?? null])}`;
   const bodies = new Map<number, string>();
   const root = rules.defineRecursive(
     key,
@@ -152,7 +182,8 @@ export function textExcluding(
         }
         const toRoot = new Set(byTarget.get(0) ?? []);
         const notToRoot = alphabet.filter((character) => !toRoot.has(character));
-        const choices = [`${characterClass(notToRoot, true)} ${rootName}`];
+        const choices = [`${characterClass(notToRoot, true, quoted?.others)} ${rootName}`];
+        if (quoted) choices.push(`${quoted.escape} ${rootName}`);
         for (const [to, characters] of byTarget) {
           if (to === 0) continue;
           const target = names.get(to) as string;
@@ -177,4 +208,19 @@ export function textExcluding(
     bodies.delete(state);
   }
   return root;
+}
+
+/**
+ * Inside a quoted string an escape sequence leads back to the start: right only when no literal
+ * holds a quote, a backslash or a control character (none stands raw in the string) or begins
+ * with a character an escape is written with (then no escape can begin or continue an
+ * occurrence). A literal that does is refused rather than let through.
+ */
+function checkEscapesClear(literals: readonly string[], quoted: QuotedText): void {
+  for (const text of literals) {
+    if (/["\\\x00-\x1f\x7f]/.test(text) || quoted.escapeCharacters.includes(text[0] as string))
+      throw new TypeError(
+        `textExcluding: ${JSON.stringify(text)} could begin inside an escape sequence`,
+      );
+  }
 }

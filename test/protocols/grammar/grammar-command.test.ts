@@ -42,6 +42,21 @@ writeFileSync(
     },
   ]),
 );
+/** A schema no grammar holds exactly (`pattern`): refused for every format. */
+const refusedToolsFile = join(folder, 'refused-tools.json');
+writeFileSync(
+  refusedToolsFile,
+  JSON.stringify([
+    {
+      name: 'lookup',
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } },
+        required: ['code'],
+      },
+    },
+  ]),
+);
 const formatFile = join(folder, 'format.json');
 writeFileSync(
   formatFile,
@@ -218,8 +233,8 @@ describe('toolwire grammar', () => {
         /no grammar for format "hermes": its calls are not written as JSON alone/,
       ],
       [
-        ['--tools', toolsFile, '--protocol', 'pythonic', '--syntax', 'gbnf'],
-        /no grammar for format "pythonic"/,
+        ['--tools', refusedToolsFile, '--protocol', 'pythonic', '--syntax', 'gbnf'],
+        /no grammar for format "pythonic": tool "lookup", argument code: JSON Schema keyword "pattern"/,
       ],
     ];
     for (const [args, message] of cases) {

@@ -164,13 +164,15 @@ function reasoningBefore(protocol: ToolCallProtocol, written: string): string {
   return written.startsWith(close) ? 'the user wants weather' : `the user wants weather${close}\n`;
 }
 
-/** The literals that end a format's values, calls and blocks, with the line breaks writers put before them. */
+/** The literals that end a format's values, strings, calls and blocks, with the line breaks writers put before them. */
 function closersOf(protocol: ToolCallProtocol): string[] {
   const spec = specOf(protocol) as FormatSpec;
   const literals: string[] = [];
   for (const form of spec.calls) {
     if (form.close) literals.push(form.close);
     if (form.codec === 'tagged') literals.push(form.syntax.parameterClose, form.syntax.callClose);
+    // A dialect's string ends only at its delimiter, which random bytes rarely spell.
+    if (form.codec === 'dialect') literals.push(form.stringDelimiters[1]);
   }
   for (const tag of spec.reasoning ?? []) literals.push(tag.close);
   return [

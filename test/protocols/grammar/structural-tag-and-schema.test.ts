@@ -107,6 +107,8 @@ function closersOf(spec: FormatSpec): string[] {
   for (const form of spec.calls) {
     if (form.close) literals.push(form.close);
     if (form.codec === 'tagged') literals.push(form.syntax.parameterClose, form.syntax.callClose);
+    // A dialect's string ends only at its delimiter, which random bytes rarely spell.
+    if (form.codec === 'dialect') literals.push(form.stringDelimiters[1]);
   }
   return [
     ...new Set(literals.filter((text) => text !== '').flatMap((text) => [text, `\n${text}`])),
