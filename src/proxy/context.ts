@@ -130,11 +130,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** A detection that found no server at all says so (then it is not kept: the next asks again). */
-function foundNoServer(detected: DetectedUpstream): boolean {
-  return (detected as { readonly unreachable?: unknown }).unreachable === true;
-}
-
 /**
  * The proxy's constrained decoding: which server it talks to, found out once (on the first
  * request that wants a constraint, with the proxy's own signal, so a client that leaves does not
@@ -155,7 +150,8 @@ function upstreamConstraint(
     if (detection !== undefined) return detection;
     const started = settings.detectUpstream(closing).then(
       (found) => {
-        if (foundNoServer(found)) detection = undefined;
+        // No server answered at all: not kept, the next request that wants a constraint asks again.
+        if (found.unreachable === true) detection = undefined;
         else
           log(
             `upstream kind ${found.kind}${found.version === undefined ? '' : ` ${found.version}`} (${found.evidence})`,

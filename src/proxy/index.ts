@@ -20,6 +20,7 @@ export {
   type ProxyLimits,
   type ProxyOptions,
 } from './app.ts';
+export { type BoundedAnswer, type BoundedGetOptions, boundedGet } from './bounded-get.ts';
 export type { ClientApi } from './errors.ts';
 export {
   redactCredentials,
@@ -35,4 +36,9 @@ export {
   type ConstraintRequest,
   constraintFields,
 } from './upstream-constraint.ts';
-export { UPSTREAM_KINDS, type UpstreamKind } from './upstream-kind.ts';
+export {
+  type DetectedUpstream,
+  detectUpstreamKind,
+  UPSTREAM_KINDS,
+  type UpstreamKind,
+} from './upstream-kind.ts';

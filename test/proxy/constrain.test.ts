@@ -227,6 +227,69 @@ describe('each kind of server gets its own constraint for a demanded call', () =
   });
 });
 
+describe('detection', () => {
+  it('finding no server is not kept: the next request that wants a constraint asks again', async () => {
+    let down = true;
+    // The model server cannot be reached for the first detection's GETs only.
+    const through: typeof fetch = (input, init) =>
+      down && (init?.method ?? 'GET') === 'GET'
+        ? Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }))
+        : fetch(input, init);
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'vllm' }, { fetch: through });
+    expect((await chat(proxy.url, { tool_choice: 'required' })).status).toBe(200);
+    expect(proxy.upstream.requests[0]).not.toHaveProperty('response_format');
+    expect(proxy.logged).toEqual([]);
+    down = false;
+    expect((await chat(proxy.url, { tool_choice: 'required' })).status).toBe(200);
+    expect(proxy.upstream.requests[1]).toHaveProperty('response_format.type', 'structural_tag');
+    expect(proxy.logged).toEqual([expect.stringMatching(/^upstream kind vllm 0\.12\.0/)]);
+  });
+
+  it('a client that leaves while the kind is asked does not stop the asking', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let asked!: () => void;
+    const askedOnce = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // The probes wait for the gate, so the first client can leave while they are out.
+    const held: typeof fetch = async (input, init) => {
+      if ((init?.method ?? 'GET') === 'GET') {
+        asked();
+        await gate;
+      }
+      return fetch(input, init);
+    };
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'sglang' }, { fetch: held });
+    const leaving = new AbortController();
+    const first = fetch(`${proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      signal: leaving.signal,
+      body: JSON.stringify({
+        model: 'scripted-model',
+        messages: [{ role: 'user', content: 'Weather?' }],
+        tools: [chatTool(WEATHER)],
+        tool_choice: 'required',
+      }),
+    });
+    await askedOnce;
+    leaving.abort();
+    await expect(first).rejects.toThrow();
+    const second = chat(proxy.url, { tool_choice: 'required' });
+    open();
+    expect((await second).status).toBe(200);
+    // One detection: each probe's path once; only the second client's request went upstream.
+    expect(new Set(proxy.upstream.probes).size).toBe(proxy.upstream.probes.length);
+    expect(proxy.upstream.requests).toHaveLength(1);
+    expect(proxy.upstream.requests[0]).toHaveProperty('response_format.type', 'structural_tag');
+  });
+});
+
 describe('vLLM by version', () => {
   it('before 0.12 gets guided_grammar (EBNF), which that version reads', async () => {
     const text = protocolByName('hermes').formatToolCall(PARIS);
