@@ -69,7 +69,7 @@ function valueSyntaxOf(shape: ReplyShape): ValueSyntax {
   const { form } = shape;
   if (form.codec === 'python') return PYTHON_SYNTAX;
   if (form.codec === 'dialect') return dialectSyntax(form);
-  return jsonSyntax(shape.stringExcludes);
+  return jsonSyntax({ excluding: shape.stringExcludes });
 }
 
 /** The rule-building parts shared by one grammar. */

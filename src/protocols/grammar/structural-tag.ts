@@ -12,16 +12,33 @@ import { argumentsGrammar, type CallsGrammarRequest, toolsInScope } from './call
 import { GrammarUnsupportedError } from './grammar-error.ts';
 import type { ReplyShape } from './reply-shape.ts';
 
-/** A structural tag as vLLM and SGLang take it. */
-export interface StructuralTag {
+/**
+ * A structural tag as vLLM and SGLang take it. A type (not an interface) of JSON values only, so
+ * it passes as a JSON option where one is typed so (an AI SDK provider's `providerOptions`).
+ */
+export type StructuralTag = {
   readonly type: 'structural_tag';
   readonly format: StructuralTagFormat;
+};
+
+/** A JSON value, as a request body carries it. */
+export type JsonValue =
+  | null
+  | string
+  | number
+  | boolean
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/** A tool's JSON Schema as JSON (tools come as JSON; a schema holds nothing else). */
+function schemaJson(tool: ToolDefinition): JsonValue {
+  return tool.inputSchema as JsonValue;
 }
 
 /** The parts of xgrammar's structural tag format this generator writes. */
 export type StructuralTagFormat =
   | { readonly type: 'const_string'; readonly value: string }
-  | { readonly type: 'json_schema'; readonly json_schema: unknown }
+  | { readonly type: 'json_schema'; readonly json_schema: JsonValue }
   | { readonly type: 'regex'; readonly pattern: string }
   | { readonly type: 'grammar'; readonly grammar: string }
   | { readonly type: 'any_text' }
@@ -89,7 +106,7 @@ function numberedCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat | u
           'its call template numbers a call after its arguments',
         );
       end += written;
-    } else if (index === args) content.push({ type: 'json_schema', json_schema: tool.inputSchema });
+    } else if (index === args) content.push({ type: 'json_schema', json_schema: schemaJson(tool) });
     else
       content.push(
         written === undefined
@@ -166,7 +183,7 @@ function callTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
   return {
     type: 'tag',
     begin: written.slice(0, at),
-    content: { type: 'json_schema', json_schema: tool.inputSchema },
+    content: { type: 'json_schema', json_schema: schemaJson(tool) },
     end: written.slice(at + marked.length),
   };
 }

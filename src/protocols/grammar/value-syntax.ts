@@ -38,9 +38,10 @@ const WHITE_SPACE = '( " " | "\\n" [ \\t]{0,16} )?';
 
 /**
  * JSON text of `value` as a grammar expression: the text `JSON.stringify` writes, with each `<`
- * and `>` also allowed as the `\u003c`/`\u003e` escape toolwire's writers use in prompts.
+ * and `>` also allowed as the `\u003c`/`\u003e` escape toolwire's writers use in prompts
+ * (`markup`: a `<` only as `\u003c`).
  */
-export function jsonLiteral(value: unknown): string {
+export function jsonLiteral(value: unknown, markup = false): string {
   const text = JSON.stringify(value);
   const parts: string[] = [];
   let from = 0;
@@ -49,7 +50,11 @@ export function jsonLiteral(value: unknown): string {
     if (character !== '<' && character !== '>') continue;
     if (index > from) parts.push(literal(text.slice(from, index)));
     parts.push(
-      character === '<' ? `( "<" | ${literal('\\u003c')} )` : `( ">" | ${literal('\\u003e')} )`,
+      character === '>'
+        ? `( ">" | ${literal('\\u003e')} )`
+        : markup
+          ? literal('\\u003c')
+          : `( "<" | ${literal('\\u003c')} )`,
     );
     from = index + 1;
   }
@@ -65,37 +70,53 @@ export function hex4(rules: GrammarRules): string {
   );
 }
 
-/** One character of a JSON string: as it is, or escaped. */
-function jsonCharacter(rules: GrammarRules): string {
-  return rules.define(
-    'json-char',
-    `[^"\\\\\\x00-\\x1f\\x7f] | "\\\\" ( ["\\\\/bfnrt] | "u" ${hex4(rules)} )`,
-  );
+/** JSON's escapes, after the backslash. */
+function jsonEscape(rules: GrammarRules): string {
+  return `"\\\\" ( ["\\\\/bfnrt] | "u" ${hex4(rules)} )`;
 }
 
-/**
- * JSON. With `excluding`, no string holds any of those literals as written (a reader that ends a
- * call at its closer wherever it stands); such a string cannot be counted, so length bounds are
- * refused there.
- */
-export function jsonSyntax(excluding: readonly string[] = []): ValueSyntax {
+export interface JsonSyntaxOptions {
+  /**
+   * No string holds any of these literals as written: a reader ends the call at its closer
+   * wherever it stands (the arrow form's `[/TOOL_CALL]`). Such a string cannot be counted, so
+   * length bounds are refused.
+   */
+  readonly excluding?: readonly string[];
+  /**
+   * The JSON stands inside markup (a parameter tag's value): a `<` only as `\u003c`, so no string
+   * can hold a tag, as toolwire's writers write it.
+   */
+  readonly markup?: boolean;
+}
+
+/** JSON, as the options say. */
+export function jsonSyntax(options: JsonSyntaxOptions = {}): ValueSyntax {
+  const markup = options.markup === true;
+  // Under `markup` no string holds a `<`, so a literal with one is kept out already.
+  const excluding = (options.excluding ?? []).filter((text) => !(markup && text.includes('<')));
+  const id = markup ? 'json-markup' : 'json';
+  const raw = markup ? '"\\\\<\\x00-\\x1f\\x7f' : '"\\\\\\x00-\\x1f\\x7f';
+  const character = (rules: GrammarRules): string =>
+    rules.define(`${id}-char`, `[^${raw}] | ${jsonEscape(rules)}`);
   const string = (rules: GrammarRules): string => {
     if (excluding.length === 0)
-      return rules.define('json-string', `"\\"" ${jsonCharacter(rules)}* "\\""`);
-    const inside = textExcluding(rules, 'json-text', excluding, '"', {
-      others: '"\\\\\\x00-\\x1f\\x7f',
-      escape: `"\\\\" ( ["\\\\/bfnrt] | "u" ${hex4(rules)} )`,
+      return rules.define(`${id}-string`, `"\\"" ${character(rules)}* "\\""`);
+    const inside = textExcluding(rules, `${id}-text`, excluding, '"', {
+      others: raw,
+      escape: jsonEscape(rules),
       escapeCharacters: '"\\/bfnrtu0123456789abcdefABCDEF',
     });
-    return rules.define('json-string', `"\\"" ${inside} "\\""`);
+    return rules.define(`${id}-string`, `"\\"" ${inside} "\\""`);
   };
   const ws = (rules: GrammarRules) => rules.define('ws', WHITE_SPACE);
   const written = (value: unknown): string | undefined => {
     const text = JSON.stringify(value);
-    return excluding.some((closer) => text.includes(closer)) ? undefined : jsonLiteral(value);
+    return excluding.some((closer) => text.includes(closer))
+      ? undefined
+      : jsonLiteral(value, markup);
   };
   return {
-    id: 'json',
+    id,
     literal: written,
     key: written,
     anyKey: string,
@@ -104,8 +125,8 @@ export function jsonSyntax(excluding: readonly string[] = []): ValueSyntax {
       if (excluding.length > 0) return undefined;
       const count = max === undefined ? `{${min},}` : `{${min},${max}}`;
       return rules.define(
-        `json-string-${min}-${max ?? 'n'}`,
-        `"\\"" ( ${jsonCharacter(rules)} )${count} "\\""`,
+        `${id}-string-${min}-${max ?? 'n'}`,
+        `"\\"" ( ${character(rules)} )${count} "\\""`,
       );
     },
     words: { true: '"true"', false: '"false"', null: '"null"' },
