@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_JSON_SHAPE_LIMITS } from '../../src/http/json-shape.ts';
+import { boundedGet } from '../../src/proxy/bounded-get.ts';
 import type { UpstreamSettings } from '../../src/proxy/upstream.ts';
 import { detectUpstreamKind, UPSTREAM_KINDS } from '../../src/proxy/upstream-kind.ts';
 import { nodeTransport, type UpstreamTransport } from '../../src/proxy/upstream-transport.ts';
@@ -703,5 +704,72 @@ describe('detectUpstreamKind: redirects and credentials', () => {
     expect(found.kind).toBe('openai');
     expect(found.evidence).toMatch(/^not probed: /);
     expect(found.evidence).not.toContain('s3cret');
+  });
+});
+
+describe('boundedGet, the one bounded GET the proxy asks a model server about itself with', () => {
+  it('does not read the body of an answer that is not 2xx, however long', async () => {
+    let written = 0;
+    const server = await modelServer({}, (_request, response) => {
+      response.writeHead(404, { 'content-type': 'text/plain' });
+      const more = () => {
+        while (!response.destroyed && written < 256 * 1024 * 1024) {
+          written += 16 * 1024;
+          if (!response.write('n'.repeat(16 * 1024))) return void response.once('drain', more);
+        }
+      };
+      more();
+    });
+    const answer = await boundedGet(`${server.root}/props`, {
+      timeoutMs: 60_000,
+      maxBytes: 1024,
+      transport: settingsFor(server.root).transport,
+    });
+    expect(answer).toEqual({ ok: false, status: 404, reason: 'it answered 404' });
+    expect(written).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it('reads a body of exactly the cap, and refuses one byte more, declared or not', async () => {
+    const body = `"${'x'.repeat(98)}"`;
+    const server = await modelServer({
+      '/declared': text(body, 200, 'application/json'),
+      '/chunked': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write(body.slice(0, 50));
+        response.end(body.slice(50));
+      },
+    });
+    const { transport } = settingsFor(server.root);
+    for (const path of ['/declared', '/chunked']) {
+      const get = (maxBytes: number) =>
+        boundedGet(`${server.root}${path}`, { timeoutMs: 60_000, maxBytes, transport });
+      expect(await get(100)).toEqual({ ok: true, status: 200, text: body });
+      expect(await get(99)).toEqual({
+        ok: false,
+        status: 200,
+        reason: 'its answer is larger than 99 bytes',
+      });
+    }
+  });
+
+  it('decodes UTF-8 split across reads once the body is whole', async () => {
+    const bytes = Buffer.from('{"v":"é€😀"}');
+    const server = await modelServer({}, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      // Cut inside the two-, three- and four-byte characters.
+      response.write(bytes.subarray(0, 8));
+      response.write(bytes.subarray(8, 10));
+      response.write(bytes.subarray(10, 14));
+      response.end(bytes.subarray(14));
+    });
+    for (const via of ['node', 'fetch'] as const) {
+      const { transport } = settingsFor(server.root, via);
+      const answer = await boundedGet(`${server.root}/x`, {
+        timeoutMs: 60_000,
+        maxBytes: 1024,
+        ...(transport === undefined ? {} : { transport }),
+      });
+      expect(answer).toEqual({ ok: true, status: 200, text: '{"v":"é€😀"}' });
+    }
   });
 });
