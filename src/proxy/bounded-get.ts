@@ -61,8 +61,8 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
     controller.abort(new DOMException('the time limit passed', 'TimeoutError'));
   }, options.timeoutMs);
   timer.unref?.();
-  /** What a failure means: the caller's abort is thrown, the rest is an answer. */
   let response: UpstreamResponse | undefined;
+  /** What a failure means: the caller's abort is thrown, the rest is an answer. */
   const failed = (error: unknown): BoundedAnswer => {
     if (outer?.aborted) throw outer.reason;
     const status = response === undefined ? {} : { status: response.status };
@@ -73,7 +73,7 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
   const transport =
     options.transport ?? fetchTransport(notFollowingRedirects(options.fetch ?? globalThis.fetch));
   try {
-    response = await transport.send({
+    const sending = transport.send({
       url,
       method: 'GET',
       headers: {
@@ -82,6 +82,13 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
       },
       signal: controller.signal,
     });
+    // The time limit and the caller's abort end the wait whatever the transport does with its
+    // signal; an answer that still comes after is hung up on.
+    void sending.then(
+      (late) => controller.signal.aborted && late.body.cancel(),
+      () => {},
+    );
+    response = await Promise.race([sending, abortion(controller.signal)]);
     const { status } = response;
     if (status < 200 || status > 299) {
       response.body.cancel();
@@ -93,8 +100,7 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
       response.body.cancel();
       return { ok: false, status, reason: `its answer is larger than ${options.maxBytes} bytes` };
     }
-    // The time limit and the caller's abort stop the reading too, whatever the transport does
-    // with its signal.
+    // Likewise for the reading.
     const body = response.body;
     controller.signal.addEventListener('abort', () => body.cancel(), { once: true });
     const bytes = await readCapped(body, options.maxBytes);
@@ -109,6 +115,14 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
     clearTimeout(timer);
     outer?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function abortion(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /**

@@ -609,6 +609,42 @@ describe('detectUpstreamKind: within its limits', () => {
     expect(cancelled).toBeGreaterThanOrEqual(8);
   });
 
+  it('ends a probe at its time limit through a transport that never answers nor heeds the signal', async () => {
+    let late = 0;
+    const answers: Array<() => void> = [];
+    const deaf: UpstreamTransport = {
+      send: () =>
+        new Promise((resolve) => {
+          answers.push(() =>
+            resolve({
+              status: 200,
+              header: () => undefined,
+              body: {
+                forEach: async () => {},
+                pause() {},
+                resume() {},
+                cancel() {
+                  late++;
+                },
+              },
+            }),
+          );
+        }),
+      close() {},
+    };
+    const found = await detect(
+      settingsFor('http://127.0.0.1:9/v1', 'fetch', { transport: deaf, timeoutMs: 20 }),
+    );
+    expect(found).toMatchObject({ kind: 'openai', unreachable: true });
+    expect(found.evidence).toBe(
+      `no known model server: GET ${ALL_PROBES}: it did not answer within 20 ms`,
+    );
+    // The answers that come after all are hung up on.
+    for (const answer of answers) answer();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late).toBe(8);
+  });
+
   it("rejects with the caller's reason when aborted while the server is silent", async () => {
     // Held, not timed: the probes are all sent, then the caller aborts; only the abort ends them.
     const asked = Promise.withResolvers<void>();
