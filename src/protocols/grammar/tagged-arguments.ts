@@ -21,9 +21,10 @@ import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-synta
 import type { TaggedCallForm } from '../spec/types.ts';
 import { alternatives, literal } from './gbnf-text.ts';
 import type { GrammarRules } from './grammar-rules.ts';
-import type { JsonValueRules } from './json-value-rules.ts';
+import { JsonValueRules } from './json-value-rules.ts';
 import { PARAMETER_PLACEHOLDERS, type TemplatePart, templateParts } from './reply-shape.ts';
 import { textExcluding } from './text-excluding.ts';
+import { jsonSyntax } from './value-syntax.ts';
 
 const CDATA_OPEN = '<![CDATA[';
 const CDATA_CLOSE = ']]>';
@@ -119,15 +120,20 @@ export class TaggedArguments {
   private readonly tags: readonly string[];
   private readonly refuse: (path: string, problem: string) => never;
 
+  /**
+   * `_plainJson` (the builder's JSON rules) is not used: JSON inside a tag is written with its own
+   * rules, whose strings hold no `<` (a raw one could begin a tag the reader ends the value at, a
+   * CDATA section, or the parameter's closer); the writers write it as `\u003c`.
+   */
   constructor(
     rules: GrammarRules,
-    json: JsonValueRules,
+    _plainJson: JsonValueRules,
     form: TaggedCallForm,
     parameterTemplate: string,
     refuse: (path: string, problem: string) => never,
   ) {
     this.rules = rules;
-    this.json = json;
+    this.json = new JsonValueRules(rules, refuse, jsonSyntax({ markup: true }));
     this.syntax = form.syntax;
     this.refuse = refuse;
     this.parameter = templateParts(parameterTemplate, PARAMETER_PLACEHOLDERS);

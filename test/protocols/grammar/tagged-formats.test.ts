@@ -144,6 +144,44 @@ describe('minicpm: CDATA values', () => {
   });
 });
 
+describe('JSON inside a tag', () => {
+  const tools: ToolDefinition[] = [
+    {
+      name: 'f',
+      inputSchema: {
+        type: 'object',
+        properties: { tags: { type: 'array', items: { type: 'string' } } },
+        additionalProperties: false,
+      },
+    },
+  ];
+
+  it('holds no raw < (a tag, a CDATA section or the closer would end the value early)', async () => {
+    const protocol = protocolNamed('minicpm');
+    const grammar = await demanded(protocol, tools);
+    const call = (json: string) =>
+      `<function name="f"><param name="tags">${json}</param></function>`;
+    // What the reader made of it: `{"tags":["[\""], "\"x\"": "\"]"}`, and a CDATA section left open.
+    expect(await accepts(grammar, call('["</param><param name=\\"x\\">"]'))).toBe(false);
+    expect(await accepts(grammar, call('["a<![CDATA[b"]'))).toBe(false);
+    expect(await accepts(grammar, call('["\\u003c/param>"]'))).toBe(true);
+    const written = protocol.formatToolCall([{ toolName: 'f', input: { tags: ['</param><b>'] } }]);
+    expect(await accepts(grammar, written)).toBe(true);
+    expect(readCalls(protocol, written, tools)).toEqual([
+      { toolName: 'f', input: { tags: ['</param><b>'] }, problems: undefined },
+    ]);
+  });
+
+  it('in every gigachat-gcml value', async () => {
+    const protocol = protocolNamed('gigachat-gcml');
+    const grammar = await demanded(protocol, tools);
+    const call = (json: string) =>
+      `<｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\n<｜GCML｜parameter name="tags" string="false">${json}</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>`;
+    expect(await accepts(grammar, call('["a</｜GCML｜parameter></｜GCML｜invoke>"]'))).toBe(false);
+    expect(await accepts(grammar, call('["a\\u003c/｜GCML｜parameter>"]'))).toBe(true);
+  });
+});
+
 describe('kimi-k3: a type attribute per value', () => {
   const protocol = protocolNamed('kimi-k3');
   // The output begins inside the think element, which the demanded call may follow.
