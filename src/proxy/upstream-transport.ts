@@ -161,6 +161,9 @@ export function fetchTransport(fetch: typeof globalThis.fetch): UpstreamTranspor
         headers: request.headers,
         ...(request.body === undefined ? {} : { body: request.body }),
         signal: request.signal,
+        // As Node's transport: a redirect is the server's answer, never followed with the
+        // proxy's key and the prompt to wherever it points.
+        redirect: 'manual',
       });
       return {
         status: response.status,

@@ -80,3 +80,52 @@ describe('fetchTransport', () => {
     expect(seen).toEqual(['in flight']);
   });
 });
+
+describe('fetchTransport and redirects', () => {
+  it('asks fetch not to follow a redirect, as the proxy’s own HTTP client does not', async () => {
+    // A model server that redirects would otherwise send the proxy's key and the prompt to
+    // wherever it points; the 3xx comes back as the model server's answer instead.
+    const inits: RequestInit[] = [];
+    const fetch = (async (_url: string, init: RequestInit) => {
+      inits.push(init);
+      return new Response(null, { status: 302, headers: { location: 'http://elsewhere/' } });
+    }) as unknown as typeof globalThis.fetch;
+    const response = await open(fetch);
+    expect(inits.map((init) => init.redirect)).toEqual(['manual']);
+    expect(response.status).toBe(302);
+  });
+
+  it('does not reach the place a real redirect points to', async () => {
+    const { createServer } = await import('node:http');
+    let reachedTarget = 0;
+    const target = createServer((_request, response) => {
+      reachedTarget++;
+      response.end('{}');
+    });
+    const redirecting = createServer((_request, response) => {
+      const port = (target.address() as { port: number }).port;
+      response.writeHead(307, { location: `http://127.0.0.1:${port}/v1/chat/completions` });
+      response.end();
+    });
+    try {
+      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+      const port = (redirecting.address() as { port: number }).port;
+      const response = await fetchTransport(globalThis.fetch).send({
+        url: `http://127.0.0.1:${port}/v1/chat/completions`,
+        method: 'POST',
+        headers: { authorization: 'Bearer secret' },
+        body: '{}',
+        signal: new AbortController().signal,
+      });
+      await response.body.cancel();
+      expect(response.status).toBe(307);
+      expect(reachedTarget).toBe(0);
+    } finally {
+      redirecting.closeAllConnections();
+      target.closeAllConnections();
+      await new Promise((resolve) => redirecting.close(resolve));
+      await new Promise((resolve) => target.close(resolve));
+    }
+  });
+});
