@@ -204,8 +204,40 @@ class Builder {
     return this.shape.startInReasoning && this.shape.trigger.startsWith(this.shape.reasoning.close);
   }
 
+  /**
+   * The output begins in reasoning and the writer's calls are read there too (Kimi K3's tools
+   * element, written when the think closer was left out): the batch may come with the reasoning
+   * closed or not.
+   */
+  callsInReasoning(): boolean {
+    return (
+      this.shape.startInReasoning &&
+      this.shape.form.inReasoning === true &&
+      !this.batchClosesReasoning()
+    );
+  }
+
+  /**
+   * Reasoning text before a batch read inside it: it holds no closer (and no other literal that
+   * ends reasoning) and no trigger, and may end before either.
+   */
+  reasoningBeforeCalls(): string {
+    const { close, closeAlternatives = [] } = this.shape.reasoning;
+    const { trigger } = this.shape;
+    return textExcluding(
+      this.rules,
+      'reasoning',
+      [close, ...closeAlternatives, trigger],
+      [close, trigger],
+    );
+  }
+
   /** The reasoning a demanded call may come after: open (or already open) and closed. */
   reasoningFirst(): string {
+    if (this.callsInReasoning()) {
+      const gap = this.rules.define('reasoning-gap', '[ \\t\\n]{0,4}');
+      return `${this.reasoningBeforeCalls()} ( ${literal(this.shape.reasoning.close)} ${gap} )?`;
+    }
     if (this.batchClosesReasoning()) {
       const { close } = this.shape.reasoning;
       return textExcluding(this.rules, 'reasoning', [close], close);
@@ -251,12 +283,13 @@ export function callsGrammar(
   const rest = `${text} ( ${batch} )?`;
   if (shape.startInReasoning) {
     const { close } = shape.reasoning;
-    const body = textExcluding(builder.rules, 'reasoning', [close, shape.trigger], close);
+    const inReasoning = builder.callsInReasoning();
+    const body = inReasoning
+      ? builder.reasoningBeforeCalls()
+      : textExcluding(builder.rules, 'reasoning', [close, shape.trigger], close);
     const closed = `${literal(close)} ${rest}`;
-    return result(
-      `${body} ( ${builder.batchClosesReasoning() ? `${batch} | ${closed}` : closed} )?`,
-      false,
-    );
+    const batchFirst = builder.batchClosesReasoning() || inReasoning;
+    return result(`${body} ( ${batchFirst ? `${batch} | ${closed}` : closed} )?`, false);
   }
   return result(`( ${literal(shape.reasoning.open)} ${builder.reasoningBody()} )? ${rest}`, false);
 }
@@ -265,4 +298,14 @@ export function callsGrammar(
 export function argumentsGrammar(shape: ReplyShape, tool: ToolDefinition): string {
   const builder = new Builder(shape);
   return builder.rules.render(builder.argumentsOf(tool));
+}
+
+/**
+ * A grammar (start rule `root`) of the reasoning a demanded batch may come after, where the
+ * writer's calls are read inside the reasoning the output begins in: undefined elsewhere.
+ */
+export function reasoningBeforeCallsGrammar(shape: ReplyShape): string | undefined {
+  const builder = new Builder(shape);
+  if (!builder.callsInReasoning()) return undefined;
+  return builder.rules.render(builder.reasoningFirst());
 }

@@ -8,7 +8,12 @@
 import type { ToolDefinition } from '../../core/index.ts';
 import { jsonForPrompt } from '../codecs/json/json-text.ts';
 import { writeName } from '../codecs/tagged/parameter-tags-syntax.ts';
-import { argumentsGrammar, type CallsGrammarRequest, toolsInScope } from './calls-grammar.ts';
+import {
+  argumentsGrammar,
+  type CallsGrammarRequest,
+  reasoningBeforeCallsGrammar,
+  toolsInScope,
+} from './calls-grammar.ts';
 import { GrammarUnsupportedError } from './grammar-error.ts';
 import type { ReplyShape } from './reply-shape.ts';
 
@@ -126,6 +131,9 @@ function numberedCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat | u
 function grammarCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
   let begin = '';
   let end = '';
+  // From the first counter before the arguments (Kimi K3's `index="{index}"`) on, the parts
+  // before the arguments are content: a counter is no literal text.
+  let numbered: StructuralTagFormat[] | undefined;
   let seen = false;
   for (const part of shape.call) {
     let text: string;
@@ -136,12 +144,18 @@ function grammarCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
     else if (part.name === 'arguments') {
       seen = true;
       continue;
-    } else
+    } else if (seen)
       throw new GrammarUnsupportedError(
         shape.format,
-        `its call template's {${part.name}} gets no structural tag yet`,
+        'its call template numbers a call after its arguments',
       );
+    else {
+      numbered ??= [];
+      numbered.push({ type: 'regex', pattern: COUNTER });
+      continue;
+    }
     if (seen) end += text;
+    else if (numbered) numbered.push({ type: 'const_string', value: text });
     else begin += text;
   }
   if (begin === '')
@@ -149,10 +163,11 @@ function grammarCallTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
       shape.format,
       'its calls begin with no literal text, which a tag needs',
     );
+  const args: StructuralTagFormat = { type: 'grammar', grammar: argumentsGrammar(shape, tool) };
   return {
     type: 'tag',
     begin,
-    content: { type: 'grammar', grammar: argumentsGrammar(shape, tool) },
+    content: numbered ? { type: 'sequence', elements: [...numbered, args] } : args,
     end,
   };
 }
@@ -276,6 +291,17 @@ export function structuralTagFor(shape: ReplyShape, request: CallsGrammarRequest
   }
   if (!shape.startInReasoning)
     return wrap(batchOf(shape, tags, once, section?.open ?? '', section?.close));
+  // The output begins in reasoning, and the calls are read there too (Kimi K3): the reasoning
+  // text, closed or not, as grammar (no other content type keeps the trigger out of it).
+  const reasoningGrammar = reasoningBeforeCallsGrammar(shape);
+  if (reasoningGrammar !== undefined)
+    return wrap({
+      type: 'sequence',
+      elements: [
+        { type: 'grammar', grammar: reasoningGrammar },
+        batchOf(shape, tags, once, section?.open ?? '', section?.close),
+      ],
+    });
   // The output begins in reasoning: its closer first (Apriel's section opener holds it).
   const closes = section?.open.startsWith(reasoning.close) === true;
   const thinking: StructuralTagFormat = {

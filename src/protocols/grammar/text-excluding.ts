@@ -130,13 +130,14 @@ function mayEndBefore(nodes: readonly Node[], state: number, follow: string): bo
 
 /**
  * A rule for text (possibly empty) that holds none of `excluded`; `follow` is the literal that
- * comes right after the text in the grammar, if any. Returns the rule's name.
+ * comes right after the text in the grammar, if any (several: any of them may). Returns the
+ * rule's name.
  */
 export function textExcluding(
   rules: GrammarRules,
   hint: string,
   excluded: readonly string[],
-  follow = '',
+  follow: string | readonly string[] = '',
   quoted?: QuotedText,
 ): string {
   const literals = [...new Set(excluded.map(asciiPrefix).filter((text) => text.length > 0))];
@@ -161,7 +162,8 @@ export function textExcluding(
       }
     }
   }
-  const key = `text-${JSON.stringify([literals, follow, quoted ?? null])}`;
+  const follows = typeof follow === 'string' ? [follow] : follow;
+  const key = `text-${JSON.stringify([literals, follows, quoted ?? null])}`;
   const bodies = new Map<number, string>();
   const root = rules.defineRecursive(
     key,
@@ -194,7 +196,7 @@ export function textExcluding(
           );
         }
         const body = choices.join(' | ');
-        const canEnd = mayEndBefore(nodes, state, follow);
+        const canEnd = follows.every((text) => mayEndBefore(nodes, state, text));
         bodies.set(state, canEnd ? `( ${body} )?` : `( ${body} )`);
       }
       return bodies.get(0) as string;

@@ -12,11 +12,17 @@ import {
   type GbnfGrammar,
   GrammarUnsupportedError,
   grammarFor,
+  type StructuralTagGrammar,
 } from '../../../src/protocols/grammar/index.ts';
 import { textExcluding } from '../../../src/protocols/grammar/text-excluding.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
-import { accepts, compileEbnf, type EngineGrammar } from '../../support/xgrammar.ts';
+import {
+  accepts,
+  compileEbnf,
+  compileStructuralTag,
+  type EngineGrammar,
+} from '../../support/xgrammar.ts';
 import { gbnfProblems } from '../../support/xgrammar-gbnf-rules.ts';
 
 const compiled: EngineGrammar[] = [];
@@ -27,6 +33,11 @@ async function compile(text: string): Promise<EngineGrammar> {
   const grammar = await compileEbnf(text);
   compiled.push(grammar);
   return grammar;
+}
+async function keepTag(grammar: Promise<EngineGrammar>): Promise<EngineGrammar> {
+  const done = await grammar;
+  compiled.push(done);
+  return done;
 }
 
 function toolWith(schema: JsonSchema, name = 'tool'): ToolDefinition {
@@ -246,4 +257,44 @@ it('a format given as data gets its grammar as a built-in does', async () => {
     await accepts(engine, protocol.formatToolCall([{ toolName: 'find', input: { q: 'x' } }])),
   ).toBe(true);
   expect(await accepts(engine, '<call>{"name": "find", "arguments": {}}</call>')).toBe(false);
+});
+
+it('a format whose calls are read inside the reasoning it begins in takes a demanded call with the reasoning closed or not', async () => {
+  const protocol = defineFormat({
+    spec: 1,
+    name: 'think-calls',
+    reasoning: [{ open: '<think>', close: '</think>' }],
+    startInReasoning: true,
+    calls: [{ codec: 'json', open: '<call>', close: '</call>', inReasoning: true }],
+    write: { call: '<call>{"name": {name_json}, "arguments": {arguments}}</call>' },
+    results: { each: '<result>{output}</result>' },
+  });
+  const tools = [toolWith({ type: 'object', properties: {} }, 'ping')];
+  const call = protocol.formatToolCall([{ toolName: 'ping', input: {} }]);
+  const required = await compile(
+    (grammarFor(protocol, { tools, toolChoice: 'required', syntax: 'gbnf' }) as GbnfGrammar)
+      .grammar,
+  );
+  const whole = await compile(
+    (grammarFor(protocol, { tools, syntax: 'ebnf' }) as EbnfGrammar).grammar,
+  );
+  const tag = await keepTag(
+    compileStructuralTag(
+      (
+        grammarFor(protocol, {
+          tools,
+          toolChoice: 'required',
+          syntax: 'structural-tag',
+        }) as StructuralTagGrammar
+      ).structuralTag,
+    ),
+  );
+  for (const engine of [required, whole, tag]) {
+    for (const reply of [call, `plan ${call}`, `plan</think>\n${call}`])
+      expect(await accepts(engine, reply), reply).toBe(true);
+  }
+  for (const engine of [required, tag]) expect(await accepts(engine, 'plan</think>')).toBe(false);
+  // Reasoning text never holds the call opener unless a call follows it.
+  expect(await accepts(required, 'a <call> b</think>\n' + call)).toBe(false);
+  expect(await accepts(whole, 'plan</think>Done.')).toBe(true);
 });
