@@ -30,6 +30,15 @@ const STRICT_WEATHER = { ...WEATHER, strict: true };
 
 const FORMATS = PROTOCOL_NAMES.filter((name) => name !== 'auto');
 
+describe('toolwire/proxy', () => {
+  it('exports constraintFields and the modes and kinds it takes', async () => {
+    const entry = await import('../../src/proxy/index.ts');
+    expect(entry.constraintFields).toBe(constraintFields);
+    expect(entry.CONSTRAIN_MODES).toEqual(['off', 'demanded', 'always']);
+    expect(entry.UPSTREAM_KINDS).toBe(UPSTREAM_KINDS);
+  });
+});
+
 describe('constraintWanted', () => {
   const wanted = (request: Partial<ConstraintRequest>) =>
     constraintWanted({ tools: [WEATHER], mode: 'demanded', ...request });

@@ -502,6 +502,28 @@ describe('client APIs', () => {
   });
 });
 
+describe('strict', () => {
+  it('a strict that is not true or false is a 400 naming it', async () => {
+    const proxy = await start([{ text: 'x' }], { kind: 'vllm' });
+    const tool = chatTool(WEATHER);
+    const answer = await chat(proxy.url, {
+      tools: [{ ...tool, function: { ...tool.function, strict: 'yes' } }],
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.json)).toContain('tools[0].function.strict');
+    expect(proxy.upstream.requests).toHaveLength(0);
+  });
+
+  it('strict false or null is no demand', async () => {
+    const proxy = await start([{ text: 'Hello.' }], { kind: 'vllm' });
+    const tool = chatTool(WEATHER);
+    await chat(proxy.url, { tools: [{ ...tool, function: { ...tool.function, strict: null } }] });
+    await chat(proxy.url, { tools: [chatTool(WEATHER, false)] });
+    expect(proxy.upstream.probes).toEqual([]);
+    expect(proxy.upstream.requests.some((body) => 'response_format' in body)).toBe(false);
+  });
+});
+
 describe('options', () => {
   it('refuses a constrain or upstreamKind that is none', () => {
     expect(() =>
