@@ -17,9 +17,10 @@
  *   `structured_outputs` (`StructuredOutputsParams`: json, regex, choice, grammar,
  *   structural_tag) from 0.10.2; the `guided_*` fields were removed in 0.12.0, and unknown fields
  *   are ignored with a 200, so the version decides: before 0.12 `guided_grammar` (EBNF). The
- *   `format` structural tag came with vllm-project/vllm#24708 (September 2025, before 0.12); a
- *   server whose structured-outputs backend is not xgrammar refuses it (vllm#55153, a 400), and
- *   the proxy then goes on without it.
+ *   `format` structural tag was proposed in vllm-project/vllm#24708 (September 2025); which
+ *   release first took it is not checked here. A server that does not take it refuses it (a
+ *   pydantic model: 400/422), as does one whose structured-outputs backend is not xgrammar
+ *   (vllm#55153), and the proxy then goes on without it.
  * - SGLang, `python/sglang/srt/entrypoints/openai/protocol.py`: `response_format` is
  *   `ResponseFormat | LegacyStructuralTagResponseFormat | xgrammar.StructuralTag`, and `ebnf` is
  *   a request field (for what a structural tag cannot express).
