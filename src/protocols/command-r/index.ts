@@ -62,9 +62,15 @@ export const commandRSpec: FormatSpec = {
     '<|END_TEXT|>',
     '<|END_OF_TURN_TOKEN|>',
   ],
-  // The writer and the results are hooks: the template indents the list (4) and nests each
-  // result in `{tool_call_id, results: {"0": …}, is_error}`.
-  write: { call: '{"tool_call_id":{id},"tool_name":{name_json},"parameters":{arguments}}' },
+  // The list as the R7B template prints it, one call a line, indented 4: the grammar follows
+  // this. The writer stays a hook only to write a caller's call id as a JSON string (`{id}` is
+  // written as it is); the ids a model writes, `"0"`, `"1"`…, come out the same. The results are
+  // a hook: each nests in `{tool_call_id, results: {"0": …}, is_error}`.
+  write: {
+    section: { open: '<|START_ACTION|>[\n    ', close: '\n]<|END_ACTION|>' },
+    call: '{"tool_call_id":"{id}","tool_name":{name_json},"parameters":{arguments}}',
+    join: ',\n    ',
+  },
   results: { each: '{output}', output: 'json' },
 };
 
