@@ -157,8 +157,13 @@ export class TaggedArguments {
   /** A string written as it is (or in CDATA), before the template's `follow` text. */
   private rawString(schema: JsonSchema, key: string, follow: string): string {
     const kind = stringKind(schema);
-    if (Array.isArray(kind))
-      return alternatives(kind.map((member) => literal(writeValueText(member, this.syntax))));
+    if (Array.isArray(kind)) {
+      const written = kind.map((member) => writeValueText(member, this.syntax));
+      // Outside CDATA a member is written as it is: one holding a closer would not read back.
+      if (!this.syntax.cdata && written.some((text) => this.tags.some((tag) => text.includes(tag))))
+        this.refuse(key, 'an allowed string holds a tag of the call, so it does not read back');
+      return alternatives(written.map((text) => literal(text)));
+    }
     const fields = schema as Record<string, unknown>;
     for (const keyword of ['minLength', 'maxLength', 'pattern', 'format']) {
       if (keyword in fields)

@@ -224,6 +224,21 @@ describe('kimi-k3: a type attribute per value', () => {
     ).toBe(false);
   });
 
+  it('refuses an allowed string that holds a tag of the call (written as it is, it would not read back)', () => {
+    const tools: ToolDefinition[] = [
+      {
+        name: 'f',
+        inputSchema: {
+          type: 'object',
+          properties: { x: { enum: ['ok', 'a<|close|>argument<|sep|>b'] } },
+        },
+      },
+    ];
+    expect(() => grammarFor(protocol, { tools, toolChoice: 'required', syntax: 'gbnf' })).toThrow(
+      GrammarUnsupportedError,
+    );
+  });
+
   it('refuses a string that may also be another type (raw text reads by the schema, not the attribute)', () => {
     const tools: ToolDefinition[] = [
       {
