@@ -130,7 +130,7 @@ function expectReadBack(
     expect(call.problems, reply).toBeUndefined();
   }
   // What is not a call is the white space around the JSON.
-  const text = events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('');
+  const text = events.map((event) => (event.type === 'text' ? event.text : '')).join('');
   expect(text.trim(), reply).toBe('');
   return calls.length;
 }

@@ -89,14 +89,24 @@ export class JsonCallsBody implements CallBody {
     if (config.jsonPrefix) {
       // The opener the engine matched ends with the JSON's first characters.
       this.phase = Phase.Json;
-      this.span.jsonStart = context.callLength - config.jsonPrefix.length;
-      this.router.tokenizer.write(config.jsonPrefix);
+      this.prefixStart = context.callLength - config.jsonPrefix.length;
+      // A lead to check first: the readers are made once it holds (most `{ ` in text are not
+      // calls, and a refused lead needs none of them).
       if (config.lead) this.lead = new JsonLeadReader(config.lead);
+      else this.beginJson('');
     }
   }
 
+  /** Where the opener's JSON (`jsonPrefix`) begins in the call's raw text. */
+  private prefixStart = 0;
   /** The start of bare JSON still to be checked (`JsonCallsBodyConfig.lead`). */
   private lead: JsonLeadReader | undefined;
+
+  /** The JSON begins with the opener's part of it and `more` (a lead read before this write). */
+  private beginJson(more: string): void {
+    this.span.jsonStart = this.prefixStart;
+    this.router.tokenizer.write(this.config.jsonPrefix! + more);
+  }
 
   /**
    * The block's readers: its context (holding elements until the first call), where its JSON
@@ -305,10 +315,13 @@ export class JsonCallsBody implements CallBody {
 
   private scanJson(text: string, start: number, end: number): number {
     if (this.lead) {
-      // The lead is a beginning of JSON: the tokenizer reads it below, like what follows it.
       const read = this.lead.scan(text, start, end);
       if (read === LEAD_REFUSED) return this.leadRefused(this.lead.refusedAt, end);
-      if (read !== LEAD_NEEDS_MORE) this.lead = undefined;
+      if (read === LEAD_NEEDS_MORE) return end;
+      // A call's lead: the tokenizer reads it (what earlier writes held of it, then this write).
+      this.lead = undefined;
+      const leadStart = this.prefixStart + this.config.jsonPrefix!.length;
+      this.beginJson(this.engineContext.callText(leadStart, this.callOffset(start, end)));
     }
     const tokenizer = this.router.tokenizer;
     const stop = tokenizer.write(text, start, end);
@@ -366,8 +379,13 @@ export class JsonCallsBody implements CallBody {
    * before the opener matched.
    */
   private leadRefused(at: number, end: number): number {
-    this.leftover = this.context.callText(1, this.callOffset(at, end));
-    return this.settleNotACall(at);
+    const context = this.engineContext;
+    this.leftover = context.callText(1, context.callLength - (end - at));
+    this.lead = undefined;
+    this.phase = Phase.Done;
+    this.doneAt = at;
+    context.settle({ kind: 'not-a-call' });
+    return at;
   }
 
   // ── bare calls one after another ──────────────────────────────────────────────────────────
@@ -594,6 +612,11 @@ export class JsonCallsBody implements CallBody {
   }
 
   finish(interrupted: boolean): void {
+    if (this.lead) {
+      // The output ended inside a lead (`{` and white space): text.
+      this.engineContext.settle({ kind: 'not-a-call' });
+      return;
+    }
     switch (this.phase) {
       case Phase.Header:
       case Phase.AfterForeignHeader:
@@ -647,7 +670,7 @@ export class JsonCallsBody implements CallBody {
   }
 
   abandon(): void {
-    this.router.envelope?.assembler?.end();
+    this.parts?.router.envelope?.assembler?.end();
   }
 
   /**
