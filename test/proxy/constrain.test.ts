@@ -479,6 +479,43 @@ describe('client APIs', () => {
     expect(proxy.upstream.requests[0]).toHaveProperty('grammar');
   });
 
+  it('a Responses API function tool marked strict is constrained; one that does not say so is not', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }, { text: 'Hello.' }], { kind: 'llama.cpp' });
+    const responses = (tool: Record<string, unknown>) =>
+      fetch(`${proxy.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'scripted-model',
+          store: false,
+          input: 'Weather in Paris?',
+          tools: [
+            {
+              type: 'function',
+              name: WEATHER.name,
+              parameters: WEATHER.inputSchema,
+              ...tool,
+            },
+          ],
+        }),
+      });
+    const strict = await responses({ strict: true });
+    expect(strict.status).toBe(200);
+    const json = (await strict.json()) as { output: { type: string; name?: string }[] };
+    expect(json.output).toContainEqual(
+      expect.objectContaining({ type: 'function_call', name: 'get_weather' }),
+    );
+    expect(proxy.upstream.requests[0]).toHaveProperty('grammar');
+    // OpenAI's API takes a function tool without `strict` as strict; only an explicit true
+    // demands a grammar here, so a client that never asked for one is not constrained.
+    await responses({});
+    expect(proxy.upstream.requests[1]).not.toHaveProperty('grammar');
+    const refused = await responses({ strict: 'yes' });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('tools[0].strict');
+  });
+
   it("Ollama's /api/chat under constrain always", async () => {
     const text = `Let me look.\n${protocolByName('hermes').formatToolCall(PARIS)}`;
     const proxy = await start([{ text }], { kind: 'vllm' }, { constrain: 'always' });

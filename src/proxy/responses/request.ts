@@ -178,10 +178,14 @@ export function namespacedName(namespace: string, name: string): string {
 
 function functionTool(tool: Fields, path: string, name: string): ToolDefinition {
   const description = optionalStringAt(tool.description, `${path}.description`);
+  // Only an explicit true is kept for the proxy's constrained decoding: OpenAI takes a tool
+  // without `strict` as strict, and a client that never asked for a grammar gets none.
+  const strict = booleanAt(tool.strict, `${path}.strict`, false);
   return {
     name,
     ...(description === undefined ? {} : { description }),
     inputSchema: schemaAt(tool.parameters, `${path}.parameters`),
+    ...(strict ? { strict } : {}),
   };
 }
 

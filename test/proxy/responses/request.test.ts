@@ -237,6 +237,8 @@ describe('reading Responses requests', () => {
         name: 'get_weather',
         description: 'Weather for a city',
         inputSchema: weather.parameters,
+        // Declared strict: kept, so the proxy may have the server enforce its schema.
+        strict: true,
       },
       { name: 'mcp__docs__search', inputSchema: { type: 'object' } },
       { name: 'crm__find', inputSchema: { type: 'object' } },
