@@ -22,7 +22,7 @@ import {
   type StructuralTagGrammar,
   type ToolCallProtocol,
 } from '../../src/index.ts';
-import { constraintFields } from '../../src/proxy/upstream-constraint.ts';
+import { constraintFields } from '../../src/proxy/index.ts';
 import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
 import {
   accepts,
