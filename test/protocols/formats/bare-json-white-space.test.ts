@@ -9,7 +9,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParseEvent, ToolCallProtocol } from '../../../src/index.ts';
 import { autoProtocol } from '../../../src/protocols/auto/index.ts';
-import { graniteProtocol } from '../../../src/protocols/formats.ts';
+import {
+  commandRProtocol,
+  firefunctionProtocol,
+  graniteProtocol,
+  mistralProtocol,
+} from '../../../src/protocols/formats.ts';
 import { llama3Protocol } from '../../../src/protocols/llama3/index.ts';
 import { xlamProtocol } from '../../../src/protocols/xlam/index.ts';
 import { expectLinearEngineWork } from '../../support/growth.ts';
@@ -53,21 +58,39 @@ const call = fc.oneof(
 );
 
 describe('bare JSON calls in any layout of white space', () => {
-  it('xlam: a list of calls laid out with any JSON white space reads back as the same calls, at every split', () => {
-    fc.assert(
-      fc.property(fc.array(call, { minLength: 1, maxLength: 2 }), spaceRuns, (calls, runs) => {
-        const text = laidOut(
-          calls.map(({ name, input }) => ({ name, arguments: input })),
-          runs,
-        );
-        const parts = partsOf(xlam, text);
-        expect(callsIn(parts), text).toEqual(calls);
-        expect(errorsIn(parts), text).toEqual([]);
-        expect(textIn(parts), text).toBe('');
-      }),
-      { numRuns: 40 },
-    );
-  });
+  // The bare-list openers are the JSON codec's: every format that reads bare lists reads them so.
+  it.each([
+    ['xlam', xlam, (name: string, input: object) => ({ name, arguments: input })],
+    ['granite', graniteProtocol(), (name: string, input: object) => ({ name, arguments: input })],
+    [
+      'firefunction',
+      firefunctionProtocol(),
+      (name: string, input: object) => ({ name, arguments: input }),
+    ],
+    ['mistral', mistralProtocol(), (name: string, input: object) => ({ name, arguments: input })],
+    [
+      'command-r',
+      commandRProtocol(),
+      (name: string, input: object) => ({ tool_call_id: '0', tool_name: name, parameters: input }),
+    ],
+  ] as const)(
+    '%s: a list of calls laid out with any JSON white space reads back as the same calls, at every split',
+    (_name, protocol, callObject) => {
+      fc.assert(
+        fc.property(fc.array(call, { minLength: 1, maxLength: 2 }), spaceRuns, (calls, runs) => {
+          const text = laidOut(
+            calls.map(({ name, input }) => callObject(name, input)),
+            runs,
+          );
+          const parts = partsOf(protocol, text);
+          expect(callsIn(parts), text).toEqual(calls);
+          expect(errorsIn(parts), text).toEqual([]);
+          expect(textIn(parts), text).toBe('');
+        }),
+        { numRuns: 25 },
+      );
+    },
+  );
 
   it('llama3: a call object, or calls joined by `;`, laid out with any JSON white space read back, at every split', () => {
     fc.assert(
