@@ -21,6 +21,7 @@ import { isPerTool, type ReplyShape, type TemplatePart } from './reply-shape.ts'
 import { TaggedArguments } from './tagged-arguments.ts';
 import { textExcluding } from './text-excluding.ts';
 import { jsonSyntax, type ValueSyntax } from './value-syntax.ts';
+import { XmlArguments } from './xml-arguments.ts';
 
 /** `auto`, `required`, `none`, or one tool by name. */
 export type GrammarToolChoice = 'auto' | 'required' | 'none' | { readonly toolName: string };
@@ -82,6 +83,8 @@ class Builder {
   private readonly tagged: TaggedArguments | undefined;
 
   private readonly refuse: (path: string, problem: string) => never;
+  /** The xml format's elements (xml-arguments.ts), else undefined. */
+  private readonly xml: XmlArguments | undefined;
 
   constructor(shape: ReplyShape) {
     this.shape = shape;
@@ -91,6 +94,7 @@ class Builder {
     };
     this.refuse = refuse;
     this.json = new JsonValueRules(this.rules, refuse, valueSyntaxOf(shape));
+    this.xml = shape.xmlElements ? new XmlArguments(this.rules, this.json, refuse) : undefined;
     this.tagged =
       shape.form.codec === 'tagged'
         ? new TaggedArguments(
@@ -146,11 +150,27 @@ class Builder {
 
   /** A tool's arguments as the format writes them. */
   argumentsOf(tool: ToolDefinition): string {
+    if (this.xml) {
+      this.tool = tool.name;
+      return this.xml.content(tool);
+    }
     return this.part({ kind: 'placeholder', name: 'arguments' }, tool);
   }
 
   /** One call to one of `tools`: the shared text around the tools' own parts. */
   call(tools: readonly ToolDefinition[]): string {
+    const { xml } = this;
+    if (xml) {
+      // The element is the call: `<NAME></NAME>` with no arguments, not the template's.
+      const calls = tools.map((tool) => {
+        this.tool = tool.name;
+        return xml.call(tool);
+      });
+      return this.rules.define(
+        'call',
+        calls.length === 1 ? (calls[0] as string) : `( ${calls.join(' | ')} )`,
+      );
+    }
     const parts = this.shape.call;
     const first = parts.findIndex(isPerTool);
     const last = parts.length - 1 - [...parts].reverse().findIndex(isPerTool);
@@ -183,9 +203,12 @@ class Builder {
     return this.rules.define('calls', body);
   }
 
-  /** Free text that holds no call opener, reasoning opener or markup, before `follow`. */
-  text(follow: string): string {
-    return textExcluding(this.rules, 'text', this.shape.textExcludes, follow);
+  /**
+   * Free text that holds no call opener (of `tools`, where openers name the tool), reasoning
+   * opener or markup, before any of `follow`.
+   */
+  text(tools: readonly ToolDefinition[], follow: string | readonly string[]): string {
+    return textExcluding(this.rules, 'text', this.shape.textExcludesFor(tools), follow);
   }
 
   /** Reasoning's text and closer, then white space. */
@@ -259,19 +282,20 @@ export function callsGrammar(
   const builder = new Builder(shape);
   const tools = toolsInScope(shape.format, request);
   const { toolChoice } = request;
+  const triggers = shape.triggersFor(tools);
   const result = (root: string, lazy: boolean): CallsGrammar => ({
     grammar: builder.rules.render(root),
     lazy,
-    triggers: lazy ? [shape.trigger] : [],
+    triggers: lazy ? triggers : [],
     rules: builder.rules.size,
   });
   if (toolChoice === 'none') {
     // Text only: nothing that opens a call (reasoning stays, as the parser reads it).
-    return result(builder.text(''), false);
+    return result(builder.text(request.tools, ''), false);
   }
   const batch = builder.batch(tools, request.parallelToolCalls);
   if (toolChoice !== 'auto') return result(`${builder.reasoningFirst()} ${batch}`, false);
-  if (shape.trigger === '') {
+  if (triggers.length === 0 || triggers.includes('')) {
     throw new GrammarUnsupportedError(
       shape.format,
       'its calls begin with no literal text, so under tool choice "auto" nothing can tell a call from text',
@@ -279,7 +303,7 @@ export function callsGrammar(
   }
   if (!whole) return result(batch, true);
   // Free text, then maybe calls; reasoning only first (a call inside it would be reasoning).
-  const text = builder.text(shape.trigger);
+  const text = builder.text(request.tools, triggers);
   const rest = `${text} ( ${batch} )?`;
   if (shape.startInReasoning) {
     const { close } = shape.reasoning;

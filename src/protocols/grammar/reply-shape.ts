@@ -5,12 +5,13 @@
  * form, so every call `formatToolCall` writes is one the grammar accepts, and the parser reads
  * it back by the round-trip invariant.
  */
-import type { ToolCallProtocol, ToolCallToFormat } from '../../core/index.ts';
+import type { ToolCallProtocol, ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
 import { specOf } from '../spec/define.ts';
 import type { CallFormSpec, FormatSpec, ReasoningSpec } from '../spec/types.ts';
 import { callWriter, writeFormOf } from '../spec/writers.ts';
 import { GrammarUnsupportedError } from './grammar-error.ts';
 import { checkTaggedSyntax } from './tagged-arguments.ts';
+import { writesXmlElements } from './xml-arguments.ts';
 
 /** A placeholder of a call template (see `WriteSpec.call`). */
 export type Placeholder = 'name' | 'name_json' | 'arguments' | 'index' | 'number' | 'id';
@@ -79,8 +80,23 @@ export interface ReplyShape {
   readonly section?: { readonly open: string; readonly close: string };
   readonly call: readonly TemplatePart[];
   readonly join: string;
-  /** The literal every batch begins with (empty when it begins with a placeholder). */
+  /**
+   * The literal every batch begins with (empty when it begins with a placeholder; the text
+   * before the name where the writer's form is opened per tool).
+   */
   readonly trigger: string;
+  /**
+   * The literals that open a call to one of `tools`: the trigger, or where the writer's form is
+   * opened per tool (xml's `<NAME`) that opener for each tool.
+   */
+  readonly triggersFor: (tools: readonly ToolDefinition[]) => readonly string[];
+  /**
+   * What free text may not hold with these tools declared: `textExcludes`, and every per-tool
+   * opener the parser reads (`<NAME`, `\nNAME`) for each of them.
+   */
+  readonly textExcludesFor: (tools: readonly ToolDefinition[]) => readonly string[];
+  /** The xml format's writer: each call an element named after its tool (xml-arguments.ts). */
+  readonly xmlElements: boolean;
   /** The reasoning tags a reply may open with (the spec's first pair). */
   readonly reasoning: ReasoningSpec;
   /** The output begins inside reasoning (the chat template opened it). */
@@ -164,15 +180,20 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
     );
   }
   // A writer hook that only lays the JSON out otherwise (Hermes' `{"name":…` for the template's
-  // `{"name": …`) writes the same calls: the grammar lets JSON's white space vary.
-  if (!sameLeavingOutSpaces(callWriter(spec)(PROBE), protocol.formatToolCall(PROBE))) {
+  // `{"name": …`) writes the same calls: the grammar lets JSON's white space vary. The xml
+  // format's hook writes elements, which xml-arguments.ts follows.
+  const xmlElements = writesXmlElements(protocol);
+  if (
+    !xmlElements &&
+    !sameLeavingOutSpaces(callWriter(spec)(PROBE), protocol.formatToolCall(PROBE))
+  ) {
     throw new GrammarUnsupportedError(
       format,
       'its calls are written by code of its own (a writer hook), which a grammar cannot follow yet',
     );
   }
   const form = writeFormOf(spec);
-  if (!GRAMMAR_CODECS.has(form.codec)) {
+  if (!xmlElements && !GRAMMAR_CODECS.has(form.codec)) {
     throw new GrammarUnsupportedError(
       format,
       `its calls are written in the ${form.codec} codec, which gets no grammar yet (${[...GRAMMAR_CODECS].join(', ')} do)`,
@@ -180,7 +201,10 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
   }
   if (form.codec === 'tagged') checkTaggedSyntax(format, form);
   const stringExcludes =
-    form.codec === 'json' && form.close !== undefined && !closerReadsInStrings(protocol, form.close)
+    !xmlElements &&
+    form.codec === 'json' &&
+    form.close !== undefined &&
+    !closerReadsInStrings(protocol, form.close)
       ? [form.close]
       : [];
   const call = templateParts(spec.write.call);
@@ -193,12 +217,17 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
   const trigger = written.startsWith(form.open) ? form.open : written;
   const reasoning = spec.reasoning ?? DEFAULT_REASONING;
   const textExcludes = new Set<string>();
-  if (trigger !== '') textExcludes.add(trigger);
+  if (trigger !== '' && !form.perTool) textExcludes.add(trigger);
+  const perToolOpeners: string[] = [];
   for (const one of spec.calls) {
-    if (!one.perTool && one.certainty !== 'speculative') textExcludes.add(one.open);
+    if (one.certainty === 'speculative') continue;
+    if (one.perTool) perToolOpeners.push(one.open);
+    else textExcludes.add(one.open);
   }
   for (const tag of reasoning) textExcludes.add(tag.open);
   for (const text of spec.markup ?? []) textExcludes.add(text);
+  const opener = (template: string, tool: ToolDefinition) =>
+    template.split('{name}').join(tool.name);
   return {
     format,
     spec,
@@ -207,6 +236,15 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
     call,
     join: spec.write.join ?? '',
     trigger,
+    triggersFor: (tools) =>
+      form.perTool ? [...new Set(tools.map((tool) => opener(form.open, tool)))] : [trigger],
+    textExcludesFor: (tools) => [
+      ...new Set([
+        ...textExcludes,
+        ...perToolOpeners.flatMap((template) => tools.map((tool) => opener(template, tool))),
+      ]),
+    ],
+    xmlElements,
     reasoning: reasoning[0] ?? (DEFAULT_REASONING[0] as ReasoningSpec),
     startInReasoning: spec.startInReasoning === true,
     textExcludes: [...textExcludes],

@@ -180,6 +180,13 @@ const MARK = '\u0001arguments\u0001';
  * arguments (the writer's counters as it writes a batch's first call), `end` what follows them.
  */
 function callTag(shape: ReplyShape, tool: ToolDefinition): TagFormat {
+  if (shape.xmlElements)
+    return {
+      type: 'tag',
+      begin: `<${tool.name}>`,
+      content: { type: 'grammar', grammar: argumentsGrammar(shape, tool) },
+      end: `</${tool.name}>`,
+    };
   if (shape.form.codec !== 'json' || shape.stringExcludes.length > 0)
     return grammarCallTag(shape, tool);
   const numbered = numberedCallTag(shape, tool);
@@ -275,7 +282,7 @@ export function structuralTagFor(shape: ReplyShape, request: CallsGrammarRequest
     if (!section) {
       return wrap({
         type: 'triggered_tags',
-        triggers: [shape.trigger],
+        triggers: shape.triggersFor(tools),
         tags,
         at_least_one: false,
         stop_after_first: once,

@@ -275,9 +275,11 @@ describe.each(SUPPORTED)('%s', (_name, protocol) => {
     expect(await accepts(required, write('get_weather', { city: 'Oslo', unit: 'kelvin' }))).toBe(
       false,
     );
-    // (A tagged format writes a string raw: `1` for content reads as the string "1".)
-    if (specOf(protocol)?.calls[0]?.codec === 'json')
-      expect(await accepts(required, write('write_file', { path: 'a', content: 1 }))).toBe(false);
+    // A wrongly typed value is told apart where it is written otherwise than the string (a
+    // tagged or XML format writes a string raw: `1` for content reads as the string "1").
+    const wrong = write('write_file', { path: 'a', content: 1 });
+    if (wrong !== write('write_file', { path: 'a', content: '1' }))
+      expect(await accepts(required, wrong)).toBe(false);
     expect(await accepts(required, 'The weather is fine.')).toBe(false);
     expect(await accepts(required, '')).toBe(false);
     // Reasoning may come first; the call may not be left out after it.

@@ -17,6 +17,7 @@ import {
 import { textExcluding } from '../../../src/protocols/grammar/text-excluding.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
+import { xmlProtocol } from '../../../src/protocols/xml/index.ts';
 import {
   accepts,
   compileEbnf,
@@ -297,4 +298,22 @@ it('a format whose calls are read inside the reasoning it begins in takes a dema
   // Reasoning text never holds the call opener unless a call follows it.
   expect(await accepts(required, 'a <call> b</think>\n' + call)).toBe(false);
   expect(await accepts(whole, 'plan</think>Done.')).toBe(true);
+});
+
+it("a format opened per tool (xml's <NAME) triggers on each tool's opener, and free text keeps only those out", async () => {
+  const protocol = xmlProtocol();
+  const tools = [
+    toolWith({ type: 'object', properties: { city: { type: 'string' } } }, 'get_weather'),
+    toolWith({ type: 'object', properties: {} }, 'ping'),
+  ];
+  const lazy = grammarFor(protocol, { tools, syntax: 'gbnf' }) as GbnfGrammar;
+  expect(lazy.triggers).toEqual(['<get_weather', '<ping']);
+  const whole = await compile(
+    (grammarFor(protocol, { tools, syntax: 'ebnf' }) as EbnfGrammar).grammar,
+  );
+  const call = protocol.formatToolCall([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
+  expect(await accepts(whole, 'Some <b>bold</b> text.')).toBe(true);
+  expect(await accepts(whole, `Let me look.\n${call}`)).toBe(true);
+  expect(await accepts(whole, 'Say <ping> to it.')).toBe(false);
+  expect(await accepts(whole, 'a\nping')).toBe(false);
 });
