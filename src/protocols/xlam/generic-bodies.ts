@@ -12,6 +12,7 @@ import {
   type JsonTokenizer,
 } from '../../scan/json-tokenizer.ts';
 import { type JsonCallShape, JsonCallsBody } from '../codecs/json/json-calls-body.ts';
+import { JsonLeadReader, LEAD_NEEDS_MORE, LEAD_REFUSED } from '../codecs/json/json-lead.ts';
 import type { CallBody, CallContext } from '../engine/call-body.ts';
 
 /*
@@ -172,4 +173,60 @@ export class GenericResponseBody implements CallBody {
   }
 
   abandon(): void {}
+}
+
+/** The keys a generic answer's object begins with. */
+const GENERIC_KEYS = ['tool_call', 'tool_calls', 'response'];
+
+/**
+ * A generic answer in any layout of JSON white space: after `{` and one white-space character
+ * (the opener), more white space and the answer's key, then that answer's body, as if the opener
+ * had been `{"tool_call`, `{"tool_calls` or `{"response"`. Any other key, or anything else, is
+ * no answer: what followed the `{` is read again (it may hold another opener).
+ */
+export class GenericLeadBody implements CallBody {
+  private readonly lead = new JsonLeadReader({ objectToOpen: false, keys: GENERIC_KEYS });
+  private inner: CallBody | undefined;
+  private handedBack: string | undefined;
+  private readonly context: CallContext;
+  private readonly shape: JsonCallShape;
+
+  constructor(context: CallContext, shape: JsonCallShape) {
+    this.context = context;
+    this.shape = shape;
+  }
+
+  get leftover(): string | undefined {
+    return this.inner ? this.inner.leftover : this.handedBack;
+  }
+
+  write(text: string, start: number, end: number): number {
+    if (this.inner) return this.inner.write(text, start, end);
+    const read = this.lead.scan(text, start, end);
+    if (read === LEAD_NEEDS_MORE) return -1;
+    if (read === LEAD_REFUSED) {
+      const at = this.lead.refusedAt;
+      this.handedBack = this.context.callText(1, this.context.callLength - (end - at));
+      this.context.settle({ kind: 'not-a-call' });
+      return at;
+    }
+    if (this.lead.key === 'response') this.inner = new GenericResponseBody(this.context);
+    else {
+      const calls = new GenericCallsBody(this.context, this.shape);
+      // The end of the key, which the body's own opener leaves to it.
+      const keyEnd = this.lead.key === 'tool_calls' ? 's"' : '"';
+      calls.write(keyEnd, 0, keyEnd.length);
+      this.inner = calls;
+    }
+    return this.inner.write(text, read, end);
+  }
+
+  finish(interrupted: boolean): void {
+    if (this.inner) this.inner.finish(interrupted);
+    else this.context.settle({ kind: 'not-a-call' });
+  }
+
+  abandon(): void {
+    this.inner?.abandon();
+  }
 }

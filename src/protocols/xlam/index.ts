@@ -1,5 +1,6 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
 import type { JsonCallShape } from '../codecs/json/json-calls-body.ts';
+import { JSON_SPACE_CHARACTERS } from '../codecs/json/json-lead.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import {
   defineFormat,
@@ -9,7 +10,7 @@ import {
 } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 import { formatXlamToolResponse, formatXlamTools } from './format.ts';
-import { GenericCallsBody, GenericResponseBody } from './generic-bodies.ts';
+import { GenericCallsBody, GenericLeadBody, GenericResponseBody } from './generic-bodies.ts';
 
 export interface XlamProtocolOptions {
   /**
@@ -74,6 +75,14 @@ const GENERIC_JSON_ANSWERS: readonly FormatReader[] = [
     name: 'generic JSON answer',
     open: OBJECT_STARTS.map((start) => `${start}"response"`),
     read: (context) => new GenericResponseBody(context),
+  },
+  // Every other layout of JSON white space (`{\t\t"tool_calls"`): `{` and one white-space
+  // character open it, and the body reads the rest of the white space and the key.
+  {
+    name: 'generic JSON answer in any layout',
+    open: JSON_SPACE_CHARACTERS.map((space) => `{${space}`),
+    kind: 'speculative',
+    read: (context) => new GenericLeadBody(context, XLAM_SHAPE),
   },
 ];
 

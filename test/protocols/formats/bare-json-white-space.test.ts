@@ -122,6 +122,27 @@ describe('bare JSON calls in any layout of white space', () => {
     expect(errorsIn(parts)).toEqual([]);
   });
 
+  it("xlam reads llama.cpp's generic answers in any layout, at every split", () => {
+    const weather = [{ name: 'get_weather', input: { city: 'Oslo' } }];
+    for (const [text, calls, answer] of [
+      [
+        '{\t\t"tool_calls" : [ {"name": "get_weather", "arguments": {"city": "Oslo"}}]}',
+        weather,
+        '',
+      ],
+      ['{\n   "tool_call":{"name": "get_weather", "arguments": {"city": "Oslo"}}}', weather, ''],
+      ['{\r\n  "response" : "Hi there"\n}', [], 'Hi there'],
+      ['{\t"other": 1}', [], '{\t"other": 1}'],
+      ['{  "tool_callx": 1}', [], '{  "tool_callx": 1}'],
+      ['{ \t', [], '{ \t'],
+    ] as const) {
+      const parts = partsOf(xlam, text);
+      expect(callsIn(parts), text).toEqual(calls);
+      expect(errorsIn(parts), text).toEqual([]);
+      expect(textIn(parts), text).toBe(answer);
+    }
+  });
+
   // What a literal opener refused before is refused in any layout: data, prose, code.
   it.each([
     ['xlam', '[ {"name": "Ada", "age": 36}]'],

@@ -28,10 +28,15 @@ type Step = (typeof Step)[keyof typeof Step];
 export class JsonLeadReader {
   private step: Step;
   /** The key's characters so far (a key is a few characters: `tool_call_id` is the longest). */
-  private key = '';
+  private keyRead = '';
   private readonly keys: readonly string[];
   /** Where the lead stopped being one, when `scan` returned `LEAD_REFUSED`. */
   refusedAt = -1;
+
+  /** The first key, once the lead is read whole. */
+  get key(): string {
+    return this.step === Step.Done ? this.keyRead : '';
+  }
 
   constructor(lead: JsonLead) {
     this.step = lead.objectToOpen ? Step.Brace : Step.Quote;
@@ -57,12 +62,12 @@ export class JsonLeadReader {
           break;
         case Step.Key:
           if (code === QUOTATION_MARK) {
-            if (!this.keys.includes(this.key)) return this.refuse(index);
+            if (!this.keys.includes(this.keyRead)) return this.refuse(index);
             this.step = Step.Done;
             return index + 1;
           }
-          this.key += text[index];
-          if (!this.keys.some((key) => key.startsWith(this.key))) return this.refuse(index);
+          this.keyRead += text[index];
+          if (!this.keys.some((key) => key.startsWith(this.keyRead))) return this.refuse(index);
           break;
         case Step.Done:
           return index;

@@ -12,16 +12,16 @@ function readLead(objectToOpen: boolean, text: string, size: number): string {
     const end = Math.min(text.length, start + size);
     const read = reader.scan(text, start, end);
     if (read === LEAD_REFUSED) return `refused at ${reader.refusedAt}`;
-    if (read !== LEAD_NEEDS_MORE) return `ends at ${read}`;
+    if (read !== LEAD_NEEDS_MORE) return `ends at ${read} (${reader.key})`;
   }
   return 'needs more';
 }
 
 describe('JsonLeadReader', () => {
   it.each([
-    [true, ' \t\n\r{ \n"name": 1', 'ends at 13'],
-    [true, '{"tool_call_id"', 'ends at 15'],
-    [false, '\n\n  "name"', 'ends at 10'],
+    [true, ' \t\n\r{ \n"name": 1', 'ends at 13 (name)'],
+    [true, '{"tool_call_id"', 'ends at 15 (tool_call_id)'],
+    [false, '\n\n  "name"', 'ends at 10 (name)'],
     [false, '"name', 'needs more'],
     [false, ' \t ', 'needs more'],
     [true, '  [', 'refused at 2'],
