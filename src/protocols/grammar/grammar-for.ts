@@ -99,6 +99,6 @@ export function grammarFor(protocol: ToolCallProtocol, options: GrammarOptions):
     case 'structural-tag':
       return { syntax: 'structural-tag', structuralTag: structuralTagFor(shape, request) };
     case 'json-schema':
-      return { syntax: 'json-schema', schema: replyJsonSchema(shape, request) };
+      return { syntax: 'json-schema', schema: replyJsonSchema(shape, request, protocol) };
   }
 }
