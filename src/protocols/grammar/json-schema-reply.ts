@@ -251,6 +251,20 @@ function pointedAt(root: unknown, pointer: string): unknown {
   return node;
 }
 
+/**
+ * A `$ref` beside other keywords (a `description`, most often): both hold. They are merged where
+ * no keyword differs, since llama.cpp's converter reads an `allOf` as a merge of object
+ * properties only (an `allOf` around a string schema would become an empty object).
+ */
+function besideReference(target: JsonSchema, siblings: Record<string, unknown>): JsonSchema {
+  if (typeof target !== 'object') return { allOf: [target, siblings] };
+  const differs = Object.entries(siblings).some(
+    ([key, value]) =>
+      Object.hasOwn(target, key) && JSON.stringify(target[key]) !== JSON.stringify(value),
+  );
+  return differs ? { allOf: [target, siblings] } : { ...target, ...siblings };
+}
+
 /** Inlines a tool's local `$ref`s and writes its boolean schemas as the converters take them. */
 class SchemaInliner {
   private nodes = 0;
@@ -292,8 +306,7 @@ class SchemaInliner {
     const reference = (schema as { $ref?: unknown }).$ref;
     if (reference === undefined) return out;
     const target = this.referenced(reference, expanding);
-    // A `$ref` beside other keywords: both hold.
-    return Object.keys(out).length === 0 ? target : { allOf: [target, out] };
+    return Object.keys(out).length === 0 ? target : besideReference(target, out);
   }
 
   private referenced(reference: unknown, expanding: readonly string[]): JsonSchema {

@@ -266,7 +266,7 @@ describe('the schema', () => {
     }
   });
 
-  it('inlines local references, writes `true` as {}, and refuses a recursive schema', () => {
+  it('inlines local references (merged with keywords beside them), writes `true` as {}, and refuses a recursive schema', () => {
     const tree: ToolDefinition = {
       name: 'make_tree',
       inputSchema: {
@@ -289,6 +289,7 @@ describe('the schema', () => {
         properties: {
           at: { $ref: '#/definitions/point', description: 'where' },
           near: { $ref: '#/properties/at' },
+          corner: { $ref: '#/definitions/point', required: ['x'] },
           any: true,
         },
         definitions: { point: POINT },
@@ -299,8 +300,10 @@ describe('the schema', () => {
         parameters: {
           type: 'object',
           properties: {
-            at: { allOf: [POINT, { description: 'where' }] },
-            near: { allOf: [POINT, { description: 'where' }] },
+            // Merged where nothing differs (llama.cpp reads allOf as merged properties only).
+            at: { ...POINT, description: 'where' },
+            near: { ...POINT, description: 'where' },
+            corner: { allOf: [POINT, { required: ['x'] }] },
             any: {},
           },
         },
