@@ -57,9 +57,9 @@ const PROBE_CALLS = [
   { toolName: 'other_tool', input: { text: 'b' } },
 ];
 
-/** Whether `reader` reads `text` as exactly `calls`, nothing else. */
+/** Whether `reader`, with its own defaults, reads `text` as exactly `calls`, no fault. */
 function readsAs(reader: ReplyReader, text: string, calls: typeof PROBE_CALLS): boolean {
-  const events = reader.parseGeneratedText(text, { tools: PROBE_TOOLS, startInReasoning: false });
+  const events = reader.parseGeneratedText(text, { tools: PROBE_TOOLS });
   if (events.some((event) => event.type === 'error')) return false;
   const read = events.flatMap((event) =>
     event.type === 'tool-call' && event.problems === undefined
