@@ -12,9 +12,11 @@ import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
 import { alternatives } from '../../../src/protocols/grammar/gbnf-text.ts';
 import { GrammarRules } from '../../../src/protocols/grammar/grammar-rules.ts';
 import {
+  type EbnfGrammar,
   type GbnfGrammar,
   GrammarUnsupportedError,
   grammarFor,
+  type StructuralTagGrammar,
 } from '../../../src/protocols/grammar/index.ts';
 import { JsonValueRules } from '../../../src/protocols/grammar/json-value-rules.ts';
 import { writesXmlElements, XmlArguments } from '../../../src/protocols/grammar/xml-arguments.ts';
@@ -23,6 +25,7 @@ import { xmlProtocol } from '../../../src/protocols/xml/index.ts';
 import {
   accepts,
   compileEbnf,
+  compileStructuralTag,
   type EngineGrammar,
   randomWalk,
   seededRandom,
@@ -469,5 +472,119 @@ describe('xml: arguments as elements, as its writer writes them', () => {
     expect(writesXmlElements(protocol)).toBe(true);
     expect(writesXmlElements(protocolNamed('minicpm'))).toBe(false);
     expect(writesXmlElements(protocolNamed('hermes'))).toBe(false);
+  });
+
+  describe('through grammarFor (what the grammar-parser-agree test proves of every format, over tools whose objects declare their properties)', () => {
+    const make = (
+      syntax: 'gbnf' | 'ebnf',
+      toolChoice: 'auto' | 'required' | 'none' | { toolName: string },
+      parallelToolCalls = true,
+    ) =>
+      grammarFor(protocol, { tools: XML_TOOLS, toolChoice, parallelToolCalls, syntax }) as
+        | GbnfGrammar
+        | EbnfGrammar;
+    async function engine(
+      syntax: 'gbnf' | 'ebnf',
+      toolChoice: 'auto' | 'required' | 'none' | { toolName: string },
+      parallelToolCalls = true,
+    ): Promise<EngineGrammar> {
+      const { grammar } = make(syntax, toolChoice, parallelToolCalls);
+      expect(gbnfProblems(grammar)).toEqual([]);
+      const compiledGrammar = await compileEbnf(grammar);
+      compiled.push(compiledGrammar);
+      return compiledGrammar;
+    }
+
+    it('is lazy under auto, started by each tool opener', () => {
+      const lazy = make('gbnf', 'auto') as GbnfGrammar;
+      expect(lazy.lazy).toBe(true);
+      expect(lazy.triggers).toEqual(['<write_file', '<get_weather', '<ping']);
+    });
+
+    it('accepts every batch the writer writes: demanded, lazy, and after text under auto', async () => {
+      const required = await engine('gbnf', 'required');
+      const lazy = await engine('gbnf', 'auto');
+      const whole = await engine('ebnf', 'auto');
+      await fc.assert(
+        fc.asyncProperty(fc.array(xmlCall, { minLength: 1, maxLength: 3 }), async (calls) => {
+          const written = protocol.formatToolCall(calls);
+          expect(await accepts(required, written), written).toBe(true);
+          expect(await accepts(lazy, written), written).toBe(true);
+          expect(await accepts(whole, `Let me check: a < b.\n${written}`), written).toBe(true);
+        }),
+        { numRuns: 25 },
+      );
+    });
+
+    it('refuses a skipped demanded call, another tool than the named one, two calls when one is allowed, and calls under none', async () => {
+      const required = await engine('gbnf', 'required');
+      const write = (toolName: string, input: unknown) =>
+        protocol.formatToolCall([{ toolName, input }]);
+      const weather = write('get_weather', { city: 'Oslo' });
+      expect(await accepts(required, '')).toBe(false);
+      expect(await accepts(required, 'The weather is fine.')).toBe(false);
+      expect(await accepts(required, `<think>the user wants weather</think>\n${weather}`)).toBe(
+        true,
+      );
+      expect(await accepts(required, '<think>the user wants weather</think>\n')).toBe(false);
+      const named = await engine('gbnf', { toolName: 'ping' });
+      expect(await accepts(named, write('ping', {}))).toBe(true);
+      expect(await accepts(named, weather)).toBe(false);
+      const single = await engine('gbnf', 'required', false);
+      expect(await accepts(single, weather)).toBe(true);
+      expect(await accepts(single, `${weather}\n${weather}`)).toBe(false);
+      const none = await engine('gbnf', 'none');
+      const whole = await engine('ebnf', 'auto');
+      for (const plain of ['', 'The weather in Oslo is fine.', 'x < 1 and <b>y</b> > 2']) {
+        expect(await accepts(none, plain), plain).toBe(true);
+        expect(await accepts(whole, plain), plain).toBe(true);
+      }
+      expect(await accepts(none, weather)).toBe(false);
+    });
+
+    it('what a random walk writes, demanded or after a trigger under auto, the parser reads as valid declared calls', async () => {
+      const required = await engine('gbnf', 'required');
+      const whole = await engine('ebnf', 'auto');
+      const random = seededRandom(2024);
+      let replies = 0;
+      for (let walk = 0; walk < 30; walk++) {
+        const fromTrigger = walk % 2 === 1;
+        const reply = await randomWalk(fromTrigger ? whole : required, random, {
+          prefix: fromTrigger ? 'Sure.\n<get_weather' : '',
+          maxBytes: 2500,
+          hints: ['</path>', '</content>', '</city>', '</item>', ']]>', '\n</write_file>'],
+        });
+        if (reply === undefined) continue;
+        replies++;
+        const events = protocol.parseGeneratedText(reply, { tools: XML_TOOLS });
+        expect(
+          events.filter((event) => event.type === 'error'),
+          reply,
+        ).toEqual([]);
+        const calls = events.filter((event) => event.type === 'tool-call');
+        expect(calls.length, reply).toBeGreaterThan(0);
+        for (const call of calls) expect(call.problems, reply).toBeUndefined();
+      }
+      expect(replies).toBeGreaterThan(8);
+    });
+
+    it('gets a structural tag that accepts what the writer writes and refuses a wrong type', async () => {
+      const { structuralTag } = grammarFor(protocol, {
+        tools: XML_TOOLS,
+        toolChoice: 'required',
+        syntax: 'structural-tag',
+      }) as StructuralTagGrammar;
+      const tag = await compileStructuralTag(structuralTag);
+      compiled.push(tag);
+      const written = protocol.formatToolCall([
+        { toolName: 'write_file', input: { path: 'a', content: ' <b> ]]> ', matrix: [[1]] } },
+        { toolName: 'ping', input: {} },
+      ]);
+      expect(await accepts(tag, written)).toBe(true);
+      const wrong = protocol.formatToolCall([
+        { toolName: 'write_file', input: { path: 'a', content: 'b', lines: 'two' } },
+      ]);
+      expect(await accepts(tag, wrong)).toBe(false);
+    });
   });
 });
