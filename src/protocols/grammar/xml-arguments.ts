@@ -49,6 +49,27 @@ const ANNOTATIONS = new Set([
   'writeOnly',
 ]);
 
+/** Keywords these rules hold (a scalar's own are checked by the JSON value rules). */
+const HELD = new Set([
+  'type',
+  'enum',
+  'const',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'anyOf',
+  'oneOf',
+  'minimum',
+  'uniqueItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+]);
+
 /** Calls whose writing tells the XML writer from any other (nested values, escapes, CDATA). */
 const PROBE: readonly ToolCallToFormat[] = [
   {
@@ -212,6 +233,10 @@ export class XmlArguments {
         'a value of any type may be an object whose keys a grammar cannot name',
       );
     const fields = schema as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      if (!HELD.has(key) && !ANNOTATIONS.has(key))
+        this.refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
+    }
     for (const keyword of ['const', 'enum'] as const) {
       if (!(keyword in fields)) continue;
       const members = keyword === 'const' ? [fields.const] : (fields.enum as unknown[]);

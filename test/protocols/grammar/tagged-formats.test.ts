@@ -455,6 +455,13 @@ describe('xml: arguments as elements, as its writer writes them', () => {
       { type: 'object', properties: { item: { type: 'string' } } },
       { type: 'object', properties: { 'two words': { type: 'string' } } },
       { type: 'object', properties: { x: { type: ['string', 'number'] } } },
+      {
+        type: 'object',
+        properties: {
+          o: { type: 'object', properties: { a: { type: 'string' } }, minProperties: 1 },
+        },
+      },
+      { type: 'object', properties: { x: { type: 'string', pattern: '^a' } } },
     ] as const) {
       const rules = new GrammarRules();
       const refuse = (path: string, problem: string): never => {
