@@ -293,7 +293,7 @@ describe('the agent passes callOptions.providerOptions on to every model call', 
     },
   };
   // The grammar's tools are the agent's tools as definitions (for a format whose agent
-  // completes with a tool, such as xml, `attempt_completion` too).
+  // completes with a tool, such as xml, its completion tool too: declare it to know its schema).
   const definitions = [WEATHER_DEFINITIONS[0]!];
 
   it('llama.cpp: hermes under auto gets the whole-reply EBNF on each turn, and the call runs', async () => {
@@ -322,6 +322,48 @@ describe('the agent passes callOptions.providerOptions on to every model call', 
     }
     expect(await grammarAccepts(compileEbnf(grammar), call)).toBe(true);
     expect(await grammarAccepts(compileEbnf(grammar), 'It is 21°C and sunny in Oslo.')).toBe(true);
+  });
+
+  it('llama.cpp: xml completes with a tool, so every turn is one call: the required GBNF, one call at most', async () => {
+    const protocol = protocolByName('xml');
+    // Declared by the caller, the completion tool is in the grammar's tools as the agent sees it.
+    const completion = {
+      name: 'attempt_completion',
+      description: 'Finish the task with the final answer.',
+      inputSchema: {
+        type: 'object',
+        properties: { result: { type: 'string' } },
+        required: ['result'],
+        additionalProperties: false,
+      },
+    } as const;
+    const { grammar } = grammarFor(protocol, {
+      tools: [...definitions, completion],
+      toolChoice: 'required',
+      parallelToolCalls: false,
+      syntax: 'gbnf',
+    }) as GbnfGrammar;
+    const weather = protocol.formatToolCall({ toolName: 'get_weather', input: { city: 'Oslo' } });
+    const done = protocol.formatToolCall({
+      toolName: 'attempt_completion',
+      input: { result: 'It is 21°C and sunny in Oslo.' },
+    });
+    script([weather, done]);
+    const run = runAgent({
+      model: llamaCpp().chatModel('local-model'),
+      protocol,
+      tools: { ...agentTools, attempt_completion: completion },
+      prompt: 'Weather in Oslo?',
+      callOptions: { providerOptions: { llamacpp: { grammar } } },
+    });
+    const result = await run.result;
+    expect(result.stopReason).toBe('completed');
+    expect(result.answer).toBe('It is 21°C and sunny in Oslo.');
+    expect(fake.requests.map((body) => body.grammar)).toEqual([grammar, grammar]);
+    expect(gbnfProblems(grammar)).toEqual([]);
+    for (const text of [weather, done])
+      expect(await grammarAccepts(compileEbnf(grammar), text), text).toBe(true);
+    expect(await grammarAccepts(compileEbnf(grammar), 'It is sunny.')).toBe(false);
   });
 
   it('vLLM: the structural tag under auto (triggered on the call opener)', async () => {
