@@ -165,8 +165,8 @@ export class TaggedArguments {
       return alternatives(written.map((text) => literal(text)));
     }
     const fields = schema as Record<string, unknown>;
-    for (const keyword of ['minLength', 'maxLength', 'pattern', 'format']) {
-      if (keyword in fields)
+    for (const keyword of Object.keys(fields)) {
+      if (keyword !== 'type' && !ANNOTATIONS.has(keyword))
         this.refuse(
           key,
           `"${keyword}" on a string written as raw text cannot be held by a grammar yet`,

@@ -242,6 +242,25 @@ describe('kimi-k3: a type attribute per value', () => {
     );
   });
 
+  it('refuses a raw string under a keyword it cannot hold', () => {
+    for (const keyword of [
+      { maxLength: 3 },
+      { pattern: '^a' },
+      { contentMediaType: 'text/html' },
+    ]) {
+      const tools: ToolDefinition[] = [
+        {
+          name: 'f',
+          inputSchema: { type: 'object', properties: { x: { type: 'string', ...keyword } } },
+        },
+      ];
+      expect(
+        () => grammarFor(protocol, { tools, toolChoice: 'required', syntax: 'gbnf' }),
+        JSON.stringify(keyword),
+      ).toThrow(GrammarUnsupportedError);
+    }
+  });
+
   it('refuses a string that may also be another type (raw text reads by the schema, not the attribute)', () => {
     const tools: ToolDefinition[] = [
       {
