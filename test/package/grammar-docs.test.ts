@@ -15,7 +15,14 @@ import {
   withTable,
 } from '../../scripts/grammar-support.ts';
 import { GRAMMAR_USAGE } from '../../src/cli/usage.ts';
-import { FORMATS, GRAMMAR_SYNTAXES } from '../../src/index.ts';
+import {
+  FORMATS,
+  GRAMMAR_SYNTAXES,
+  GrammarUnsupportedError,
+  grammarFor,
+  type JsonSchema,
+  protocolByName,
+} from '../../src/index.ts';
 
 const DOC = readFileSync(GRAMMARS_DOC, 'utf8');
 
@@ -73,6 +80,81 @@ describe('docs/grammars.md', () => {
     expect(usage).toBeDefined();
     const flags = (text: string) => [...new Set(text.match(/--[a-z][a-z-]*/g))].sort();
     expect(flags(usage!)).toEqual(flags(GRAMMAR_USAGE.split('\n\n')[0]!));
+  });
+});
+
+/** A schema of one argument that uses the keyword, for each keyword the limits name. */
+const KEYWORD_SAMPLES: Readonly<Record<string, JsonSchema>> = {
+  type: { type: 'string' },
+  enum: { enum: ['a', 'b'] },
+  const: { const: 'a' },
+  properties: { type: 'object', properties: { b: { type: 'string' } } },
+  required: { type: 'object', properties: { b: { type: 'string' } }, required: ['b'] },
+  additionalProperties: {
+    type: 'object',
+    properties: { b: { type: 'string' } },
+    additionalProperties: false,
+  },
+  items: { type: 'array', items: { type: 'integer' } },
+  minItems: { type: 'array', items: { type: 'integer' }, minItems: 1 },
+  maxItems: { type: 'array', items: { type: 'integer' }, maxItems: 3 },
+  minLength: { type: 'string', minLength: 1 },
+  maxLength: { type: 'string', maxLength: 8 },
+  anyOf: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+  oneOf: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+  minimum: { type: 'integer', minimum: 1 },
+  description: { type: 'string', description: 'said' },
+  title: { type: 'string', title: 'said' },
+  default: { type: 'string', default: 'a' },
+  pattern: { type: 'string', pattern: '^a' },
+  format: { type: 'string', format: 'date' },
+  maximum: { type: 'integer', maximum: 5 },
+};
+
+/** The keywords in backticks in `text`. */
+const keywordsIn = (text: string) => [...text.matchAll(/`([A-Za-z]+)`/g)].map((match) => match[1]!);
+
+function hermesGrammarOf(schema: JsonSchema): void {
+  grammarFor(protocolByName('hermes'), {
+    tools: [
+      { name: 'f', inputSchema: { type: 'object', properties: { a: schema }, required: ['a'] } },
+    ],
+    toolChoice: 'required',
+    syntax: 'gbnf',
+  });
+}
+
+describe("docs/grammars.md's schema keywords", () => {
+  const bullet = DOC.slice(DOC.indexOf('- **Schema keywords.**'), DOC.indexOf('The xml format\n'));
+  const held = keywordsIn(bullet.slice(0, bullet.indexOf('Any other keyword')));
+  const refused = keywordsIn(bullet.slice(bullet.indexOf('Any other keyword')));
+
+  it('are held as it says', () => {
+    expect(held.length).toBeGreaterThan(10);
+    for (const keyword of held) {
+      expect(KEYWORD_SAMPLES[keyword], `a sample schema for ${keyword}`).toBeDefined();
+      expect(() => hermesGrammarOf(KEYWORD_SAMPLES[keyword]!), keyword).not.toThrow();
+    }
+  });
+
+  it('are refused by name as it says', () => {
+    expect(refused.length).toBeGreaterThan(0);
+    for (const keyword of refused) {
+      expect(KEYWORD_SAMPLES[keyword], `a sample schema for ${keyword}`).toBeDefined();
+      let error: unknown;
+      try {
+        hermesGrammarOf(KEYWORD_SAMPLES[keyword]!);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(GrammarUnsupportedError.isInstance(error), keyword).toBe(true);
+      expect((error as Error).message).toContain(`"${keyword}"`);
+      expect((error as Error).message).toContain('tool "f", argument a');
+    }
+  });
+
+  it('refuses an integer minimum other than 0 or 1', () => {
+    expect(() => hermesGrammarOf({ type: 'integer', minimum: 2 })).toThrow(/minimum/);
   });
 });
 
