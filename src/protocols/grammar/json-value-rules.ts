@@ -107,18 +107,24 @@ export class JsonValueRules {
     return this.syntax.string(this.rules);
   }
 
+  /**
+   * At most 15 digits: every such integer is a safe one, read back exactly wherever it stands (a
+   * walk wrote 606657323029142364760 in a parameter tag, which the tagged reader keeps as text).
+   */
   private integer(minimum?: 0 | 1): string {
-    if (minimum === 1) return this.rules.define('json-positive', '[1-9] [0-9]{0,20}');
-    if (minimum === 0) return this.rules.define('json-natural', '( "0" | [1-9] [0-9]{0,20} )');
-    return this.rules.define('json-integer', '"-"? ( "0" | [1-9] [0-9]{0,20} )');
+    if (minimum === 1) return this.rules.define('json-positive', '[1-9] [0-9]{0,14}');
+    if (minimum === 0) return this.rules.define('json-natural', '( "0" | [1-9] [0-9]{0,14} )');
+    return this.rules.define('json-integer', '"-"? ( "0" | [1-9] [0-9]{0,14} )');
   }
 
   private number(): string {
     // Digits bounded so every number is finite (1e999 would read as Infinity); a small one may
-    // underflow to 0 (JSON.stringify writes 5e-324). Every syntax writes numbers as JSON does.
+    // underflow to 0 (JSON.stringify writes 5e-324). Up to 21 digits before the point, as
+    // JSON.stringify writes a number below 1e21. Every syntax writes numbers as JSON does.
+    const whole = this.rules.define('json-whole', '"-"? ( "0" | [1-9] [0-9]{0,20} )');
     return this.rules.define(
       'json-number',
-      `${this.integer()} ( "." [0-9]{1,24} )? ( [eE] ( "-" [0-9]{1,3} | "+"? [0-9]{1,2} ) )?`,
+      `${whole} ( "." [0-9]{1,24} )? ( [eE] ( "-" [0-9]{1,3} | "+"? [0-9]{1,2} ) )?`,
     );
   }
 

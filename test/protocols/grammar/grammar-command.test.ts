@@ -5,41 +5,24 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { grammarCommand } from '../../../src/cli/grammar-command.ts';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
-import {
-  accepts,
-  compileEbnf,
-  compileStructuralTag,
-  type EngineGrammar,
-} from '../../support/xgrammar.ts';
+import { disposedAfterAll, searchTool, weatherTool } from '../../support/grammar-fixtures.ts';
+import { accepts, compileEbnf, compileStructuralTag } from '../../support/xgrammar.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'toolwire-grammar-'));
 const toolsFile = join(folder, 'tools.json');
+// One tool in the OpenAI shape, one in toolwire's: the command reads both.
 writeFileSync(
   toolsFile,
   JSON.stringify([
     {
       type: 'function',
-      function: {
-        name: 'get_weather',
-        parameters: {
-          type: 'object',
-          properties: { city: { type: 'string' } },
-          required: ['city'],
-        },
-      },
+      function: { name: weatherTool.name, parameters: weatherTool.inputSchema },
     },
-    {
-      name: 'search',
-      inputSchema: {
-        type: 'object',
-        properties: { query: { type: 'string' } },
-        required: ['query'],
-      },
-    },
+    searchTool,
   ]),
 );
 /** A schema no grammar holds exactly (`pattern`): refused for every format. */
@@ -69,10 +52,7 @@ writeFileSync(
   }),
 );
 
-const engines: EngineGrammar[] = [];
-afterAll(() => {
-  for (const engine of engines) engine.dispose();
-});
+const keep = disposedAfterAll();
 
 async function run(args: string[]) {
   let out = '';
@@ -120,8 +100,7 @@ describe('toolwire grammar', () => {
     expect(status).toBe(0);
     expect(err).toBe('');
     expect(out).toMatch(/^root ::= /);
-    const engine = await compileEbnf(out);
-    engines.push(engine);
+    const engine = await keep(compileEbnf(out));
     expect(await accepts(engine, write('search', { query: 'x' }))).toBe(true);
     expect(await accepts(engine, write('lookup', { query: 'x' }))).toBe(false);
     expect(await accepts(engine, 'no call')).toBe(false);
@@ -158,8 +137,7 @@ describe('toolwire grammar', () => {
       '--syntax',
       'ebnf',
     ]);
-    const engine = await compileEbnf(out);
-    engines.push(engine);
+    const engine = await keep(compileEbnf(out));
     expect(await accepts(engine, write('search', { query: 'x' }))).toBe(true);
     expect(await accepts(engine, write('get_weather', { city: 'x' }))).toBe(false);
     const two = hermesProtocol().formatToolCall([
@@ -180,8 +158,7 @@ describe('toolwire grammar', () => {
       '--syntax',
       'structural-tag',
     ]);
-    const engine = await compileStructuralTag(JSON.parse(tag.out));
-    engines.push(engine);
+    const engine = await keep(compileStructuralTag(JSON.parse(tag.out)));
     expect(await accepts(engine, write('search', { query: 'x' }))).toBe(true);
     const schema = await run([
       '--tools',

@@ -7,8 +7,8 @@
  * is also checked against what llama.cpp's parser refuses and xgrammar lets through.
  */
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { ToolCallProtocol } from '../../../src/index.ts';
 import {
   type EbnfGrammar,
   type GbnfGrammar,
@@ -17,6 +17,13 @@ import {
 import { FORMATS } from '../../../src/protocols/registry.ts';
 import { specOf } from '../../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
+import {
+  ARGUMENT_TOOLS,
+  argumentCall,
+  closersOf,
+  disposedAfterAll,
+  rawClosers,
+} from '../../support/grammar-fixtures.ts';
 import {
   accepts,
   compileEbnf,
@@ -27,95 +34,8 @@ import {
 } from '../../support/xgrammar.ts';
 import { gbnfProblems } from '../../support/xgrammar-gbnf-rules.ts';
 
-const TOOLS: ToolDefinition[] = [
-  {
-    name: 'get_weather',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        city: { type: 'string' },
-        days: { type: 'integer', minimum: 1 },
-        unit: { enum: ['celsius', 'fahrenheit'] },
-      },
-      required: ['city'],
-    },
-  },
-  {
-    name: 'write_file',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'where' },
-        content: { type: 'string' },
-        options: {
-          type: 'object',
-          properties: {
-            overwrite: { type: 'boolean' },
-            tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
-          },
-          additionalProperties: false,
-        },
-      },
-      required: ['path', 'content'],
-    },
-  },
-  {
-    name: 'note',
-    inputSchema: {
-      type: 'object',
-      // Any JSON but a string: a tagged format writes a string raw, which then reads as nothing else.
-      properties: {
-        data: { type: ['object', 'array', 'number', 'boolean', 'null'] },
-        ratio: { type: 'number' },
-        flag: { type: ['boolean', 'null'] },
-      },
-    },
-  },
-];
-
-/** Strings with markup, quotes, escapes and non-ASCII among plain ones. */
-const text = fc.oneof(
-  fc.string({ maxLength: 12 }),
-  fc.constantFrom('<tool_call>', '</tool_call>', '"', '\\', '\n', 'é', '😀', '{"name": "x"}', ']'),
-);
-const json = fc
-  .jsonValue({ maxDepth: 2 })
-  .filter((value) => typeof value !== 'string' && !JSON.stringify(value).includes('e+'));
-const inputs: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
-  get_weather: fc.record(
-    {
-      city: text,
-      days: fc.integer({ min: 1, max: 10_000 }),
-      unit: fc.constantFrom('celsius', 'fahrenheit'),
-    },
-    { requiredKeys: ['city'] },
-  ),
-  write_file: fc.record(
-    {
-      path: text,
-      content: text,
-      options: fc.record(
-        { overwrite: fc.boolean(), tags: fc.array(text, { maxLength: 3 }) },
-        { requiredKeys: [] },
-      ),
-    },
-    { requiredKeys: ['path', 'content'] },
-  ),
-  note: fc.record(
-    {
-      data: json,
-      ratio: fc.double({ min: -1e9, max: 1e9, noNaN: true }),
-      flag: fc.constantFrom(true, false, null),
-    },
-    { requiredKeys: [] },
-  ),
-};
-const call = fc.constantFrom(...TOOLS.map((tool) => tool.name)).chain((toolName) =>
-  (inputs[toolName] as fc.Arbitrary<Record<string, unknown>>).map((input) => ({
-    toolName,
-    input,
-  })),
-);
+const TOOLS = ARGUMENT_TOOLS;
+const call = argumentCall;
 
 function supports(protocol: ToolCallProtocol): boolean {
   return grammarSupported(() =>
@@ -127,15 +47,10 @@ const SUPPORTED = FORMATS.filter((entry) => supports(entry.create())).map(
   (entry) => [entry.name, entry.create()] as const,
 );
 
-const compiled: EngineGrammar[] = [];
-afterAll(() => {
-  for (const grammar of compiled) grammar.dispose();
-});
+const keep = disposedAfterAll();
 
-async function compile(text: string): Promise<EngineGrammar> {
-  const grammar = await compileEbnf(text);
-  compiled.push(grammar);
-  return grammar;
+function compile(text: string): Promise<EngineGrammar> {
+  return keep(compileEbnf(text));
 }
 
 function gbnf(
@@ -162,32 +77,6 @@ function reasoningBefore(protocol: ToolCallProtocol, written: string): string {
   if (!spec.startInReasoning) return `${open}the user wants weather${close}\n`;
   // Apriel's calls begin with its reasoning's closer.
   return written.startsWith(close) ? 'the user wants weather' : `the user wants weather${close}\n`;
-}
-
-/** The literals that end a format's values, strings, calls and blocks, with the line breaks writers put before them. */
-function closersOf(protocol: ToolCallProtocol): string[] {
-  const spec = specOf(protocol) as FormatSpec;
-  const literals: string[] = [];
-  for (const form of spec.calls) {
-    if (form.close) literals.push(form.close);
-    if (form.codec === 'tagged') literals.push(form.syntax.parameterClose, form.syntax.callClose);
-    // A dialect's string ends only at its delimiter, which random bytes rarely spell.
-    if (form.codec === 'dialect') literals.push(form.stringDelimiters[1]);
-  }
-  for (const tag of spec.reasoning ?? []) literals.push(tag.close);
-  return [
-    ...new Set(literals.filter((text) => text !== '').flatMap((text) => [text, `\n${text}`])),
-  ];
-}
-
-/** The closers a tagged format's raw string values may not hold (see tagged-arguments.ts). */
-function rawClosers(protocol: ToolCallProtocol): string[] {
-  const form = (specOf(protocol) as FormatSpec).calls[0];
-  if (form?.codec !== 'tagged') return [];
-  // Cut at a non-ASCII character, as the grammar keeps the closer's ASCII start out.
-  return [form.syntax.parameterClose, form.syntax.callClose, form.close ?? '']
-    .map((tag) => tag.replace(/[^\x00-\x7f][\s\S]*$/, ''))
-    .filter((tag) => tag !== '');
 }
 
 /** What the parser read: its calls, checked, and whether anything was a fault. */

@@ -3,7 +3,7 @@
  * invalid value through), free text that excludes a literal exactly, rules shared across tools,
  * choices checked, and a format given as data getting its grammar like a built-in.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
 import type { JsonSchema, ToolDefinition } from '../../../src/index.ts';
 import { GrammarRules } from '../../../src/protocols/grammar/grammar-rules.ts';
@@ -18,6 +18,7 @@ import { textExcluding } from '../../../src/protocols/grammar/text-excluding.ts'
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { xmlProtocol } from '../../../src/protocols/xml/index.ts';
+import { disposedAfterAll, toolWith } from '../../support/grammar-fixtures.ts';
 import {
   accepts,
   compileEbnf,
@@ -26,23 +27,10 @@ import {
 } from '../../support/xgrammar.ts';
 import { gbnfProblems } from '../../support/xgrammar-gbnf-rules.ts';
 
-const compiled: EngineGrammar[] = [];
-afterAll(() => {
-  for (const grammar of compiled) grammar.dispose();
-});
-async function compile(text: string): Promise<EngineGrammar> {
-  const grammar = await compileEbnf(text);
-  compiled.push(grammar);
-  return grammar;
-}
-async function keepTag(grammar: Promise<EngineGrammar>): Promise<EngineGrammar> {
-  const done = await grammar;
-  compiled.push(done);
-  return done;
-}
+const keep = disposedAfterAll();
 
-function toolWith(schema: JsonSchema, name = 'tool'): ToolDefinition {
-  return { name, inputSchema: schema };
+function compile(text: string): Promise<EngineGrammar> {
+  return keep(compileEbnf(text));
 }
 
 function gbnfFor(tools: readonly ToolDefinition[], toolChoice: 'auto' | 'required' = 'required') {
@@ -279,7 +267,7 @@ it('a format whose calls are read inside the reasoning it begins in takes a dema
   const whole = await compile(
     (grammarFor(protocol, { tools, syntax: 'ebnf' }) as EbnfGrammar).grammar,
   );
-  const tag = await keepTag(
+  const tag = await keep(
     compileStructuralTag(
       (
         grammarFor(protocol, {

@@ -5,8 +5,8 @@
  * parser reads as valid declared calls.
  */
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { ToolCallProtocol } from '../../../src/index.ts';
 import {
   grammarFor,
   type JsonSchemaGrammar,
@@ -16,47 +16,24 @@ import { FORMATS } from '../../../src/protocols/registry.ts';
 import { specOf } from '../../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import {
+  closersOf,
+  disposedAfterAll,
+  rawClosers,
+  searchTool,
+  weatherOrSearchCall,
+  weatherTool,
+} from '../../support/grammar-fixtures.ts';
+import {
   accepts,
   compileJsonSchema,
   compileStructuralTag,
-  type EngineGrammar,
   grammarSupported,
   randomWalk,
   seededRandom,
 } from '../../support/xgrammar.ts';
 
-const TOOLS: ToolDefinition[] = [
-  {
-    name: 'get_weather',
-    inputSchema: {
-      type: 'object',
-      properties: { city: { type: 'string' }, days: { type: 'integer' } },
-      required: ['city'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'search',
-    inputSchema: {
-      type: 'object',
-      properties: { query: { type: 'string' }, limit: { enum: [5, 10] } },
-      required: ['query'],
-      additionalProperties: false,
-    },
-  },
-];
-
-const call = fc.oneof(
-  fc
-    .record({ city: fc.string({ maxLength: 8 }), days: fc.integer() }, { requiredKeys: ['city'] })
-    .map((input) => ({ toolName: 'get_weather', input })),
-  fc
-    .record(
-      { query: fc.string({ maxLength: 8 }), limit: fc.constantFrom(5, 10) },
-      { requiredKeys: ['query'] },
-    )
-    .map((input) => ({ toolName: 'search', input })),
-);
+const TOOLS = [weatherTool, searchTool];
+const call = weatherOrSearchCall;
 
 function tagOf(
   protocol: ToolCallProtocol,
@@ -91,29 +68,7 @@ const WITH_SCHEMA = FORMATS.map((entry) => [entry.name, entry.create()] as const
   ([, protocol]) => grammarSupported(() => schemaOf(protocol)),
 );
 
-const compiled: EngineGrammar[] = [];
-afterAll(() => {
-  for (const grammar of compiled) grammar.dispose();
-});
-async function keep(grammar: Promise<EngineGrammar>): Promise<EngineGrammar> {
-  const done = await grammar;
-  compiled.push(done);
-  return done;
-}
-
-/** The literals that end a format's values, calls and blocks, with a line break before them too. */
-function closersOf(spec: FormatSpec): string[] {
-  const literals: string[] = [];
-  for (const form of spec.calls) {
-    if (form.close) literals.push(form.close);
-    if (form.codec === 'tagged') literals.push(form.syntax.parameterClose, form.syntax.callClose);
-    // A dialect's string ends only at its delimiter, which random bytes rarely spell.
-    if (form.codec === 'dialect') literals.push(form.stringDelimiters[1]);
-  }
-  return [
-    ...new Set(literals.filter((text) => text !== '').flatMap((text) => [text, `\n${text}`])),
-  ];
-}
+const keep = disposedAfterAll();
 
 function checkReadBack(protocol: ToolCallProtocol, reply: string) {
   const events = protocol.parseGeneratedText(reply, { tools: TOOLS });
@@ -145,16 +100,8 @@ describe.each(WITH_TAGS)('structural tag: %s', (_name, protocol) => {
     const auto = await keep(compileStructuralTag(tagOf(protocol, 'auto')));
     await fc.assert(
       fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 3 }), async (calls) => {
-        // A tagged format's raw string holding one of its closers (cut at a non-ASCII character)
-        // is outside its grammar.
-        const form = specOf(protocol)?.calls[0];
-        const closers =
-          form?.codec === 'tagged'
-            ? [form.syntax.parameterClose, form.syntax.callClose, form.close ?? '']
-                .map((tag) => tag.replace(/[^\x00-\x7f][\s\S]*$/, ''))
-                .filter((tag) => tag !== '')
-            : [];
-        fc.pre(!closers.some((closer) => JSON.stringify(calls).includes(closer)));
+        // A tagged format's raw string holding one of its closers is outside its grammar.
+        fc.pre(!rawClosers(protocol).some((closer) => JSON.stringify(calls).includes(closer)));
         const written = protocol.formatToolCall(calls);
         expect(await accepts(required, written)).toBe(true);
         expect(await accepts(auto, `Let me see.\n${written}`)).toBe(true);
@@ -197,7 +144,7 @@ describe.each(WITH_TAGS)('structural tag: %s', (_name, protocol) => {
       const reply = await randomWalk(required, random, {
         prefix,
         maxBytes: 2500,
-        hints: closersOf(spec),
+        hints: closersOf(protocol),
       });
       if (reply === undefined) continue;
       replies++;

@@ -4,7 +4,7 @@
  * and keyword arguments, a Gemma dialect's delimited strings; and character classes that both
  * parsers read alike.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonSchema, ToolDefinition } from '../../../src/index.ts';
 import { dialectSyntax } from '../../../src/protocols/grammar/dialect-values.ts';
 import { GrammarRules } from '../../../src/protocols/grammar/grammar-rules.ts';
@@ -14,13 +14,11 @@ import { PYTHON_SYNTAX } from '../../../src/protocols/grammar/python-values.ts';
 import { textExcluding } from '../../../src/protocols/grammar/text-excluding.ts';
 import { jsonSyntax, type ValueSyntax } from '../../../src/protocols/grammar/value-syntax.ts';
 import { FORMATS } from '../../../src/protocols/registry.ts';
+import { disposedAfterAll } from '../../support/grammar-fixtures.ts';
 import { accepts, compileEbnf, type EngineGrammar } from '../../support/xgrammar.ts';
 import { gbnfProblems } from '../../support/xgrammar-gbnf-rules.ts';
 
-const compiled: EngineGrammar[] = [];
-afterAll(() => {
-  for (const grammar of compiled) grammar.dispose();
-});
+const keep = disposedAfterAll();
 
 function refuse(path: string, problem: string): never {
   throw new Error(`${path}: ${problem}`);
@@ -32,9 +30,7 @@ async function valueGrammar(syntax: ValueSyntax, schema: JsonSchema): Promise<En
   const root = new JsonValueRules(rules, refuse, syntax).value(schema, 'value', 'value');
   const text = rules.render(root);
   expect(gbnfProblems(text)).toEqual([]);
-  const grammar = await compileEbnf(text);
-  compiled.push(grammar);
-  return grammar;
+  return keep(compileEbnf(text));
 }
 
 function protocolNamed(name: string) {
@@ -72,12 +68,21 @@ describe('JSON that keeps a literal out of its strings', () => {
       toolChoice: 'required',
       syntax: 'gbnf',
     }) as GbnfGrammar;
-    const engine = await compileEbnf(grammar);
-    compiled.push(engine);
+    const engine = await keep(compileEbnf(grammar));
     const write = (text: string) => protocol.formatToolCall([{ toolName: 'say', input: { text } }]);
     expect(await accepts(engine, write('a [TOOL_CALL] b'))).toBe(true);
     expect(await accepts(engine, write('a [/TOOL_CALL] b'))).toBe(false);
   });
+});
+
+it('an integer has at most 15 digits, so it is a safe one whatever reads it', async () => {
+  const grammar = await valueGrammar(jsonSyntax(), { type: 'array', items: { type: 'integer' } });
+  expect(await accepts(grammar, '[123456789012345, -999999999999999]')).toBe(true);
+  expect(await accepts(grammar, '[1234567890123456]')).toBe(false);
+  expect(await accepts(grammar, '[606657323029142364760]')).toBe(false);
+  // A number keeps JSON.stringify's 21 digits before the point (1.2345678901234568e20).
+  const numbers = await valueGrammar(jsonSyntax(), { type: 'array', items: { type: 'number' } });
+  expect(await accepts(numbers, `[${JSON.stringify(1.2345678901234568e20)}]`)).toBe(true);
 });
 
 describe('JSON inside markup', () => {
@@ -179,8 +184,7 @@ describe('a Gemma dialect', () => {
 it('a character class never puts \\xHH before a hex digit (xgrammar would read \\x01A as one escape)', async () => {
   const rules = new GrammarRules();
   const text = textExcluding(rules, 'text', ['\u0001', 'A'], '');
-  const grammar = await compileEbnf(rules.render(text));
-  compiled.push(grammar);
+  const grammar = await keep(compileEbnf(rules.render(text)));
   expect(await accepts(grammar, 'xyz\u001a')).toBe(true);
   expect(await accepts(grammar, 'xA')).toBe(false);
   expect(await accepts(grammar, 'x\u0001')).toBe(false);
