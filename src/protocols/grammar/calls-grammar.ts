@@ -4,9 +4,11 @@
  * GBNF a lazy grammar of the calls alone, started by a trigger word as llama.cpp's own tool
  * handling starts it, EBNF the whole reply (free text, then calls).
  *
- * The calls are the writer's: the call template with each tool's name and its arguments' JSON
- * under its schema; the literals around the name are shared by every tool, and so are the value
- * rules, so the grammar grows by about one rule per distinct schema part, not per tool.
+ * The calls are the writer's: the call template with each tool's name and its arguments under
+ * its schema, as the writer's codec writes them (JSON, parameter tags, Python keyword arguments,
+ * a Gemma dialect; the xml format's elements); the literals around the name are shared by every
+ * tool, and so are the value rules, so the grammar grows by about one rule per distinct schema
+ * part, not per tool.
  */
 import { ToolwireError } from '../../core/errors.ts';
 import type { ToolDefinition } from '../../core/index.ts';

@@ -1,8 +1,9 @@
 /**
  * xgrammar's structural tag (vLLM's and SGLang's `response_format: {type: "structural_tag"}`)
  * for a format's replies: one `tag` per tool, its `begin` the call written up to the arguments
- * with the tool's name, its content the tool's JSON Schema, its `end` what follows the
- * arguments. `auto` is `triggered_tags` on the format's opener; `required` and a named tool are
+ * with the tool's name, its content the tool's JSON Schema (or, for arguments that are not JSON
+ * as xgrammar writes it, the same grammar the GBNF gives them), its `end` what follows the
+ * arguments. `auto` is `triggered_tags` on the format's opener (each tool's, where it names it); `required` and a named tool are
  * `tags_with_separator` with `at_least_one`; one call at most is `stop_after_first`.
  */
 import type { ToolDefinition } from '../../core/index.ts';
