@@ -74,10 +74,25 @@ function readsAs(reader: ReplyReader, text: string, calls: typeof PROBE_CALLS): 
 
 const readings = new WeakMap<object, BareJsonReading>();
 
+/** White space a server's schema grammar may write between any two tokens. */
+const ODD_SPACE = ' \t\r\n ';
+
+/** `value` as JSON with white space between every two tokens. */
+function spacedJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${ODD_SPACE}${value.map(spacedJson).join(`${ODD_SPACE},${ODD_SPACE}`)}${ODD_SPACE}]`;
+  }
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const members = Object.entries(value).map(
+    ([key, member]) => `${JSON.stringify(key)}${ODD_SPACE}:${ODD_SPACE}${spacedJson(member)}`,
+  );
+  return `{${ODD_SPACE}${members.join(`${ODD_SPACE},${ODD_SPACE}`)}${ODD_SPACE}}`;
+}
+
 /**
- * Whether the reader reads the writer's JSON alone, a list or a lone call object, compact and
- * indented (asked once per reader): a format whose writer writes JSON may still read calls only
- * inside its markup.
+ * Whether the reader reads the writer's JSON alone, a list or a lone call object, compact,
+ * indented and with white space between every two tokens (asked once per reader): a format whose
+ * writer writes JSON may still read calls only inside its markup, or only in some layouts.
  */
 function bareJsonReading(
   written: unknown,
@@ -90,7 +105,7 @@ function bareJsonReading(
   const first = Array.isArray(both) ? both[0] : parses(write(PROBE_CALLS.slice(0, 1)))?.value;
   const readsInLayouts = (value: unknown, calls: typeof PROBE_CALLS) =>
     value !== undefined &&
-    [JSON.stringify(value), JSON.stringify(value, null, 2)].every((text) =>
+    [JSON.stringify(value), JSON.stringify(value, null, 2), spacedJson(value)].every((text) =>
       readsAs(reader, text, calls),
     );
   const reading = {
@@ -134,7 +149,10 @@ function callSchemaOf(value: unknown, tool: ToolDefinition, format: string): Jso
 export function replyJsonSchema(
   shape: ReplyShape,
   request: CallsGrammarRequest,
-  /** The format's protocol, whose reader is asked what it reads; default: the spec's own. */
+  /**
+   * The format's protocol, whose reader is asked what it reads; default: the spec's own (without
+   * the readers its hooks add).
+   */
   reader: ReplyReader = specReader(shape.spec),
 ): JsonSchema {
   if (request.toolChoice === 'auto' || request.toolChoice === 'none') {
@@ -171,7 +189,7 @@ export function replyJsonSchema(
   if (!reading.list && !reading.lone) {
     throw new GrammarUnsupportedError(
       shape.format,
-      'its reader does not read a reply of JSON alone as calls',
+      'its reader does not read a reply of JSON alone as calls, in every layout of white space',
     );
   }
   const branches = tools.map((tool) => callSchemaOf(callObject, tool, shape.format));

@@ -328,6 +328,21 @@ describe('which formats get one', () => {
     expect(names).toEqual(['xlam', 'llama3']);
   });
 
+  it('refuses a format that reads JSON alone only in the layouts its openers list', () => {
+    const bare = (open: string) =>
+      ({ codec: 'json', open, openHoldsJson: open, certainty: 'speculative' }) as const;
+    const listed = defineFormat({
+      spec: 1,
+      name: 'listed-layouts',
+      calls: [bare('{"name"'), bare('{\n  "name"')],
+      write: { call: '{"name":{name_json},"arguments":{arguments}}', join: '\n' },
+      results: { each: '{output}', join: '\n', output: 'json' },
+    });
+    expect(() => schemaOf(listed)).toThrow(
+      /its reader does not read a reply of JSON alone as calls, in every layout of white space/,
+    );
+  });
+
   it('refuses a format that writes JSON alone but reads calls only inside its markup', () => {
     const tagged = defineFormat({
       spec: 1,
