@@ -70,13 +70,15 @@ function firstKeyOf(literal: string): string {
 export function bareArrayOpeners(
   shape: JsonCallShape,
   literals: readonly string[],
+  /** The keys a call object may begin with; default: those the literals end with. */
+  firstKeys: readonly string[] = literals.map(firstKeyOf),
 ): Opener<JsonCallsBodyConfig>[] {
   const openers: Opener<JsonCallsBodyConfig>[] = literals.map((literal) => ({
     literal,
     delimited: false,
     data: { shape, speculative: true, jsonPrefix: literal },
   }));
-  const keys = [...new Set(literals.map(firstKeyOf))];
+  const keys = [...new Set(firstKeys)];
   if (keys.length === 0) return openers;
   for (const start of ['[', '[{']) {
     const lead = { objectToOpen: start === '[', keys };
