@@ -38,6 +38,11 @@ const CASES: readonly {
   { format: 'hermes', syntax: 'ebnf', toolChoice: 'auto' },
   { format: 'hermes', syntax: 'structural-tag', toolChoice: 'required' },
   { format: 'kimi-k2', syntax: 'gbnf', toolChoice: 'required' },
+  // Arguments in other codecs: Python literals, a Gemma dialect, JSON strings keeping a closer out.
+  { format: 'pythonic', syntax: 'gbnf', toolChoice: 'required' },
+  { format: 'gemma4', syntax: 'gbnf', toolChoice: 'required' },
+  { format: 'arrow-calls', syntax: 'gbnf', toolChoice: 'required' },
+  { format: 'command-r', syntax: 'gbnf', toolChoice: 'required' },
 ];
 
 /** `count` tools, each with a schema of its own. */
