@@ -88,9 +88,14 @@ function readBack(protocol: ToolCallProtocol, reply: string) {
 }
 
 describe('formats that get a grammar', () => {
-  it('include the JSON-codec and parameter-tag formats with a template writer', () => {
+  it('include the JSON-codec, parameter-tag, Python and dialect formats', () => {
     const names = SUPPORTED.map(([name]) => name);
     for (const name of [
+      'pythonic',
+      'gemma4',
+      'functiongemma',
+      'command-r',
+      'arrow-calls',
       'hermes',
       'xlam',
       'kimi-k2',
