@@ -73,6 +73,11 @@ const SPECIAL_MARKUP = [
   '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>',
   '<|python_tag|>get_weather.call(city="Oslo")<|eom_id|>',
   '{"name": "get_weather", "parameters": {}}',
+  // Bare JSON in any layout of white space, as the bare-list and bare-object readers take it.
+  '[ \t {"name": "get_weather", "arguments": {}}]',
+  '[\n  {\n    "name": "get_weather",\n    "arguments": {}\n  }\n]',
+  '{\n  "name": "get_weather",\n  "parameters": {}\n}',
+  '{ "tool_calls": [ { "name": "get_weather", "arguments": {} } ] }',
   '{{"name": "get_weather", "arguments": {{}}}}',
   'functools[{"name": "get_weather", "arguments": {}}]',
   '>>>get_weather\n{}',

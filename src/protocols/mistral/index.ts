@@ -1,5 +1,8 @@
 import type { ToolCallProtocol } from '../../core/index.ts';
-import { bareArrayLiterals } from '../codecs/json/json-call-formats-openers.ts';
+import {
+  BARE_ARRAY_LEAD_LITERALS,
+  bareArrayLiterals,
+} from '../codecs/json/json-call-formats-openers.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import type { ResultTextGuard } from '../results/result-text.ts';
 import { defineFormat, type FormatHooks, formatEntryFromSpec } from '../spec/define.ts';
@@ -106,7 +109,13 @@ export function mistralSpec(options: MistralProtocolOptions = {}): FormatSpec {
  */
 const RESULT_GUARD: ResultTextGuard = {
   tags: [],
-  literals: [TOOL_CALLS, '[/TOOL_CALLS]', ...bareArrayLiterals(['name'])],
+  literals: [
+    TOOL_CALLS,
+    '[/TOOL_CALLS]',
+    ...bareArrayLiterals(['name']),
+    // A stripped call in any layout of JSON white space (`[ \t {"name"`) reads too.
+    ...BARE_ARRAY_LEAD_LITERALS,
+  ],
 };
 
 function mistralHooks(style: MistralStyle): FormatHooks {

@@ -59,6 +59,15 @@ function firstKeyOf(literal: string): string {
 }
 
 /**
+ * The openers of a bare array in a layout no literal lists: `[` or `[{` and one JSON white-space
+ * character, the rest of the lead checked by the body. A format that reads bare arrays anywhere
+ * must keep these out of the results it writes, as it keeps its literals out.
+ */
+export const BARE_ARRAY_LEAD_LITERALS: readonly string[] = ['[', '[{'].flatMap((start) =>
+  JSON_SPACE_CHARACTERS.map((space) => `${start}${space}`),
+);
+
+/**
  * Openers of bare arrays of calls: read as calls only when the whole array is well-formed JSON
  * naming declared tools; anything else stays text (the JSON may be the model's answer). The
  * `literals` (`bareArrayLiterals`) are the layouts templates print; every other layout of JSON
@@ -80,16 +89,13 @@ export function bareArrayOpeners(
   }));
   const keys = [...new Set(firstKeys)];
   if (keys.length === 0) return openers;
-  for (const start of ['[', '[{']) {
-    const lead = { objectToOpen: start === '[', keys };
-    for (const space of JSON_SPACE_CHARACTERS) {
-      const literal = `${start}${space}`;
-      openers.push({
-        literal,
-        delimited: false,
-        data: { shape, speculative: true, jsonPrefix: literal, lead },
-      });
-    }
+  for (const literal of BARE_ARRAY_LEAD_LITERALS) {
+    const lead = { objectToOpen: !literal.startsWith('[{'), keys };
+    openers.push({
+      literal,
+      delimited: false,
+      data: { shape, speculative: true, jsonPrefix: literal, lead },
+    });
   }
   return openers;
 }
