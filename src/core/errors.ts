@@ -66,7 +66,12 @@ export type ToolwireErrorKind =
   /** A content-block stream event that cannot be written (out of order, unknown block). */
   | 'block-stream-invalid'
   /** The run or request was stopped by its caller. */
-  | 'aborted';
+  | 'aborted'
+  // Runs kept in a store (memory or Redis).
+  /** The run store cannot be reached, or answered with an error. */
+  | 'store-unavailable'
+  /** A write to a run whose lease this instance lost: another instance ended the run for it. */
+  | 'run-lost';
 
 /** Every kind, for documentation and for tests that check the list is complete. */
 export const TOOLWIRE_ERROR_KINDS: readonly ToolwireErrorKind[] = [
@@ -97,6 +102,8 @@ export const TOOLWIRE_ERROR_KINDS: readonly ToolwireErrorKind[] = [
   'provider-tool-refused',
   'block-stream-invalid',
   'aborted',
+  'store-unavailable',
+  'run-lost',
 ];
 
 // A registered symbol, so an error made by another copy of toolwire (another realm, a second

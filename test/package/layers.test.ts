@@ -20,8 +20,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   agent: ['core', 'scan', 'schema', 'protocols'],
   stream: ['core', 'scan'],
   http: ['core', 'scan', 'stream'],
-  server: ['core', 'scan', 'schema', 'protocols', 'agent', 'stream', 'http'],
-  proxy: ['core', 'scan', 'schema', 'protocols', 'http'],
+  // Runs kept for any instance: strings and JSON text, so the server and the proxy share it.
+  store: ['core'],
+  server: ['core', 'scan', 'schema', 'protocols', 'agent', 'stream', 'http', 'store'],
+  proxy: ['core', 'scan', 'schema', 'protocols', 'http', 'store'],
   cli: [
     'core',
     'scan',
@@ -33,6 +35,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'server',
     'proxy',
     'ai-sdk',
+    'store',
   ],
   // src/index.ts, the package's main entry.
   '.': ['core', 'scan', 'schema', 'protocols'],
