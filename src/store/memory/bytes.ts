@@ -1,0 +1,30 @@
+/**
+ * Sizes as a store holds them: strings as UTF-8 bytes (what Redis keeps), plus a fixed share per
+ * run for its fields. Both stores count alike, so `maxRememberedBytes` means the same in each.
+ */
+
+/** What a remembered run costs besides its strings: its fields and bookkeeping. */
+export const RUN_OVERHEAD = 256;
+
+/** The UTF-8 length of `text`, counted without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      // A surrogate pair: two units, four bytes.
+      bytes += 2;
+      index++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/** Bytes for a message: `512 KiB`, `1.5 MiB`. */
+export function formatBytes(bytes: number): string {
+  const kib = bytes / 1024;
+  if (kib < 1024) return `${Number(kib.toFixed(1))} KiB`;
+  return `${Number((kib / 1024).toFixed(1))} MiB`;
+}
