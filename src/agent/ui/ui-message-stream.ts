@@ -184,11 +184,18 @@ export class UIMessageChunkEncoder {
         }
         break;
       }
-      case 'awaiting-tools':
+      case 'awaiting-tools': {
         this.closeParts(out);
-        out.push({ type: 'finish', finishReason: 'tool-calls' });
+        const { state } = event;
+        const messageMetadata: ToolwireMessageMetadata = {
+          stopReason: 'awaiting-tools',
+          steps: state.steps,
+          usage: usageOf(state.usage),
+        };
+        out.push({ type: 'finish', finishReason: 'tool-calls', messageMetadata });
         this.ended = true;
         break;
+      }
       case 'error':
         this.closeParts(out);
         out.push({ type: 'error', errorText: event.error.message });

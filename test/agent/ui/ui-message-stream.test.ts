@@ -345,7 +345,15 @@ describe('front-end tools: the round trip at the converter level', () => {
     const first = await readBack(await sseOf(run, 'a1'));
     const paused = await run.result;
     expect(first.errors).toEqual([]);
-    expect(first.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    expect(first.chunks.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'tool-calls',
+      messageMetadata: {
+        stopReason: 'awaiting-tools',
+        steps: 1,
+        usage: { inputTokens: 10, outputTokens: 5 },
+      },
+    });
     const askId = paused.state!.pending[0]!.toolCallId;
     const assistant = first.message!;
     expect(plain(assistant.parts)).toMatchObject([
@@ -601,7 +609,11 @@ function plan(steps: readonly StepPlan[], end: string): Expected {
     events.push({ type: 'error', error: new ToolwireError('model-unreachable', 'down') });
     finish('error');
   } else if (end === 'awaiting-tools') {
-    events.push({ type: 'awaiting-tools', calls: [], state: {} as never });
+    const state = { steps: steps.length, usage } as Extract<
+      AgentEvent,
+      { type: 'awaiting-tools' }
+    >['state'];
+    events.push({ type: 'awaiting-tools', calls: [], state });
     finish('awaiting-tools');
   } else if (end !== 'lost') finish(end as 'completed');
   return { events, texts, calls, ending: end };
