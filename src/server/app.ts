@@ -4,12 +4,15 @@ import { isErrorOfKind } from '../core/errors.ts';
 import { LOOPBACK_HOSTNAMES } from '../http/host-names.ts';
 import { HttpError } from '../http/http-error.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from '../http/request-guard.ts';
+import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
+import type { RunStore } from '../store/run-store.ts';
 import { type ServerAppOptions, type ServerLimits, serverSettings } from './options.ts';
 import { infoRoutes } from './routes/info.ts';
 import { pageRoutes } from './routes/page.ts';
 import { runRoutes } from './routes/runs.ts';
 import { statusRoutes } from './routes/status.ts';
-import { RunRegistry } from './run-registry.ts';
+import { RunHeartbeat } from './run-heartbeat.ts';
+import { LiveRuns, type RunRegistry } from './run-registry.ts';
 
 export {
   DEFAULT_LIMITS,
@@ -25,21 +28,49 @@ export { LOOPBACK_HOSTNAMES };
 
 export interface ServerApp {
   readonly app: Hono;
-  readonly registry: RunRegistry;
+  /** Where its runs live (given, or a memory store of its own). */
+  readonly store: RunStore;
+  /** The runs this instance runs and the ones its responses read now. */
+  readonly live: LiveRuns;
+  /** Lease renewal, reader notes and sweeps; each can be called by hand (tests, with their clock). */
+  readonly heartbeat: RunHeartbeat;
   readonly limits: ServerLimits;
-  /** Aborts the runs that stream and forgets the paused ones. */
+  /**
+   * Aborts the runs this instance runs and stops its timers; a memory store of its own is
+   * closed too (its paused runs go with it). A store that was given stays open: its owner
+   * closes it, and its paused runs survive for other instances.
+   */
   close(): void;
 }
 
 /**
  * The HTTP API and the page, as a Hono app (runs on Node through `@hono/node-server`; see
  * `startServer`). Routes: `POST /api/runs`, `POST /api/runs/:id/tool-results`,
- * `POST /api/runs/:id/abort` (routes/runs.ts), `GET /api/info` (routes/info.ts),
+ * `POST /api/runs/:id/abort`, `GET /api/runs/:id/events` (routes/runs.ts), `GET /api/info` (routes/info.ts),
  * `GET /api/status` (routes/status.ts), and the page at `GET /` (routes/page.ts).
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const settings = serverSettings(options);
-  const registry = new RunRegistry(settings.limits);
+  const { limits } = settings;
+  const now = options.clock ?? Date.now;
+  const store =
+    options.store ??
+    new MemoryRunStore({
+      clock: now,
+      limits: {
+        maxRememberedRuns: limits.maxRememberedRuns,
+        maxRememberedBytes: limits.maxRememberedBytes,
+        pausedRunTtlMs: limits.pausedRunTtlMs,
+        finishedRunTtlMs: limits.finishedRunTtlMs,
+        leaseMs: limits.leaseMs,
+        unreadRunAbortMs: limits.unreadRunAbortMs,
+        maxRunEvents: limits.maxRunEvents,
+        maxLogAgeMs: limits.maxLogAgeMs,
+      },
+    });
+  const live = new LiveRuns(store, limits.maxConcurrentRuns);
+  const heartbeat = new RunHeartbeat({ store, live, now });
+  heartbeat.start();
   const app = new Hono();
   app.onError(errorResponse);
 
@@ -50,15 +81,24 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   // through a tag: only this server's own page may use the API.
   app.use('/api/*', sameOriginGuard());
 
-  app.route('/api/info', infoRoutes(settings, registry));
+  // routes/info.ts reads only `active`, which LiveRuns has too (its type still names the registry).
+  app.route('/api/info', infoRoutes(settings, live as unknown as RunRegistry));
   app.route('/api/status', statusRoutes(settings));
-  app.route('/api/runs', runRoutes(settings, registry, options.generateRunId ?? randomUUID));
+  app.route(
+    '/api/runs',
+    runRoutes(settings, { store, live, now, generateRunId: options.generateRunId ?? randomUUID }),
+  );
   app.all('/api/*', (c) => {
     throw new HttpError(404, `no API route ${c.req.method} ${c.req.path}`);
   });
   app.route('/', pageRoutes(settings));
 
-  return { app, registry, limits: settings.limits, close: () => registry.closeAll() };
+  const close = () => {
+    heartbeat.close();
+    live.closeAll('the server is closing');
+    if (options.store === undefined) void store.close();
+  };
+  return { app, store, live, heartbeat, limits, close };
 }
 
 /**

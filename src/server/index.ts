@@ -32,6 +32,7 @@ export {
   DEFAULT_CONVERSATION_LIMITS,
   parseConversationInput,
 } from './conversation-input.ts';
+export { logResponse, resumeAfter } from './log-stream.ts';
 export {
   checkModelServer,
   type ModelServerCheck,
@@ -39,7 +40,11 @@ export {
   openAICompatibleProbe,
 } from './model-server-probe.ts';
 export { parseRecording, type Recording } from './replay.ts';
+export { RunDriver, type RunDriverOptions } from './run-driver.ts';
+export { RunHeartbeat, type RunHeartbeatOptions } from './run-heartbeat.ts';
 export {
+  LiveRuns,
+  type OwnedRun,
   RunLimitError,
   RunRegistry,
   type RunRegistryOptions,

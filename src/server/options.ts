@@ -3,6 +3,7 @@ import type { AgentTools, RunAgentOptions } from '../agent/index.ts';
 import type { ToolCallProtocol } from '../core/index.ts';
 import type { JsonShapeLimits } from '../http/json-shape.ts';
 import { type ProtocolChoice, type ProtocolName, protocolNameFor } from '../protocols/index.ts';
+import type { RunStore } from '../store/run-store.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from './conversation-input.ts';
 import type { ModelServerProbe } from './model-server-probe.ts';
 import type { Recording } from './replay.ts';
@@ -53,6 +54,22 @@ export interface ServerLimits {
    * @example { modelProbeTimeoutMs: 500 }
    */
   readonly modelProbeTimeoutMs: number;
+  /**
+   * A running run that no response has read for this long is aborted (a dropped connection no
+   * longer aborts a run: it can be read again, until then). Default 120000 (2 minutes).
+   * @example { unreadRunAbortMs: 30_000 }
+   */
+  readonly unreadRunAbortMs: number;
+  /**
+   * How long the instance running a run holds it without renewing (it renews every third of
+   * this); an instance that dies is found out within this and the sweep's 5 s, and its runs end
+   * with an `instance_lost` error. Default 10000.
+   */
+  readonly leaseMs: number;
+  /** Events a run's log keeps at most; the oldest are trimmed (a resume before them gets 410). Default 100000. */
+  readonly maxRunEvents: number;
+  /** How long a run's events are kept, in ms; older ones are trimmed. Default 3600000 (1 hour). */
+  readonly maxLogAgeMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -64,6 +81,10 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxRememberedBytes: 64 * 1024 * 1024,
   ...DEFAULT_CONVERSATION_LIMITS,
   modelProbeTimeoutMs: 2000,
+  unreadRunAbortMs: 2 * 60_000,
+  leaseMs: 10_000,
+  maxRunEvents: 100_000,
+  maxLogAgeMs: 60 * 60_000,
 };
 
 /** The most `setTimeout` waits as asked (longer delays fire at once). */
@@ -137,6 +158,16 @@ export interface ServerAppOptions {
   /** The built page's folder. Default: `dist/web` (see `defaultWebRoot`). */
   readonly webRoot?: string;
   readonly limits?: Partial<ServerLimits>;
+  /**
+   * Where runs live: their state, their event logs (what a client reads again after a dropped
+   * connection) and who runs them. Instances that share a store (Redis) answer, stop and serve
+   * each other's runs. Default: a memory store of this app's own, bounded by `limits`; a store
+   * given here keeps its own limits (`createRunStore(spec, limits)`).
+   * @example { store: await createRunStore('redis://127.0.0.1:6379') }
+   */
+  readonly store?: RunStore;
+  /** The time runs are stamped and leases counted with. Default: `Date.now`. Tests give their own. */
+  readonly clock?: () => number;
   /** Run ids. Default: random UUIDs. */
   readonly generateRunId?: () => string;
   /**

@@ -2,6 +2,7 @@ import type { RunState } from '../agent/index.ts';
 import { ToolwireError } from '../core/errors.ts';
 import type { ToolCallProtocol } from '../core/protocol.ts';
 import { estimateBytes, formatBytes } from '../http/memory-estimate.ts';
+import type { RunLease, RunStore } from '../store/run-store.ts';
 
 /** Where a run is: streaming, paused on front-end tools, or over. */
 export type RunStatus = 'running' | 'paused' | 'finished';
@@ -266,4 +267,86 @@ export class RunRegistry {
 
 function first<T>(set: Set<T>): T | undefined {
   return set.values().next().value;
+}
+
+/** A run this instance runs: its lease (none for a replay, which is not stored) and what aborts it. */
+export interface OwnedRun {
+  readonly runId: string;
+  readonly lease?: RunLease;
+  readonly controller: AbortController;
+}
+
+/**
+ * What one instance knows of runs that only it can know: the runs it runs (their leases and
+ * abort controllers, counted against `maxConcurrentRuns`, which is per instance), and the runs
+ * its responses are reading now (reported to the store so a read run is not aborted as
+ * unread). Everything else about a run is in the store. Stops asked for on any instance reach
+ * the owned run through the store's `onAbort`.
+ */
+export class LiveRuns {
+  private readonly owned = new Map<string, OwnedRun>();
+  /** Run id → responses reading it now. */
+  private readonly readers = new Map<string, number>();
+  private readonly maxConcurrentRuns: number;
+  private readonly unsubscribe: () => void;
+
+  constructor(store: RunStore, maxConcurrentRuns: number) {
+    this.maxConcurrentRuns = maxConcurrentRuns;
+    this.unsubscribe = store.onAbort((runId, reason) => this.abort(runId, reason));
+  }
+
+  /** Runs this instance runs now. */
+  get active(): number {
+    return this.owned.size;
+  }
+
+  /** Throws `RunLimitError` when as many runs stream here as allowed. */
+  ensureCapacity(): void {
+    if (this.owned.size >= this.maxConcurrentRuns)
+      throw new RunLimitError(this.owned.size, this.maxConcurrentRuns);
+  }
+
+  /** Counts a run as running here until the returned release is called. */
+  own(run: OwnedRun): () => void {
+    this.owned.set(run.runId, run);
+    return () => {
+      if (this.owned.get(run.runId) === run) this.owned.delete(run.runId);
+    };
+  }
+
+  ownedRuns(): OwnedRun[] {
+    return [...this.owned.values()];
+  }
+
+  get(runId: string): OwnedRun | undefined {
+    return this.owned.get(runId);
+  }
+
+  /** Aborts an owned run (no-op for a run this instance does not run). */
+  abort(runId: string, reason: string): void {
+    this.owned.get(runId)?.controller.abort(new Error(reason));
+  }
+
+  /** A response reads the run until the returned release is called. */
+  reading(runId: string): () => void {
+    this.readers.set(runId, (this.readers.get(runId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const count = (this.readers.get(runId) ?? 1) - 1;
+      if (count <= 0) this.readers.delete(runId);
+      else this.readers.set(runId, count);
+    };
+  }
+
+  readRuns(): string[] {
+    return [...this.readers.keys()];
+  }
+
+  /** Aborts every owned run (the server closes) and stops listening for stops. */
+  closeAll(reason: string): void {
+    this.unsubscribe();
+    for (const run of this.owned.values()) run.controller.abort(new Error(reason));
+  }
 }

@@ -121,6 +121,18 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 50
   }
 }
 
+export async function waitForAsync(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 5000,
+): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A GET of /api/info over `connect`, addressed to `host` (as a rebinding page would). */
 export function statusFor(connect: string, port: number | string, host: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -19,6 +19,12 @@ describe('the server’s memory is bounded', () => {
       webRoot: '/nonexistent/toolwire-web',
       limits: { maxRememberedBytes, maxRememberedRuns },
     });
+    const logBytes = async (id: string) => {
+      let bytes = 0;
+      for await (const item of server.store.read(id, undefined, new AbortController().signal))
+        if ('frame' in item) bytes += utf8(item.frame);
+      return bytes;
+    };
     const ids: string[] = [];
     const sizes = new Map<string, number>();
     let peak = 0;
@@ -33,43 +39,51 @@ describe('the server’s memory is bounded', () => {
       ids.push(response.headers.get('x-run-id')!);
       await response.text();
 
-      // Measured apart from the registry's own estimate: the strings its records hold, at two
-      // bytes a character (the state as its JSON text). A record no longer changes once its
-      // stream has ended, so each is measured once (measuring all of them after every run made
-      // this test quadratic: 300 runs, up to 100 states each time).
-      const held = ids
-        .map((id) => [id, server.registry.get(id)] as const)
-        .filter(([, record]) => record !== undefined)
-        .reduce((sum, [id, record]) => {
-          let size = sizes.get(id);
-          if (size === undefined) {
-            size =
-              2 * (record!.prompt.length + (record!.outcome ?? '').length) +
-              2 * (record!.state === undefined ? 0 : JSON.stringify(record!.state).length);
-            sizes.set(id, size);
-          }
-          return sum + size;
-        }, 0);
+      // Measured apart from the store's own count: the bytes (UTF-8) of what each kept run
+      // holds, its prompt, outcome and paused state, and its stopped log read back whole. A
+      // stopped run no longer changes, so each is measured once (measuring all of them after
+      // every run made this test quadratic: 300 runs, up to 100 kept each time).
+      let held = 0;
+      let kept = 0;
+      for (const id of ids) {
+        const run = await server.store.getRun(id);
+        if (run === undefined) continue;
+        kept++;
+        let size = sizes.get(id);
+        if (size === undefined) {
+          size =
+            utf8(run.prompt) +
+            utf8(run.outcome ?? '') +
+            utf8(run.state ?? '') +
+            (await logBytes(id));
+          sizes.set(id, size);
+        }
+        held += size;
+      }
       expect(held).toBeLessThanOrEqual(maxRememberedBytes);
-      const kept = ids.filter((id) => server.registry.get(id) !== undefined).length;
       expect(kept).toBeLessThanOrEqual(maxRememberedRuns);
       peak = Math.max(peak, held);
     }
-    const records = ids.map((id) => server.registry.get(id)).filter((record) => !!record);
-    // The registry's own estimate is under the cap too, and nothing streams any more.
-    expect(server.registry.stats.rememberedBytes).toBeLessThanOrEqual(maxRememberedBytes);
-    expect(server.registry.active).toBe(0);
+    const runs = (await Promise.all(ids.map((id) => server.store.getRun(id)))).filter(
+      (run) => run !== undefined,
+    );
+    // The store's own count is under the cap too, and nothing streams any more.
+    expect((await server.store.stats()).rememberedBytes).toBeLessThanOrEqual(maxRememberedBytes);
+    expect(server.live.active).toBe(0);
     // The cap was reached and paused runs are kept up to it: the newest ones.
     expect(peak).toBeGreaterThan(maxRememberedBytes / 2);
-    const pausedIds = records.filter((record) => record.status === 'paused').map((r) => r.id);
+    const pausedIds = runs.filter((run) => run.status === 'paused').map((run) => run.runId);
     expect(pausedIds.length).toBeGreaterThan(0);
     expect(pausedIds.at(-1)).toBe(ids.at(-2));
     // A finished run keeps no prompt.
-    for (const record of records.filter((r) => r.status === 'finished'))
-      expect(record.prompt).toBe('');
+    for (const run of runs.filter((r) => r.status === 'finished')) expect(run.prompt).toBe('');
     server.close();
   }, 120_000);
 });
+
+function utf8(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
 
 describe('server limits', () => {
   it('refuses a limit that is not a whole number in range, naming it', () => {

@@ -20,6 +20,7 @@ import {
   startTestServer,
   type TestServer,
   waitFor,
+  waitForAsync,
 } from './helpers.ts';
 import { recordExampleRun } from './record-example.ts';
 
@@ -35,13 +36,18 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(turns: Parameters<typeof scriptedModel>[0], limits = {}) {
+async function start(
+  turns: Parameters<typeof scriptedModel>[0],
+  limits = {},
+  clock?: () => number,
+) {
   const scripted = scriptedModel(turns);
   server = await startTestServer({
     model: scripted.model,
     modelName: 'scripted',
     tools: serverTools(repository()),
     limits,
+    ...(clock === undefined ? {} : { clock }),
   });
   return { ...scripted, url: server.url, app: server.server };
 }
@@ -131,7 +137,8 @@ describe('POST /api/runs', () => {
     expect(events[0]?.type).toBe('meta-init');
     expect(events.some((event) => event.type === 'thinking-start')).toBe(true);
     await reader.cancel();
-    await waitFor(() => app.registry.active === 0, 'the run to stop');
+    await postJson(`${url}/api/runs/${response.headers.get('x-run-id')}/abort`, {});
+    await waitFor(() => app.live.active === 0, 'the run to stop');
   });
 
   it('runs the protocol the request asks for', async () => {
@@ -183,8 +190,8 @@ describe('front-end tools', () => {
     });
     // No meta_final for a run that is not complete.
     expect(ofType(paused, 'meta-final')).toEqual([]);
-    expect(app.registry.get(runId)?.status).toBe('paused');
-    expect(app.registry.active).toBe(0);
+    expect((await app.store.getRun(runId))?.status).toBe('paused');
+    expect(app.live.active).toBe(0);
 
     const resumed = await postJson(`${url}/api/runs/${runId}/tool-results`, {
       results: [{ tool_use_id: tool!.tool_use_id, content: 'login.js, please' }],
@@ -209,7 +216,7 @@ describe('front-end tools', () => {
     });
     // The model read the user's answer.
     expect(JSON.stringify(prompts[2])).toContain('login.js, please');
-    expect(app.registry.get(runId)?.status).toBe('finished');
+    expect((await app.store.getRun(runId))?.status).toBe('finished');
   });
 
   it('refuses results whose ids do not match the pending calls (422), and keeps the run paused', async () => {
@@ -295,7 +302,8 @@ describe('front-end tools', () => {
     expect(busy.status).toBe(409);
     expect(((await busy.json()) as { error: string }).error).toContain('it is running');
     await reader.cancel();
-    await waitFor(() => app.registry.active === 0, 'the run to stop');
+    await postJson(`${url}/api/runs/${runId}/abort`, {});
+    await waitFor(() => app.live.active === 0, 'the run to stop');
   });
 });
 
@@ -314,8 +322,11 @@ describe('stopping runs', () => {
     expect(ofType(all, 'thinking-end')).toHaveLength(1);
     expect(ofType(all, 'error').at(-1)).toMatchObject({ error: { type: 'aborted' } });
     expect(ofType(all, 'meta-final')).toEqual([]);
-    await waitFor(() => app.registry.get(runId)?.status === 'finished', 'the run to finish');
-    expect(app.registry.get(runId)?.outcome).toBe('aborted');
+    await waitForAsync(
+      async () => (await app.store.getRun(runId))?.status === 'finished',
+      'the run to finish',
+    );
+    expect((await app.store.getRun(runId))?.outcome).toBe('aborted');
     const again = await postJson(`${url}/api/runs/${runId}/abort`, {});
     expect(again.status).toBe(409);
     expect((await postJson(`${url}/api/runs/nope/abort`, {})).status).toBe(404);
@@ -336,7 +347,7 @@ describe('stopping runs', () => {
     expect(late.status).toBe(409);
   });
 
-  it('a client that disconnects aborts its run', async () => {
+  it('a client that disconnects does not abort its run: it goes on, and can be read again', async () => {
     const { url, app } = await start([{ text: '<thinking>Still going', stall: true }]);
     const controller = new AbortController();
     const response = await postJson(
@@ -346,11 +357,25 @@ describe('stopping runs', () => {
     );
     const runId = response.headers.get('x-run-id')!;
     await new EventReader(response).until((event) => event.type === 'thinking-delta');
-    expect(app.registry.active).toBe(1);
+    expect(app.live.active).toBe(1);
     controller.abort();
-    await waitFor(() => app.registry.get(runId)?.status === 'finished', 'the run to finish');
-    expect(app.registry.get(runId)?.outcome).toBe('aborted');
-    expect(app.registry.active).toBe(0);
+    // The read ends, not the run: it still streams, and a new read starts from its beginning.
+    await waitFor(() => app.live.readRuns().length === 0, 'the read to end');
+    expect((await app.store.getRun(runId))?.status).toBe('running');
+    expect(app.live.active).toBe(1);
+    const again = new EventReader(await fetch(`${url}/api/runs/${runId}/events`));
+    const events = await again.until((event) => event.type === 'thinking-delta');
+    expect(events[0]).toMatchObject({ type: 'meta-init', data: { agent_uuid: runId } });
+    // Stop ends it.
+    expect((await postJson(`${url}/api/runs/${runId}/abort`, {})).status).toBe(202);
+    const rest = await again.rest();
+    expect(ofType(rest, 'error').at(-1)).toMatchObject({ error: { type: 'aborted' } });
+    await waitForAsync(
+      async () => (await app.store.getRun(runId))?.status === 'finished',
+      'the run to finish',
+    );
+    expect((await app.store.getRun(runId))?.outcome).toBe('aborted');
+    expect(app.live.active).toBe(0);
   });
 });
 
@@ -392,16 +417,18 @@ describe('limits and bad requests', () => {
     expect(((await second.json()) as { error: string }).error).toContain('1 runs are streaming');
     await postJson(`${url}/api/runs/${runId}/abort`, {});
     await reader.rest();
-    await waitFor(() => app.registry.active === 0, 'the slot to free');
+    await waitFor(() => app.live.active === 0, 'the slot to free');
     const third = await postJson(`${url}/api/runs`, { prompt: 'third' });
     expect(third.status).toBe(200);
     expect((await decodeResponse(third)).at(-1)?.type).toBe('meta-final');
   });
 
   it('counts resumes against the limit, and drops a paused run whose answer never comes', async () => {
+    let clock = 1_000_000;
     const { url, app } = await start(
       [ASK_TURN, { text: '<thinking>busy', stall: true }, ANSWER_TURN],
       { maxConcurrentRuns: 1, pausedRunTtlMs: 300 },
+      () => clock,
     );
     const paused = await postJson(`${url}/api/runs`, { prompt: 'first' });
     const pausedId = paused.headers.get('x-run-id')!;
@@ -415,12 +442,12 @@ describe('limits and bad requests', () => {
       results: [{ tool_use_id: pendingId, content: 'x' }],
     });
     expect(resume.status).toBe(429);
-    expect(app.registry.get(pausedId)?.status).toBe('paused');
+    expect((await app.store.getRun(pausedId))?.status).toBe('paused');
     await reader.cancel();
-    await waitFor(
-      () => app.registry.get(pausedId)?.status === 'finished',
-      'the paused run to expire',
-    );
+    // Its time runs out by the server's clock; the sweep drops it.
+    clock += 301;
+    await app.heartbeat.sweep();
+    expect((await app.store.getRun(pausedId))?.status).toBe('finished');
     const late = await postJson(`${url}/api/runs/${pausedId}/tool-results`, {
       results: [{ tool_use_id: pendingId, content: 'x' }],
     });
@@ -537,7 +564,7 @@ describe('the model server does not answer', () => {
     expect(error.hint).toContain('ollama pull qwen2.5-coder:7b');
     expect(error.detail).toMatch(/ECONNREFUSED|fetch failed|Cannot connect/);
     expect(ofType(events, 'meta-final')).toEqual([]);
-    expect(server.server.registry.active).toBe(0);
+    expect(server.server.live.active).toBe(0);
   });
 });
 
@@ -577,7 +604,7 @@ describe('replay', () => {
       expect(response.headers.get('x-run-id')).toBeTruthy();
       expect(await response.text()).toBe(recorded);
     }
-    await waitFor(() => server!.server.registry.active === 0, 'replays to finish');
+    await waitFor(() => server!.server.live.active === 0, 'replays to finish');
     // Requests are still checked.
     expect((await postJson(`${server.url}/api/runs`, {})).status).toBe(400);
   });

@@ -1,35 +1,55 @@
 import { type Context, Hono } from 'hono';
-import { describeRunError, ResumeMismatchError, resumeAgent, runAgent } from '../../agent/index.ts';
+import {
+  type AgentRun,
+  describeRunError,
+  ResumeMismatchError,
+  type RunState,
+  resumeAgent,
+  runAgent,
+} from '../../agent/index.ts';
+import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import { formatBytes } from '../../http/memory-estimate.ts';
 import { sseResponse } from '../../http/sse-response.ts';
 import { type ProtocolName, protocolNameFor } from '../../protocols/index.ts';
-import type { MetaInitData } from '../../stream/index.ts';
+import { formatEventId, parseEventId } from '../../store/event-id.ts';
+import type { RunLease, RunStore, StoredRun } from '../../store/run-store.ts';
+import { BlockEncoder, type MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
 import { parseConversationInput } from '../conversation-input.ts';
+import { logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
-import type { RunRecord, RunRegistry } from '../run-registry.ts';
-import { runToSse } from '../run-stream.ts';
+import { RunDriver } from '../run-driver.ts';
+import type { LiveRuns } from '../run-registry.ts';
 
 /** The run id travels in this header of a run's response (and in `meta_init`'s agent_uuid). */
 export const RUN_ID_HEADER = 'x-run-id';
 /** Set on replayed responses: the recording's label. */
 export const REPLAY_HEADER = 'x-toolwire-replay';
 
+/** What the run routes work with besides the settings. */
+export interface RunRouteContext {
+  readonly store: RunStore;
+  readonly live: LiveRuns;
+  readonly generateRunId: () => string;
+  readonly now: () => number;
+}
+
 /**
  * `POST /api/runs` (start a run, or play the recording), `POST /api/runs/:id/tool-results`
- * (resume a run paused on front-end tools) and `POST /api/runs/:id/abort`. A run beyond the
- * registry's limit throws its `RunLimitError`, which the app answers with 429.
+ * (resume a run paused on front-end tools, on any instance sharing the store),
+ * `POST /api/runs/:id/abort` (stop it, on any instance) and `GET /api/runs/:id/events` (read
+ * it again, from the start or after `Last-Event-ID` / `?after=`). A run is driven into the
+ * store by the instance that runs it (`RunDriver`); every response is a read of its log, so a
+ * client that leaves ends its read, not the run. A run beyond this instance's limit throws
+ * `RunLimitError`, which the app answers with 429.
  */
-export function runRoutes(
-  settings: ServerSettings,
-  registry: RunRegistry,
-  generateRunId: () => string,
-): Hono {
+export function runRoutes(settings: ServerSettings, context: RunRouteContext): Hono {
   const { options, limits } = settings;
+  const { store, live, now } = context;
   const routes = new Hono();
 
   const readBody = (c: Context) =>
@@ -37,12 +57,17 @@ export function runRoutes(
       (read) => read.body,
     );
 
-  const metaFor = (record: RunRecord, resumed: boolean): MetaInitData => ({
+  const metaFor = (
+    runId: string,
+    prompt: string,
+    protocol: string,
+    resumed: boolean,
+  ): MetaInitData => ({
     format: 'xml',
-    user_query: record.prompt,
-    agent_uuid: record.id,
+    user_query: prompt,
+    agent_uuid: runId,
     model: settings.modelName,
-    protocol: record.protocol,
+    protocol,
     ...(resumed ? { resumed: true } : {}),
   });
 
@@ -59,45 +84,40 @@ export function runRoutes(
         }),
     });
 
-  /**
-   * The response for a run that streams under `controller`: the registry pauses it when it
-   * waits for front-end tools and finishes it when it ends; a reader that leaves aborts it.
-   */
-  const streamRun = (
-    c: Context,
-    record: RunRecord,
-    controller: AbortController,
-    run: ReturnType<typeof runAgent>,
-    resumed: boolean,
-  ) => {
-    const owns = () => record.controller === controller;
-    run.result.then(
-      (result) => {
-        if (!owns()) return;
-        if (result.stopReason === 'awaiting-tools' && result.state && !controller.signal.aborted)
-          registry.pause(record, result.state);
-        else registry.finish(record, result.stopReason);
-      },
-      () => {
-        if (owns()) registry.finish(record, 'error');
-      },
-    );
-    const disconnect = () => {
-      if (owns() && record.status === 'running')
-        controller.abort(new Error('the client disconnected'));
-    };
-    c.req.raw.signal.addEventListener('abort', disconnect, { once: true });
-    const body = runToSse({
-      run,
-      meta: metaFor(record, resumed),
-      adapter: adapterFor(),
-      onEvent: (event) => {
-        // Paused before the page sees the block, so its answer can never come too early.
-        if (event.type === 'awaiting-tools' && owns()) registry.pause(record, event.state);
-      },
-      onCancel: disconnect,
+  /** The response that reads a run's log after `after` (undefined: from its start). */
+  const readRun = (c: Context, runId: string, log: string, after: string | undefined) =>
+    logResponse({
+      store,
+      log,
+      after,
+      signal: c.req.raw.signal,
+      headers: { [RUN_ID_HEADER]: runId },
+      onRead: () => live.reading(runId),
+      failureFrame: (message) =>
+        new BlockEncoder().encode({ type: 'error', error: { type: 'store_unavailable', message } }),
+      unknown: unknownRun(runId),
     });
-    return sseResponse(body, { [RUN_ID_HEADER]: record.id });
+
+  /** Runs `run` here under `lease` into the store; resolves with its first entry's id. */
+  const drive = (
+    lease: RunLease,
+    run: AgentRun,
+    controller: AbortController,
+    meta: MetaInitData,
+  ): Promise<string> => {
+    const release = live.own({ runId: lease.runId, lease, controller });
+    const driver = new RunDriver({
+      store,
+      lease,
+      run,
+      controller,
+      adapter: adapterFor(),
+      meta,
+      now,
+    });
+    const { firstId, done } = driver.start();
+    void done.finally(release);
+    return firstId;
   };
 
   routes.post('/', async (c) => {
@@ -117,16 +137,29 @@ export function runRoutes(
       request.protocol === undefined
         ? settings.defaultProtocol
         : protocolNameFor(request.protocol, settings.modelId);
+    const protocolName = typeof protocol === 'string' ? protocol : protocol.name;
+    live.ensureCapacity();
+    const runId = context.generateRunId();
     const controller = new AbortController();
-    const record = registry.start(generateRunId(), request.prompt, protocol, controller);
     if (replaying) {
+      // A recording is replayable already: it is played to this reader, not logged.
       const { recording } = playable!;
-      const body = replayStream(recording, settings.playableDelayMs, controller.signal, (outcome) =>
-        registry.finish(record, outcome),
-      );
+      const release = live.own({ runId, controller });
+      const body = replayStream(recording, settings.playableDelayMs, controller.signal, release);
       c.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true });
-      return sseResponse(body, { [RUN_ID_HEADER]: record.id, [REPLAY_HEADER]: recording.label });
+      return sseResponse(body, { [RUN_ID_HEADER]: runId, [REPLAY_HEADER]: recording.label });
     }
+    const lease = await store.createRun(
+      {
+        runId,
+        wire: 'blocks',
+        protocol: protocolName,
+        customProtocol: typeof protocol !== 'string',
+        prompt: request.prompt,
+        tail: [],
+      },
+      now(),
+    );
     const run = runAgent({
       ...options.runSettings,
       model: options.model!,
@@ -136,33 +169,55 @@ export function runRoutes(
       ...(conversation === undefined ? {} : { conversation }),
       signal: controller.signal,
     });
-    return streamRun(c, record, controller, run, false);
+    await drive(lease, run, controller, metaFor(runId, request.prompt, protocolName, false));
+    return readRun(c, runId, lease.log, undefined);
   });
 
-  const findRun = (id: string): RunRecord => {
-    const record = registry.get(id);
-    if (!record)
-      throw new HttpError(
-        404,
-        `no run has the id ${JSON.stringify(id)}: it never existed, or the server has forgotten it (finished runs are kept for ${minutes(limits.finishedRunTtlMs)}; beyond ${limits.maxRememberedRuns} runs or ${formatBytes(limits.maxRememberedBytes)} the oldest are forgotten first)`,
-      );
-    return record;
+  const findRun = async (id: string): Promise<StoredRun> => {
+    const run = await store.getRun(id);
+    if (!run) throw new HttpError(404, unknownRun(id));
+    return run;
   };
 
-  routes.post('/:id/tool-results', async (c) => {
-    const record = findRun(c.req.param('id'));
-    const results = parseToolResults(await readBody(c));
-    if (record.status !== 'paused' || !record.state) {
-      const why =
-        record.status === 'running'
+  const unknownRun = (id: string) =>
+    `no run has the id ${JSON.stringify(id)}: it never existed, or the server has forgotten it (finished runs are kept for ${minutes(store.limits.finishedRunTtlMs)}; beyond ${store.limits.maxRememberedRuns} runs or ${formatBytes(store.limits.maxRememberedBytes)} the oldest are forgotten first)`;
+
+  /** The protocol a paused run goes on in: its format's name, or this server's own object. */
+  const protocolToResume = (run: StoredRun): ProtocolName | ToolCallProtocol => {
+    if (!run.customProtocol) return run.protocol as ProtocolName;
+    const own = settings.defaultProtocol;
+    if (typeof own !== 'string' && own.name === run.protocol) return own;
+    throw new HttpError(
+      409,
+      `run ${run.runId} was started in the protocol object ${JSON.stringify(run.protocol)}, which this server does not have; answer it on a server configured with it`,
+    );
+  };
+
+  const notPaused = (run: StoredRun) =>
+    new HttpError(
+      409,
+      `run ${run.runId} takes no tool results: ${
+        run.status === 'running'
           ? 'it is running, not waiting for front-end tools'
-          : `it has finished (${record.outcome ?? 'ended'})`;
-      throw new HttpError(409, `run ${record.id} takes no tool results: ${why}`);
+          : `it has finished (${run.outcome ?? 'ended'})`
+      }`,
+    );
+
+  routes.post('/:id/tool-results', async (c) => {
+    const stored = await findRun(c.req.param('id'));
+    const results = parseToolResults(await readBody(c));
+    if (stored.status !== 'paused') throw notPaused(stored);
+    const protocol = protocolToResume(stored);
+    live.ensureCapacity();
+    const claim = await store.claimPaused(stored.runId, now());
+    if (!claim.claimed) {
+      if (claim.run === undefined) throw new HttpError(404, unknownRun(stored.runId));
+      throw notPaused(claim.run);
     }
-    registry.ensureCapacity();
-    const state = record.state;
+    const { lease } = claim;
+    const state = JSON.parse(claim.state) as RunState;
     const controller = new AbortController();
-    let run: ReturnType<typeof resumeAgent>;
+    let run: AgentRun;
     try {
       run = resumeAgent(
         state,
@@ -174,13 +229,14 @@ export function runRoutes(
         {
           ...options.runSettings,
           model: options.model!,
-          // The object the run started in; a format's name is kept in the state.
-          protocol: record.format ?? (state.protocol as ProtocolName),
+          protocol,
           tools: settings.tools,
           signal: controller.signal,
         },
       );
     } catch (error) {
+      // Nothing ran: the run waits for its results again.
+      await store.pause(lease, [], claim.state, now());
       if (error instanceof ResumeMismatchError)
         throw new HttpError(422, error.message, {
           cause: error,
@@ -193,27 +249,50 @@ export function runRoutes(
         });
       throw error;
     }
-    registry.resumed(record, controller);
-    return streamRun(c, record, controller, run, true);
+    const firstId = await drive(
+      lease,
+      run,
+      controller,
+      metaFor(stored.runId, stored.prompt, stored.protocol, true),
+    );
+    // The response is the continuation: it starts at the resumed meta_init.
+    return readRun(c, stored.runId, lease.log, idBefore(firstId));
   });
 
-  routes.post('/:id/abort', (c) => {
-    const record = findRun(c.req.param('id'));
-    if (record.status === 'running') {
-      record.controller?.abort(new Error('stopped by the user'));
-      return c.json({ id: record.id, status: 'aborting' }, 202);
+  routes.get('/:id/events', async (c) => {
+    const after = resumeAfter(c.req.raw);
+    const stored = await findRun(c.req.param('id'));
+    return readRun(c, stored.runId, stored.log, after);
+  });
+
+  routes.post('/:id/abort', async (c) => {
+    const id = c.req.param('id');
+    const local = live.get(id);
+    if (local !== undefined && local.lease === undefined) {
+      // A replay: played here only.
+      local.controller.abort(new Error('stopped by the user'));
+      return c.json({ id, status: 'aborting' }, 202);
     }
-    if (record.status === 'paused') {
-      registry.finish(record, 'aborted');
-      return c.json({ id: record.id, status: 'aborted' });
-    }
-    throw new HttpError(
-      409,
-      `run ${record.id} has already finished (${record.outcome ?? 'ended'})`,
-    );
+    const answer = await store.requestAbort(id, 'stopped by the user', now());
+    if (answer === 'unknown') throw new HttpError(404, unknownRun(id));
+    if (answer === 'aborting') return c.json({ id, status: 'aborting' }, 202);
+    if (answer === 'aborted') return c.json({ id, status: 'aborted' });
+    const run = await store.getRun(id);
+    throw new HttpError(409, `run ${id} has already finished (${run?.outcome ?? 'ended'})`);
   });
 
   return routes;
+}
+
+/** An id just before `id`, so a read after it starts at `id` (ids are only ever compared). */
+function idBefore(id: string): string {
+  const parsed = parseEventId(id);
+  if (parsed === undefined) throw new Error(`the store wrote a malformed event id: ${id}`);
+  return formatEventId(
+    parsed.seq > 0
+      ? { ms: parsed.ms, seq: parsed.seq - 1 }
+      : { ms: parsed.ms - 1, seq: Number.MAX_SAFE_INTEGER },
+  );
 }
 
 function minutes(ms: number): string {

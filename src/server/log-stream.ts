@@ -1,0 +1,132 @@
+import { HttpError } from '../http/http-error.ts';
+import { sseResponse } from '../http/sse-response.ts';
+import { parseEventId } from '../store/event-id.ts';
+import type { LogItem, RunStore } from '../store/run-store.ts';
+
+/** How long a response waits for its first event before it sends its headers anyway. */
+const HEADERS_WAIT_MS = 500;
+
+export interface LogStreamOptions {
+  readonly store: RunStore;
+  readonly log: string;
+  /** The id to read after (exclusive); undefined: from the start. */
+  readonly after: string | undefined;
+  /** The request's signal: a client that leaves only ends its read, never the run. */
+  readonly signal: AbortSignal;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Called when the read starts; what it returns is called when it ends (reader bookkeeping). */
+  readonly onRead?: () => () => void;
+  /** The frame that tells the reader the store failed mid-read (the log's own wire format). */
+  readonly failureFrame?: (message: string) => string;
+  /** What the 404 says when the log is unknown. */
+  readonly unknown?: string;
+}
+
+/**
+ * The id a client resumes after: the `Last-Event-ID` header (what an `EventSource` sends when
+ * it reconnects) or `?after=`; undefined for neither. A malformed one is a 400.
+ */
+export function resumeAfter(request: Request): string | undefined {
+  const header = request.headers.get('last-event-id');
+  const query = new URL(request.url).searchParams.get('after');
+  const text = header ?? query ?? undefined;
+  if (text === undefined || text === '') return undefined;
+  if (parseEventId(text) === undefined)
+    throw new HttpError(
+      400,
+      `${header === null ? '?after=' : 'Last-Event-ID'} ${JSON.stringify(text.slice(0, 64))} is not an event id (MS-SEQ, two whole numbers, as the id: lines of a run's events)`,
+    );
+  return text;
+}
+
+/**
+ * A log as an SSE response: every entry after `after` with its `id:` line, then the live ones
+ * until the log ends (paused, finished, lost). The same bytes on every instance, and across
+ * reconnects: what a client read before and after one, joined, is the uninterrupted stream.
+ * An unknown log is a 404, an `after` whose entry was trimmed away a 410, both decided before
+ * the response starts when the store answers within `HEADERS_WAIT_MS` (it does for either:
+ * they come from the catch-up, not from waiting for live events).
+ */
+export async function logResponse(options: LogStreamOptions): Promise<Response> {
+  const { store, log, after, signal } = options;
+  const reading = new AbortController();
+  const stop = () => reading.abort();
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
+  const items = store.read(log, after, reading.signal)[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<LogItem>> | undefined = items.next();
+  const first = await firstOrNothing(pending);
+  if (first !== undefined && !first.done && 'end' in first.value) {
+    const { end } = first.value;
+    if (end === 'gone' || end === 'trimmed') {
+      stop();
+      if (end === 'gone')
+        throw new HttpError(
+          404,
+          options.unknown ?? `no event log has the id ${JSON.stringify(log)}`,
+        );
+      throw new HttpError(
+        410,
+        `the events after ${after ?? 'the start'} are no longer kept (the log keeps at most ${store.limits.maxRunEvents} events, for ${store.limits.maxLogAgeMs} ms); read it again from the start`,
+      );
+    }
+  }
+  const release = options.onRead?.() ?? (() => {});
+  const utf8 = new TextEncoder();
+  const finish = () => {
+    release();
+    signal.removeEventListener('abort', stop);
+    stop();
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = await (pending ?? items.next());
+          pending = undefined;
+          if (next.done || 'end' in next.value) {
+            finish();
+            controller.close();
+            return;
+          }
+          controller.enqueue(utf8.encode(`id: ${next.value.id}\n${next.value.frame}`));
+        } catch (error) {
+          finish();
+          if (reading.signal.aborted) {
+            controller.close();
+            return;
+          }
+          const message = `the run store failed while the run was read: ${(error as Error)?.message ?? String(error)}`;
+          if (options.failureFrame) controller.enqueue(utf8.encode(options.failureFrame(message)));
+          controller.close();
+        }
+      },
+      cancel() {
+        finish();
+        void items.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return sseResponse(body, options.headers);
+}
+
+/** The first item if the store gives it soon, else undefined (the response starts without it). */
+function firstOrNothing(
+  first: Promise<IteratorResult<LogItem>>,
+): Promise<IteratorResult<LogItem> | undefined> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(undefined), HEADERS_WAIT_MS);
+    timer.unref?.();
+    first.then(
+      (item) => {
+        clearTimeout(timer);
+        resolve(item);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,211 @@
+import type { AgentEvent, AgentResult, AgentRun } from '../agent/index.ts';
+import { isErrorOfKind } from '../core/errors.ts';
+import type { RunLease, RunStore } from '../store/run-store.ts';
+import { BlockEncoder, type BlockEvent, type MetaInitData } from '../stream/index.ts';
+import type { AgentBlockAdapter } from './agent-blocks.ts';
+
+/** What a lost instance's run ends with, after the blocks it left open are closed. */
+const INSTANCE_LOST_ERROR: BlockEvent = {
+  type: 'error',
+  error: {
+    type: 'instance_lost',
+    message:
+      'the server instance running this run stopped answering (its lease ran out); the run is over',
+  },
+};
+
+export interface RunDriverOptions {
+  readonly store: RunStore;
+  readonly lease: RunLease;
+  readonly run: AgentRun;
+  /** Aborts the agent (Stop from any instance, an unread run, a store that failed). */
+  readonly controller: AbortController;
+  readonly adapter: AgentBlockAdapter;
+  readonly meta: MetaInitData;
+  readonly now: () => number;
+}
+
+/**
+ * Runs a run into the store, whether or not anyone reads it: each agent event becomes SSE frames
+ * of the content-block stream, and the frames made in one macrotask go to the log in one
+ * `append` (one append in flight at a time, so the log keeps their order). A pause writes its
+ * frames and pauses in one store call, so no answer can be claimed before the page could see
+ * the block that asks for it; the end writes the closing frames and finishes the run.
+ * Every append also leaves the run's tail: what a sweep writes if this instance dies.
+ */
+export class RunDriver {
+  private readonly options: RunDriverOptions;
+  private readonly encoder = new BlockEncoder();
+  private batch: string[] = [];
+  private writing: Promise<void> | undefined;
+  private flushScheduled = false;
+  /** Set when the store refused a write: nothing more is written. */
+  private broken = false;
+  /** Set once the run paused or finished in the store. */
+  private stopped = false;
+
+  constructor(options: RunDriverOptions) {
+    this.options = options;
+  }
+
+  /**
+   * Writes `meta_init` at once (resolving with its entry's id, so a response can read from
+   * there) and drives the run to its end in the background; `done` settles when it has.
+   */
+  start(): { readonly firstId: Promise<string>; readonly done: Promise<void> } {
+    const { store, lease } = this.options;
+    const first = this.encode([{ type: 'meta-init', data: this.options.meta }]);
+    const firstId = store.append(lease, first, this.tail()).then((ids) => {
+      if (ids[0] === undefined) throw new Error('the store gave no id for meta_init');
+      return ids[0];
+    });
+    this.writing = firstId.then(
+      () => {
+        this.writing = undefined;
+      },
+      (error: unknown) => this.fail(error),
+    );
+    const done = this.consume();
+    return { firstId, done };
+  }
+
+  /** Why a store write failed: the run is aborted and nothing more is written. */
+  private fail(error: unknown): void {
+    this.writing = undefined;
+    this.broken = true;
+    this.options.controller.abort(
+      error instanceof Error ? error : new Error(`the run store failed: ${String(error)}`),
+    );
+  }
+
+  private async consume(): Promise<void> {
+    const { run, adapter } = this.options;
+    try {
+      for await (const event of run) {
+        if (this.stopped) continue;
+        const frames = this.encode(adapter.push(event));
+        if (event.type === 'awaiting-tools') {
+          await this.pauseWith(frames, event);
+          continue;
+        }
+        this.queue(frames);
+      }
+      const result: AgentResult = await run.result;
+      if (this.stopped) return;
+      await this.finishWith(this.encode(adapter.finish(result)), outcomeOf(result));
+    } catch (error) {
+      // A bug in the adapter or the encoder (or a run that rejected): tell the reader rather
+      // than leave the log without an end.
+      if (this.stopped) return;
+      this.options.controller.abort(error);
+      const frames = [this.encoder.end(), this.serverError(error)].filter((f) => f.length > 0);
+      await this.finishWith(frames, 'error');
+    }
+  }
+
+  private encode(events: readonly BlockEvent[]): string[] {
+    const frames: string[] = [];
+    for (const event of events) {
+      const frame = this.encoder.encode(event);
+      if (frame.length > 0) frames.push(frame);
+    }
+    return frames;
+  }
+
+  private serverError(error: unknown): string {
+    return new BlockEncoder().encode({
+      type: 'error',
+      error: {
+        type: 'server_error',
+        message: `the server could not encode the run: ${(error as Error)?.message ?? String(error)}`,
+      },
+    });
+  }
+
+  /** The frames that close the stream as it stands: open block closed, then `instance_lost`. */
+  private tail(): string[] {
+    // A copy: closing the block must not change the encoder that goes on writing.
+    const copy: BlockEncoder = Object.assign(
+      Object.create(Object.getPrototypeOf(this.encoder) as object) as BlockEncoder,
+      this.encoder,
+    );
+    return [copy.end(), new BlockEncoder().encode(INSTANCE_LOST_ERROR)].filter((f) => f.length > 0);
+  }
+
+  private queue(frames: readonly string[]): void {
+    if (frames.length === 0 || this.broken) return;
+    this.batch.push(...frames);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // What the agent emits in one macrotask goes out as one append.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Sends the batch unless an append is in flight (its completion sends the next). */
+  private flush(): void {
+    if (this.writing !== undefined || this.batch.length === 0 || this.broken || this.stopped)
+      return;
+    const frames = this.batch;
+    this.batch = [];
+    const { store, lease } = this.options;
+    this.writing = store.append(lease, frames, this.tail()).then(
+      () => {
+        this.writing = undefined;
+        this.flush();
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** Waits until every queued frame was appended (or the store failed); returns what is left. */
+  private async drain(): Promise<string[]> {
+    while (this.writing !== undefined) await this.writing;
+    const rest = this.batch;
+    this.batch = [];
+    return rest;
+  }
+
+  private async pauseWith(
+    frames: readonly string[],
+    event: Extract<AgentEvent, { type: 'awaiting-tools' }>,
+  ): Promise<void> {
+    const rest = await this.drain();
+    this.stopped = true;
+    if (this.broken) return;
+    const { store, lease, now } = this.options;
+    try {
+      await store.pause(lease, [...rest, ...frames], JSON.stringify(event.state), now());
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private async finishWith(frames: readonly string[], outcome: string): Promise<void> {
+    const rest = await this.drain();
+    if (this.stopped) return;
+    this.stopped = true;
+    // A lost lease: another instance ended the run. A store that failed otherwise: try anyway.
+    if (this.broken && this.lostLease) return;
+    const closing = this.encoder.end();
+    const all = [...rest, ...frames, ...(closing.length > 0 ? [closing] : [])];
+    const { store, lease, now } = this.options;
+    try {
+      await store.finish(lease, all, outcome, now());
+    } catch (error) {
+      if (!isErrorOfKind(error, 'run-lost')) this.broken = true;
+    }
+  }
+
+  private get lostLease(): boolean {
+    const reason: unknown = this.options.controller.signal.reason;
+    return isErrorOfKind(reason, 'run-lost');
+  }
+}
+
+/** How the store remembers a run's end (the text a late request's 409 repeats). */
+function outcomeOf(result: AgentResult): string {
+  return result.stopReason;
+}
