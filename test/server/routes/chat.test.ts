@@ -1,0 +1,310 @@
+/**
+ * What the chat routes stand on, tested with the AI SDK's own `DefaultChatTransport` in Node:
+ * its `fetch` is given the response the route will send (the run's UI message frames with the
+ * stream's headers), and the body it posts is read with `parseChatRequest`.
+ */
+import {
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithToolCalls,
+  readUIMessageStream,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
+import { describe, expect, it } from 'vitest';
+import {
+  type AgentEvent,
+  type AgentRun,
+  type AgentTools,
+  resumeAgent,
+  runAgent,
+} from '../../../src/agent/index.ts';
+import { UI_MESSAGE_STREAM_HEADERS } from '../../../src/agent/ui/ui-message-stream.ts';
+import { HttpError } from '../../../src/http/http-error.ts';
+import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
+import {
+  INSTANCE_LOST_TEXT,
+  parseChatRequest,
+  UIMessageWire,
+} from '../../../src/server/routes/chat.ts';
+import { scriptedModel } from '../../agent/scripted-model.ts';
+
+const tools: AgentTools = {
+  get_weather: {
+    description: 'Current weather for a city',
+    inputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+    },
+    execute: async ({ city }: { city: string }) => `${city}: 21°C, sunny`,
+  },
+  ask_user: {
+    description: 'Ask the user a question',
+    inputSchema: {
+      type: 'object',
+      properties: { question: { type: 'string' } },
+      required: ['question'],
+    },
+  },
+};
+
+/** A run's frames as the wire writes them to the log. */
+async function framesOf(run: AsyncIterable<AgentEvent> & Partial<AgentRun>, messageId: string) {
+  const wire = new UIMessageWire(messageId);
+  const frames = wire.start();
+  for await (const event of run) frames.push(...wire.push(event));
+  if (run.result) frames.push(...wire.finish(await run.result));
+  return frames;
+}
+
+/** A transport whose server answers each request with the next response; it keeps the bodies. */
+function transportAnswering(responses: (() => Response)[]) {
+  const requests: { url: string; method: string; body: unknown }[] = [];
+  const transport = new DefaultChatTransport<UIMessage>({
+    api: 'http://toolwire.test/api/chat',
+    fetch: async (input, init) => {
+      requests.push({
+        url: String(input),
+        method: init?.method ?? 'GET',
+        body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+      });
+      const next = responses.shift();
+      if (!next) throw new Error('no response left');
+      return next();
+    },
+  });
+  return { transport, requests };
+}
+
+const sse = (frames: readonly string[]) => () =>
+  new Response(frames.join(''), { headers: UI_MESSAGE_STREAM_HEADERS });
+
+async function lastMessage(stream: ReadableStream<UIMessageChunk>, message?: UIMessage) {
+  const errors: unknown[] = [];
+  let last: UIMessage | undefined;
+  for await (const state of readUIMessageStream({
+    stream,
+    ...(message ? { message } : {}),
+    onError: (error) => errors.push(error),
+  }))
+    last = structuredClone(state);
+  return { message: last, errors };
+}
+
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+
+describe('the chat over DefaultChatTransport', () => {
+  it('sends, pauses on a front-end tool, and continues the same message with its answer', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+      '<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>',
+      'Oslo is sunny.',
+    ]);
+    const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
+    // First request: a new run; its id is the assistant message's.
+    const first = runAgent({ model, protocol: 'hermes', tools, prompt: 'weather?' });
+    const firstFrames = await framesOf(first, 'run-1');
+    expect(firstFrames.at(-1)).toBe('data: [DONE]\n\n');
+    const paused = await first.result;
+
+    const { transport, requests } = transportAnswering([sse(firstFrames)]);
+    const stream = await transport.sendMessages({
+      chatId: 'chat-1',
+      messages: [user],
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+    });
+    const read = await lastMessage(stream);
+    expect(read.errors).toEqual([]);
+    const request = parseChatRequest(requests[0]!.body, DEFAULT_CONVERSATION_LIMITS);
+    expect(request).toMatchObject({
+      chatId: 'chat-1',
+      trigger: 'submit-message',
+      run: { prompt: 'weather?', conversation: [], results: [] },
+    });
+    const assistant = read.message!;
+    expect(assistant.id).toBe('run-1');
+    const ask = assistant.parts.find((part) => part.type === 'dynamic-tool')!;
+    expect(ask).toMatchObject({ toolName: 'ask_user', state: 'input-available' });
+
+    // The page answers the question (addToolOutput) and, the call being complete, sends again.
+    const answered = plain({
+      ...assistant,
+      parts: assistant.parts.map((part) =>
+        part === ask ? { ...part, state: 'output-available', output: 'Oslo' } : part,
+      ),
+    }) as UIMessage;
+    expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: [user, answered] })).toBe(true);
+    const resumedRun = (body: unknown) => {
+      const { run } = parseChatRequest(body, DEFAULT_CONVERSATION_LIMITS);
+      expect(run.assistantMessageId).toBe('run-1');
+      return resumeAgent(paused.state!, run.results, { model, protocol: 'hermes', tools });
+    };
+    // The server side of the second request: the answer resumes the paused run.
+    let secondFrames: string[] = [];
+    const secondTransport = new DefaultChatTransport<UIMessage>({
+      api: 'http://toolwire.test/api/chat',
+      fetch: async (_input, init) => {
+        secondFrames = await framesOf(resumedRun(JSON.parse(String(init?.body))), 'run-1');
+        return sse(secondFrames)();
+      },
+    });
+    const continued = await lastMessage(
+      await secondTransport.sendMessages({
+        chatId: 'chat-1',
+        messages: [user, answered],
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      }),
+      answered,
+    );
+    expect(continued.errors).toEqual([]);
+    expect(continued.message?.id).toBe('run-1');
+    expect(plain(continued.message?.parts)).toMatchObject([
+      { type: 'step-start' },
+      { type: 'dynamic-tool', toolName: 'ask_user', state: 'output-available', output: 'Oslo' },
+      { type: 'step-start' },
+      { type: 'dynamic-tool', toolName: 'get_weather', state: 'output-available' },
+      { type: 'step-start' },
+      { type: 'text', text: 'Oslo is sunny.', state: 'done' },
+    ]);
+    expect(continued.message?.metadata).toMatchObject({ stopReason: 'completed', steps: 3 });
+
+    // reconnectToStream: GET {api}/{chatId}/stream; the response replays from its start, and
+    // 204 says nothing runs.
+    const again = transportAnswering([
+      sse(secondFrames),
+      () => new Response(null, { status: 204 }),
+    ]);
+    const replayed = await again.transport.reconnectToStream({ chatId: 'chat-1' });
+    expect(again.requests[0]).toMatchObject({
+      url: 'http://toolwire.test/api/chat/chat-1/stream',
+      method: 'GET',
+    });
+    const replay = await lastMessage(replayed!);
+    expect(replay.errors).toEqual([]);
+    expect(replay.message?.parts.at(-1)).toMatchObject({ type: 'text', text: 'Oslo is sunny.' });
+    expect(await again.transport.reconnectToStream({ chatId: 'chat-1' })).toBeNull();
+  });
+
+  it("a lost instance's tail closes the open text and ends with an error the client reads", async () => {
+    const wire = new UIMessageWire('run-2');
+    const frames = [
+      ...wire.push({ type: 'run-start', runId: 'run-2', protocol: 'hermes' }),
+      ...wire.push({ type: 'step-start', step: 1 }),
+      ...wire.push({ type: 'text-start', id: 't' }),
+      ...wire.push({ type: 'text-delta', id: 't', delta: 'Half a' }),
+    ];
+    const tail = wire.tail();
+    expect(tail.at(-1)).toBe('data: [DONE]\n\n');
+    const { transport } = transportAnswering([sse([...frames, ...tail])]);
+    const read = await lastMessage(
+      await transport.sendMessages({
+        chatId: 'c',
+        messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      }),
+    );
+    expect(read.errors.map((error) => (error as Error).message)).toEqual([INSTANCE_LOST_TEXT]);
+    expect(read.message?.parts.at(-1)).toMatchObject({
+      type: 'text',
+      text: 'Half a',
+      state: 'done',
+    });
+    // The tail changed nothing: the wire goes on, and [DONE] comes once.
+    const rest = [
+      ...wire.push({ type: 'text-end', id: 't' }),
+      ...wire.push({
+        type: 'finish',
+        stopReason: 'completed',
+        steps: 1,
+        usage: { inputTokens: 1, outputTokens: 1 },
+      }),
+    ];
+    expect(rest.filter((frame) => frame === 'data: [DONE]\n\n')).toHaveLength(1);
+    expect(wire.tail()).toEqual([]);
+    expect(
+      wire.finish({
+        runId: 'run-2',
+        stopReason: 'completed',
+        steps: 1,
+        usage: { inputTokens: 1, outputTokens: 1 },
+        conversation: [],
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('parseChatRequest', () => {
+  const user = { id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
+  const refused = (body: unknown) => {
+    try {
+      parseChatRequest(body, DEFAULT_CONVERSATION_LIMITS);
+    } catch (error) {
+      expect(error).toBeInstanceOf(HttpError);
+      expect((error as HttpError).status).toBe(400);
+      return (error as HttpError).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('keeps fields the app adds through its body option', () => {
+    expect(
+      parseChatRequest(
+        { id: 'c', messages: [user], trigger: 'submit-message', messageId: undefined, extra: 1 },
+        DEFAULT_CONVERSATION_LIMITS,
+      ).run.prompt,
+    ).toBe('hi');
+  });
+
+  it('refuses a malformed body with a 400 naming the place', () => {
+    expect(refused([])).toMatch(/must be a JSON object/);
+    expect(refused({ messages: [user], trigger: 'submit-message' })).toMatch(/"id"/);
+    expect(refused({ id: 'c', messages: [user], trigger: 'resume' })).toMatch(/"trigger"/);
+    expect(refused({ id: 'c', messages: {}, trigger: 'submit-message' })).toMatch(/"messages"/);
+    expect(
+      refused({
+        id: 'c',
+        messages: [{ ...user, parts: [{ type: 7 }] }],
+        trigger: 'submit-message',
+      }),
+    ).toMatch(/messages\[0\]\.parts\[0\]\.type/);
+  });
+
+  it('holds the messages to the conversation limits: entries and nesting', () => {
+    const earlier = Array.from({ length: 3 }, (_, index) => ({
+      id: `u${index}`,
+      role: 'user',
+      parts: [{ type: 'text', text: `q${index}` }],
+    }));
+    expect(() =>
+      parseChatRequest(
+        { id: 'c', messages: [...earlier, user], trigger: 'submit-message' },
+        { maxConversationEntries: 2, maxConversationDepth: 64 },
+      ),
+    ).toThrow(/3 entries, more than the 2/);
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 70; level++) deep = [deep];
+    const answer = {
+      id: 'a',
+      role: 'assistant',
+      parts: [
+        {
+          type: 'dynamic-tool',
+          toolName: 'ask_user',
+          toolCallId: 'c1',
+          state: 'output-available',
+          input: {},
+          output: deep,
+        },
+      ],
+    };
+    expect(refused({ id: 'c', messages: [user, answer], trigger: 'submit-message' })).toMatch(
+      /nests deeper than 64/,
+    );
+  });
+});
