@@ -387,7 +387,8 @@ interface ToolPartFields {
 /**
  * The messages a chat sent, as a run: the last user message is the prompt, what came before it
  * the conversation (user text; the assistant's reasoning, text, calls and their results, step by
- * step), and the tool outputs after it the results a paused run waits for. System messages, files,
+ * step; a call left without an output gets an error result, `UNANSWERED_CALL`), and the tool
+ * outputs after it the results a paused run waits for. System messages, files,
  * sources and data parts are left out. Throws a `TypeError` naming the first malformed message or
  * part: the messages come from a client.
  */
@@ -481,6 +482,9 @@ function toolOutcome(tool: ToolPartFields): ToolOutcome | undefined {
   return undefined;
 }
 
+/** The result of an earlier call that has none in the messages. */
+export const UNANSWERED_CALL = 'no result: the conversation went on without one';
+
 /** One message as conversation entries; an assistant's calls are followed by their step's results. */
 function messageEntries(message: UIMessage): ConversationEntry[] {
   if (message.role === 'user') {
@@ -514,8 +518,16 @@ function messageEntries(message: UIMessage): ConversationEntry[] {
       toolName: tool.toolName,
       input: tool.input ?? {},
     });
-    const outcome = toolOutcome(tool);
-    if (outcome) outcomes.push(outcome);
+    // A call the conversation moved past without an answer (the user wrote instead) still
+    // gets a result, so the model never reads a call left hanging.
+    outcomes.push(
+      toolOutcome(tool) ?? {
+        toolCallId: tool.toolCallId,
+        toolName: tool.toolName,
+        output: UNANSWERED_CALL,
+        isError: true,
+      },
+    );
   }
   endStep();
   return entries;

@@ -27,6 +27,7 @@ import {
   UI_MESSAGE_STREAM_DONE,
   UI_MESSAGE_STREAM_HEADERS,
   UIMessageChunkEncoder,
+  UNANSWERED_CALL,
   uiMessagesToRun,
 } from '../../../src/agent/ui/ui-message-stream.ts';
 import { ToolwireError } from '../../../src/core/errors.ts';
@@ -471,6 +472,37 @@ describe('uiMessagesToRun', () => {
       ],
       results: [],
     });
+  });
+
+  it('gives a call left without an output an error result, so no call hangs', () => {
+    const messages = [
+      { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Oslo?' }] },
+      {
+        id: 'a1',
+        role: 'assistant',
+        parts: [
+          { type: 'step-start' },
+          {
+            type: 'dynamic-tool',
+            toolName: 'ask_user',
+            toolCallId: 'c1',
+            state: 'input-available',
+            input: { question: 'Which?' },
+          },
+        ],
+      },
+      { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'Never mind.' }] },
+    ] as UIMessage[];
+    expect(uiMessagesToRun(messages).conversation).toEqual([
+      { type: 'user', content: 'Oslo?' },
+      { type: 'call', toolCallId: 'c1', toolName: 'ask_user', input: { question: 'Which?' } },
+      {
+        type: 'results',
+        results: [
+          { toolCallId: 'c1', toolName: 'ask_user', output: UNANSWERED_CALL, isError: true },
+        ],
+      },
+    ]);
   });
 
   it('refuses malformed messages, naming the place', () => {
