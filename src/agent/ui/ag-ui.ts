@@ -556,6 +556,15 @@ export class AgUiEncoder {
   }
 }
 
+/**
+ * One AG-UI event as an SSE message (`data: <JSON>` and a blank line), as AG-UI's HTTP clients
+ * read it. JSON text escapes line breaks, so the message is one `data:` line; a server adds its
+ * `id:` line before it.
+ */
+export function frameAgUiEvent(event: AgUiEvent): string {
+  return `data: ${JSON.stringify(event)}\n\n`;
+}
+
 /** A tool's output as a result's content: text as it is, anything else as its JSON text. */
 function resultText(output: unknown): string {
   if (typeof output === 'string') return output;

@@ -4,7 +4,13 @@
  * `@ag-ui/client`'s `verifyEvents` (the order the protocol demands), and a front-end tool
  * goes round through the client's own run pipeline (an `AbstractAgent` over toolwire's agent).
  */
-import { AbstractAgent, type BaseEvent, type RunAgentInput, verifyEvents } from '@ag-ui/client';
+import {
+  AbstractAgent,
+  type BaseEvent,
+  HttpAgent,
+  type RunAgentInput,
+  verifyEvents,
+} from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import fc from 'fast-check';
 // rxjs comes with @ag-ui/client, whose Observable-based API it is.
@@ -22,6 +28,7 @@ import {
   type AgUiEvent,
   AgUiInputError,
   agUiInputToRun,
+  frameAgUiEvent,
   pendingToolResults,
   toAgUiEvents,
 } from '../../../src/agent/ui/ag-ui.ts';
@@ -924,31 +931,28 @@ describe('a front-end tool, round trip through an AG-UI client', () => {
     },
   };
 
-  /** An AG-UI agent whose runs are toolwire runs, paused ones kept by thread (as a server does). */
-  class ToolwireAgent extends AbstractAgent {
+  type Model = Parameters<typeof runAgent>[0]['model'];
+
+  /** What a server does with AG-UI requests: toolwire runs, paused ones kept by thread. */
+  class ThreadHost {
     readonly paused = new Map<string, RunState>();
     readonly inputs: RunAgentInput[] = [];
-    readonly model: Parameters<typeof runAgent>[0]['model'];
-    constructor(model: Parameters<typeof runAgent>[0]['model']) {
-      super({ threadId: 'thread-x' });
+    readonly model: Model;
+    constructor(model: Model) {
       this.model = model;
     }
-    run(input: RunAgentInput): Observable<BaseEvent> {
+
+    events(input: RunAgentInput): AsyncIterable<AgUiEvent> {
       this.inputs.push(structuredClone(input));
       const request = agUiInputToRun(input);
       const tools = { ...serverTools, ...request.tools };
       const state = this.paused.get(request.threadId);
+      const settings = { model: this.model, protocol: 'hermes', tools } as const;
       const run =
         state && request.toolResults.length > 0
-          ? resumeAgent(state, pendingToolResults(request.toolResults, state.pending), {
-              model: this.model,
-              protocol: 'hermes',
-              tools,
-            })
+          ? resumeAgent(state, pendingToolResults(request.toolResults, state.pending), settings)
           : runAgent({
-              model: this.model,
-              protocol: 'hermes',
-              tools,
+              ...settings,
               prompt: request.prompt ?? '',
               conversation: request.conversation,
             });
@@ -956,8 +960,25 @@ describe('a front-end tool, round trip through an AG-UI client', () => {
       run.result.then((result) => {
         if (result.state) this.paused.set(request.threadId, result.state);
       });
-      const events = toAgUiEvents(run, { threadId: request.threadId, runId: request.runId });
-      return from(events as AsyncIterable<BaseEvent>);
+      return toAgUiEvents(run, { threadId: request.threadId, runId: request.runId });
+    }
+  }
+
+  /** An AG-UI agent (the client's own run pipeline: verify, apply) over a `ThreadHost`. */
+  class ToolwireAgent extends AbstractAgent {
+    readonly host: ThreadHost;
+    constructor(model: Model) {
+      super({ threadId: 'thread-x' });
+      this.host = new ThreadHost(model);
+    }
+    get paused() {
+      return this.host.paused;
+    }
+    get inputs() {
+      return this.host.inputs;
+    }
+    run(input: RunAgentInput): Observable<BaseEvent> {
+      return from(this.host.events(input) as AsyncIterable<BaseEvent>);
     }
   }
 
@@ -1026,6 +1047,54 @@ describe('a front-end tool, round trip through an AG-UI client', () => {
     const sent = JSON.stringify(prompts[0]);
     expect(sent.indexOf('Hi')).toBeLessThan(sent.indexOf('Hello.'));
     expect(sent).toContain('Again?');
+  });
+  it('over SSE with id: lines, as HttpAgent reads a server', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+      'Bergen: rain.',
+    ]);
+    const host = new ThreadHost(model);
+    const bodies: string[] = [];
+    // The server side of POST /api/ag-ui, without a socket: every event framed with its id.
+    const serve = async (_url: string, init: RequestInit): Promise<Response> => {
+      expect(new Headers(init.headers).get('accept')).toBe('text/event-stream');
+      const events = host.events(JSON.parse(init.body as string))[Symbol.asyncIterator]();
+      let id = 0;
+      let text = '';
+      const utf8 = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const next = await events.next();
+          if (next.done) {
+            bodies.push(text);
+            controller.close();
+            return;
+          }
+          id++;
+          const message = `id: 1700000000000-${id}\n${frameAgUiEvent(next.value)}`;
+          text += message;
+          // Split mid-message, as a network would.
+          const half = Math.floor(message.length / 2);
+          controller.enqueue(utf8.encode(message.slice(0, half)));
+          controller.enqueue(utf8.encode(message.slice(half)));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+    };
+    const agent = new HttpAgent({ url: 'http://toolwire.test/api/ag-ui', fetch: serve as never });
+    agent.addMessage({ id: 'u1', role: 'user', content: 'Weather?' });
+    const askUser = { name: 'ask_user', description: 'Ask the user a question' };
+    await agent.runAgent({ runId: 'http-1', tools: [askUser] });
+    const call = agent.messages.flatMap((m) =>
+      m.role === 'assistant' ? (m.toolCalls ?? []) : [],
+    )[0]!;
+    expect(call.function).toEqual({ name: 'ask_user', arguments: '{"question":"Which city?"}' });
+    expect(bodies[0]).toMatch(/^id: 1700000000000-1\ndata: \{"type":"RUN_STARTED"/);
+
+    agent.addMessage({ id: 'answer', role: 'tool', toolCallId: call.id, content: 'Bergen' });
+    await agent.runAgent({ runId: 'http-2', tools: [askUser] });
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Bergen: rain.' });
+    expect(bodies[1]).toContain('"runId":"http-2"');
   });
 });
 
