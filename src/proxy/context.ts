@@ -16,6 +16,7 @@ import {
   protocolNameFor,
 } from '../protocols/index.ts';
 import type { ChatRequest } from './conversation.ts';
+import { logLine } from './log-line.ts';
 import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { type ProxyLimits, REQUEST_ENVELOPE_DEPTH } from './options.ts';
 import type { ReplyEvent } from './reply-events.ts';
@@ -24,8 +25,10 @@ import { readRequestJson } from './request-body.ts';
 import type { UpstreamSettings } from './upstream.ts';
 import {
   type ConstrainMode,
+  type ConstraintOption,
   type ConstraintRequest,
-  constraintFields,
+  clientConstraintField,
+  constraintOptions,
   constraintWanted,
 } from './upstream-constraint.ts';
 import type { DetectedUpstream, UpstreamKind } from './upstream-kind.ts';
@@ -91,7 +94,7 @@ export interface ProxyContextSettings {
   /** The model server's kind, or `auto`: found out by `detectUpstream` when first needed. */
   readonly upstreamKind: UpstreamKind | 'auto';
   readonly detectUpstream: (signal: AbortSignal) => Promise<DetectedUpstream>;
-  /** One line for the operator: the kind found, a constraint refused. */
+  /** One line for the operator: the kind found, a constraint refused (made one line by `logLine`). */
   readonly log: (line: string) => void;
 }
 
@@ -130,28 +133,67 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Refusals of one field in a row, with no request taking it between, that stop it being sent. */
+export const REFUSALS_IN_A_ROW = 3;
+
+/**
+ * Words of a server's refusal that say it does not know or take the field at all (pydantic's
+ * extra-field error, "unknown field", "not supported"), as opposed to refusing this request's
+ * grammar or schema: only these stop the field at once.
+ */
+const UNKNOWN_FIELD_WORDS = [
+  'extra inputs are not permitted',
+  'extra_forbidden',
+  'unknown field',
+  'unrecognized',
+  'unrecognised',
+  'not supported',
+  'unsupported',
+  'not implemented',
+];
+
+/** The refusal says the server does not take `field` (its top-level body key is named). */
+export function saysFieldUnknown(option: ConstraintOption, detail: string | undefined): boolean {
+  if (detail === undefined) return false;
+  const text = detail.toLowerCase();
+  const named = Object.keys(option.fields).some((key) => text.includes(key.toLowerCase()));
+  return named && UNKNOWN_FIELD_WORDS.some((words) => text.includes(words));
+}
+
 /**
  * The proxy's constrained decoding: which server it talks to, found out once (on the first
  * request that wants a constraint, with the proxy's own signal, so a client that leaves does not
- * stop it; a failure or an unreachable server is not kept), and whether the server refused a
- * constraint (then none is sent again, said once in the log).
+ * stop it; a failure, an unreachable server or one that only answered "not now" is not kept),
+ * and which fields the server refused.
+ *
+ * Refusals are kept per field, and a field is stopped (the next option is sent from then on,
+ * said once in the log) only when the server says it does not know or take it
+ * (`saysFieldUnknown`), or after `REFUSALS_IN_A_ROW` refusals with none taken between: one
+ * request's grammar refused (a schema the server's compiler rejects, a size limit) leaves the
+ * next request constrained. A request that carries a field of the client's own that constrains
+ * output (`clientConstraintField`) gets none of the proxy's, so its refusal is never counted.
  */
 function upstreamConstraint(
   settings: ProxyContextSettings,
   closing: AbortSignal,
+  log: (line: string) => void,
 ): UpstreamConstraint {
-  const { constrain, upstreamKind, log } = settings;
+  const { constrain, upstreamKind } = settings;
   let detection: Promise<DetectedUpstream> | undefined =
     upstreamKind === 'auto'
       ? undefined
       : Promise.resolve({ kind: upstreamKind, evidence: 'named by the proxy options' });
-  let refused = false;
+  /** Fields the server will not take: never sent again. */
+  const stopped = new Set<string>();
+  /** Refusals of a field since a request last took it. */
+  const inARow = new Map<string, number>();
   const detected = (): Promise<DetectedUpstream> => {
     if (detection !== undefined) return detection;
     const started = settings.detectUpstream(closing).then(
       (found) => {
-        // No server answered at all: not kept, the next request that wants a constraint asks again.
-        if (found.unreachable === true) detection = undefined;
+        // Nothing learned (no answer, or only 5xx/429 while the server loads): not kept, the
+        // next request that wants a constraint asks again.
+        if (found.unreachable === true || found.retryable === true) detection = undefined;
         else
           log(
             `upstream kind ${found.kind}${found.version === undefined ? '' : ` ${found.version}`} (${found.evidence})`,
@@ -167,8 +209,8 @@ function upstreamConstraint(
     return started;
   };
   return {
-    async fieldsFor(request, protocol, signal) {
-      if (refused || constrain === 'off') return undefined;
+    async optionsFor(request, protocol, signal) {
+      if (constrain === 'off') return [];
       const choice = request.toolChoice;
       const wanted: ConstraintRequest = {
         tools: request.tools,
@@ -176,23 +218,32 @@ function upstreamConstraint(
         parallelToolCalls: request.parallelToolCalls,
         mode: constrain,
       };
-      if (!constraintWanted(wanted)) return undefined;
+      if (!constraintWanted(wanted)) return [];
       const { kind, version } = await untilAborted(detected(), signal);
-      const fields = constraintFields(kind, protocol, {
+      // The client's own constraint is the one the server gets: ours would clash or stack.
+      if (clientConstraintField(kind, request.settings) !== undefined) return [];
+      return constraintOptions(kind, protocol, {
         ...wanted,
         ...(version === undefined ? {} : { version }),
-      });
-      // The client's own constraint (a response_format, a grammar) is the one the server gets.
-      if (fields === undefined || Object.keys(fields).some((key) => key in request.settings))
-        return undefined;
-      return refused ? undefined : fields;
+      }).filter((option) => !stopped.has(option.field));
     },
-    refused(fields, error) {
-      if (refused) return;
-      refused = true;
+    refused(option, error) {
+      if (stopped.has(option.field)) return;
+      const count = (inARow.get(option.field) ?? 0) + 1;
+      const unknown = saysFieldUnknown(option, error.detail);
+      if (!unknown && count < REFUSALS_IN_A_ROW) {
+        inARow.set(option.field, count);
+        return;
+      }
+      stopped.add(option.field);
+      inARow.delete(option.field);
+      const why = unknown ? 'it does not take it' : `${count} refusals in a row`;
       log(
-        `the model server refused the constrained decoding field${Object.keys(fields).length === 1 ? '' : 's'} ${Object.keys(fields).join(', ')} (HTTP ${error.status}${error.detail === undefined ? '' : `: ${error.detail}`}) and took the request without; no more are sent to it (--constrain off says so from the start)`,
+        `the model server refused the constrained decoding field ${option.field} (HTTP ${error.status}${error.detail === undefined ? '' : `: ${error.detail}`}); ${why}, so it is not sent again (--constrain off says so from the start)`,
       );
+    },
+    accepted(option) {
+      inARow.delete(option.field);
     },
   };
 }
@@ -204,7 +255,9 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
   const controllers = new Set<AbortController>();
   // Aborted when the proxy closes: stops a detection of the model server's kind.
   const closing = new AbortController();
-  const constraint = upstreamConstraint(settings, closing.signal);
+  // Every line for the operator is one line, whatever the model server put in it.
+  const log = (line: string) => settings.log(logLine(line));
+  const constraint = upstreamConstraint(settings, closing.signal, log);
   let active = 0;
   const { protocol: given } = settings;
 

@@ -23,7 +23,7 @@ import {
   type UpstreamSettings,
   type UpstreamUsage,
 } from './upstream.ts';
-import type { ConstraintFields } from './upstream-constraint.ts';
+import type { ConstraintFields, ConstraintOption } from './upstream-constraint.ts';
 import {
   retryMessages,
   toolChoicePlan,
@@ -62,17 +62,22 @@ export interface ReplyRunSettings {
 
 /**
  * The proxy's constrained decoding, as a reply run uses it: the fields that make the model server
- * enforce this request's tool choice (a grammar), and what to do when the server refuses them.
+ * enforce this request's tool choice (a grammar), and what the server made of them.
  */
 export interface UpstreamConstraint {
-  /** The fields for this request, or undefined (none wanted, none the server takes, refused before). */
-  fieldsFor(
+  /**
+   * The ways to constrain this request, best first, or none (none wanted, none the server takes,
+   * the client's own constraint, each stopped after refusals).
+   */
+  optionsFor(
     request: ChatRequest,
     protocol: ToolCallProtocol,
     signal: AbortSignal,
-  ): Promise<ConstraintFields | undefined>;
-  /** The server refused `fields` (`error`) and took the request without them: not sent again. */
-  refused(fields: ConstraintFields, error: ModelCallError): void;
+  ): Promise<readonly ConstraintOption[]>;
+  /** The server refused `option` (`error`) and took the request with a lesser one or none. */
+  refused(option: ConstraintOption, error: ModelCallError): void;
+  /** The server took a request with `option`. */
+  accepted(option: ConstraintOption): void;
 }
 
 /** A refusal of the request's fields: 400 or 422 (a server's validation error). */
@@ -213,8 +218,9 @@ export interface ReplyRun {
  *
  * With constrained decoding (`settings.constraint`), the request carries the fields that make the
  * model server follow the format's grammar; then an answer without the demanded call is not
- * retried (the grammar allowed none other). A server that refuses them (400, 422) is asked once
- * more without them, and the constraint is told so.
+ * retried (the grammar allowed none other). A server that refuses them (400, 422) is asked with
+ * the next option (a structural tag, then a grammar), then without any, and the constraint is
+ * told what was refused and what was taken.
  */
 export function startReply(
   request: ChatRequest,
@@ -250,11 +256,10 @@ async function runAttempts(
   const demand = plan.demand;
   const parseOptions: ParseOptions = { ...settings.parseOptions, tools: plan.read };
   let messages = upstreamMessages(request, settings.protocol, plan);
-  let constraint = await settings.constraint?.fieldsFor(
-    request,
-    settings.protocol,
-    settings.signal,
-  );
+  let options: readonly ConstraintOption[] =
+    (await settings.constraint?.optionsFor(request, settings.protocol, settings.signal)) ?? [];
+  /** The option the server took, kept for the retries. */
+  let constraint: ConstraintOption | undefined;
   let usage: UpstreamUsage | undefined;
   const answers: string[] = [];
   for (let attempt = 1; ; attempt++) {
@@ -314,16 +319,26 @@ async function runAttempts(
         authorization: settings.authorization,
         signal: settings.signal,
       });
-    let call: UpstreamCall;
-    try {
-      call = await send(constraint);
-    } catch (error) {
-      if (constraint === undefined || !isRefusal(error)) throw error;
-      // Asked again without the constraint: only when that is taken was the constraint the cause.
-      call = await send(undefined);
-      settings.constraint?.refused(constraint, error);
-      constraint = undefined;
+    // Each option in turn, then none: a refusal is the option's fault only when a lesser one
+    // (or none) is then taken, so refusals are told only after that.
+    let call: UpstreamCall | undefined;
+    const refusals: Array<{ option: ConstraintOption; error: ModelCallError }> = [];
+    constraint = undefined;
+    for (const option of options) {
+      try {
+        call = await send(option.fields);
+        constraint = option;
+        break;
+      } catch (error) {
+        if (!isRefusal(error)) throw error;
+        refusals.push({ option, error });
+      }
     }
+    call ??= await send(undefined);
+    for (const { option, error } of refusals) settings.constraint?.refused(option, error);
+    if (constraint !== undefined) settings.constraint?.accepted(constraint);
+    // A retry goes with what was taken, without trying the refused ones again.
+    options = constraint === undefined ? [] : [constraint];
     onCall(call);
     // An answer that is no reply at all is an error before anything goes out.
     if (request.stream) await checkStreamType(call);

@@ -27,10 +27,17 @@
  * - Ollama, `openai/openai.go` `ChatCompletionRequest`/`FromChatRequest`: `response_format`
  *   `json_schema` becomes the native `format` (the schema of the whole reply); the OpenAI
  *   endpoint has no `format` field and no `tool_choice`. So only a demanded call of a format whose
- *   calls are bare JSON can be enforced.
+ *   calls are bare JSON can be enforced. `json_schema` is read from v0.5.0 (commit 630e7dc6f,
+ *   "api: structured outputs - chat endpoint", ollama#7900, 2024-12-04); before it only
+ *   `json_object` was read and any other type ignored with a 200, so an older Ollama gets none.
  * - LM Studio (closed source; docs lmstudio.ai/docs/advanced/structured-output): `response_format`
  *   `json_schema` as OpenAI's (`name`, `strict`, `schema`), no grammar field.
  * - `openai`: a server that takes no grammar; nothing is sent, the corrective retry stays.
+ *
+ * A kind may take more than one field (vLLM and SGLang: a structural tag, else a grammar): the
+ * fields come as options, best first, and the proxy steps down to the next when the server
+ * refuses one. A request that carries any field of the kind's own that constrains output
+ * (`CLIENT_CONSTRAINT_FIELDS`) gets none of the proxy's: the two would clash or stack.
  */
 import type { ToolCallProtocol, ToolDefinition } from '../core/index.ts';
 import {
@@ -62,12 +69,49 @@ export interface ConstraintRequest {
   /** Default true. */
   readonly parallelToolCalls?: boolean;
   readonly mode: ConstrainMode;
-  /** The server's version where it matters (vLLM: 0.12 changed the field). */
+  /** The server's version where it matters (vLLM: 0.12 changed the field; Ollama: 0.5.0 took it). */
   readonly version?: string;
 }
 
 /** Body fields to merge into a chat completions request. */
 export type ConstraintFields = Readonly<Record<string, unknown>>;
+
+/** One way to constrain a kind of server: the body fields, and the name refusals are kept by. */
+export interface ConstraintOption {
+  /** Which field, as the log says it: `grammar`, `response_format.structural_tag`, … */
+  readonly field: string;
+  readonly fields: ConstraintFields;
+}
+
+/**
+ * The body fields by which a client constrains a kind of server's output itself, as each
+ * server's request model reads them (see the module note); a name ending in `*` is a prefix.
+ */
+export const CLIENT_CONSTRAINT_FIELDS: Readonly<Record<UpstreamKind, readonly string[]>> = {
+  'llama.cpp': ['grammar', 'json_schema', 'response_format'],
+  vllm: ['response_format', 'structured_outputs', 'guided_*'],
+  sglang: ['response_format', 'ebnf', 'regex', 'json_schema'],
+  ollama: ['response_format', 'format'],
+  lmstudio: ['response_format', 'format'],
+  openai: ['response_format'],
+};
+
+/** The first field of `settings` by which the client constrains a `kind` server's output itself. */
+export function clientConstraintField(
+  kind: UpstreamKind,
+  settings: Readonly<Record<string, unknown>>,
+): string | undefined {
+  for (const name of CLIENT_CONSTRAINT_FIELDS[kind]) {
+    if (!name.endsWith('*')) {
+      if (name in settings) return name;
+      continue;
+    }
+    const prefix = name.slice(0, -1);
+    const found = Object.keys(settings).find((key) => key.startsWith(prefix));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
 
 /** The tool is declared `strict: true` (its arguments must follow its schema exactly). */
 export function isStrictTool(tool: ToolDefinition): boolean {
@@ -98,6 +142,16 @@ export function vllmTakesStructuredOutputs(version: string | undefined): boolean
   return major > 0 || minor >= 12;
 }
 
+/** Ollama reads a `json_schema` response_format from 0.5.0; a version it does not say is taken as new. */
+export function ollamaTakesJsonSchema(version: string | undefined): boolean {
+  const match = version === undefined ? null : /^v?(\d{1,6})\.(\d{1,6})/.exec(version);
+  if (!match) return true;
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  // 0.0.0 is a build from source without a release number: new.
+  return major > 0 || minor >= 5 || (minor === 0 && version!.startsWith('0.0.0'));
+}
+
 /** The fields the Ollama and LM Studio OpenAI endpoints read a whole-reply JSON Schema from. */
 function jsonSchemaFormat(schema: unknown): ConstraintFields {
   return {
@@ -108,11 +162,11 @@ function jsonSchemaFormat(schema: unknown): ConstraintFields {
   };
 }
 
-function fieldsFor(
+function optionsFor(
   kind: UpstreamKind,
   protocol: ToolCallProtocol,
   request: ConstraintRequest,
-): ConstraintFields | undefined {
+): ConstraintOption[] {
   const choice = request.toolChoice ?? 'auto';
   const grammar = (syntax: GrammarSyntax) =>
     grammarFor(protocol, {
@@ -121,51 +175,92 @@ function fieldsFor(
       parallelToolCalls: request.parallelToolCalls ?? true,
       syntax,
     });
+  /** The EBNF grammar; never an empty one (a server reads `""` as no grammar at all). */
   const ebnf = (): string => {
     const built = grammar('ebnf');
-    return built.syntax === 'ebnf' ? built.grammar : '';
+    if (built.syntax !== 'ebnf' || built.grammar.length === 0)
+      throw new GrammarUnsupportedError(protocol.name, 'its EBNF grammar came out empty');
+    return built.grammar;
   };
-  /** A structural tag, or the EBNF grammar where the tag cannot express the format. */
-  const tagOr = (ebnfFields: (text: string) => ConstraintFields): ConstraintFields => {
-    try {
-      const built = grammar('structural-tag');
-      if (built.syntax === 'structural-tag') return { response_format: built.structuralTag };
-    } catch (error) {
-      if (!GrammarUnsupportedError.isInstance(error)) throw error;
+  /** Each option that can be written for this format, best first; one that cannot is left out. */
+  const writable = (...makers: Array<() => ConstraintOption | undefined>): ConstraintOption[] => {
+    const options: ConstraintOption[] = [];
+    for (const make of makers) {
+      try {
+        const option = make();
+        if (option !== undefined) options.push(option);
+      } catch (error) {
+        if (!GrammarUnsupportedError.isInstance(error)) throw error;
+      }
     }
-    return ebnfFields(ebnf());
+    return options;
+  };
+  const structuralTag = (): ConstraintOption | undefined => {
+    const built = grammar('structural-tag');
+    return built.syntax === 'structural-tag'
+      ? {
+          field: 'response_format.structural_tag',
+          fields: { response_format: built.structuralTag },
+        }
+      : undefined;
   };
   switch (kind) {
-    case 'llama.cpp': {
-      // Chat completions takes no lazy grammar (see above): `auto` gets the whole reply's.
-      if (choice === 'auto') return { grammar: ebnf() };
-      const built = grammar('gbnf');
-      return built.syntax === 'gbnf' ? { grammar: built.grammar } : undefined;
-    }
+    case 'llama.cpp':
+      return writable(() => {
+        // Chat completions takes no lazy grammar (see above): `auto` gets the whole reply's.
+        if (choice === 'auto') return { field: 'grammar', fields: { grammar: ebnf() } };
+        const built = grammar('gbnf');
+        if (built.syntax !== 'gbnf' || built.grammar.length === 0)
+          throw new GrammarUnsupportedError(protocol.name, 'its GBNF grammar came out empty');
+        return { field: 'grammar', fields: { grammar: built.grammar } };
+      });
     case 'vllm':
       return vllmTakesStructuredOutputs(request.version)
-        ? tagOr((text) => ({ structured_outputs: { grammar: text } }))
-        : { guided_grammar: ebnf() };
+        ? writable(structuralTag, () => ({
+            field: 'structured_outputs.grammar',
+            fields: { structured_outputs: { grammar: ebnf() } },
+          }))
+        : writable(() => ({ field: 'guided_grammar', fields: { guided_grammar: ebnf() } }));
     case 'sglang':
-      return tagOr((text) => ({ ebnf: text }));
+      return writable(structuralTag, () => ({ field: 'ebnf', fields: { ebnf: ebnf() } }));
     case 'ollama':
-    case 'lmstudio': {
-      // A JSON Schema holds the whole reply: it would forbid text under `auto`.
-      if (choice === 'auto') return undefined;
-      const built = grammar('json-schema');
-      return built.syntax === 'json-schema' ? jsonSchemaFormat(built.schema) : undefined;
-    }
+    case 'lmstudio':
+      // A JSON Schema holds the whole reply: it would forbid text under `auto`. An Ollama older
+      // than 0.5.0 ignores it: none is sent, so the corrective retry stays.
+      if (choice === 'auto') return [];
+      if (kind === 'ollama' && !ollamaTakesJsonSchema(request.version)) return [];
+      return writable(() => {
+        const built = grammar('json-schema');
+        return built.syntax === 'json-schema'
+          ? { field: 'response_format.json_schema', fields: jsonSchemaFormat(built.schema) }
+          : undefined;
+      });
     case 'openai':
-      return undefined;
+      return [];
   }
 }
 
 /**
+ * The ways to make a server of `kind` enforce the request's tool choice and the tools' schemas
+ * in `protocol`'s format, best first (vLLM and SGLang: the structural tag, then a grammar), or
+ * none: the mode does not ask for one (`off`; `auto` under `demanded` with no strict tool; choice
+ * `none`; no tools), the server takes none (`openai`; Ollama and LM Studio under `auto`; Ollama
+ * before 0.5.0), or no grammar can be written for this format or schema.
+ */
+export function constraintOptions(
+  kind: UpstreamKind,
+  protocol: ToolCallProtocol,
+  request: ConstraintRequest,
+): ConstraintOption[] {
+  return constraintWanted(request) ? optionsFor(kind, protocol, request) : [];
+}
+
+/**
  * The body fields that make a server of `kind` enforce the request's tool choice and the tools'
- * schemas in `protocol`'s format, or undefined: the mode does not ask for one (`off`; `auto`
+ * schemas in `protocol`'s format (the best of `constraintOptions`), or undefined: the mode does not ask for one (`off`; `auto`
  * under `demanded` with no strict tool; choice `none`; no tools), the server takes none
- * (`openai`; Ollama and LM Studio under `auto`), or no grammar can be written for this format or
- * schema (`GrammarUnsupportedError`: the request goes unconstrained and the corrective retry
+ * (`openai`; Ollama and LM Studio under `auto`; Ollama before 0.5.0), or no grammar can be
+ * written for this format or schema (`GrammarUnsupportedError`: the request goes unconstrained and the corrective retry
  * stays). A library user can send the same fields as a provider's extra body.
  *
  * ```ts
@@ -179,11 +274,5 @@ export function constraintFields(
   protocol: ToolCallProtocol,
   request: ConstraintRequest,
 ): ConstraintFields | undefined {
-  if (!constraintWanted(request)) return undefined;
-  try {
-    return fieldsFor(kind, protocol, request);
-  } catch (error) {
-    if (GrammarUnsupportedError.isInstance(error)) return undefined;
-    throw error;
-  }
+  return constraintOptions(kind, protocol, request)[0]?.fields;
 }

@@ -34,13 +34,9 @@
  */
 import { type JsonShapeLimits, measureJson } from '../http/json-shape.ts';
 import { type BoundedAnswer, boundedGet } from './bounded-get.ts';
+import { logLine } from './log-line.ts';
 import { type Fields, isFields } from './request-fields.ts';
-import {
-  redactCredentials,
-  serverRoot,
-  type UpstreamSettings,
-  upstreamTarget,
-} from './upstream.ts';
+import { serverRoot, type UpstreamSettings, upstreamTarget } from './upstream.ts';
 
 /** The model servers the proxy knows how to constrain; `openai`: one it sends no grammar to. */
 export type UpstreamKind = 'llama.cpp' | 'vllm' | 'sglang' | 'ollama' | 'lmstudio' | 'openai';
@@ -67,6 +63,17 @@ export interface DetectedUpstream {
    * answer in time): the kind is `openai` for now, and worth asking again later.
    */
   readonly unreachable?: boolean;
+  /**
+   * True when no probe got an answer that says what the server is: none at all, or only 5xx and
+   * 429 (llama.cpp answers every path 503 "Loading model" while it loads). The kind is `openai`
+   * for now and not to be kept: asked again at a later request. Set whenever `unreachable` is.
+   */
+  readonly retryable?: boolean;
+}
+
+/** A status that says the server cannot answer yet (busy, loading, failing), not what it is. */
+function isPassingStatus(status: number): boolean {
+  return status === 429 || status >= 500;
 }
 
 /** Longest a probe may take: the upstream time limit, at most this. */
@@ -173,24 +180,26 @@ function shownVersion(value: unknown, releaseNumber: boolean): string | undefine
 
 /**
  * A probe's outcome: the JSON object it answered, or why there is none, in a few words
- * (`answered`: whether any HTTP answer came).
+ * (`status`: the HTTP status, when any answer came).
  */
-type Outcome = { readonly fields: Fields } | { readonly why: string; readonly answered: boolean };
+type Outcome = { readonly fields: Fields } | { readonly why: string; readonly status?: number };
 
 /** The JSON object in an answer, parsed only once it is whole and known to be affordable. */
 function outcomeOf(answer: BoundedAnswer, limits: JsonShapeLimits): Outcome {
-  if (!answer.ok) return { why: answer.reason, answered: answer.status !== undefined };
+  if (!answer.ok)
+    return answer.status === undefined
+      ? { why: answer.reason }
+      : { why: answer.reason, status: answer.status };
+  const status = answer.status;
   const shape = measureJson(answer.text, limits);
-  if ('exceeds' in shape) return { why: `its answer goes past ${shape.exceeds}`, answered: true };
+  if ('exceeds' in shape) return { why: `its answer goes past ${shape.exceeds}`, status };
   let value: unknown;
   try {
     value = JSON.parse(answer.text);
   } catch {
-    return { why: 'its answer is not JSON', answered: true };
+    return { why: 'its answer is not JSON', status };
   }
-  return isFields(value)
-    ? { fields: value }
-    : { why: 'its answer is not a JSON object', answered: true };
+  return isFields(value) ? { fields: value } : { why: 'its answer is not a JSON object', status };
 }
 
 /**
@@ -210,7 +219,7 @@ export async function detectUpstreamKind(
   try {
     target = upstreamTarget(settings.baseURL);
   } catch (error) {
-    return { kind: 'openai', evidence: oneLine(`not probed: ${(error as Error).message}`) };
+    return { kind: 'openai', evidence: logLine(`not probed: ${(error as Error).message}`) };
   }
   const root = serverRoot(target.baseURL);
   const authorization = settings.authorization ?? target.authorization;
@@ -252,13 +261,18 @@ export async function detectUpstreamKind(
       evidence: `GET ${probe.path}: ${recognised.sign}`,
     };
   }
-  const unreachable = [control, ...outcomes].every(
-    (outcome) => 'why' in outcome && !outcome.answered,
+  const all = [control, ...outcomes];
+  const unreachable = all.every((outcome) => 'why' in outcome && outcome.status === undefined);
+  // Only "not now" answers (a server still loading its model): nothing learned, ask again later.
+  const retryable = all.every(
+    (outcome) =>
+      'why' in outcome && (outcome.status === undefined || isPassingStatus(outcome.status)),
   );
   return {
     kind: 'openai',
-    evidence: oneLine(`no known model server: ${summary(notes)}`),
+    evidence: logLine(`no known model server: ${summary(notes)}`),
     ...(unreachable ? { unreachable } : {}),
+    ...(retryable ? { retryable } : {}),
   };
 }
 
@@ -268,9 +282,4 @@ function summary(notes: ReadonlyArray<{ readonly path: string; readonly why: str
   if (notes.every((note) => note.why === why))
     return `GET ${notes.map((note) => note.path).join(', ')}: ${why}`;
   return notes.map((note) => `GET ${note.path}: ${note.why}`).join('; ');
-}
-
-/** Evidence is one log line: a reason quoting the server or the network stays on it, without credentials. */
-function oneLine(text: string): string {
-  return redactCredentials(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolCallProtocol, ToolDefinition } from '../../src/core/index.ts';
 import { type RunningServer, startServer } from '../../src/http/node-server.ts';
 import { protocolByName } from '../../src/protocols/index.ts';
+import { REFUSALS_IN_A_ROW } from '../../src/proxy/context.ts';
 import { createProxyApp, type ProxyOptions } from '../../src/proxy/index.ts';
 import type { UpstreamKind } from '../../src/proxy/upstream-kind.ts';
 import {
@@ -395,12 +396,15 @@ describe('auto', () => {
 
 describe('a server that refuses the constraint', () => {
   it.each([false, true])(
-    'is asked once more without it, and not sent it again (streamed: %s)',
+    'that does not know the field: asked once more without it, and not sent it again (streamed: %s)',
     async (stream) => {
       const text = protocolByName('hermes').formatToolCall(PARIS);
       const proxy = await start([{ text }], {
         kind: 'llama.cpp',
-        refuseFields: { fields: ['grammar'] },
+        refuseFields: {
+          fields: ['grammar'],
+          message: 'grammar: Extra inputs are not permitted',
+        },
       });
       const first = await chat(proxy.url, { tool_choice: 'required', stream });
       expect(first.status).toBe(200);
@@ -415,23 +419,168 @@ describe('a server that refuses the constraint', () => {
       ]);
       expect(proxy.logged).toHaveLength(2);
       expect(proxy.logged[1]).toMatch(
-        /refused the constrained decoding field grammar \(HTTP 400: Cannot use custom grammar constraints with tools\.\)/,
+        /refused the constrained decoding field grammar \(HTTP 400: grammar: Extra inputs are not permitted\); it does not take it/,
       );
     },
   );
 
+  it(`any other refusal stops the field only after ${REFUSALS_IN_A_ROW} in a row`, async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], {
+      kind: 'llama.cpp',
+      refuseFields: { fields: ['grammar'] },
+    });
+    for (let request = 0; request < REFUSALS_IN_A_ROW + 1; request++)
+      expect((await chat(proxy.url, { tool_choice: 'required' })).status).toBe(200);
+    const withGrammar = proxy.upstream.requests.map((body) => 'grammar' in body);
+    // Each of the first three is tried with the grammar, then without; the fourth goes without.
+    expect(withGrammar).toEqual([true, false, true, false, true, false, false]);
+    expect(proxy.logged).toHaveLength(2);
+    expect(proxy.logged[1]).toMatch(
+      /field grammar \(HTTP 400: Cannot use custom grammar constraints with tools\.\); 3 refusals in a row/,
+    );
+  });
+
+  it("after one request's grammar is refused, a different request is still constrained", async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const named = protocolByName('hermes').formatToolCall({
+      toolName: 'get_time',
+      input: { zone: 'CET' },
+    });
+    const TIME: ToolDefinition = {
+      name: 'get_time',
+      inputSchema: { type: 'object', properties: { zone: { type: 'string' } } },
+    };
+    // The server's compiler refuses only the grammar that names get_weather.
+    const proxy = await start(
+      (body) => ({ text: String(body.grammar ?? '').includes('get_time') ? named : text }),
+      {
+        kind: 'llama.cpp',
+        refuseFields: {
+          fields: ['grammar'],
+          message: 'failed to parse grammar',
+          when: (body) => String(body.grammar).includes('get_weather'),
+        },
+      },
+    );
+    expect((await chat(proxy.url, { tool_choice: 'required' })).status).toBe(200);
+    const other = await chat(proxy.url, { tools: [chatTool(TIME)], tool_choice: 'required' });
+    expect(other.status).toBe(200);
+    expect(clientCalls(other)).toEqual([{ name: 'get_time', args: { zone: 'CET' } }]);
+    expect(proxy.upstream.requests.map((body) => 'grammar' in body)).toEqual([true, false, true]);
+    // One refusal is not the field's fault: nothing said about it.
+    expect(proxy.logged).toHaveLength(1);
+  });
+
+  it('vLLM steps down from the structural tag to structured_outputs.grammar, one field at a time', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], {
+      kind: 'vllm',
+      refuseFields: {
+        fields: ['response_format'],
+        message:
+          "response_format: structural tag 'format' is not supported by the outlines backend",
+      },
+    });
+    for (let request = 0; request < 2; request++) {
+      const answer = await chat(proxy.url, { tool_choice: 'required' });
+      expect(clientCalls(answer)).toEqual([{ name: 'get_weather', args: { city: 'Paris' } }]);
+    }
+    const sent = proxy.upstream.requests.map((body) =>
+      'response_format' in body ? 'tag' : 'structured_outputs' in body ? 'grammar' : 'none',
+    );
+    expect(sent).toEqual(['tag', 'grammar', 'grammar']);
+    const grammar = await compileEbnf(
+      (proxy.upstream.requests[2]!.structured_outputs as { grammar: string }).grammar,
+    );
+    try {
+      expect(await accepts(grammar, text)).toBe(true);
+    } finally {
+      grammar.dispose();
+    }
+    expect(proxy.logged[1]).toMatch(/field response_format\.structural_tag \(HTTP 400: /);
+  });
+
   it('a refusal of something else is not blamed on the constraint', async () => {
     const proxy = await start([{ text: 'x' }], {
       kind: 'vllm',
-      refuseFields: { fields: ['messages'], status: 422, message: 'bad messages' },
+      refuseFields: { fields: ['messages'], status: 422, message: 'bad messages: not supported' },
     });
     const answer = await chat(proxy.url, { tool_choice: 'required' });
     // The model server's refusal, passed on.
     expect(answer.status).toBe(422);
-    expect(proxy.upstream.requests.map((body) => 'response_format' in body)).toEqual([true, false]);
+    const sent = () =>
+      proxy.upstream.requests.map((body) =>
+        'response_format' in body ? 'tag' : 'structured_outputs' in body ? 'grammar' : 'none',
+      );
+    expect(sent()).toEqual(['tag', 'grammar', 'none']);
     // Still sent: the server refused the request either way.
     await chat(proxy.url, { tool_choice: 'required' });
-    expect(proxy.upstream.requests[2]).toHaveProperty('response_format');
+    expect(sent().slice(3)).toEqual(['tag', 'grammar', 'none']);
+    expect(proxy.logged).toHaveLength(1);
+  });
+
+  it("a line from the server's refusal reaches the log as one line, without controls", async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], {
+      kind: 'llama.cpp',
+      refuseFields: {
+        fields: ['grammar'],
+        message:
+          'grammar: unknown field\n\u001b[31mFAKE toolwire proxy: all good\u001b[0m\r\u2028x',
+      },
+    });
+    await chat(proxy.url, { tool_choice: 'required' });
+    expect(proxy.logged).toHaveLength(2);
+    for (const line of proxy.logged) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028]/);
+    expect(proxy.logged[1]).toContain(
+      'grammar: unknown field [31mFAKE toolwire proxy: all good [0m x',
+    );
+  });
+});
+
+describe("the client's own constraint", () => {
+  // Each kind's fields that constrain output, sent by the client under a name other than the
+  // proxy's field for that kind: the proxy sends none of its own, and a refusal is not counted.
+  const cases: Array<[UpstreamKind, Record<string, unknown>]> = [
+    ['llama.cpp', { response_format: { type: 'json_object' } }],
+    ['llama.cpp', { json_schema: { type: 'object' } }],
+    ['vllm', { structured_outputs: { regex: '.*' } }],
+    ['vllm', { guided_json: { type: 'object' } }],
+    ['sglang', { regex: '.*' }],
+    ['sglang', { ebnf: 'root ::= "x"' }],
+    ['sglang', { json_schema: '{"type":"object"}' }],
+    ['ollama', { format: 'json' }],
+    ['lmstudio', { format: 'json' }],
+  ];
+  it.each(cases)("%s with %j: none of the proxy's", async (kind, own) => {
+    const text = protocolByName('xlam').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind }, { protocol: 'xlam' });
+    expect((await chat(proxy.url, { tool_choice: 'required', ...own })).status).toBe(200);
+    const [body] = proxy.upstream.requests;
+    for (const field of ['grammar', 'response_format', 'structured_outputs', 'ebnf'])
+      if (!(field in own)) expect(body).not.toHaveProperty(field);
+    for (const [field, value] of Object.entries(own)) expect(body![field]).toEqual(value);
+  });
+
+  it('a refusal caused by it switches nothing off: the next plain request is constrained', async () => {
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], {
+      kind: 'llama.cpp',
+      refuseFields: {
+        fields: ['response_format'],
+        message: 'Either "json_schema" or "grammar" can be specified, but not both',
+      },
+    });
+    const own = await chat(proxy.url, {
+      tool_choice: 'required',
+      response_format: { type: 'json_object' },
+    });
+    // The server's refusal of the client's own field, passed on; the proxy added nothing.
+    expect(own.status).toBe(400);
+    expect(proxy.upstream.requests[0]).not.toHaveProperty('grammar');
+    expect((await chat(proxy.url, { tool_choice: 'required' })).status).toBe(200);
+    expect(proxy.upstream.requests[1]).toHaveProperty('grammar');
     expect(proxy.logged).toHaveLength(1);
   });
 });

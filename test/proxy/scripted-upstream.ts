@@ -57,7 +57,14 @@ export interface ScriptedOptions {
     readonly fields: readonly string[];
     readonly status?: number;
     readonly message?: string;
+    /** Refuse only a body this says yes to (one request's grammar, not the field itself). */
+    readonly when?: (body: UpstreamBody) => boolean;
   };
+  /**
+   * While this says true, every request is answered 503 `{"error":{"message":"Loading model"}}`,
+   * as llama.cpp's server answers every path while it loads its model.
+   */
+  readonly loading?: () => boolean;
 }
 
 /**
@@ -213,6 +220,12 @@ export async function startScriptedUpstream(
   const server: Server = createServer(async (request, response) => {
     headers.push(request.headers);
     const body = await readBody(request);
+    if (options.loading?.() === true) {
+      if (request.method === 'GET' && request.url !== undefined) probes.push(request.url);
+      response.writeHead(503, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: 503, message: 'Loading model' } }));
+      return;
+    }
     if (request.method === 'GET' && request.url === '/v1/models' && options.models) {
       response.writeHead(200, { 'content-type': options.models.contentType });
       response.end(options.models.body);
@@ -242,7 +255,10 @@ export async function startScriptedUpstream(
     const parsed = JSON.parse(body) as UpstreamBody;
     requests.push(parsed);
     const refuse = options.refuseFields;
-    if (refuse?.fields.some((field) => field in parsed)) {
+    if (
+      refuse?.fields.some((field) => field in parsed) &&
+      (refuse.when === undefined || refuse.when(parsed))
+    ) {
       response.writeHead(refuse.status ?? 400, { 'content-type': 'application/json' });
       response.end(
         JSON.stringify({
