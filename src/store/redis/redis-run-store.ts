@@ -1,0 +1,378 @@
+/**
+ * The run store on Redis, for any number of instances: every change is one script (see
+ * scripts.ts), reads are plain commands, readers of a log are woken by one tailer per instance,
+ * and stops reach the owner through a flag (read by `renew`) and a message on `P abort` (at once).
+ */
+import { randomUUID } from 'node:crypto';
+import { ToolwireError } from '../../core/errors.ts';
+import type {
+  LeaseNews,
+  LogItem,
+  NewRun,
+  PausedClaim,
+  RunLease,
+  RunStatus,
+  RunStore,
+  RunStoreLimits,
+  RunStoreStats,
+  RunWire,
+  StoredRun,
+} from '../run-store.ts';
+import type { RedisConnection } from './connect.ts';
+import { RedisStoredResponses } from './responses.ts';
+import { RedisScripts } from './script-runner.ts';
+import { LIMIT_ARGS } from './scripts.ts';
+import { LogTailer } from './tailer.ts';
+
+/** How long a running run's keys outlive every instance that could renew them. */
+const RUNNING_BACKSTOP_MS = 24 * 60 * 60_000;
+/** Entries one read of a log fetches at a time. */
+const READ_PAGE_SIZE = 512;
+
+/** A write to a run whose lease this instance lost: another instance ended the run for it. */
+export class RunLostError extends ToolwireError {
+  declare readonly kind: 'run-lost';
+  readonly runId: string;
+
+  constructor(runId: string, what: string) {
+    super('run-lost', `run ${runId}: ${what} refused, this instance no longer holds its lease`);
+    this.runId = runId;
+  }
+}
+
+export interface RedisRunStoreParts {
+  readonly connection: RedisConnection;
+  readonly prefix: string;
+  readonly instanceId: string;
+  readonly limits: RunStoreLimits;
+}
+
+export class RedisRunStore implements RunStore {
+  readonly instanceId: string;
+  readonly limits: RunStoreLimits;
+  readonly responses: RedisStoredResponses;
+  readonly #connection: RedisConnection;
+  readonly #scripts: RedisScripts;
+  readonly #prefix: string;
+  readonly #tailer: LogTailer;
+  readonly #abortListeners = new Set<(runId: string, reason: string) => void>();
+  #subscriber: RedisConnection | undefined;
+  #closed = false;
+
+  constructor(parts: RedisRunStoreParts) {
+    this.#connection = parts.connection;
+    this.#prefix = parts.prefix;
+    this.instanceId = parts.instanceId;
+    this.limits = parts.limits;
+    this.#scripts = new RedisScripts(parts.connection, parts.prefix);
+    this.#tailer = new LogTailer(parts.connection);
+    this.responses = new RedisStoredResponses(this.#scripts, parts.prefix, parts.limits);
+  }
+
+  #limitArgs(): string[] {
+    return LIMIT_ARGS.map((name) => String(this.limits[name]));
+  }
+
+  #logKey(log: string): string {
+    return `${this.#prefix}log:${log}`;
+  }
+
+  async createRun(run: NewRun, now: number): Promise<RunLease> {
+    const log = run.log ?? run.runId;
+    const token = randomUUID();
+    const created = await this.#scripts.run<number>('createRun', [
+      run.runId,
+      log,
+      run.wire,
+      run.protocol,
+      run.customProtocol ? '1' : '0',
+      run.prompt,
+      JSON.stringify(run.tail),
+      this.instanceId,
+      token,
+      String(now),
+      String(this.limits.leaseMs),
+      String(RUNNING_BACKSTOP_MS),
+    ]);
+    if (created !== 1) {
+      throw new ToolwireError('request-refused', `a run with the id ${run.runId} exists already`);
+    }
+    return { runId: run.runId, token, log };
+  }
+
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    const flat = await this.#connection.call<string[]>('getRun', [
+      'HGETALL',
+      `${this.#prefix}run:${runId}`,
+    ]);
+    return storedRun(runId, flat);
+  }
+
+  async append(
+    lease: RunLease,
+    frames: readonly string[],
+    tail: readonly string[],
+  ): Promise<string[]> {
+    const reply = await this.#scripts.run<string[]>('append', [
+      lease.runId,
+      this.instanceId,
+      lease.token,
+      JSON.stringify(tail),
+      String(this.limits.maxRunEvents),
+      String(this.limits.maxLogAgeMs),
+      ...frames,
+    ]);
+    if (reply[0] !== 'ok') throw new RunLostError(lease.runId, 'append');
+    const ids = reply.slice(1);
+    const newest = ids.at(-1);
+    if (newest !== undefined) this.#tailer.wrote(this.#logKey(lease.log), newest);
+    return ids;
+  }
+
+  async renew(lease: RunLease, now: number): Promise<LeaseNews> {
+    const reply = await this.#scripts.run<string[]>('renew', [
+      lease.runId,
+      this.instanceId,
+      lease.token,
+      String(now),
+      String(this.limits.leaseMs),
+      String(RUNNING_BACKSTOP_MS),
+      String(this.limits.unreadRunAbortMs),
+    ]);
+    if (reply[0] !== 'ok') return { unread: false, lost: true };
+    const abort = reply[2];
+    return { unread: reply[1] === '1', lost: false, ...(abort === undefined ? {} : { abort }) };
+  }
+
+  async pause(
+    lease: RunLease,
+    frames: readonly string[],
+    state: string,
+    now: number,
+  ): Promise<'paused' | 'dropped'> {
+    const stateBytes = Buffer.byteLength(state);
+    const dropped = `dropped: its conversation (${formatBytes(stateBytes)}) is larger than the server keeps for a paused run (${formatBytes(this.limits.maxRememberedBytes)})`;
+    const reply = await this.#scripts.run<string>('pause', [
+      lease.runId,
+      this.instanceId,
+      lease.token,
+      String(now),
+      state,
+      dropped,
+      ...this.#limitArgs(),
+      ...frames,
+    ]);
+    if (reply === 'lost') throw new RunLostError(lease.runId, 'pause');
+    this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
+    return reply === 'dropped' ? 'dropped' : 'paused';
+  }
+
+  async finish(
+    lease: RunLease,
+    frames: readonly string[],
+    outcome: string,
+    now: number,
+  ): Promise<void> {
+    const reply = await this.#scripts.run<string>('finish', [
+      lease.runId,
+      this.instanceId,
+      lease.token,
+      String(now),
+      outcome,
+      ...this.#limitArgs(),
+      ...frames,
+    ]);
+    if (reply === 'lost') throw new RunLostError(lease.runId, 'finish');
+    this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
+  }
+
+  async claimPaused(runId: string, now: number): Promise<PausedClaim> {
+    const token = randomUUID();
+    const reply = await this.#scripts.run<string[]>('claimPaused', [
+      runId,
+      this.instanceId,
+      token,
+      String(now),
+      String(this.limits.leaseMs),
+      String(RUNNING_BACKSTOP_MS),
+    ]);
+    const run = await this.getRun(runId);
+    if (reply[0] !== 'ok' || run === undefined) return { claimed: false, run };
+    return {
+      claimed: true,
+      lease: { runId, token, log: run.log },
+      state: reply[1] ?? '',
+      run,
+    };
+  }
+
+  async requestAbort(
+    runId: string,
+    reason: string,
+    now: number,
+  ): Promise<'aborting' | 'aborted' | 'finished' | 'unknown'> {
+    const reply = await this.#scripts.run<string>('requestAbort', [
+      runId,
+      reason,
+      String(now),
+      ...this.#limitArgs(),
+    ]);
+    if (reply === 'aborting' || reply === 'aborted' || reply === 'finished') return reply;
+    return 'unknown';
+  }
+
+  onAbort(listener: (runId: string, reason: string) => void): () => void {
+    this.#abortListeners.add(listener);
+    return () => {
+      this.#abortListeners.delete(listener);
+    };
+  }
+
+  /**
+   * Opens the store's subscriber (one per instance, before any run starts, so no stop published
+   * meanwhile is missed); a message lost while it reconnects is still caught by `renew`.
+   */
+  async listenForAborts(): Promise<void> {
+    if (this.#subscriber !== undefined) return;
+    const subscriber = await this.#connection.duplicate('SUBSCRIBE');
+    this.#subscriber = subscriber;
+    await subscriber.subscribe(`${this.#prefix}abort`, (message) => this.#heardAbort(message));
+  }
+
+  #heardAbort(message: string): void {
+    let parsed: { runId?: unknown; owner?: unknown; reason?: unknown };
+    try {
+      parsed = JSON.parse(message) as typeof parsed;
+    } catch {
+      return;
+    }
+    if (parsed.owner !== this.instanceId || typeof parsed.runId !== 'string') return;
+    const reason = typeof parsed.reason === 'string' ? parsed.reason : 'stopped';
+    for (const listener of [...this.#abortListeners]) listener(parsed.runId, reason);
+  }
+
+  async *read(log: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogItem> {
+    const key = this.#logKey(log);
+    let last = after;
+    while (!signal.aborted && !this.#closed) {
+      const [exists, trimmed, newest, entries] = await this.#scripts.run<
+        [number, string, string, [string, string[]][]]
+      >('readPage', [log, last ?? '', String(READ_PAGE_SIZE)]);
+      if (exists !== 1) {
+        yield { end: 'gone' };
+        return;
+      }
+      // A reader whose next entry was trimmed away (at the start, or while it read) missed some.
+      if (trimmed !== '' && (last === undefined || isBefore(last, trimmed))) {
+        yield { end: 'trimmed' };
+        return;
+      }
+      for (const [id, fields] of entries) {
+        last = id;
+        const { frame, end } = entryFields(fields);
+        if (frame !== undefined) yield { id, frame };
+        else if (end !== undefined && id === newest) {
+          yield { end: end as 'paused' | 'finished' | 'lost' };
+          return;
+        }
+        if (signal.aborted) return;
+      }
+      if (entries.length === READ_PAGE_SIZE) continue;
+      await this.#tailer.waitAfter(key, last ?? '0-0', signal);
+    }
+  }
+
+  async noteReaders(runIds: readonly string[], now: number): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.#scripts.run('noteReaders', [String(now), ...runIds]);
+  }
+
+  async sweep(now: number): Promise<void> {
+    await this.#scripts.run('sweep', [
+      String(now),
+      'instance_lost',
+      'dropped: it waited too long for its front-end results',
+      ...this.#limitArgs(),
+    ]);
+  }
+
+  async stats(): Promise<RunStoreStats> {
+    const [running, paused, finished, rememberedBytes] = await this.#scripts.run<number[]>(
+      'stats',
+      [],
+    );
+    return {
+      running: running ?? 0,
+      paused: paused ?? 0,
+      finished: finished ?? 0,
+      rememberedBytes: rememberedBytes ?? 0,
+    };
+  }
+
+  /** How many Redis connections this store holds now (command, tailer, subscriber). */
+  connections(): number {
+    return 1 + this.#tailer.connections + (this.#subscriber === undefined ? 0 : 1);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abortListeners.clear();
+    await this.#tailer.close();
+    await this.#subscriber?.close();
+    await this.#connection.close();
+  }
+}
+
+function isBefore(a: string, b: string): boolean {
+  const [ams = 0, aseq = 0] = a.split('-').map(Number);
+  const [bms = 0, bseq = 0] = b.split('-').map(Number);
+  return ams === bms ? aseq < bseq : ams < bms;
+}
+
+function entryFields(fields: readonly string[]): { frame?: string; end?: string } {
+  const found: { frame?: string; end?: string } = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] === 'f') found.frame = fields[i + 1];
+    else if (fields[i] === 'end') found.end = fields[i + 1];
+  }
+  return found;
+}
+
+function storedRun(runId: string, flat: readonly string[]): StoredRun | undefined {
+  if (flat.length === 0) return undefined;
+  const fields = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
+  const status = fields.get('status') as RunStatus | undefined;
+  if (status === undefined) return undefined;
+  const number = (name: string) => {
+    const text = fields.get(name);
+    return text === undefined ? undefined : Number(text);
+  };
+  const optional = <T>(name: string, value: T | undefined) =>
+    value === undefined ? {} : { [name]: value };
+  return {
+    runId,
+    status,
+    wire: (fields.get('wire') ?? 'blocks') as RunWire,
+    log: fields.get('log') ?? runId,
+    protocol: fields.get('protocol') ?? '',
+    customProtocol: fields.get('custom') === '1',
+    prompt: fields.get('prompt') ?? '',
+    seenAt: number('seenAt') ?? 0,
+    createdAt: number('createdAt') ?? 0,
+    ...optional('owner', status === 'running' ? fields.get('owner') : undefined),
+    ...optional('leaseUntil', status === 'running' ? number('leaseUntil') : undefined),
+    ...optional('state', status === 'paused' ? fields.get('state') : undefined),
+    ...optional('outcome', status === 'finished' ? fields.get('outcome') : undefined),
+    ...optional('abort', fields.get('abort')),
+    ...optional('stoppedAt', number('stoppedAt')),
+  };
+}
+
+/** Bytes for a message, as the memory store writes them: `512 KiB`, `1.5 MiB`. */
+function formatBytes(bytes: number): string {
+  const kib = bytes / 1024;
+  if (kib < 1024) return `${Number(kib.toFixed(1))} KiB`;
+  return `${Number((kib / 1024).toFixed(1))} MiB`;
+}

@@ -1,0 +1,123 @@
+/**
+ * The Redis store against a real redis-server (one per file, on a free port): the shared RunStore
+ * contract, each backing under a fresh key prefix, then what only Redis has (scripts reloaded
+ * after a flush, the tailer's one connection for many readers, keys under the prefix only).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisRunStore, type RedisRunStore } from '../../src/store/redis/index.ts';
+import { DEFAULT_RUN_STORE_LIMITS, type LogItem } from '../../src/store/run-store.ts';
+import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
+import { frame, newRun, readAll, runStoreContract, TAIL } from './contract.ts';
+
+const T0 = 1_700_000_000_000;
+let redis: RedisServer;
+let backings = 0;
+
+describe.skipIf(skipRedisTests())('the Redis run store', () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  runStoreContract('redis', async (limits) => {
+    const prefix = `contract${++backings}:`;
+    return {
+      open: (instanceId) => createRedisRunStore(redis.url, { prefix, instanceId, limits }),
+      dispose: async () => {},
+    };
+  });
+
+  describe('on Redis only', () => {
+    const opened: RedisRunStore[] = [];
+    afterAll(async () => {
+      for (const store of opened) await store.close();
+    });
+    async function open(prefix: string, instanceId = 'only') {
+      const store = await createRedisRunStore(redis.url, {
+        prefix,
+        instanceId,
+        limits: DEFAULT_RUN_STORE_LIMITS,
+      });
+      opened.push(store);
+      return store;
+    }
+
+    it('loads its scripts again when Redis lost them (SCRIPT FLUSH), and goes on', async () => {
+      const store = await open('flush:');
+      const lease = await store.createRun(newRun('r1'), T0);
+      await store.append(lease, [frame('before')], TAIL);
+      await flushScripts();
+      expect(await store.append(lease, [frame('after')], TAIL)).toHaveLength(1);
+      await store.finish(lease, [], 'completed', T0);
+      const items = await readAll(store, 'r1');
+      expect(items.filter((item) => 'frame' in item)).toHaveLength(2);
+    });
+
+    it('wakes 200 readers of 200 logs written by another instance with one XREAD connection', async () => {
+      const writer = await open('many:', 'writer');
+      const reader = await open('many:', 'reader');
+      const leases = await Promise.all(
+        Array.from({ length: 200 }, (_, index) => writer.createRun(newRun(`r${index}`), T0)),
+      );
+      const controller = new AbortController();
+      const firsts = leases.map((lease) => firstFrame(reader, lease.log, controller.signal));
+      // Every reader waits in the tailer before anything is written.
+      await waitUntil(async () => reader.connections() === 3);
+      for (const lease of leases) await writer.append(lease, [frame(lease.runId)], TAIL);
+      const got = await Promise.all(firsts);
+      expect(got).toEqual(leases.map((lease) => frame(lease.runId)));
+      expect(reader.connections()).toBe(3);
+      controller.abort();
+    });
+
+    it('writes only keys under its prefix', async () => {
+      const store = await open('mine:');
+      const lease = await store.createRun(newRun('r1'), T0);
+      await store.append(lease, [frame('x')], TAIL);
+      await store.pause(lease, [], '{}', T0);
+      await store.responses.put('resp_1', '{}');
+      const keys = await redisKeys('*');
+      const outside = keys.filter((key) => !/^(contract\d+|flush|many|mine):/.test(key));
+      expect(outside).toEqual([]);
+      const mine = keys.filter((key) => key.startsWith('mine:'));
+      expect(mine).toContain('mine:run:r1');
+      for (const key of mine)
+        expect(key).toMatch(
+          /^mine:(leases|runs:(paused|finished|stats|seq)|run:r1|log:r1|trim:r1|resp:(order|sizes|stats|seq|resp_1))$/,
+        );
+    });
+  });
+});
+
+/** The first frame a reader of `log` gets. */
+async function firstFrame(store: RedisRunStore, log: string, signal: AbortSignal) {
+  for await (const item of store.read(log, undefined, signal) as AsyncIterable<LogItem>) {
+    if ('frame' in item) return item.frame;
+  }
+  return undefined;
+}
+
+async function waitUntil(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+async function withClient<T>(use: (send: (args: string[]) => Promise<unknown>) => Promise<T>) {
+  const { createClient } = await import('redis');
+  const client = createClient({ url: redis.url, RESP: 2 });
+  await client.connect();
+  try {
+    return await use((args) => client.sendCommand(args));
+  } finally {
+    await client.close();
+  }
+}
+
+function flushScripts(): Promise<unknown> {
+  return withClient((send) => send(['SCRIPT', 'FLUSH']));
+}
+
+function redisKeys(pattern: string): Promise<string[]> {
+  return withClient((send) => send(['KEYS', pattern]) as Promise<string[]>);
+}
