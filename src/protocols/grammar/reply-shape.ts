@@ -6,6 +6,8 @@
  * it back by the round-trip invariant.
  */
 import type { ToolCallProtocol, ToolCallToFormat, ToolDefinition } from '../../core/index.ts';
+import { grammarOf } from '../define/define-protocol.ts';
+import { resolveParseOptions } from '../engine/stream-engine.ts';
 import { specOf } from '../spec/define.ts';
 import type { CallFormSpec, FormatSpec, ReasoningSpec } from '../spec/types.ts';
 import { callWriter, writeFormOf } from '../spec/writers.ts';
@@ -91,8 +93,8 @@ export interface ReplyShape {
    */
   readonly triggersFor: (tools: readonly ToolDefinition[]) => readonly string[];
   /**
-   * What free text may not hold with these tools declared: `textExcludes`, and every per-tool
-   * opener the parser reads (`<NAME`, `\nNAME`) for each of them.
+   * What free text may not hold with these tools declared: `textExcludes`, and every opener the
+   * parser reads with them declared (per-tool ones such as `<NAME`, `\nNAME` filled in).
    */
   readonly textExcludesFor: (tools: readonly ToolDefinition[]) => readonly string[];
   /** The xml format's writer: each call an element named after its tool (xml-arguments.ts). */
@@ -102,8 +104,9 @@ export interface ReplyShape {
   /** The output begins inside reasoning (the chat template opened it). */
   readonly startInReasoning: boolean;
   /**
-   * Literals free text may not hold: every explicit call opener, reasoning opener and markup,
-   * so text stays text and a reply's calls are only the ones the grammar wrote.
+   * Literals free text may not hold whatever the tools: every call opener the parser reads
+   * (speculative ones too), reasoning opener and markup, so text stays text and a reply's calls
+   * are only the ones the grammar wrote.
    */
   readonly textExcludes: readonly string[];
   /**
@@ -169,6 +172,23 @@ function leadingText(parts: readonly TemplatePart[]): string {
   return first?.kind === 'text' ? first.text : '';
 }
 
+/**
+ * Every literal the parser reads as a call's opener with `tools` declared: explicit and
+ * speculative forms alike (a fence, `{"name"`, hermes' `<function=`), per-tool forms filled with
+ * each tool, and the openers a format's hooks read. Free text must hold none of them, or a reply
+ * the grammar accepts could carry a call the grammar never checked. A line opener (`\nNAME(`)
+ * also matches at the output's start, so it is kept out without its line break, everywhere.
+ */
+function parserOpeners(protocol: ToolCallProtocol, tools: readonly ToolDefinition[]): string[] {
+  const grammar = grammarOf(protocol);
+  if (!grammar) return [];
+  return grammar
+    .callOpeners(resolveParseOptions({ tools }))
+    .filter((one) => one.kind !== 'framing')
+    .map((one) => (one.literal.startsWith('\n') ? one.literal.slice(1) : one.literal))
+    .filter((literal) => literal.trim() !== '');
+}
+
 /** The shape of `protocol`'s replies, or a `GrammarUnsupportedError` saying what is missing. */
 export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
   const spec = specOf(protocol);
@@ -218,14 +238,9 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
   const reasoning = spec.reasoning ?? DEFAULT_REASONING;
   const textExcludes = new Set<string>();
   if (trigger !== '' && !form.perTool) textExcludes.add(trigger);
-  const perToolOpeners: string[] = [];
-  for (const one of spec.calls) {
-    if (one.certainty === 'speculative') continue;
-    if (one.perTool) perToolOpeners.push(one.open);
-    else textExcludes.add(one.open);
-  }
   for (const tag of reasoning) textExcludes.add(tag.open);
   for (const text of spec.markup ?? []) textExcludes.add(text);
+  for (const text of parserOpeners(protocol, [])) textExcludes.add(text);
   const opener = (template: string, tool: ToolDefinition) =>
     template.split('{name}').join(tool.name);
   return {
@@ -238,12 +253,7 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
     trigger,
     triggersFor: (tools) =>
       form.perTool ? [...new Set(tools.map((tool) => opener(form.open, tool)))] : [trigger],
-    textExcludesFor: (tools) => [
-      ...new Set([
-        ...textExcludes,
-        ...perToolOpeners.flatMap((template) => tools.map((tool) => opener(template, tool))),
-      ]),
-    ],
+    textExcludesFor: (tools) => [...new Set([...textExcludes, ...parserOpeners(protocol, tools)])],
     xmlElements,
     reasoning: reasoning[0] ?? (DEFAULT_REASONING[0] as ReasoningSpec),
     startInReasoning: spec.startInReasoning === true,
