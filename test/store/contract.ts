@@ -744,6 +744,19 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
         expect(kept).toEqual(['r3', 'r4', 'r5']);
       });
 
+      it('a response put again under its id replaces it and becomes the newest', async () => {
+        const { a } = await stores({ maxStoredResponses: 2, maxStoredResponseBytes: 10 * KIB });
+        await a.responses.put('r1', `"${'1'.repeat(4 * KIB)}"`);
+        await a.responses.put('r2', '"2"');
+        // Replaced, not counted twice: 4 KiB + 4 KiB + 1 would not fit beside r2.
+        await a.responses.put('r1', `"${'1'.repeat(4 * KIB)}"`);
+        expect(await a.responses.get('r2')).toBe('"2"');
+        await a.responses.put('r3', '"3"');
+        expect(await a.responses.get('r1')).toBeDefined();
+        expect(await a.responses.get('r2')).toBeUndefined();
+        expect(await a.responses.get('r3')).toBe('"3"');
+      });
+
       it('refuses one larger than maxStoredResponseBytes, and keeps the total under it', async () => {
         const { a } = await stores({ maxStoredResponseBytes: 10 * KIB });
         expect(await a.responses.put('huge', `"${'x'.repeat(11 * KIB)}"`)).toBe(false);
