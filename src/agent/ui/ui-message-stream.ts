@@ -46,6 +46,13 @@ export interface UIMessageStreamOptions {
   readonly messageId: string;
   /** The tool whose `result` is the final answer; its call is shown as text. */
   readonly completionTool?: string;
+  /**
+   * Calls of this message that an earlier response showed: a resumed run's pending calls
+   * (`state.pending`). Their results (the front-end answers) are sent, so a reader that replays
+   * the run's log from its start sees them answered. Any other result for a call this response
+   * did not show is left out: a reader of this response alone would not know the call.
+   */
+  readonly resumedCalls?: Iterable<string>;
 }
 
 type Finish = Extract<UIMessageChunk, { type: 'finish' }>['finishReason'];
@@ -70,7 +77,7 @@ export class UIMessageChunkEncoder {
   private readonly texts = new Map<string, { opened: boolean; held: string }>();
   /** Reasoning parts open in the UI. */
   private readonly reasonings = new Set<string>();
-  /** Calls this response showed (their `tool-input-start` or `tool-input-available` went out). */
+  /** Calls the reader knows: shown by this response, or by an earlier one (`resumedCalls`). */
   private readonly shownCalls = new Set<string>();
   /** Completion calls streaming: their input is not shown. */
   private readonly answerCalls = new Set<string>();
@@ -79,6 +86,7 @@ export class UIMessageChunkEncoder {
   constructor(options: UIMessageStreamOptions) {
     this.messageId = options.messageId;
     this.completionTool = options.completionTool ?? 'attempt_completion';
+    for (const id of options.resumedCalls ?? []) this.shownCalls.add(id);
   }
 
   /** True once the stream's last chunk has been returned; later events give nothing. */
@@ -145,8 +153,6 @@ export class UIMessageChunkEncoder {
         this.call(event, out);
         break;
       case 'tool-result':
-        // A result for a call this response never showed is a front-end answer the client
-        // sent to resume the run: it has it already (and a replayed stream would not know the call).
         if (this.shownCalls.has(event.toolCallId))
           out.push({
             type: 'tool-output-available',

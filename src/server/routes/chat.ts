@@ -4,6 +4,7 @@ import {
   frameUIMessageChunk,
   UI_MESSAGE_STREAM_DONE,
   UIMessageChunkEncoder,
+  type UIMessageStreamOptions,
   type UIMessagesRun,
   uiMessagesToRun,
 } from '../../agent/ui/ui-message-stream.ts';
@@ -97,8 +98,9 @@ export class UIMessageWire {
   private readonly encoder: UIMessageChunkEncoder;
   private doneSent = false;
 
-  constructor(messageId: string) {
-    this.encoder = new UIMessageChunkEncoder({ messageId });
+  /** `messageId`: the run's (a resumed run repeats it, with its pending calls as `resumedCalls`). */
+  constructor(options: UIMessageStreamOptions) {
+    this.encoder = new UIMessageChunkEncoder(options);
   }
 
   /** Nothing comes before the run's events: `start` is the run-start's. */

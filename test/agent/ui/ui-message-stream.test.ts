@@ -69,9 +69,14 @@ async function readBack(sse: string, message?: UIMessage): Promise<ReadBack> {
   return { chunks, message: last, errors };
 }
 
-async function sseOf(events: AsyncIterable<AgentEvent> | Iterable<AgentEvent>, messageId = 'm1') {
+async function sseOf(
+  events: AsyncIterable<AgentEvent> | Iterable<AgentEvent>,
+  messageId = 'm1',
+  resumedCalls: readonly string[] = [],
+) {
   let text = '';
-  for await (const frame of toUIMessageSse(toUIMessageStream(events, { messageId }))) text += frame;
+  for await (const frame of toUIMessageSse(toUIMessageStream(events, { messageId, resumedCalls })))
+    text += frame;
   return text;
 }
 
@@ -343,7 +348,8 @@ describe('front-end tools: the round trip at the converter level', () => {
     ]);
     const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
     const run = runAgent({ model, protocol: 'hermes', tools: withAskUser, prompt: 'weather?' });
-    const first = await readBack(await sseOf(run, 'a1'));
+    const firstSse = await sseOf(run, 'a1');
+    const first = await readBack(firstSse);
     const paused = await run.result;
     expect(first.errors).toEqual([]);
     expect(first.chunks.at(-1)).toEqual({
@@ -388,7 +394,7 @@ describe('front-end tools: the round trip at the converter level', () => {
       protocol: 'hermes',
       tools: withAskUser,
     });
-    const sse = await sseOf(resumed, input.assistantMessageId);
+    const sse = await sseOf(resumed, input.assistantMessageId, [askId]);
     const second = await readBack(sse, messages[1]);
     expect(second.errors).toEqual([]);
     expect((await resumed.result).stopReason).toBe('completed');
@@ -401,14 +407,28 @@ describe('front-end tools: the round trip at the converter level', () => {
       { type: 'step-start' },
       { type: 'text', text: 'Oslo it is: sunny.', state: 'done' },
     ]);
-    // Replayed alone (a reconnect resets the message), the continuation still reads: it does
-    // not name the call it answered.
-    const replay = await readBack(sse);
-    expect(replay.errors).toEqual([]);
-    expect(replay.message?.parts.at(-1)).toMatchObject({
-      type: 'text',
-      text: 'Oslo it is: sunny.',
+    expect(second.chunks[1]).toEqual({
+      type: 'tool-output-available',
+      toolCallId: askId,
+      output: 'Oslo',
+      dynamic: true,
     });
+    // The run's log holds both responses: replayed from its start (a reconnect resets the
+    // message), it builds the same message.
+    const replay = await readBack(firstSse + sse);
+    expect(replay.errors).toEqual([]);
+    expect(plain(replay.message)).toEqual(plain(second.message));
+    // A result for a call no response showed is left out: a reader would not know the call.
+    const unknown = await arrayOf(
+      toUIMessageStream(
+        [
+          { type: 'run-start', runId: 'r', protocol: 'hermes' },
+          { type: 'tool-result', toolCallId: 'elsewhere', toolName: 'x', output: 1 },
+        ],
+        { messageId: 'm' },
+      ),
+    );
+    expect(unknown).toEqual([{ type: 'start', messageId: 'm' }]);
   });
 });
 
