@@ -176,6 +176,13 @@ export class AgUiEncoder {
     return this.ended;
   }
 
+  /** `RUN_STARTED`, unless written already (the first `push` writes it otherwise). */
+  begin(): AgUiEvent[] {
+    const out: AgUiEvent[] = [];
+    if (!this.ended) this.start(out);
+    return out;
+  }
+
   push(event: AgentEvent): AgUiEvent[] {
     const out: AgUiEvent[] = [];
     if (this.ended) return out;

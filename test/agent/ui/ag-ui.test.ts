@@ -471,6 +471,10 @@ describe('toAgUiEvents: the mapping', () => {
 
   it('tail says what closes the stream as it stands, without closing it', () => {
     const encoder = new AgUiEncoder({ ...IDS, model: 'm' });
+    expect(encoder.begin()).toEqual([
+      { type: 'RUN_STARTED', threadId: 'thread-1', runId: 'run-1', protocolVersion: '1.0' },
+    ]);
+    expect(encoder.begin()).toEqual([]);
     encoder.push({ type: 'step-start', step: 1 });
     encoder.push({ type: 'text-delta', id: 't', delta: 'a' });
     const lost = { code: 'instance_lost', message: 'the instance running the run stopped' };
