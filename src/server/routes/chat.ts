@@ -90,26 +90,33 @@ export const INSTANCE_LOST_TEXT =
   'the server instance running this run stopped answering (its lease ran out); the run is over';
 
 /**
- * A run as the UI message stream's SSE frames, for the event log: each agent event's chunks,
- * one frame each, and `data: [DONE]` after the last. `tail` is what closes the stream as it
- * stands if this instance dies (open parts end, an `error`, `[DONE]`); it changes nothing.
+ * A run as the UI message stream's SSE frames, for the event log: `start` first, each agent
+ * event's chunks, one frame each, and `data: [DONE]` after the last. `tail` and `failure` say
+ * what closes the stream as it stands (open parts end, an `error`, `[DONE]`): `tail` if this
+ * instance dies (it changes nothing, the run may go on), `failure` when the server cannot go on.
  */
 export class UIMessageWire {
   private readonly encoder: UIMessageChunkEncoder;
+  private readonly messageId: string;
   private doneSent = false;
 
   /** `messageId`: the run's (a resumed run repeats it, with its pending calls as `resumedCalls`). */
   constructor(options: UIMessageStreamOptions) {
     this.encoder = new UIMessageChunkEncoder(options);
+    this.messageId = options.messageId;
   }
 
-  /** Nothing comes before the run's events: `start` is the run-start's. */
+  /** The stream's first frame, `start`, written before the run's first event. */
   start(): string[] {
-    return [];
+    return [frameUIMessageChunk({ type: 'start', messageId: this.messageId })];
   }
 
   push(event: AgentEvent): string[] {
-    const frames = this.encoder.push(event).map(frameUIMessageChunk);
+    const chunks = this.encoder.push(event);
+    // `start` went out with `start()`.
+    const frames = (
+      event.type === 'run-start' ? chunks.filter((c) => c.type !== 'start') : chunks
+    ).map(frameUIMessageChunk);
     if (this.encoder.done && !this.doneSent) {
       this.doneSent = true;
       frames.push(UI_MESSAGE_STREAM_DONE);
@@ -119,17 +126,10 @@ export class UIMessageWire {
 
   /**
    * After the run's result: nothing when its `finish` event ended the stream (it always does);
-   * a run that ended without one (a bug) says so rather than leave the client waiting.
+   * a run that ended without one says so rather than leave the client waiting.
    */
   finish(result: AgentResult): string[] {
-    if (this.doneSent) return [];
-    this.doneSent = true;
-    return [
-      ...this.encoder
-        .tail(result.message ?? `the run stopped (${result.stopReason})`)
-        .map(frameUIMessageChunk),
-      UI_MESSAGE_STREAM_DONE,
-    ];
+    return this.failure(result.message ?? `the run stopped (${result.stopReason})`);
   }
 
   tail(): string[] {
@@ -138,5 +138,12 @@ export class UIMessageWire {
       ...this.encoder.tail(INSTANCE_LOST_TEXT).map(frameUIMessageChunk),
       UI_MESSAGE_STREAM_DONE,
     ];
+  }
+
+  /** Ends the stream with an error saying why (the server could not go on); once. */
+  failure(message: string): string[] {
+    if (this.doneSent) return [];
+    this.doneSent = true;
+    return [...this.encoder.tail(message).map(frameUIMessageChunk), UI_MESSAGE_STREAM_DONE];
   }
 }

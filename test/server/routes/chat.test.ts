@@ -108,6 +108,8 @@ describe('the chat over DefaultChatTransport', () => {
     // First request: a new run; its id is the assistant message's.
     const first = runAgent({ model, protocol: 'hermes', tools, prompt: 'weather?' });
     const firstFrames = await framesOf(first, 'run-1');
+    expect(firstFrames[0]).toBe('data: {"type":"start","messageId":"run-1"}\n\n');
+    expect(firstFrames.filter((frame) => frame.includes('"type":"start"'))).toHaveLength(1);
     expect(firstFrames.at(-1)).toBe('data: [DONE]\n\n');
     const paused = await first.result;
 
@@ -198,6 +200,7 @@ describe('the chat over DefaultChatTransport', () => {
   it("a lost instance's tail closes the open text and ends with an error the client reads", async () => {
     const wire = new UIMessageWire({ messageId: 'run-2' });
     const frames = [
+      ...wire.start(),
       ...wire.push({ type: 'run-start', runId: 'run-2', protocol: 'hermes' }),
       ...wire.push({ type: 'step-start', step: 1 }),
       ...wire.push({ type: 'text-start', id: 't' }),
@@ -233,6 +236,7 @@ describe('the chat over DefaultChatTransport', () => {
     ];
     expect(rest.filter((frame) => frame === 'data: [DONE]\n\n')).toHaveLength(1);
     expect(wire.tail()).toEqual([]);
+    expect(wire.failure('the run store failed')).toEqual([]);
     expect(
       wire.finish({
         runId: 'run-2',
@@ -242,6 +246,21 @@ describe('the chat over DefaultChatTransport', () => {
         conversation: [],
       }),
     ).toEqual([]);
+  });
+});
+
+describe('UIMessageWire.failure', () => {
+  it('ends the stream as it stands with the reason, once', () => {
+    const wire = new UIMessageWire({ messageId: 'm' });
+    wire.push({ type: 'run-start', runId: 'm', protocol: 'hermes' });
+    wire.push({ type: 'reasoning-delta', id: 'r', delta: 'hm' });
+    expect(wire.failure('the run store failed')).toEqual([
+      'data: {"type":"reasoning-end","id":"r"}\n\n',
+      'data: {"type":"error","errorText":"the run store failed"}\n\n',
+      'data: [DONE]\n\n',
+    ]);
+    expect(wire.failure('again')).toEqual([]);
+    expect(wire.tail()).toEqual([]);
   });
 });
 
