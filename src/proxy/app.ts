@@ -7,6 +7,7 @@ import { hostGuard, hostPolicy, sameOriginGuard } from '../http/request-guard.ts
 import { protocolNameFor } from '../protocols/index.ts';
 import { createProxyContext } from './context.ts';
 import { apiOfPath, errorResponse, httpErrorOf } from './errors.ts';
+import { logLine } from './log-line.ts';
 import {
   DEFAULT_PROXY_LIMITS,
   isToolCallProtocol,
@@ -157,6 +158,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     json: { maxDepth: limits.maxJsonDepth, maxValues: limits.maxJsonValues },
     transport,
   };
+  const log = options.log ?? ((line: string) => console.error(`toolwire proxy: ${line}`));
   const handle = createProxyContext({
     limits,
     protocol: choice,
@@ -164,7 +166,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     upstream,
     ...constraint,
     detectUpstream: (signal) => detectUpstreamKind(upstream, signal),
-    log: options.log ?? ((line) => console.error(`toolwire proxy: ${line}`)),
+    log,
   });
   const store = storeFor(options);
   const proxy = handle.context;
@@ -173,8 +175,9 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   app.onError((error, c) => {
     const failure = httpErrorOf(error);
     // A failure that is neither a refusal nor the model server's is the proxy's own: logged.
+    // One line, as every line the proxy logs: the stack's frames joined on it.
     if (!HttpError.isInstance(error) && !ModelCallError.isInstance(error))
-      console.error('toolwire proxy:', error);
+      log(logLine(`unexpected failure: ${error.stack ?? `${error.name}: ${error.message}`}`));
     return errorResponse(apiOfPath(c.req.path), failure);
   });
   app.notFound((c) =>

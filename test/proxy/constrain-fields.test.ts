@@ -8,9 +8,13 @@ import type { ToolDefinition } from '../../src/core/index.ts';
 import { grammarFor } from '../../src/protocols/grammar/index.ts';
 import { PROTOCOL_NAMES, protocolByName } from '../../src/protocols/index.ts';
 import {
+  CLIENT_CONSTRAINT_FIELDS,
   type ConstraintRequest,
+  clientConstraintField,
   constraintFields,
+  constraintOptions,
   constraintWanted,
+  ollamaTakesJsonSchema,
   vllmTakesStructuredOutputs,
 } from '../../src/proxy/upstream-constraint.ts';
 import { UPSTREAM_KINDS } from '../../src/proxy/upstream-kind.ts';
@@ -64,6 +68,60 @@ describe('vllmTakesStructuredOutputs', () => {
     expect(vllmTakesStructuredOutputs('1.0.0')).toBe(true);
     expect(vllmTakesStructuredOutputs(undefined)).toBe(true);
     expect(vllmTakesStructuredOutputs('main')).toBe(true);
+  });
+});
+
+describe('ollamaTakesJsonSchema', () => {
+  it('is 0.5.0 and later (ollama 630e7dc6f), a build from source, or a version it cannot read', () => {
+    expect(ollamaTakesJsonSchema('0.4.7')).toBe(false);
+    expect(ollamaTakesJsonSchema('0.3.14')).toBe(false);
+    expect(ollamaTakesJsonSchema('0.5.0')).toBe(true);
+    expect(ollamaTakesJsonSchema('0.5.0-rc1')).toBe(true);
+    expect(ollamaTakesJsonSchema('0.12.6')).toBe(true);
+    expect(ollamaTakesJsonSchema('0.0.0')).toBe(true);
+    expect(ollamaTakesJsonSchema(undefined)).toBe(true);
+  });
+});
+
+describe('constraintOptions', () => {
+  const request: ConstraintRequest = {
+    tools: [WEATHER],
+    toolChoice: 'required',
+    mode: 'demanded',
+  };
+  it('gives vLLM and SGLang the structural tag, then a grammar; the others one field', () => {
+    const hermes = protocolByName('hermes');
+    const fields = (kind: (typeof UPSTREAM_KINDS)[number], more: Partial<ConstraintRequest> = {}) =>
+      constraintOptions(kind, hermes, { ...request, ...more }).map((option) => option.field);
+    expect(fields('vllm')).toEqual([
+      'response_format.structural_tag',
+      'structured_outputs.grammar',
+    ]);
+    expect(fields('vllm', { version: '0.11.0' })).toEqual(['guided_grammar']);
+    expect(fields('sglang')).toEqual(['response_format.structural_tag', 'ebnf']);
+    expect(fields('llama.cpp')).toEqual(['grammar']);
+    expect(fields('openai')).toEqual([]);
+    const xlam = protocolByName('xlam');
+    expect(constraintOptions('ollama', xlam, request).map((option) => option.field)).toEqual([
+      'response_format.json_schema',
+    ]);
+    expect(constraintOptions('ollama', xlam, { ...request, version: '0.4.7' })).toEqual([]);
+    for (const kind of UPSTREAM_KINDS)
+      for (const option of constraintOptions(kind, hermes, request))
+        for (const value of Object.values(option.fields)) expect(value).not.toBe('');
+  });
+});
+
+describe('clientConstraintField', () => {
+  it("finds a client's own field of each kind, guided_ by its prefix", () => {
+    expect(clientConstraintField('llama.cpp', { json_schema: {} })).toBe('json_schema');
+    expect(clientConstraintField('llama.cpp', { temperature: 0 })).toBeUndefined();
+    expect(clientConstraintField('vllm', { guided_regex: '.*' })).toBe('guided_regex');
+    expect(clientConstraintField('vllm', { structured_outputs: {} })).toBe('structured_outputs');
+    expect(clientConstraintField('sglang', { regex: '.*' })).toBe('regex');
+    expect(clientConstraintField('ollama', { format: 'json' })).toBe('format');
+    for (const kind of UPSTREAM_KINDS)
+      expect(CLIENT_CONSTRAINT_FIELDS[kind]).toContain('response_format');
   });
 });
 

@@ -247,6 +247,19 @@ describe('detection', () => {
     expect(proxy.logged).toEqual([expect.stringMatching(/^upstream kind vllm 0\.12\.0/)]);
   });
 
+  it('a server still loading its model (503 to every path) is asked again, not kept as openai', async () => {
+    let loading = true;
+    const text = protocolByName('hermes').formatToolCall(PARIS);
+    const proxy = await start([{ text }], { kind: 'llama.cpp', loading: () => loading });
+    // While it loads, the request itself is answered 503 too: passed on to the client.
+    expect((await chat(proxy.url, { tool_choice: 'required' })).status).not.toBe(200);
+    expect(proxy.logged).toEqual([]);
+    loading = false;
+    expect((await chat(proxy.url, { tool_choice: 'required' })).status).toBe(200);
+    expect(proxy.upstream.requests.at(-1)).toHaveProperty('grammar');
+    expect(proxy.logged).toEqual([expect.stringMatching(/^upstream kind llama\.cpp /)]);
+  });
+
   it('a client that leaves while the kind is asked does not stop the asking', async () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
@@ -361,6 +374,33 @@ describe('when nothing is sent', () => {
     );
     await chat(proxy.url, {});
     expect(proxy.upstream.requests[0]).not.toHaveProperty('response_format');
+  });
+});
+
+describe('Ollama by version', () => {
+  it('before 0.5.0, which ignores a json_schema response_format, gets none and keeps the retry', async () => {
+    const text = protocolByName('xlam').formatToolCall(PARIS);
+    const proxy = await start(
+      [{ text: 'It is sunny.' }, { text }],
+      { kind: 'ollama', version: '0.4.7' },
+      { protocol: 'xlam' },
+    );
+    const answer = await chat(proxy.url, { tool_choice: 'required' });
+    expect(answer.status).toBe(200);
+    expect(clientCalls(answer)).toEqual([{ name: 'get_weather', args: { city: 'Paris' } }]);
+    expect(proxy.upstream.requests).toHaveLength(2);
+    for (const body of proxy.upstream.requests) expect(body).not.toHaveProperty('response_format');
+  });
+
+  it('0.5.0 gets the JSON Schema', async () => {
+    const text = protocolByName('xlam').formatToolCall(PARIS);
+    const proxy = await start(
+      [{ text }],
+      { kind: 'ollama', version: '0.5.0' },
+      { protocol: 'xlam' },
+    );
+    await chat(proxy.url, { tool_choice: 'required' });
+    expect(proxy.upstream.requests[0]).toHaveProperty('response_format.type', 'json_schema');
   });
 });
 

@@ -529,22 +529,68 @@ describe('detectUpstreamKind: within its limits', () => {
     });
 
   it('gives up on an answer that never ends within the time limit, and on silence', async () => {
-    // Neither server ever finishes, so the time limit is what ends each probe, however slow the
-    // machine: nothing here races a clock.
-    const trickle = await modelServer({}, (_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.write('{"version": "0.');
-    });
-    const silent = await modelServer({}, () => {});
-    for (const server of [trickle, silent]) {
-      const found = await detect(settingsFor(`${server.root}/v1`, 'node', { timeoutMs: 50 }));
-      expect(found.kind).toBe('openai');
-      // Only silence is no answer at all; a trickle began to answer.
-      expect(found.unreachable).toBe(server === silent ? true : undefined);
-      expect(found.evidence).toBe(
-        `no known model server: GET ${ALL_PROBES}: it did not answer within 50 ms`,
-      );
+    // Neither server ever finishes, and the clock is a fake one, moved only once every probe has
+    // got what it will get (the trickle's eight heads counted at the client): nothing races it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const trickle = await modelServer({}, (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"version": "0.');
+      });
+      const asked = Promise.withResolvers<void>();
+      let silentAsked = 0;
+      const silent = await modelServer({}, () => {
+        if (++silentAsked === 8) asked.resolve();
+      });
+      for (const server of [trickle, silent]) {
+        const heads = Promise.withResolvers<void>();
+        let answered = 0;
+        const node = nodeTransport();
+        transports.push(node);
+        // Counts the answers whose head reached the client.
+        const counting: UpstreamTransport = {
+          async send(request) {
+            const response = await node.send(request);
+            if (++answered === 8) heads.resolve();
+            return response;
+          },
+          close: () => node.close(),
+        };
+        const found = detect(
+          settingsFor(`${server.root}/v1`, 'fetch', { timeoutMs: 50, transport: counting }),
+        );
+        await (server === trickle ? heads.promise : asked.promise);
+        vi.advanceTimersByTime(50);
+        const detected = await found;
+        expect(detected.kind).toBe('openai');
+        // Only silence is no answer at all; a trickle began to answer.
+        expect(detected.unreachable).toBe(server === silent ? true : undefined);
+        expect(detected.evidence).toBe(
+          `no known model server: GET ${ALL_PROBES}: it did not answer within 50 ms`,
+        );
+      }
+    } finally {
+      vi.useRealTimers();
     }
+  });
+
+  it('keeps no kind from a server that answers only 503 while it loads its model, or 429', async () => {
+    // llama.cpp answers every path 503 {"error":{"message":"Loading model"}} while it loads.
+    const loading = await modelServer(
+      {},
+      json({ error: { code: 503, message: 'Loading model', type: 'unavailable_error' } }, 503),
+    );
+    const found = await detect(settingsFor(`${loading.root}/v1`));
+    expect(found).toMatchObject({ kind: 'openai', retryable: true });
+    expect(found.unreachable).toBeUndefined();
+    expect(found.evidence).toContain('503');
+    const busy = await modelServer({}, text('slow down', 429));
+    expect(await detect(settingsFor(`${busy.root}/v1`))).toMatchObject({ retryable: true });
+    // One answer that says something (a 404 from a server that is up) is kept.
+    const mixed = await modelServer({ '/props': notFound }, text('Loading model', 503));
+    expect(await detect(settingsFor(`${mixed.root}/v1`))).not.toHaveProperty('retryable');
+    const generic = await modelServer({});
+    expect(await detect(settingsFor(`${generic.root}/v1`))).not.toHaveProperty('retryable');
   });
 
   it('gives each probe at most 5 s, however long the upstream time limit', async () => {
