@@ -95,7 +95,8 @@ export interface ProxyOptions {
   /**
    * Extra attempts when `tool_choice` demands a call and the model wrote none. Default 1. Not
    * used for a request the model server constrained (see `constrain`): its grammar allowed no
-   * answer without the call.
+   * answer without the call. (A reply cut off by `length` is never asked again, constrained or
+   * not: the client gets `finish_reason: "length"`.)
    */
   readonly toolChoiceRetries?: number;
   /**
@@ -103,21 +104,29 @@ export interface ProxyOptions {
    * tools (a grammar, a structural tag or a JSON Schema sent with the request, see
    * `constraintFields`): `off` never; `demanded` (default) when `tool_choice` is `required` or
    * names a tool, or a tool is `strict: true`; `always` also under `auto` (text stays free until
-   * a call starts). A server that refuses the fields (400, 422) is asked again without them and
-   * is not sent them again.
+   * a call starts; on llama.cpp that grammar covers the whole reply and is eager, which slows
+   * decoding). A request carrying a field of its own that constrains output (llama.cpp `grammar`,
+   * `json_schema`, `response_format`; vLLM `response_format`, `structured_outputs`, `guided_*`;
+   * SGLang `response_format`, `ebnf`, `regex`, `json_schema`; Ollama and LM Studio
+   * `response_format`, `format`) gets none of the proxy's. A server that refuses a field (400,
+   * 422) is asked again with the next field its kind takes, then without; a field is no longer
+   * sent once the server says it does not take it, or after 3 refusals in a row.
    */
   readonly constrain?: ConstrainMode;
   /**
    * The model server's kind, which decides the fields of `constrain`: `auto` (default) asks the
    * server once, at the first request that wants a constraint (llama.cpp's `/props`, Ollama's
-   * `/api/version`, SGLang's `/server_info`, vLLM's `/version`, LM Studio's `/api/v0/models`);
-   * `openai` sends none (and keeps the corrective retry).
+   * `/api/version`, SGLang's `/server_info` and `/get_server_info`, vLLM's `/version`, LM
+   * Studio's `/api/v1/models` and `/api/v0/models`); a detection that got no answer, or only
+   * 5xx/429 (a server still loading), is asked again at a later request. `openai` sends none
+   * (and keeps the corrective retry).
    */
   readonly upstreamKind?: UpstreamKind | 'auto';
   /**
    * Where the proxy tells its operator what it learned: the model server's kind when it was found
-   * out, a constraint the server refused. One line each, without a trailing newline. Default:
-   * standard error, after `toolwire proxy: `.
+   * out, a constraint field it stopped sending, its own unexpected failures. One line each (made
+   * so by `logLine`: control characters become spaces, URL credentials are redacted), without a
+   * trailing newline. Default: standard error, after `toolwire proxy: `.
    */
   readonly log?: (line: string) => void;
   readonly limits?: Partial<ProxyLimits>;
