@@ -18,9 +18,13 @@ import type { AgentEvent, AgentUsage, StopReason } from '../types.ts';
  * | completion tool's `tool-call` | its `result` as a text part |
  * | `tool-result` / `tool-error` | `tool-output-available` / `tool-output-error` |
  * | `protocol-error` | a shown call: `tool-output-error`; else `data-toolwire-fault` |
- * | `awaiting-tools` | `finish {finishReason: 'tool-calls'}` |
- * | `finish` | `finish {finishReason, messageMetadata}`; aborted: `abort {reason}` |
- * | `error` | `error {errorText}` |
+ * | `awaiting-tools` | `finish {finishReason: 'tool-calls', messageMetadata}` |
+ * | `finish` | `finish {finishReason: stop / length / error, messageMetadata}`; aborted: `abort {reason}` |
+ * | `error`; `finish` max-failures / timeout | `error {errorText}` (then `finish`) |
+ *
+ * A result for a call the stream never showed is left out (see `resumedCalls`). Front-end tools
+ * (no `execute`) reach the page as `tool-input-available`; it answers with `addToolOutput` and
+ * sends the messages again, which `uiMessagesToRun` reads.
  *
  * Tool parts are dynamic (`dynamic-tool`): the page does not declare the server's tools.
  */
@@ -79,8 +83,6 @@ export class UIMessageChunkEncoder {
   private readonly reasonings = new Set<string>();
   /** Calls the reader knows: shown by this response, or by an earlier one (`resumedCalls`). */
   private readonly shownCalls = new Set<string>();
-  /** Completion calls streaming: their input is not shown. */
-  private readonly answerCalls = new Set<string>();
   private ended = false;
 
   constructor(options: UIMessageStreamOptions) {
@@ -131,10 +133,8 @@ export class UIMessageChunkEncoder {
         if (this.reasonings.delete(event.id)) out.push({ type: 'reasoning-end', id: event.id });
         break;
       case 'tool-input-start':
-        if (event.toolName === this.completionTool) {
-          this.answerCalls.add(event.id);
-          break;
-        }
+        // The completion call's input is not shown: its `result` comes as text.
+        if (event.toolName === this.completionTool) break;
         this.shownCalls.add(event.id);
         out.push({
           type: 'tool-input-start',
@@ -286,7 +286,6 @@ export class UIMessageChunkEncoder {
   private call(event: Extract<AgentEvent, { type: 'tool-call' }>, out: UIMessageChunk[]): void {
     const valid = event.problems === undefined || event.problems.length === 0;
     if (event.toolName === this.completionTool && valid) {
-      this.answerCalls.delete(event.toolCallId);
       const result = (event.input as { result?: unknown } | null)?.result;
       const answer = typeof result === 'string' ? result : JSON.stringify(result ?? null);
       if (answer.length === 0) return;
@@ -394,9 +393,9 @@ interface ToolPartFields {
  * The messages a chat sent, as a run: the last user message is the prompt, what came before it
  * the conversation (user text; the assistant's reasoning, text, calls and their results, step by
  * step; a call left without an output gets an error result, `UNANSWERED_CALL`), and the tool
- * outputs after it the results a paused run waits for. System messages, files,
- * sources and data parts are left out. Throws a `TypeError` naming the first malformed message or
- * part: the messages come from a client.
+ * outputs after it the results a paused run waits for. System messages, files, sources and data
+ * parts are left out. Throws a `TypeError` naming the first malformed message or part: the
+ * messages come from a client.
  */
 export function uiMessagesToRun(messages: readonly UIMessage[]): UIMessagesRun {
   if (!Array.isArray(messages)) throw new TypeError('messages must be an array of UI messages');
