@@ -198,6 +198,43 @@ describe('MemoryRunStore: what the registry kept, now in the store', () => {
   });
 });
 
+describe('MemoryRunStore: pointers (a chat’s or a thread’s current run; proposed for RunStore)', () => {
+  it('gives what was set, on any handle, replaced whole, until it expires', async () => {
+    const clock = manualClock();
+    const backing = new MemoryRunStoreBacking({ clock: clock.read });
+    const a = backing.open('a');
+    const b = backing.open('b');
+    await a.setPointer('chat', 'c1', { run: 'r1', log: 'chat:c1:1' }, 1000, T0);
+    expect(await b.pointer('chat', 'c1')).toEqual({ run: 'r1', log: 'chat:c1:1' });
+    // A thread and a chat with the same key are two pointers.
+    expect(await b.pointer('thread', 'c1')).toBeUndefined();
+    await b.setPointer('chat', 'c1', { log: 'chat:c1:2' }, 1000, T0 + 500);
+    expect(await a.pointer('chat', 'c1')).toEqual({ log: 'chat:c1:2' });
+    clock.set(T0 + 1499);
+    expect(await a.pointer('chat', 'c1')).toEqual({ log: 'chat:c1:2' });
+    clock.set(T0 + 1500);
+    expect(await a.pointer('chat', 'c1')).toBeUndefined();
+  });
+
+  it('a sweep drops expired pointers; at most maxRememberedRuns are kept, the oldest set going first', async () => {
+    const clock = manualClock();
+    const backing = new MemoryRunStoreBacking({
+      clock: clock.read,
+      limits: { maxRememberedRuns: 3 },
+    });
+    const store = backing.open();
+    await store.setPointer('thread', 'short', { run: 's' }, 100, T0);
+    await store.setPointer('thread', 'long', { run: 'l' }, 10_000, T0);
+    await store.sweep(T0 + 100);
+    expect(backing.pointers.size).toBe(1);
+    for (const key of ['k1', 'k2', 'k3'])
+      await store.setPointer('chat', key, { run: key }, 10_000, T0);
+    expect(await store.pointer('thread', 'long')).toBeUndefined();
+    expect(await store.pointer('chat', 'k1')).toEqual({ run: 'k1' });
+    expect(await store.pointer('chat', 'k3')).toEqual({ run: 'k3' });
+  });
+});
+
 describe('createRunStore', () => {
   it('makes a memory store from "memory", with the instance id and limits given', async () => {
     const store = await createRunStore('memory', { instanceId: 'i1', limits: { leaseMs: 3000 } });

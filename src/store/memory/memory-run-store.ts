@@ -83,6 +83,11 @@ export class MemoryRunStoreBacking {
   readonly finished = new Set<string>();
   rememberedBytes = 0;
   readonly responses: MemoryResponses;
+  /** Small indexes beside the runs (a chat's or a thread's current run), oldest set first. */
+  readonly pointers = new Map<
+    string,
+    { fields: Readonly<Record<string, string>>; expiresAt: number }
+  >();
   /** Abort listeners by the instance they belong to. */
   readonly abortListeners = new Map<string, Set<(runId: string, reason: string) => void>>();
 
@@ -345,6 +350,46 @@ export class MemoryRunStore implements RunStore {
       this.forget(run);
     }
     this.responses.sweep(now);
+    // Pointers expire after times of their own: no order to stop early in (at most maxRememberedRuns).
+    for (const [id, pointer] of this.backing.pointers)
+      if (now >= pointer.expiresAt) this.backing.pointers.delete(id);
+  }
+
+  /** A chat's or a thread's pointer (its current run and log); undefined when unknown or expired. */
+  async pointer(
+    kind: 'thread' | 'chat',
+    key: string,
+  ): Promise<Readonly<Record<string, string>> | undefined> {
+    const id = pointerId(kind, key);
+    const pointer = this.backing.pointers.get(id);
+    if (pointer === undefined) return undefined;
+    if (this.backing.clock() >= pointer.expiresAt) {
+      this.backing.pointers.delete(id);
+      return undefined;
+    }
+    return { ...pointer.fields };
+  }
+
+  /**
+   * Sets a pointer (every field replaced), to expire `ttlMs` after `now`. Keys come from clients,
+   * so there are at most `maxRememberedRuns` of them: beyond, the oldest set goes.
+   */
+  async setPointer(
+    kind: 'thread' | 'chat',
+    key: string,
+    fields: Readonly<Record<string, string>>,
+    ttlMs: number,
+    now: number,
+  ): Promise<void> {
+    const { pointers } = this.backing;
+    const id = pointerId(kind, key);
+    pointers.delete(id);
+    pointers.set(id, { fields: { ...fields }, expiresAt: now + ttlMs });
+    while (pointers.size > this.limits.maxRememberedRuns) {
+      const oldest = first(pointers);
+      if (oldest === undefined) break;
+      pointers.delete(oldest);
+    }
   }
 
   async stats(): Promise<RunStoreStats> {
@@ -477,8 +522,13 @@ export class MemoryRunStore implements RunStore {
   }
 }
 
-function first(ids: Set<string>): string | undefined {
-  return ids.values().next().value;
+function first(ids: { keys(): MapIterator<string> | SetIterator<string> }): string | undefined {
+  return ids.keys().next().value;
+}
+
+/** One map holds both kinds; a NUL cannot be in a kind, so no key of one is a key of the other. */
+function pointerId(kind: 'thread' | 'chat', key: string): string {
+  return `${kind}\u0000${key}`;
 }
 
 /** The run as the interface shows it: a copy, without the fields its status does not have. */
