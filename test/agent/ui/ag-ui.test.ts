@@ -69,6 +69,16 @@ async function expectWellFormed(events: readonly AgUiEvent[]): Promise<void> {
   const terminal = events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR');
   expect(terminal).toHaveLength(1);
   expect(events.at(-1)).toBe(terminal[0]);
+  // A result answers a call shown before it, once: a second would be a second tool message.
+  const shown = new Set<string>();
+  const answered = new Set<string>();
+  for (const event of events) {
+    if (event.type === 'TOOL_CALL_START') shown.add(event.toolCallId);
+    if (event.type !== 'TOOL_CALL_RESULT') continue;
+    expect(shown.has(event.toolCallId), `result before its call ${event.toolCallId}`).toBe(true);
+    expect(answered.has(event.toolCallId), `second result for ${event.toolCallId}`).toBe(false);
+    answered.add(event.toolCallId);
+  }
 }
 
 async function collect(events: Iterable<AgentEvent> | AsyncIterable<AgentEvent>) {
@@ -457,6 +467,18 @@ describe('toAgUiEvents: the mapping', () => {
     await expectWellFormed(nothing);
   });
 
+  it('a call gets one result, however many the events report', async () => {
+    const events = await collect([
+      { type: 'step-start', step: 1 },
+      { type: 'tool-call', toolCallId: 'c', toolName: 'x', input: {} },
+      { type: 'tool-result', toolCallId: 'c', toolName: 'x', output: 'one' },
+      { type: 'tool-error', toolCallId: 'c', toolName: 'x', kind: 'execution', error: 'two' },
+      finish('completed'),
+    ]);
+    expect(events.filter((e) => e.type === 'TOOL_CALL_RESULT')).toMatchObject([{ content: 'one' }]);
+    await expectWellFormed(events);
+  });
+
   it("results of calls the stream did not show are left out (a resumed run's front-end answers)", async () => {
     const events = await collect([
       { type: 'run-start', runId: 'r', protocol: 'hermes' },
@@ -530,8 +552,8 @@ const stopArb = fc.constantFrom(
   'error',
 ) as fc.Arbitrary<Extract<AgentEvent, { type: 'finish' }>['stopReason']>;
 
-/** Any agent event, whatever its place: the encoder must make a valid stream of any order. */
-const anyEventArb: fc.Arbitrary<AgentEvent> = fc.oneof(
+/** Any agent event but those that end a run. */
+const nonTerminalEventArb = fc.oneof(
   fc.record({
     type: fc.constant('run-start'),
     runId: fc.constant('r'),
@@ -577,6 +599,10 @@ const anyEventArb: fc.Arbitrary<AgentEvent> = fc.oneof(
     error: textArb,
   }),
   fc.record({ type: fc.constant('protocol-error'), fault: faultArb }),
+) as fc.Arbitrary<AgentEvent>;
+
+/** The events that end a run: rarer, so a sequence has room before one. */
+const terminalEventArb = fc.oneof(
   fc.record({
     type: fc.constant('awaiting-tools'),
     calls: fc.array(
@@ -599,6 +625,12 @@ const anyEventArb: fc.Arbitrary<AgentEvent> = fc.oneof(
     answer: fc.option(textArb, { nil: undefined }),
     message: fc.option(textArb, { nil: undefined }),
   }),
+) as fc.Arbitrary<AgentEvent>;
+
+/** Any agent event, whatever its place: the encoder must make a valid stream of any order. */
+const anyEventArb: fc.Arbitrary<AgentEvent> = fc.oneof(
+  { arbitrary: nonTerminalEventArb, weight: 12 },
+  { arbitrary: terminalEventArb, weight: 1 },
 ) as fc.Arbitrary<AgentEvent>;
 
 /** Sequences the agent loop itself makes: steps of text, reasoning and calls, then an end. */
@@ -723,6 +755,22 @@ describe('toAgUiEvents: properties', () => {
         await expectWellFormed(await collect(agentEvents));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("the tail closes the stream cut after any event, whatever came before (a lost instance's end)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(anyEventArb, { maxLength: 15 }), async (agentEvents) => {
+        const encoder = new AgUiEncoder(IDS);
+        const written: AgUiEvent[] = [];
+        const lost = { code: 'instance_lost', message: 'lost' };
+        for (const event of [undefined, ...agentEvents]) {
+          if (event !== undefined) written.push(...encoder.push(event));
+          if (encoder.done) break;
+          await expectWellFormed([...written, ...encoder.tail(lost)]);
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 
