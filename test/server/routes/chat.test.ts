@@ -4,6 +4,9 @@
  * stream's headers), and the body it posts is read with `parseChatRequest`.
  */
 import {
+  AbstractChat,
+  type ChatState,
+  type ChatStatus,
   DefaultChatTransport,
   lastAssistantMessageIsCompleteWithToolCalls,
   readUIMessageStream,
@@ -15,6 +18,7 @@ import {
   type AgentEvent,
   type AgentRun,
   type AgentTools,
+  type RunState,
   resumeAgent,
   runAgent,
 } from '../../../src/agent/index.ts';
@@ -246,6 +250,104 @@ describe('the chat over DefaultChatTransport', () => {
         conversation: [],
       }),
     ).toEqual([]);
+  });
+});
+
+/** The state a framework keeps for `Chat` (React's useChat keeps it in hooks), here plain. */
+class PlainChatState implements ChatState<UIMessage> {
+  status: ChatStatus = 'ready';
+  error: Error | undefined = undefined;
+  messages: UIMessage[] = [];
+  pushMessage = (message: UIMessage) => {
+    this.messages = [...this.messages, message];
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (index: number, message: UIMessage) => {
+    this.messages = this.messages.map((old, at) => (at === index ? message : old));
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+class PlainChat extends AbstractChat<UIMessage> {
+  constructor(init: Omit<ConstructorParameters<typeof AbstractChat<UIMessage>>[0], 'state'>) {
+    super({ ...init, state: new PlainChatState() });
+  }
+}
+
+describe("the AI SDK's Chat (what useChat runs) against the converters", () => {
+  it('answers a front-end tool in onToolCall and sends again by itself until the run completes', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+      'Oslo is sunny.',
+    ]);
+    // What the route does, in memory: a new run, or the paused one the answers resume.
+    const paused = new Map<string, RunState>();
+    let runs = 0;
+    const bodies: unknown[] = [];
+    const transport = new DefaultChatTransport<UIMessage>({
+      api: 'http://toolwire.test/api/chat',
+      fetch: async (_input, init) => {
+        const body = JSON.parse(String(init?.body));
+        bodies.push(body);
+        const { run: input } = parseChatRequest(body, DEFAULT_CONVERSATION_LIMITS);
+        const state = input.assistantMessageId && paused.get(input.assistantMessageId);
+        let frames: string[];
+        if (state) {
+          const pending = state.pending.map((call) => call.toolCallId);
+          const answers = input.results.filter((result) => pending.includes(result.toolCallId));
+          const run = resumeAgent(state, answers, { model, protocol: 'hermes', tools });
+          frames = await framesOf(run, input.assistantMessageId!, pending);
+          paused.delete(input.assistantMessageId!);
+        } else {
+          const messageId = `run-${++runs}`;
+          const run = runAgent({
+            model,
+            protocol: 'hermes',
+            tools,
+            prompt: input.prompt,
+            conversation: input.conversation,
+          });
+          frames = await framesOf(run, messageId);
+          const result = await run.result;
+          if (result.state) paused.set(messageId, result.state);
+        }
+        return sse(frames)();
+      },
+    });
+    let completed: () => void;
+    const done = new Promise<void>((resolve) => {
+      completed = resolve;
+    });
+    const chat: PlainChat = new PlainChat({
+      id: 'chat-9',
+      transport,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+      onToolCall: ({ toolCall }) => {
+        if (toolCall.toolName === 'ask_user')
+          void chat.addToolOutput({
+            tool: 'ask_user',
+            toolCallId: toolCall.toolCallId,
+            output: 'Oslo',
+          });
+      },
+      onFinish: ({ message }) => {
+        if ((message.metadata as { stopReason?: string })?.stopReason === 'completed') completed();
+      },
+    });
+    await chat.sendMessage({ text: 'weather?' });
+    await done;
+    expect(bodies).toHaveLength(2);
+    expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(chat.messages[1]!.id).toBe('run-1');
+    expect(plain(chat.messages[1]!.parts)).toMatchObject([
+      { type: 'step-start' },
+      { type: 'dynamic-tool', toolName: 'ask_user', state: 'output-available', output: 'Oslo' },
+      { type: 'step-start' },
+      { type: 'text', text: 'Oslo is sunny.', state: 'done' },
+    ]);
+    expect(chat.error).toBeUndefined();
   });
 });
 
