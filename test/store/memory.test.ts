@@ -144,6 +144,32 @@ describe('MemoryRunStore: handles', () => {
     ]);
   });
 
+  it('refuses a second run on a log in use: a log is written by one run', async () => {
+    const store = new MemoryRunStore();
+    await store.createRun(newRun('r1', { log: 'chat:c1:1' }), T0);
+    const error = await store
+      .createRun(newRun('r2', { log: 'chat:c1:1' }), T0)
+      .catch((caught: unknown) => caught);
+    expect(isErrorOfKind(error, 'request-refused')).toBe(true);
+    expect(await store.getRun('r2')).toBeUndefined();
+  });
+
+  it('a reader in the middle of a log that is forgotten (evicted) ends with gone', async () => {
+    const store = new MemoryRunStore({ limits: { maxRememberedRuns: 1 } });
+    const lease = await store.createRun(newRun('r1'), T0);
+    await store.append(lease, ['1', '2', '3'].map(frame), TAIL);
+    await store.finish(lease, [], 'completed', T0);
+    const reader = store
+      .read('r1', undefined, new AbortController().signal)
+      [Symbol.asyncIterator]();
+    expect(await reader.next()).toMatchObject({ value: { frame: frame('1') } });
+    const other = await store.createRun(newRun('r2'), T0);
+    await store.finish(other, [], 'completed', T0);
+    expect(await store.getRun('r1')).toBeUndefined();
+    expect(await reader.next()).toEqual({ value: { end: 'gone' }, done: false });
+    expect(await reader.next()).toMatchObject({ done: true });
+  });
+
   it('refuses to read after something that is not an event id', async () => {
     const store = new MemoryRunStore();
     const error = await readAll(store, 'r1', 'yesterday').catch((caught: unknown) => caught);
