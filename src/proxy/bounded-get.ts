@@ -8,9 +8,9 @@
  * that sends a gigabyte is cut off at the cap, declared or streamed, so neither holds nor fills
  * the proxy.
  */
+import { readBodyCapped } from './capped-body.ts';
 import {
   fetchTransport,
-  type UpstreamBody,
   type UpstreamResponse,
   type UpstreamTransport,
 } from './upstream-transport.ts';
@@ -103,9 +103,9 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
     // Likewise for the reading.
     const body = response.body;
     controller.signal.addEventListener('abort', () => body.cancel(), { once: true });
-    const bytes = await readCapped(body, options.maxBytes);
+    const { bytes, whole } = await readBodyCapped(body, options.maxBytes);
     if (controller.signal.aborted) return failed(controller.signal.reason);
-    if (bytes === undefined)
+    if (!whole)
       return { ok: false, status, reason: `its answer is larger than ${options.maxBytes} bytes` };
     return { ok: true, status, text: new TextDecoder().decode(bytes) };
   } catch (error) {
@@ -123,37 +123,6 @@ function abortion(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(signal.reason);
     else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
-}
-
-/**
- * A body's bytes, or undefined once they pass `maxBytes`: reading stops there and the body is
- * cancelled, so the rest is never read. A body that breaks off rejects.
- */
-export async function readCapped(
-  body: UpstreamBody,
-  maxBytes: number,
-): Promise<Uint8Array | undefined> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let tooLarge = false;
-  await body.forEach((chunk) => {
-    if (tooLarge) return;
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      tooLarge = true;
-      body.cancel();
-      return;
-    }
-    chunks.push(chunk);
-  });
-  if (tooLarge) return undefined;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /** fetch's "fetch failed" says nothing: its cause (ECONNREFUSED, …) does. */

@@ -2,12 +2,12 @@ import { createParser, type ParseError } from 'eventsource-parser';
 import { ToolwireError } from '../core/errors.ts';
 import { ModelCallError, networkErrorCode } from '../core/model-call-error.ts';
 import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../http/json-shape.ts';
+import { type CappedBytes, readBodyCapped } from './capped-body.ts';
 import { ContentChunkTemplate } from './content-chunk-template.ts';
 import type { MemoryReservation } from './memory-budget.ts';
 import { isFields } from './request-fields.ts';
 import {
   fetchTransport,
-  type UpstreamBody,
   type UpstreamResponse,
   type UpstreamTransport,
 } from './upstream-transport.ts';
@@ -164,39 +164,9 @@ function messageIn(text: string): string {
   return text.trim() || '(no message)';
 }
 
-/**
- * A body's bytes up to `maxBytes`; `whole` says whether that was all of it. Reading stops at
- * the cap (the caller hangs up); a read that fails throws.
- */
-async function readBytesCapped(
-  body: UpstreamBody,
-  maxBytes: number,
-  onChunk?: (bytes: number) => void,
-): Promise<{ bytes: Uint8Array; whole: boolean }> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let whole = true;
-  await body.forEach((chunk) => {
-    size += chunk.byteLength;
-    chunks.push(chunk);
-    onChunk?.(chunk.byteLength);
-    if (size > maxBytes) {
-      whole = false;
-      body.cancel();
-    }
-  });
-  const bytes = new Uint8Array(Math.min(size, maxBytes));
-  let offset = 0;
-  for (const chunk of chunks) {
-    const part = chunk.subarray(0, bytes.length - offset);
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return { bytes, whole };
-}
-
-async function readCapped(response: UpstreamResponse): Promise<string> {
-  const { bytes } = await readBytesCapped(response.body, MAX_ERROR_BODY_BYTES);
+/** An error answer's text, its first `MAX_ERROR_BODY_BYTES` at most. */
+async function readErrorText(response: UpstreamResponse): Promise<string> {
+  const { bytes } = await readBodyCapped(response.body, MAX_ERROR_BODY_BYTES);
   return new TextDecoder().decode(bytes);
 }
 
@@ -321,7 +291,7 @@ export async function callUpstream(
     throw upstreamFailure(error, settings, stop.timeout);
   }
   if (response.status < 200 || response.status > 299) {
-    const text = await readCapped(response).catch(() => '');
+    const text = await readErrorText(response).catch(() => '');
     stop.end();
     throw new ModelCallError('model-http-status', {
       baseURL: settings.baseURL,
@@ -405,10 +375,10 @@ export async function readReplyJson(
   memory: MemoryReservation | undefined,
   what = 'reply',
 ): Promise<unknown> {
-  let read: Awaited<ReturnType<typeof readBytesCapped>>;
+  let read: CappedBytes;
   const reserved = memory?.bytes ?? 0;
   try {
-    read = await readBytesCapped(call.response.body, settings.maxReplyBytes, (bytes) =>
+    read = await readBodyCapped(call.response.body, settings.maxReplyBytes, (bytes) =>
       memory?.grow(bytes, 'reply'),
     );
   } catch (error) {
@@ -469,7 +439,7 @@ function mediaType(response: UpstreamResponse): string {
 export async function checkStreamType(call: UpstreamCall, baseURL?: string): Promise<void> {
   const type = mediaType(call.response);
   if (type === '' || type === 'text/event-stream' || type === 'application/json') return;
-  const { bytes } = await readBytesCapped(call.response.body, EXCERPT_CHARS).catch(() => ({
+  const { bytes } = await readBodyCapped(call.response.body, EXCERPT_CHARS).catch(() => ({
     bytes: new Uint8Array(0),
   }));
   call.hangUp();
