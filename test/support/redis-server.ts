@@ -35,6 +35,8 @@ export interface RedisServer {
   /** Starts it again on the same port after `kill`. */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The running server's process id (to stop it with SIGSTOP, say). */
+  pid(): number;
 }
 
 function freePort(): Promise<number> {
@@ -113,5 +115,10 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       await start();
     },
     stop: kill,
+    pid: () => {
+      const pid = current?.child.pid;
+      if (pid === undefined) throw new Error('Redis is not running');
+      return pid;
+    },
   };
 }

@@ -55,6 +55,7 @@ export interface RawRedisClient {
   duplicate(): RawRedisClient;
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   on(event: 'error', listener: (error: unknown) => void): unknown;
+  off(event: 'error', listener: (error: unknown) => void): unknown;
   close(): Promise<void>;
   destroy(): void;
   readonly isReady: boolean;
@@ -124,11 +125,20 @@ export class RedisConnection {
   async #start(what: string, deadlineMs: number): Promise<void> {
     // Without a listener an 'error' event would end the process; failures reach callers instead.
     this.#client.on('error', () => {});
+    // The first connection fails at its first error (refused, wrong password): the client would
+    // retry for ever, which suits a Redis that went away, not one that was never there.
+    let firstError: (error: unknown) => void = () => {};
+    const failed = new Promise<never>((_, reject) => {
+      firstError = reject;
+    });
+    this.#client.on('error', firstError);
     try {
-      await this.#deadline(what, this.#client.connect(), deadlineMs);
+      await this.#deadline(what, Promise.race([this.#client.connect(), failed]), deadlineMs);
     } catch (error) {
       this.#client.destroy();
       throw error;
+    } finally {
+      this.#client.off('error', firstError);
     }
   }
 
