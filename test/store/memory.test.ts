@@ -96,6 +96,23 @@ describe('MemoryRunStore: time from its clock (ids, log age, stored Responses)',
     ]);
   });
 
+  it('a read after an id newer than the log’s newest skips entries up to it, as XREAD does', async () => {
+    const clock = manualClock();
+    const store = new MemoryRunStore({ clock: clock.read });
+    const lease = await store.createRun(newRun('r1'), T0);
+    await store.append(lease, [frame('before')], TAIL);
+    const reading = readAll(store, 'r1', `${T0 + 10}-0`);
+    await store.append(lease, [frame('not yet')], TAIL);
+    clock.set(T0 + 10);
+    await store.append(lease, [frame('still not')], TAIL);
+    await store.append(lease, [frame('after')], TAIL);
+    await store.finish(lease, [], 'completed', T0 + 10);
+    expect(await reading).toEqual([
+      { id: `${T0 + 10}-1`, frame: frame('after') },
+      { end: 'finished' },
+    ]);
+  });
+
   it('forgets stored Responses past storedResponseTtlMs, on reading and on a sweep', async () => {
     const clock = manualClock();
     const store = new MemoryRunStore({

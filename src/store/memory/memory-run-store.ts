@@ -1,5 +1,5 @@
 import { createIdGenerator } from '../../core/ids.ts';
-import { parseEventId } from '../event-id.ts';
+import { compareEventIds, parseEventId } from '../event-id.ts';
 import {
   DEFAULT_RUN_STORE_LIMITS,
   type LeaseNews,
@@ -295,6 +295,7 @@ export class MemoryRunStore implements RunStore {
       return;
     }
     let index = start.index;
+    let skipThrough = index === log.nextIndex ? afterId : undefined;
     while (!signal.aborted && !this.closed) {
       if (log.deleted) {
         yield { end: 'gone' };
@@ -310,6 +311,11 @@ export class MemoryRunStore implements RunStore {
         continue;
       }
       index++;
+      // An id after the newest (a made-up header) skips what comes until it is passed, as XREAD does.
+      if (skipThrough !== undefined) {
+        if (compareEventIds(entry.id, skipThrough) <= 0) continue;
+        skipThrough = undefined;
+      }
       if (entry.end === undefined) {
         yield { id: entry.text, frame: entry.frame ?? '' };
         continue;
