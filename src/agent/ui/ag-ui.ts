@@ -3,6 +3,7 @@ import type { JsonSchema } from '../../core/index.ts';
 import type { ConversationEntry, ToolOutcome } from '../conversation.ts';
 import type { ToolResultInput } from '../run-agent.ts';
 import type { AgentEvent, AgentTools, AgentUsage } from '../types.ts';
+import { UNANSWERED_CALL } from './ui-message-stream.ts';
 
 /**
  * The run as AG-UI events (the Agent–User Interaction protocol, version 1.0), and an AG-UI
@@ -704,7 +705,8 @@ export class AgUiInputError extends ToolwireError {
  * run needs. Throws `AgUiInputError` naming the first place that cannot be read.
  * Assistant text becomes `respond`, its tool calls `call` (arguments parsed from their JSON
  * text; text that is not JSON is kept as it is), tool messages `results` (grouped, each naming
- * its call's tool), reasoning messages `think`; activity messages are left out.
+ * its call's tool; a call no tool message answers gets the error result `UNANSWERED_CALL`),
+ * reasoning messages `think`; activity messages are left out.
  */
 export function agUiInputToRun(input: unknown, limits: AgUiInputLimits = {}): AgUiRunRequest {
   const maxMessages = limits.maxMessages ?? 2000;
@@ -724,8 +726,19 @@ export function agUiInputToRun(input: unknown, limits: AgUiInputLimits = {}): Ag
   const system: string[] = [];
   const conversation: ConversationEntry[] = [];
   const calls = new Map<string, string>();
+  // Calls some tool message answers; the others get an error result where their turn ends.
+  const answered = new Set(
+    messages.flatMap((message) =>
+      typeof message === 'object' && message !== null && 'toolCallId' in message
+        ? [(message as { toolCallId: unknown }).toolCallId]
+        : [],
+    ),
+  );
   let results: ToolOutcome[] = [];
+  let unanswered: ToolOutcome[] = [];
   const flushResults = () => {
+    results.push(...unanswered);
+    unanswered = [];
     if (results.length === 0) return;
     conversation.push({ type: 'results', results });
     results = [];
@@ -737,7 +750,7 @@ export function agUiInputToRun(input: unknown, limits: AgUiInputLimits = {}): Ag
     const at = `messages[${index}]`;
     const message = record(value, at);
     const role = message.role;
-    if (role !== 'tool') flushResults();
+    if (role !== 'tool' && role !== 'activity') flushResults();
     switch (role) {
       case 'user': {
         const text = messageText(message.content, `${at}.content`);
@@ -761,6 +774,10 @@ export function agUiInputToRun(input: unknown, limits: AgUiInputLimits = {}): Ag
           const toolName = nonEmptyString(fn.name, `${callAt}.function.name`);
           const args = stringField(fn.arguments, `${callAt}.function.arguments`);
           calls.set(toolCallId, toolName);
+          // A call the conversation moved past without an answer (the user wrote instead)
+          // still gets a result, so the model never reads a call left hanging.
+          if (!answered.has(toolCallId))
+            unanswered.push({ toolCallId, toolName, output: UNANSWERED_CALL, isError: true });
           conversation.push({
             type: 'call',
             toolCallId,

@@ -32,6 +32,7 @@ import {
   pendingToolResults,
   toAgUiEvents,
 } from '../../../src/agent/ui/ag-ui.ts';
+import { UNANSWERED_CALL } from '../../../src/agent/ui/ui-message-stream.ts';
 import { ToolwireError } from '../../../src/core/errors.ts';
 import { ModelCallError } from '../../../src/core/model-call-error.ts';
 import { scriptedModel } from '../scripted-model.ts';
@@ -946,6 +947,37 @@ describe('agUiInputToRun', () => {
     expect(refused({ ...base, messages: [], tools: [{ name: 'a', parameters: [] }] })).toBe(
       'tools[0].parameters must be a JSON Schema object',
     );
+  });
+
+  it('a call no tool message answers gets an error result where its turn ends', () => {
+    const run = agUiInputToRun({
+      threadId: 't',
+      runId: 'r',
+      messages: [
+        { id: '1', role: 'user', content: 'hi' },
+        {
+          id: '2',
+          role: 'assistant',
+          toolCalls: [
+            { id: 'asked', type: 'function', function: { name: 'ask_user', arguments: '{}' } },
+            weatherCall,
+          ],
+        },
+        { id: 'x', role: 'activity', activityType: 'progress', content: {} },
+        { id: '3', role: 'tool', toolCallId: 'c1', content: 'sunny' },
+        { id: '4', role: 'user', content: 'never mind' },
+      ],
+    });
+    expect(run.conversation.slice(-1)).toEqual([
+      {
+        type: 'results',
+        results: [
+          { toolCallId: 'c1', toolName: 'get_weather', output: 'sunny' },
+          { toolCallId: 'asked', toolName: 'ask_user', output: UNANSWERED_CALL, isError: true },
+        ],
+      },
+    ]);
+    expect(run.prompt).toBe('never mind');
   });
 
   it('pendingToolResults keeps the answers to the pending calls, in the order given', () => {
