@@ -8,7 +8,9 @@
  * that sends a gigabyte is cut off at the cap, declared or streamed, so neither holds nor fills
  * the proxy.
  */
+import { networkErrorCode } from '../core/model-call-error.ts';
 import { readBodyCapped } from './capped-body.ts';
+import { untilAborted } from './until-aborted.ts';
 import {
   fetchTransport,
   type UpstreamResponse,
@@ -82,13 +84,15 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
       },
       signal: controller.signal,
     });
-    // The time limit and the caller's abort end the wait whatever the transport does with its
-    // signal; an answer that still comes after is hung up on.
+    // The time limit and the caller's abort end the wait for the answer's head whatever the
+    // transport does with its signal; an answer that still comes after is hung up on. The body
+    // read below ends by `cancel()`, which settles `forEach` by the transport's contract
+    // (upstream-transport.ts), not by anything here.
     void sending.then(
       (late) => controller.signal.aborted && late.body.cancel(),
       () => {},
     );
-    response = await Promise.race([sending, abortion(controller.signal)]);
+    response = await untilAborted(sending, controller.signal);
     const { status } = response;
     if (status < 200 || status > 299) {
       response.body.cancel();
@@ -117,20 +121,11 @@ export async function boundedGet(url: string, options: BoundedGetOptions): Promi
   }
 }
 
-/** Rejects with the signal's reason once it aborts. */
-function abortion(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_resolve, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
-
-/** fetch's "fetch failed" says nothing: its cause (ECONNREFUSED, …) does. */
+/** fetch's "fetch failed" says nothing: the network's code under it (ECONNREFUSED, …) does. */
 function describeFailure(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code;
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
+  const code = networkErrorCode(error);
+  if (code !== undefined) return code;
+  const cause = (error as { cause?: { message?: unknown } } | null)?.cause;
   if (typeof cause?.message === 'string') return cause.message;
   return error instanceof Error ? error.message : String(error);
 }

@@ -22,6 +22,7 @@ import { type ProxyLimits, REQUEST_ENVELOPE_DEPTH } from './options.ts';
 import type { ReplyEvent } from './reply-events.ts';
 import { type ReplyRun, startReply, type UpstreamConstraint } from './reply-run.ts';
 import { readRequestJson } from './request-body.ts';
+import { untilAborted } from './until-aborted.ts';
 import type { UpstreamSettings } from './upstream.ts';
 import {
   type ConstrainMode,
@@ -112,25 +113,6 @@ function clientAuthorization(c: Context): string | undefined {
   if (authorization !== undefined) return authorization;
   const key = c.req.header('x-api-key');
   return key === undefined ? undefined : `Bearer ${key}`;
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** Refusals of one field in a row, with no request taking it between, that stop it being sent. */
