@@ -404,6 +404,22 @@ describe('Ollama by version', () => {
   });
 });
 
+describe('a constrained reply cut off by length', () => {
+  it("is the client's, with finish_reason length, and not asked again (as without a grammar)", async () => {
+    const whole = protocolByName('hermes').formatToolCall(PARIS);
+    const cut = whole.slice(0, whole.indexOf('Paris'));
+    const proxy = await start([{ text: cut, finishReason: 'length' }], { kind: 'llama.cpp' });
+    const answer = await chat(proxy.url, { tool_choice: 'required' });
+    expect(answer.status).toBe(200);
+    expect(proxy.upstream.requests).toHaveLength(1);
+    expect(proxy.upstream.requests[0]).toHaveProperty('grammar');
+    expect(
+      (answer.json as unknown as { choices: { finish_reason: string }[] }).choices[0]!
+        .finish_reason,
+    ).toBe('length');
+  });
+});
+
 describe('auto', () => {
   it('a strict tool under demanded is constrained, text still free', async () => {
     const text = `Let me look.\n${protocolByName('hermes').formatToolCall(PARIS)}`;
