@@ -72,6 +72,28 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       controller.abort();
     });
 
+    it('a reader that joins while the tailer blocks on other logs is woken at once (CLIENT UNBLOCK)', async () => {
+      // The XREAD blocks for 10 minutes: only the unblock can make it read the new log in time.
+      const writer = await open('unblock:', 'writer');
+      const reader = await createRedisRunStore(redis.url, {
+        prefix: 'unblock:',
+        instanceId: 'reader',
+        tailerBlockMs: 600_000,
+      });
+      opened.push(reader);
+      const first = await writer.createRun(newRun('first'), T0);
+      const second = await writer.createRun(newRun('second'), T0);
+      const controller = new AbortController();
+      const firstRead = firstFrame(reader, first.log, controller.signal);
+      await waitUntil(async () => (await blockedClients()) === 1);
+      const secondRead = firstFrame(reader, second.log, controller.signal);
+      await writer.append(second, [frame('second')], TAIL);
+      expect(await secondRead).toBe(frame('second'));
+      await writer.append(first, [frame('first')], TAIL);
+      expect(await firstRead).toBe(frame('first'));
+      controller.abort();
+    });
+
     it('writes only keys under its prefix', async () => {
       const store = await open('mine:');
       const lease = await store.createRun(newRun('r1'), T0);
@@ -79,7 +101,7 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       await store.pause(lease, [], '{}', T0);
       await store.responses.put('resp_1', '{}');
       const keys = await redisKeys('*');
-      const outside = keys.filter((key) => !/^(contract\d+|flush|many|mine):/.test(key));
+      const outside = keys.filter((key) => !/^(contract\d+|flush|many|unblock|mine):/.test(key));
       expect(outside).toEqual([]);
       const mine = keys.filter((key) => key.startsWith('mine:'));
       expect(mine).toContain('mine:run:r1');
@@ -120,4 +142,10 @@ function flushScripts(): Promise<unknown> {
 
 function redisKeys(pattern: string): Promise<string[]> {
   return withClient((send) => send(['KEYS', pattern]) as Promise<string[]>);
+}
+
+/** How many clients Redis holds blocked (in XREAD) now. */
+async function blockedClients(): Promise<number> {
+  const info = (await withClient((send) => send(['INFO', 'clients']))) as string;
+  return Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0);
 }

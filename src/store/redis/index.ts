@@ -16,6 +16,8 @@ export interface RedisRunStoreOptions extends RedisConnectOptions {
   /** This instance's id (default: random). */
   readonly instanceId?: string;
   readonly limits?: Partial<RunStoreLimits>;
+  /** How long the tailer's blocking XREAD waits before it is sent again (ms; default 5000). */
+  readonly tailerBlockMs?: number;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'tw:';
@@ -31,6 +33,7 @@ export async function createRedisRunStore(
     prefix: options.prefix ?? DEFAULT_REDIS_PREFIX,
     instanceId: options.instanceId ?? randomUUID(),
     limits: { ...DEFAULT_RUN_STORE_LIMITS, ...options.limits },
+    ...(options.tailerBlockMs === undefined ? {} : { tailerBlockMs: options.tailerBlockMs }),
   });
   try {
     await store.listenForAborts();

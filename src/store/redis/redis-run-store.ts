@@ -45,6 +45,8 @@ export interface RedisRunStoreParts {
   readonly prefix: string;
   readonly instanceId: string;
   readonly limits: RunStoreLimits;
+  /** How long the tailer's XREAD blocks (default `TAILER_BLOCK_MS`). */
+  readonly tailerBlockMs?: number;
 }
 
 export class RedisRunStore implements RunStore {
@@ -65,7 +67,7 @@ export class RedisRunStore implements RunStore {
     this.instanceId = parts.instanceId;
     this.limits = parts.limits;
     this.#scripts = new RedisScripts(parts.connection, parts.prefix);
-    this.#tailer = new LogTailer(parts.connection);
+    this.#tailer = new LogTailer(parts.connection, parts.tailerBlockMs);
     this.responses = new RedisStoredResponses(this.#scripts, parts.prefix, parts.limits);
   }
 

@@ -36,8 +36,12 @@ export class LogTailer {
   #kicking = false;
   #closed = false;
 
-  constructor(commands: RedisConnection) {
+  readonly #blockMs: number;
+
+  /** `blockMs`: how long one XREAD blocks (tests make it long, to prove the unblock wakes it). */
+  constructor(commands: RedisConnection, blockMs = TAILER_BLOCK_MS) {
     this.#commands = commands;
+    this.#blockMs = blockMs;
   }
 
   /** How many `XREAD` connections this tailer holds (0 or 1). */
@@ -134,8 +138,8 @@ export class LogTailer {
         try {
           reply = await blocking.call(
             'XREAD',
-            ['XREAD', 'COUNT', '1', 'BLOCK', String(TAILER_BLOCK_MS), 'STREAMS', ...keys, ...ids],
-            TAILER_BLOCK_MS + this.#commands.callDeadlineMs,
+            ['XREAD', 'COUNT', '1', 'BLOCK', String(this.#blockMs), 'STREAMS', ...keys, ...ids],
+            this.#blockMs + this.#commands.callDeadlineMs,
           );
         } finally {
           this.#inFlight = false;
