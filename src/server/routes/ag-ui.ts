@@ -92,7 +92,7 @@ export function agUiStoreFailureFrame(message: string): string {
 }
 
 /**
- * A run as AG-UI's SSE frames, for the event log: `RUN_STARTED` first, each agent event's AG-UI
+ * A run as AG-UI's SSE frames, for the event log (the driver's `WireEncoder`): `RUN_STARTED` first, each agent event's AG-UI
  * events one frame each, one terminal event last. `tail` is what closes the stream as it stands
  * if this instance dies (open messages and calls end, `RUN_ERROR instance_lost`); it changes
  * nothing.
@@ -125,9 +125,9 @@ export class AgUiWire {
       .map(frameAgUiEvent);
   }
 
-  /** A failure of the server's own (an encoder or store that threw): the stream ends with it. */
-  fail(code: string, message: string): string[] {
-    return this.encoder.end({ code, message }).map(frameAgUiEvent);
+  /** The server cannot go on (an encoder or the run threw): the stream ends with `server_error`. */
+  failure(message: string): string[] {
+    return this.encoder.end({ code: 'server_error', message }).map(frameAgUiEvent);
   }
 
   tail(): string[] {

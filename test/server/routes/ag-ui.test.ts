@@ -222,10 +222,15 @@ describe('AgUiWire', () => {
     const failed = [
       ...failing.start(),
       ...failing.push({ type: 'text-delta', id: 't', delta: 'x' }),
-      ...failing.fail('server_error', 'the encoder threw'),
+      ...failing.failure('the encoder threw'),
     ];
     await expectWellFormed(failed);
-    expect(failing.fail('server_error', 'again')).toEqual([]);
+    expect(eventsOf(failed).at(-1)).toEqual({
+      type: 'RUN_ERROR',
+      code: 'server_error',
+      message: 'the encoder threw',
+    });
+    expect(failing.failure('again')).toEqual([]);
   });
 
   it("the store's failure frame is a RUN_ERROR AG-UI reads", () => {
