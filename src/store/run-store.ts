@@ -172,8 +172,12 @@ export interface RunStore {
   ): Promise<'paused' | 'dropped'>;
   /** The run is over: frames appended, then the log ends `finished`. */
   finish(lease: RunLease, frames: readonly string[], outcome: string, now: number): Promise<void>;
-  /** Takes a paused run to resume it here; only one instance can, once. */
-  claimPaused(runId: string, now: number): Promise<PausedClaim>;
+  /**
+   * Takes a paused run to resume it here; only one instance can, once. `log`: the event log the
+   * continuation writes (default: the run's current log); the run's `log` becomes it (an AG-UI
+   * run is a stream of its own).
+   */
+  claimPaused(runId: string, now: number, log?: string): Promise<PausedClaim>;
   /** Asks the run's owner to stop it (any instance); a paused run is finished at once. */
   requestAbort(
     runId: string,
@@ -187,6 +191,23 @@ export interface RunStore {
    * the log ends or `signal` aborts. No gap and no duplicate across the catch-up and the live part.
    */
   read(log: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogItem>;
+  /**
+   * A small index kept beside the runs: a chat's or a thread's current run and log, found from
+   * the id a client sends (the AI SDK's chat id, AG-UI's thread id); undefined when unknown or
+   * expired. At most `maxRememberedRuns` are kept (the keys come from clients).
+   */
+  pointer(
+    kind: 'thread' | 'chat',
+    key: string,
+  ): Promise<Readonly<Record<string, string>> | undefined>;
+  /** Sets it (replacing every field), to expire `ttlMs` after `now`. */
+  setPointer(
+    kind: 'thread' | 'chat',
+    key: string,
+    fields: Readonly<Record<string, string>>,
+    ttlMs: number,
+    now: number,
+  ): Promise<void>;
   /** Notes that readers of these runs were served at `now` (for `unreadRunAbortMs`). */
   noteReaders(runIds: readonly string[], now: number): Promise<void>;
   /** Lost leases become `instance_lost` (their tail written); paused and finished runs past their time go. */
