@@ -171,6 +171,33 @@ describe('MemoryRunStore: handles', () => {
     expect(await store.getRun('r2')).toBeUndefined();
   });
 
+  it('a claim may give the continuation a log of its own (proposed for RunStore); the run keeps and forgets both', async () => {
+    const store = new MemoryRunStore({ limits: { maxRememberedRuns: 1 } });
+    const lease = await store.createRun(newRun('r1', { log: 'agui:t:1' }), T0);
+    await store.pause(lease, [frame('asks')], '{}', T0);
+    await store.createRun(newRun('other', { log: 'agui:t:2' }), T0);
+    await expect(store.claimPaused('r1', T0, 'agui:t:2')).rejects.toThrow(/agui:t:2/);
+    expect((await store.getRun('r1'))?.status).toBe('paused');
+    const claim = await store.claimPaused('r1', T0, 'agui:t:3');
+    if (!claim.claimed) throw new Error('not claimed');
+    expect(claim.lease.log).toBe('agui:t:3');
+    expect(claim.run.log).toBe('agui:t:3');
+    await store.finish(claim.lease, [frame('answer')], 'completed', T0);
+    const framesOf = async (log: string) =>
+      (await readAll(store, log)).map((item) => ('frame' in item ? item.frame : item.end));
+    expect(await framesOf('agui:t:1')).toEqual([frame('asks'), 'paused']);
+    expect(await framesOf('agui:t:3')).toEqual([frame('answer'), 'finished']);
+    // Both logs count while it is remembered, and go with it.
+    const { rememberedBytes } = await store.stats();
+    expect(rememberedBytes).toBeGreaterThan(
+      256 + 4 * 32 + frame('asks').length + frame('answer').length - 1,
+    );
+    const next = await store.createRun(newRun('r2'), T0);
+    await store.finish(next, [], 'completed', T0);
+    expect(await framesOf('agui:t:1')).toEqual(['gone']);
+    expect(await framesOf('agui:t:3')).toEqual(['gone']);
+  });
+
   it('a reader in the middle of a log that is forgotten (evicted) ends with gone', async () => {
     const store = new MemoryRunStore({ limits: { maxRememberedRuns: 1 } });
     const lease = await store.createRun(newRun('r1'), T0);

@@ -29,7 +29,10 @@ import {
 interface RunRecord {
   readonly runId: string;
   readonly wire: RunWire;
-  readonly log: string;
+  /** The log it writes now. */
+  log: string;
+  /** Every log it wrote (a continuation may write a log of its own), the current one last. */
+  readonly logs: string[];
   readonly protocol: string;
   readonly customProtocol: boolean;
   readonly createdAt: number;
@@ -142,6 +145,7 @@ export class MemoryRunStore implements RunStore {
       runId: run.runId,
       wire: run.wire,
       log,
+      logs: [log],
       protocol: run.protocol,
       customProtocol: run.customProtocol,
       createdAt: now,
@@ -197,8 +201,7 @@ export class MemoryRunStore implements RunStore {
   ): Promise<'paused' | 'dropped'> {
     const run = this.fence(lease);
     this.write(run, frames);
-    const log = this.backing.logs.get(run.log);
-    const bytes = RUN_OVERHEAD + utf8Length(run.prompt) + utf8Length(state) + (log?.bytes ?? 0);
+    const bytes = RUN_OVERHEAD + utf8Length(run.prompt) + utf8Length(state) + this.logBytes(run);
     if (bytes > this.limits.maxRememberedBytes) {
       this.stop(run, 'finished', now, {
         outcome: tooLargeToPauseOutcome(bytes, this.limits.maxRememberedBytes),
@@ -220,10 +223,21 @@ export class MemoryRunStore implements RunStore {
     this.stop(run, 'finished', now, { outcome });
   }
 
-  async claimPaused(runId: string, now: number): Promise<PausedClaim> {
-    const run = this.backing.runs.get(runId);
+  /**
+   * Takes a paused run to resume it here; only one instance can, once. With `log` (a new log's
+   * id), the continuation writes that log, as AG-UI's runs are each a stream of their own.
+   */
+  async claimPaused(runId: string, now: number, log?: string): Promise<PausedClaim> {
+    const { runs, logs } = this.backing;
+    const run = runs.get(runId);
     if (run === undefined || run.status !== 'paused' || run.state === undefined)
       return { claimed: false, run: run === undefined ? undefined : snapshot(run) };
+    if (log !== undefined && log !== run.log) {
+      if (logs.has(log)) throw new RunExistsError('log', log);
+      logs.set(log, new MemoryLog());
+      run.logs.push(log);
+      run.log = log;
+    }
     const state = run.state;
     this.leaveStopped(run);
     const token = newToken();
@@ -475,7 +489,7 @@ export class MemoryRunStore implements RunStore {
       utf8Length(run.prompt) +
       utf8Length(run.state ?? '') +
       utf8Length(run.outcome ?? '') +
-      (log?.bytes ?? 0);
+      this.logBytes(run);
     (status === 'paused' ? backing.paused : backing.finished).add(run.runId);
     backing.rememberedBytes += run.bytes;
     this.evict();
@@ -489,13 +503,22 @@ export class MemoryRunStore implements RunStore {
     run.bytes = 0;
   }
 
-  /** Deletes a stopped run and its log; the log's followers end with `gone`. */
+  /** Deletes a stopped run and its logs; their followers end with `gone`. */
   private forget(run: RunRecord): void {
     this.leaveStopped(run);
     this.backing.runs.delete(run.runId);
-    const log = this.backing.logs.get(run.log);
-    this.backing.logs.delete(run.log);
-    log?.delete();
+    for (const name of run.logs) {
+      const log = this.backing.logs.get(name);
+      this.backing.logs.delete(name);
+      log?.delete();
+    }
+  }
+
+  /** The bytes of every log the run wrote. */
+  private logBytes(run: RunRecord): number {
+    let bytes = 0;
+    for (const name of run.logs) bytes += this.backing.logs.get(name)?.bytes ?? 0;
+    return bytes;
   }
 
   /** Forgets the oldest finished runs, then the oldest paused ones, until both caps hold. */
