@@ -29,12 +29,15 @@ export {
   upstreamTarget,
 } from './upstream.ts';
 export {
+  CLIENT_CONSTRAINT_FIELDS,
   CONSTRAIN_MODES,
   type ConstrainedTool,
   type ConstrainMode,
   type ConstraintFields,
+  type ConstraintOption,
   type ConstraintRequest,
   constraintFields,
+  constraintOptions,
 } from './upstream-constraint.ts';
 export {
   type DetectedUpstream,

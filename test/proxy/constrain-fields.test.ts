@@ -35,9 +35,11 @@ const STRICT_WEATHER = { ...WEATHER, strict: true };
 const FORMATS = PROTOCOL_NAMES.filter((name) => name !== 'auto');
 
 describe('toolwire/proxy', () => {
-  it('exports constraintFields and the modes and kinds it takes', async () => {
+  it('exports constraintFields, constraintOptions, the client fields, and the modes and kinds', async () => {
     const entry = await import('../../src/proxy/index.ts');
     expect(entry.constraintFields).toBe(constraintFields);
+    expect(entry.constraintOptions).toBe(constraintOptions);
+    expect(entry.CLIENT_CONSTRAINT_FIELDS).toBe(CLIENT_CONSTRAINT_FIELDS);
     expect(entry.CONSTRAIN_MODES).toEqual(['off', 'demanded', 'always']);
     expect(entry.UPSTREAM_KINDS).toBe(UPSTREAM_KINDS);
   });
