@@ -462,6 +462,30 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
         expect(await a.stats()).toMatchObject({ running: 1, paused: 0 });
       });
 
+      it('a claim may give the continuation a log of its own; the first log keeps its end', async () => {
+        const { a, b } = await stores({ maxRememberedRuns: 1 });
+        const lease = await running(a, 'r1', { log: 'agui:t:1', wire: 'ag-ui' });
+        await a.pause(lease, [frame('asks')], '{}', T0);
+        const claim = await b.claimPaused('r1', T0 + 1, 'agui:t:2');
+        if (!claim.claimed) throw new Error('not claimed');
+        expect(claim.lease).toMatchObject({ runId: 'r1', log: 'agui:t:2' });
+        expect(claim.run.log).toBe('agui:t:2');
+        const following = readAll(a, 'agui:t:2');
+        await b.finish(claim.lease, [frame('answer')], 'completed', T0 + 2);
+        const first = await readAll(a, 'agui:t:1');
+        expect(framesOf(first)).toEqual([frame('asks')]);
+        expect(endOf(first)).toBe('paused');
+        const second = await following;
+        expect(framesOf(second)).toEqual([frame('answer')]);
+        expect(endOf(second)).toBe('finished');
+        expect((await a.getRun('r1'))?.log).toBe('agui:t:2');
+        // Forgotten, the run takes both its logs along.
+        await finished(a, 'r2');
+        expect(await a.getRun('r1')).toBeUndefined();
+        expect(await readAll(a, 'agui:t:1')).toEqual([{ end: 'gone' }]);
+        expect(await readAll(a, 'agui:t:2')).toEqual([{ end: 'gone' }]);
+      });
+
       it('claims a paused run exactly once under many concurrent claims', async () => {
         const { a, b } = await stores();
         await paused(a, 'p1');
@@ -721,6 +745,40 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
         await paused(a, 'p3', 'c'.repeat(15 * KIB));
         expect((await a.stats()).finished).toBe(0);
         expect(await held(a, ['p1', 'p2', 'p3'])).toEqual(['p2', 'p3']);
+      });
+    });
+
+    describe('pointers (a chat’s or a thread’s current run)', () => {
+      // A pointer expires at `now + ttlMs` by the store's own clock (Redis: PEXPIREAT), so these
+      // tests pass the real time.
+      it('gives what was set, on any instance, replaced whole; a thread and a chat are apart', async () => {
+        const { a, b } = await stores();
+        const now = Date.now();
+        await a.setPointer('chat', 'c1', { run: 'r1', log: 'chat:c1:1' }, 60_000, now);
+        expect(await b.pointer('chat', 'c1')).toEqual({ run: 'r1', log: 'chat:c1:1' });
+        expect(await b.pointer('thread', 'c1')).toBeUndefined();
+        expect(await b.pointer('chat', 'c2')).toBeUndefined();
+        await b.setPointer('chat', 'c1', { log: 'chat:c1:2' }, 60_000, now);
+        expect(await a.pointer('chat', 'c1')).toEqual({ log: 'chat:c1:2' });
+        await b.setPointer('thread', 'c1', { run: 'r9' }, 60_000, now);
+        expect(await a.pointer('thread', 'c1')).toEqual({ run: 'r9' });
+        expect(await a.pointer('chat', 'c1')).toEqual({ log: 'chat:c1:2' });
+      });
+
+      it('a pointer whose time is up reads as undefined', async () => {
+        const { a } = await stores();
+        await a.setPointer('thread', 't1', { run: 'r1' }, 1000, Date.now() - 5000);
+        expect(await a.pointer('thread', 't1')).toBeUndefined();
+      });
+
+      it('keeps at most maxRememberedRuns pointers, the oldest set going first', async () => {
+        const { a } = await stores({ maxRememberedRuns: 3 });
+        const now = Date.now();
+        for (const key of ['k1', 'k2', 'k3', 'k4'])
+          await a.setPointer('chat', key, { run: key }, 60_000, now);
+        expect(await a.pointer('chat', 'k1')).toBeUndefined();
+        for (const key of ['k2', 'k3', 'k4'])
+          expect(await a.pointer('chat', key)).toEqual({ run: key });
       });
     });
 

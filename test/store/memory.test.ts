@@ -171,7 +171,7 @@ describe('MemoryRunStore: handles', () => {
     expect(await store.getRun('r2')).toBeUndefined();
   });
 
-  it('a claim may give the continuation a log of its own (proposed for RunStore); the run keeps and forgets both', async () => {
+  it('a claim’s new log is refused when in use; both logs count while the run is remembered', async () => {
     const store = new MemoryRunStore({ limits: { maxRememberedRuns: 1 } });
     const lease = await store.createRun(newRun('r1', { log: 'agui:t:1' }), T0);
     await store.pause(lease, [frame('asks')], '{}', T0);
@@ -268,22 +268,15 @@ describe('MemoryRunStore: what the registry kept, now in the store', () => {
   });
 });
 
-describe('MemoryRunStore: pointers (a chat’s or a thread’s current run; proposed for RunStore)', () => {
-  it('gives what was set, on any handle, replaced whole, until it expires', async () => {
+describe('MemoryRunStore: pointers (more in the contract)', () => {
+  it('expires by the store’s clock on reading', async () => {
     const clock = manualClock();
-    const backing = new MemoryRunStoreBacking({ clock: clock.read });
-    const a = backing.open('a');
-    const b = backing.open('b');
-    await a.setPointer('chat', 'c1', { run: 'r1', log: 'chat:c1:1' }, 1000, T0);
-    expect(await b.pointer('chat', 'c1')).toEqual({ run: 'r1', log: 'chat:c1:1' });
-    // A thread and a chat with the same key are two pointers.
-    expect(await b.pointer('thread', 'c1')).toBeUndefined();
-    await b.setPointer('chat', 'c1', { log: 'chat:c1:2' }, 1000, T0 + 500);
-    expect(await a.pointer('chat', 'c1')).toEqual({ log: 'chat:c1:2' });
+    const store = new MemoryRunStore({ clock: clock.read });
+    await store.setPointer('chat', 'c1', { log: 'chat:c1:2' }, 1000, T0 + 500);
     clock.set(T0 + 1499);
-    expect(await a.pointer('chat', 'c1')).toEqual({ log: 'chat:c1:2' });
+    expect(await store.pointer('chat', 'c1')).toEqual({ log: 'chat:c1:2' });
     clock.set(T0 + 1500);
-    expect(await a.pointer('chat', 'c1')).toBeUndefined();
+    expect(await store.pointer('chat', 'c1')).toBeUndefined();
   });
 
   it('a sweep drops expired pointers; at most maxRememberedRuns are kept, the oldest set going first', async () => {
