@@ -1,4 +1,5 @@
 export { ASK_USER_TOOL } from './ask-user.ts';
+export { CompletionTextReader } from './completion-text.ts';
 export {
   type ConversationEntry,
   parseConversation,
@@ -27,3 +28,32 @@ export type {
   ToolErrorKind,
   ToolExecutionContext,
 } from './types.ts';
+export {
+  AG_UI_PROTOCOL_VERSION,
+  AgUiEncoder,
+  type AgUiEvent,
+  type AgUiEventOptions,
+  type AgUiFailure,
+  AgUiInputError,
+  type AgUiInputLimits,
+  type AgUiMessage,
+  type AgUiRunAgentInput,
+  type AgUiRunRequest,
+  type AgUiTool,
+  agUiInputToRun,
+  pendingToolResults,
+  toAgUiEvents,
+} from './ui/ag-ui.ts';
+export {
+  frameUIMessageChunk,
+  type ToolwireFaultData,
+  type ToolwireMessageMetadata,
+  toUIMessageSse,
+  toUIMessageStream,
+  UI_MESSAGE_STREAM_DONE,
+  UI_MESSAGE_STREAM_HEADERS,
+  UIMessageChunkEncoder,
+  type UIMessageStreamOptions,
+  type UIMessagesRun,
+  uiMessagesToRun,
+} from './ui/ui-message-stream.ts';

@@ -1,3 +1,4 @@
+import { CompletionTextReader } from '../agent/completion-text.ts';
 import type { AgentEvent, AgentResult } from '../agent/index.ts';
 import type { ToolwireError } from '../core/errors.ts';
 import type {
@@ -7,7 +8,6 @@ import type {
   PendingFrontendTool,
   ToolResultPart,
 } from '../stream/index.ts';
-import { CompletionTextReader } from './completion-text.ts';
 
 export interface AgentBlockOptions {
   /**

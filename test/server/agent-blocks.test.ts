@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CompletionTextReader } from '../../src/agent/completion-text.ts';
 import type { AgentEvent, AgentResult } from '../../src/agent/index.ts';
 import { ModelCallError } from '../../src/core/model-call-error.ts';
-import { CompletionTextReader } from '../../src/server/completion-text.ts';
 import { AgentBlockAdapter, resultContent } from '../../src/server/index.ts';
 import {
   BlockEncoder,
