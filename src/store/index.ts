@@ -17,12 +17,15 @@ export {
   parseEventId,
 } from './event-id.ts';
 export {
+  ABORTED_OUTCOME,
+  INSTANCE_LOST_OUTCOME,
   InvalidEventIdError,
   MemoryRunStore,
   MemoryRunStoreBacking,
   type MemoryRunStoreOptions,
   RunExistsError,
   RunLostError,
+  WAITED_TOO_LONG_OUTCOME,
 } from './memory/index.ts';
 export {
   DEFAULT_RUN_STORE_LIMITS,
