@@ -8,7 +8,7 @@ import { RedisConnection, type RedisConnectOptions } from './connect.ts';
 import { RedisRunStore } from './redis-run-store.ts';
 
 export { RedisConnection, RedisStoreError, redisWhere } from './connect.ts';
-export { RedisRunStore, RunLostError } from './redis-run-store.ts';
+export { RedisRunStore } from './redis-run-store.ts';
 
 export interface RedisRunStoreOptions extends RedisConnectOptions {
   /** Put before every key and the abort channel (default `tw:`), so stores can share a Redis. */
@@ -18,6 +18,8 @@ export interface RedisRunStoreOptions extends RedisConnectOptions {
   readonly limits?: Partial<RunStoreLimits>;
   /** How long the tailer's blocking XREAD waits before it is sent again (ms; default 5000). */
   readonly tailerBlockMs?: number;
+  /** The store's clock, for pointer expiry (default `Date.now`). */
+  readonly clock?: () => number;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'tw:';
@@ -34,6 +36,7 @@ export async function createRedisRunStore(
     instanceId: options.instanceId ?? randomUUID(),
     limits: { ...DEFAULT_RUN_STORE_LIMITS, ...options.limits },
     ...(options.tailerBlockMs === undefined ? {} : { tailerBlockMs: options.tailerBlockMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   try {
     await store.listenForAborts();

@@ -4,7 +4,13 @@
  * and stops reach the owner through a flag (read by `renew`) and a message on `P abort` (at once).
  */
 import { randomUUID } from 'node:crypto';
-import { ToolwireError } from '../../core/errors.ts';
+import { formatEventId, parseEventId } from '../event-id.ts';
+import { InvalidEventIdError, RunExistsError, RunLostError } from '../memory/errors.ts';
+import {
+  INSTANCE_LOST_OUTCOME,
+  tooLargeToPauseOutcome,
+  WAITED_TOO_LONG_OUTCOME,
+} from '../memory/outcomes.ts';
 import type {
   LeaseNews,
   LogItem,
@@ -29,17 +35,6 @@ const RUNNING_BACKSTOP_MS = 24 * 60 * 60_000;
 /** Entries one read of a log fetches at a time. */
 const READ_PAGE_SIZE = 512;
 
-/** A write to a run whose lease this instance lost: another instance ended the run for it. */
-export class RunLostError extends ToolwireError {
-  declare readonly kind: 'run-lost';
-  readonly runId: string;
-
-  constructor(runId: string, what: string) {
-    super('run-lost', `run ${runId}: ${what} refused, this instance no longer holds its lease`);
-    this.runId = runId;
-  }
-}
-
 export interface RedisRunStoreParts {
   readonly connection: RedisConnection;
   readonly prefix: string;
@@ -47,6 +42,8 @@ export interface RedisRunStoreParts {
   readonly limits: RunStoreLimits;
   /** How long the tailer's XREAD blocks (default `TAILER_BLOCK_MS`). */
   readonly tailerBlockMs?: number;
+  /** The store's clock, for pointer expiry (default `Date.now`; tests give their own). */
+  readonly clock?: () => number;
 }
 
 export class RedisRunStore implements RunStore {
@@ -60,8 +57,10 @@ export class RedisRunStore implements RunStore {
   readonly #abortListeners = new Set<(runId: string, reason: string) => void>();
   #subscriber: RedisConnection | undefined;
   #closed = false;
+  readonly #clock: () => number;
 
   constructor(parts: RedisRunStoreParts) {
+    this.#clock = parts.clock ?? Date.now;
     this.#connection = parts.connection;
     this.#prefix = parts.prefix;
     this.instanceId = parts.instanceId;
@@ -96,9 +95,8 @@ export class RedisRunStore implements RunStore {
       String(this.limits.leaseMs),
       String(RUNNING_BACKSTOP_MS),
     ]);
-    if (created !== 1) {
-      throw new ToolwireError('request-refused', `a run with the id ${run.runId} exists already`);
-    }
+    if (created === 0) throw new RunExistsError('run', run.runId);
+    if (created === 2) throw new RunExistsError('log', log);
     return { runId: run.runId, token, log };
   }
 
@@ -124,7 +122,7 @@ export class RedisRunStore implements RunStore {
       String(this.limits.maxLogAgeMs),
       ...frames,
     ]);
-    if (reply[0] !== 'ok') throw new RunLostError(lease.runId, 'append');
+    if (reply[0] !== 'ok') throw new RunLostError(lease.runId);
     const ids = reply.slice(1);
     const newest = ids.at(-1);
     if (newest !== undefined) this.#tailer.wrote(this.#logKey(lease.log), newest);
@@ -152,8 +150,12 @@ export class RedisRunStore implements RunStore {
     state: string,
     now: number,
   ): Promise<'paused' | 'dropped'> {
-    const stateBytes = Buffer.byteLength(state);
-    const dropped = `dropped: its conversation (${formatBytes(stateBytes)}) is larger than the server keeps for a paused run (${formatBytes(this.limits.maxRememberedBytes)})`;
+    // The run's bytes are counted in the script; the outcome's words come from the shared list.
+    const marker = 1.5 * 1024 * 1024 * 1024;
+    const dropped = tooLargeToPauseOutcome(marker, this.limits.maxRememberedBytes).replace(
+      '(1536 MiB)',
+      '(%s)',
+    );
     const reply = await this.#scripts.run<string>('pause', [
       lease.runId,
       this.instanceId,
@@ -164,7 +166,7 @@ export class RedisRunStore implements RunStore {
       ...this.#limitArgs(),
       ...frames,
     ]);
-    if (reply === 'lost') throw new RunLostError(lease.runId, 'pause');
+    if (reply === 'lost') throw new RunLostError(lease.runId);
     this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
     return reply === 'dropped' ? 'dropped' : 'paused';
   }
@@ -184,11 +186,11 @@ export class RedisRunStore implements RunStore {
       ...this.#limitArgs(),
       ...frames,
     ]);
-    if (reply === 'lost') throw new RunLostError(lease.runId, 'finish');
+    if (reply === 'lost') throw new RunLostError(lease.runId);
     this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
   }
 
-  async claimPaused(runId: string, now: number): Promise<PausedClaim> {
+  async claimPaused(runId: string, now: number, log?: string): Promise<PausedClaim> {
     const token = randomUUID();
     const reply = await this.#scripts.run<string[]>('claimPaused', [
       runId,
@@ -197,7 +199,9 @@ export class RedisRunStore implements RunStore {
       String(now),
       String(this.limits.leaseMs),
       String(RUNNING_BACKSTOP_MS),
+      log ?? '',
     ]);
+    if (reply[0] === 'log in use') throw new RunExistsError('log', log ?? '');
     const run = await this.getRun(runId);
     if (reply[0] !== 'ok' || run === undefined) return { claimed: false, run };
     return {
@@ -255,7 +259,10 @@ export class RedisRunStore implements RunStore {
 
   async *read(log: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogItem> {
     const key = this.#logKey(log);
-    let last = after;
+    // A client's id, checked before it reaches Redis (a bad one would fail the tailer's XREAD).
+    const afterId = after === undefined ? undefined : parseEventId(after);
+    if (after !== undefined && afterId === undefined) throw new InvalidEventIdError(after);
+    let last = afterId === undefined ? undefined : formatEventId(afterId);
     while (!signal.aborted && !this.#closed) {
       const [exists, trimmed, newest, entries] = await this.#scripts.run<
         [number, string, string, [string, string[]][]]
@@ -284,6 +291,35 @@ export class RedisRunStore implements RunStore {
     }
   }
 
+  async pointer(
+    kind: 'thread' | 'chat',
+    key: string,
+  ): Promise<Readonly<Record<string, string>> | undefined> {
+    const json = await this.#connection.call<string | null>('pointer', [
+      'GET',
+      `${this.#prefix}${kind}:${key}`,
+    ]);
+    if (json === null) return undefined;
+    const pointer = JSON.parse(json) as { fields: Record<string, string>; expiresAt: number };
+    // Expiry by the store's clock (Redis's own TTL is the backstop, in real time).
+    return this.#clock() >= pointer.expiresAt ? undefined : pointer.fields;
+  }
+
+  async setPointer(
+    kind: 'thread' | 'chat',
+    key: string,
+    fields: Readonly<Record<string, string>>,
+    ttlMs: number,
+    now: number,
+  ): Promise<void> {
+    await this.#scripts.run('setPointer', [
+      `${kind}:${key}`,
+      JSON.stringify({ fields, expiresAt: now + ttlMs }),
+      String(Math.ceil(now + ttlMs)),
+      String(this.limits.maxRememberedRuns),
+    ]);
+  }
+
   async noteReaders(runIds: readonly string[], now: number): Promise<void> {
     if (runIds.length === 0) return;
     await this.#scripts.run('noteReaders', [String(now), ...runIds]);
@@ -292,8 +328,8 @@ export class RedisRunStore implements RunStore {
   async sweep(now: number): Promise<void> {
     await this.#scripts.run('sweep', [
       String(now),
-      'instance_lost',
-      'dropped: it waited too long for its front-end results',
+      INSTANCE_LOST_OUTCOME,
+      WAITED_TOO_LONG_OUTCOME,
       ...this.#limitArgs(),
     ]);
   }
@@ -370,11 +406,4 @@ function storedRun(runId: string, flat: readonly string[]): StoredRun | undefine
     ...optional('abort', fields.get('abort')),
     ...optional('stoppedAt', number('stoppedAt')),
   };
-}
-
-/** Bytes for a message, as the memory store writes them: `512 KiB`, `1.5 MiB`. */
-function formatBytes(bytes: number): string {
-  const kib = bytes / 1024;
-  if (kib < 1024) return `${Number(kib.toFixed(1))} KiB`;
-  return `${Number((kib / 1024).toFixed(1))} MiB`;
 }

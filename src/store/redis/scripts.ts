@@ -35,6 +35,14 @@ local function idless(a, b)
   return ams < bms
 end
 
+-- Bytes as memory/bytes.ts formatBytes writes them: '512 KiB', '1.5 MiB'.
+local function fmtbytes(bytes)
+  local size, unit = bytes / 1024, 'KiB'
+  if size >= 1024 then size, unit = size / 1024, 'MiB' end
+  local text = string.gsub(string.format('%.1f', size), '%.0$', '')
+  return text .. ' ' .. unit
+end
+
 local function nowms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -78,10 +86,18 @@ local function add(log, frames, reason, maxEvents, maxAgeMs)
   return ids, bytes
 end
 
+-- A run's keys (its hash, its log and its earlier segments' logs) expire together.
 local function expire(run, log, ms)
   redis.call('PEXPIRE', rk(run), ms)
   redis.call('PEXPIRE', lk(log), ms)
   redis.call('PEXPIRE', tk(log), ms)
+  local older = redis.call('HGET', rk(run), 'olderLogs')
+  if older then
+    for _, old in ipairs(cjson.decode(older)) do
+      redis.call('PEXPIRE', lk(old), ms)
+      redis.call('PEXPIRE', tk(old), ms)
+    end
+  end
 end
 
 local function forget(id)
@@ -90,8 +106,13 @@ local function forget(id)
   redis.call('ZREM', PAUSED, id)
   redis.call('ZREM', FINISHED, id)
   redis.call('ZREM', LEASES, id)
-  redis.call('DEL', rk(id))
   if f[2] then redis.call('DEL', lk(f[2]), tk(f[2])) end
+  -- The logs of its earlier segments (a continuation written to a log of its own).
+  local older = redis.call('HGET', rk(id), 'olderLogs')
+  if older then
+    for _, log in ipairs(cjson.decode(older)) do redis.call('DEL', lk(log), tk(log)) end
+  end
+  redis.call('DEL', rk(id))
 end
 
 -- Oldest finished first, then oldest paused, while either bound is exceeded.
@@ -135,21 +156,20 @@ local function finishRun(id, log, outcome, now, finishedTtl)
 end
 `;
 
-/** ARGV: P, runId, log, wire, protocol, custom, prompt, tail, me, token, now, leaseMs, backstopMs. */
+/** ARGV: P, runId, log, wire, protocol, custom, prompt, tail, me, token, now, leaseMs, backstopMs → 1, or 0 (run id in use), 2 (log id in use). */
 const CREATE_RUN = `
 local id, log = ARGV[2], ARGV[3]
 if redis.call('EXISTS', rk(id)) == 1 then return 0 end
+if redis.call('EXISTS', lk(log)) == 1 then return 2 end
 local now, leaseUntil = tonumber(ARGV[11]), tonumber(ARGV[11]) + tonumber(ARGV[12])
 redis.call('HSET', rk(id), 'status', 'running', 'log', log, 'wire', ARGV[4], 'protocol', ARGV[5],
   'custom', ARGV[6], 'prompt', ARGV[7], 'tail', ARGV[8], 'owner', ARGV[9], 'token', ARGV[10],
   'leaseUntil', leaseUntil, 'seenAt', now, 'createdAt', now, 'logBytes', 0, 'bytes', 0)
 redis.call('ZADD', LEASES, leaseUntil, id)
-if redis.call('EXISTS', lk(log)) == 0 then
-  -- An empty stream, so a reader of a run that wrote nothing yet waits instead of hearing 'gone'.
-  redis.call('XGROUP', 'CREATE', lk(log), 'tw', '$', 'MKSTREAM')
-  redis.call('XGROUP', 'DESTROY', lk(log), 'tw')
-end
-redis.call('PERSIST', tk(log))
+-- An empty stream, so a reader of a run that wrote nothing yet waits instead of hearing 'gone'.
+redis.call('XGROUP', 'CREATE', lk(log), 'tw', '$', 'MKSTREAM')
+redis.call('XGROUP', 'DESTROY', lk(log), 'tw')
+redis.call('DEL', tk(log))
 expire(id, log, tonumber(ARGV[13]))
 return 1
 `;
@@ -203,7 +223,10 @@ local pausedTtl, finishedTtl = tonumber(ARGV[${from + 2}]), tonumber(ARGV[${from
 local maxEvents, maxAgeMs = tonumber(ARGV[${from + 4}]), tonumber(ARGV[${from + 5}])
 `;
 
-/** ARGV: P, runId, me, token, now, state, dropped outcome, limits(8-13), frames… → 'paused'|'dropped'|'lost'. */
+/**
+ * ARGV: P, runId, me, token, now, state, dropped outcome (with `%s` for the run's bytes),
+ * limits(8-13), frames… → 'paused'|'dropped'|'lost'.
+ */
 const PAUSE = `
 ${LIMITS(8)}
 local id, now, state = ARGV[2], tonumber(ARGV[5]), ARGV[6]
@@ -214,9 +237,11 @@ for i = 14, #ARGV do frames[#frames + 1] = ARGV[i] end
 local ids, bytes = add(log, frames, nil, maxEvents, maxAgeMs)
 redis.call('HINCRBY', rk(id), 'logBytes', bytes)
 local f = redis.call('HMGET', rk(id), 'prompt', 'logBytes')
-if #(f[1] or '') + #state + 256 + tonumber(f[2] or '0') > maxBytes then
+local total = #(f[1] or '') + #state + 256 + tonumber(f[2] or '0')
+if total > maxBytes then
   add(log, {}, 'finished', maxEvents, maxAgeMs)
-  finishRun(id, log, ARGV[7], now, finishedTtl)
+  local outcome = string.gsub(ARGV[7], '%%s', function() return fmtbytes(total) end)
+  finishRun(id, log, outcome, now, finishedTtl)
   evict(maxRuns, maxBytes)
   return 'dropped'
 end
@@ -246,11 +271,25 @@ evict(maxRuns, maxBytes)
 return 'finished'
 `;
 
-/** ARGV: P, runId, me, token, now, leaseMs, backstopMs → {'ok', state} or {'no'}. */
+/**
+ * ARGV: P, runId, me, token, now, leaseMs, backstopMs, log ('' = the run's own) → {'ok', state},
+ * {'no'}, or {'log in use'}: the continuation may write a log of its own, which becomes the run's.
+ */
 const CLAIM_PAUSED = `
 local id = ARGV[2]
 local f = redis.call('HMGET', rk(id), 'status', 'state', 'bytes', 'log')
 if f[1] ~= 'paused' then return {'no'} end
+local newLog = ARGV[8]
+if newLog ~= '' and newLog ~= f[4] then
+  if redis.call('EXISTS', lk(newLog)) == 1 then return {'log in use'} end
+  redis.call('XGROUP', 'CREATE', lk(newLog), 'tw', '$', 'MKSTREAM')
+  redis.call('XGROUP', 'DESTROY', lk(newLog), 'tw')
+  redis.call('DEL', tk(newLog))
+  local older = cjson.decode(redis.call('HGET', rk(id), 'olderLogs') or '[]')
+  older[#older + 1] = f[4]
+  redis.call('HSET', rk(id), 'log', newLog, 'olderLogs', cjson.encode(older))
+  f[4] = newLog
+end
 local now = tonumber(ARGV[5])
 local leaseUntil = now + tonumber(ARGV[6])
 redis.call('HSET', rk(id), 'status', 'running', 'owner', ARGV[3], 'token', ARGV[4],
@@ -318,6 +357,29 @@ for _, id in ipairs(redis.call('ZRANGE', FINISHED, 0, 49)) do
   forget(id)
 end
 evict(maxRuns, maxBytes)
+return 'ok'
+`;
+
+/**
+ * ARGV: P, id ('chat:<key>'), json, expiresAt (ms), maxCount → 'ok'. A pointer (a chat's or a thread's
+ * current run) is JSON text with its expiry; at most maxCount are kept, the oldest set go first.
+ */
+const SET_POINTER = `
+local ORDER, SEQ = P .. 'pointers', P .. 'pointers:seq'
+local id = ARGV[2]
+redis.call('SET', P .. id, ARGV[3])
+-- At now + ttlMs by the store's clock; one already past is gone at once.
+redis.call('PEXPIREAT', P .. id, ARGV[4])
+redis.call('ZADD', ORDER, redis.call('INCR', SEQ), id)
+-- Pointers that expired by themselves leave the order as it is looked at.
+for _, old in ipairs(redis.call('ZRANGE', ORDER, 0, 19)) do
+  if redis.call('EXISTS', P .. old) == 0 then redis.call('ZREM', ORDER, old) end
+end
+while redis.call('ZCARD', ORDER) > tonumber(ARGV[5]) do
+  local oldest = redis.call('ZRANGE', ORDER, 0, 0)
+  redis.call('ZREM', ORDER, oldest[1])
+  redis.call('DEL', P .. oldest[1])
+end
 return 'ok'
 `;
 
@@ -396,6 +458,7 @@ export const SCRIPT_SOURCES = {
   requestAbort: REQUEST_ABORT,
   sweep: SWEEP,
   noteReaders: NOTE_READERS,
+  setPointer: SET_POINTER,
   stats: STATS_READ,
   readPage: READ_PAGE,
   putResponse: PUT_RESPONSE,
