@@ -1,4 +1,13 @@
-import type { AgentEvent, AgentResult } from '../../agent/index.ts';
+import { type Context, Hono } from 'hono';
+import {
+  type AgentEvent,
+  type AgentResult,
+  type AgentRun,
+  ResumeMismatchError,
+  type RunState,
+  resumeAgent,
+  runAgent,
+} from '../../agent/index.ts';
 import {
   AgUiEncoder,
   type AgUiEventOptions,
@@ -6,18 +15,30 @@ import {
   type AgUiRunRequest,
   agUiInputToRun,
   frameAgUiEvent,
+  pendingToolResults,
 } from '../../agent/ui/ag-ui.ts';
+import { ToolwireError } from '../../core/errors.ts';
 import { HttpError } from '../../http/http-error.ts';
+import { readJsonBody } from '../../http/json-body.ts';
+import type { RunLease } from '../../store/run-store.ts';
 import { type ConversationLimits, parseConversationInput } from '../conversation-input.ts';
+import { logResponse, resumeAfter } from '../log-stream.ts';
+import type { ServerSettings } from '../options.ts';
+import { RUN_ID_HEADER, type RunRouteContext } from './runs.ts';
 
 /**
- * AG-UI clients (`@ag-ui/client`'s `HttpAgent`, CopilotKit) served from toolwire's runs. This
- * file holds what `POST /api/ag-ui` stands on: the `RunAgentInput` a client posts, checked, and
- * the run written as AG-UI's SSE frames for the event log. The route itself comes with the run
- * driver that writes any wire format to the store.
+ * AG-UI clients (`@ag-ui/client`'s `HttpAgent`, CopilotKit) served from toolwire's runs:
+ * `POST /api/ag-ui` takes a `RunAgentInput` and answers with the run's AG-UI events over SSE,
+ * each with its `id:`. A run that calls a client tool ends (`RUN_FINISHED` with
+ * `pendingToolCallIds`) and waits, paused in the store; the client's next run on the thread,
+ * whose messages end with the tool results, continues it, on any instance sharing the store.
+ * Every AG-UI run is an event log of its own, read again from its start or after
+ * `Last-Event-ID` with `GET /api/ag-ui/threads/:threadId/runs/:runId/events`.
  */
 
 const WHERE = 'POST /api/ag-ui';
+/** Ids come from the client: long enough for any UUID or name, short enough for a key. */
+const MAX_ID_CHARS = 200;
 
 export interface AgUiRequestOptions {
   readonly limits: ConversationLimits;
@@ -43,6 +64,14 @@ export function parseAgUiRequest(body: unknown, options: AgUiRequestOptions): Ag
     if (!(error instanceof AgUiInputError)) throw error;
     throw new HttpError(400, `${WHERE}: ${error.message}`, { param: error.path, cause: error });
   }
+  for (const [name, id] of [
+    ['threadId', request.threadId],
+    ['runId', request.runId],
+  ] as const)
+    if (id.length > MAX_ID_CHARS)
+      throw new HttpError(400, `${WHERE}: ${name} is longer than ${MAX_ID_CHARS} characters`, {
+        param: name,
+      });
   parseConversationInput(request.conversation, limits, WHERE);
   const answers = request.toolResults.map((result) => ({
     toolCallId: result.toolCallId,
@@ -133,4 +162,194 @@ export class AgUiWire {
   tail(): string[] {
     return this.encoder.tail(AG_UI_INSTANCE_LOST).map(frameAgUiEvent);
   }
+}
+
+/** Drives a run here, under `lease`, into the store in `wire`'s format; resolves with its first entry's id. */
+export type DriveRun = (
+  lease: RunLease,
+  run: AgentRun,
+  controller: AbortController,
+  wire: AgUiWire,
+) => Promise<string>;
+
+export interface AgUiRouteContext extends RunRouteContext {
+  /** The run driver (the one `/api/runs` uses, given a wire encoder). */
+  readonly drive: DriveRun;
+}
+
+/** The event log of one AG-UI run. */
+export function agUiLog(threadId: string, runId: string): string {
+  return `agui:${threadId}:${runId}`;
+}
+
+export function agUiRoutes(settings: ServerSettings, context: AgUiRouteContext): Hono {
+  const { options, limits } = settings;
+  const { store, live, now, drive } = context;
+  const routes = new Hono();
+  const pointerTtlMs = limits.pausedRunTtlMs + limits.finishedRunTtlMs;
+
+  const readBody = (c: Context) =>
+    readJsonBody(c.req.raw, { maxBytes: limits.maxBodyBytes, ...settings.bodyShape }).then(
+      (read) => read.body,
+    );
+
+  const wireFor = (request: AgUiRunRequest) =>
+    new AgUiWire({
+      threadId: request.threadId,
+      runId: request.runId,
+      model: settings.modelName,
+      ...(options.runSettings?.completionTool === undefined
+        ? {}
+        : { completionTool: options.runSettings.completionTool }),
+    });
+
+  const systemFor = (request: AgUiRunRequest) => {
+    const parts = [options.runSettings?.system, request.system].filter(
+      (part): part is string => typeof part === 'string' && part.length > 0,
+    );
+    return parts.length > 0 ? { system: parts.join('\n\n') } : {};
+  };
+
+  const read = (c: Context, runId: string, log: string, after: string | undefined) =>
+    logResponse({
+      store,
+      log,
+      after,
+      signal: c.req.raw.signal,
+      headers: { [RUN_ID_HEADER]: runId },
+      onRead: () => live.reading(runId),
+      failureFrame: agUiStoreFailureFrame,
+      unknown: `no AG-UI run has the log ${JSON.stringify(log.slice(0, 2 * MAX_ID_CHARS + 6))}: it never ran here, or the server has forgotten it`,
+    });
+
+  /** A new agent run from the input's messages. */
+  const start = async (request: AgUiRunRequest, log: string) => {
+    const protocol = settings.defaultProtocol;
+    const protocolName = typeof protocol === 'string' ? protocol : protocol.name;
+    const runId = context.generateRunId();
+    const lease = await store.createRun(
+      {
+        runId,
+        wire: 'ag-ui',
+        log,
+        protocol: protocolName,
+        customProtocol: typeof protocol !== 'string',
+        prompt: request.prompt ?? '',
+        tail: [],
+      },
+      now(),
+    );
+    // The thread's run: where its client's tool results go when it pauses.
+    await store.setPointer('thread', request.threadId, { run: runId }, pointerTtlMs, now());
+    const controller = new AbortController();
+    const run = runAgent({
+      ...options.runSettings,
+      ...systemFor(request),
+      model: options.model!,
+      protocol,
+      tools: { ...settings.tools, ...request.tools },
+      prompt: request.prompt ?? '',
+      conversation: request.conversation,
+      signal: controller.signal,
+    });
+    await drive(lease, run, controller, wireFor(request));
+    return runId;
+  };
+
+  /** The paused run of the thread, continued with the client's tool results. */
+  const resume = async (request: AgUiRunRequest, log: string) => {
+    const waiting = await store.pointer('thread', request.threadId);
+    const runId = waiting?.run;
+    const nothingWaits = (why: string) =>
+      new HttpError(
+        409,
+        `POST /api/ag-ui: the messages end with tool results, and ${why}; send a user message to start a run`,
+      );
+    if (runId === undefined)
+      throw nothingWaits(`thread ${JSON.stringify(request.threadId)} has no run waiting for them`);
+    const claim = await store.claimPaused(runId, now(), log);
+    if (!claim.claimed)
+      throw nothingWaits(
+        claim.run === undefined
+          ? 'its run has been forgotten'
+          : `its run is ${claim.run.status === 'running' ? 'running' : `over (${claim.run.outcome ?? 'ended'})`}`,
+      );
+    const { lease } = claim;
+    const state = JSON.parse(claim.state) as RunState;
+    if (claim.run.customProtocol) {
+      const own = settings.defaultProtocol;
+      if (typeof own === 'string' || own.name !== claim.run.protocol) {
+        await store.pause(lease, [], claim.state, now());
+        throw new HttpError(
+          409,
+          `POST /api/ag-ui: the thread's run was started in the protocol object ${JSON.stringify(claim.run.protocol)}, which this server does not have`,
+        );
+      }
+    }
+    const protocol = claim.run.customProtocol ? settings.defaultProtocol : claim.run.protocol;
+    const controller = new AbortController();
+    let run: AgentRun;
+    try {
+      run = resumeAgent(state, pendingToolResults(request.toolResults, state.pending), {
+        ...options.runSettings,
+        model: options.model!,
+        protocol: protocol as Parameters<typeof resumeAgent>[2]['protocol'],
+        tools: { ...settings.tools, ...request.tools },
+        signal: controller.signal,
+      });
+    } catch (error) {
+      // Nothing ran: the run waits for its results again.
+      await store.pause(lease, [], claim.state, now());
+      if (error instanceof ResumeMismatchError)
+        throw new HttpError(422, `POST /api/ag-ui: ${error.message}`, {
+          cause: error,
+          extra: { pendingToolCallIds: state.pending.map((call) => call.toolCallId) },
+        });
+      throw error;
+    }
+    await drive(lease, run, controller, wireFor(request));
+    return runId;
+  };
+
+  routes.post('/', async (c) => {
+    if (!options.model)
+      throw new HttpError(
+        409,
+        'POST /api/ag-ui: this server replays a recording; it runs no model',
+      );
+    const request = parseAgUiRequest(await readBody(c), {
+      limits,
+      serverTools: Object.keys(settings.tools),
+    });
+    const log = agUiLog(request.threadId, request.runId);
+    live.ensureCapacity();
+    let runId: string;
+    try {
+      runId =
+        request.toolResults.length > 0 ? await resume(request, log) : await start(request, log);
+    } catch (error) {
+      // The store refuses a second run on a log: this AG-UI run has run already.
+      if (
+        ToolwireError.isInstance(error) &&
+        error.kind === 'request-refused' &&
+        !HttpError.isInstance(error)
+      )
+        throw new HttpError(
+          409,
+          `POST /api/ag-ui: run ${JSON.stringify(request.runId)} of thread ${JSON.stringify(request.threadId)} has run already; a new run needs a new runId (read it again with GET /api/ag-ui/threads/:threadId/runs/:runId/events)`,
+          { cause: error },
+        );
+      throw error;
+    }
+    return read(c, runId, log, undefined);
+  });
+
+  routes.get('/threads/:threadId/runs/:runId/events', async (c) => {
+    const after = resumeAfter(c.req.raw);
+    const log = agUiLog(c.req.param('threadId'), c.req.param('runId'));
+    const pointer = await store.pointer('thread', c.req.param('threadId'));
+    return read(c, pointer?.run ?? log, log, after);
+  });
+
+  return routes;
 }

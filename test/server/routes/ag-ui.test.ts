@@ -3,19 +3,29 @@
  * place), and the run as AG-UI's SSE frames for the event log, whose tail closes a stream cut
  * anywhere into one `@ag-ui/client`'s `verifyEvents` accepts (the instance_lost guarantee).
  */
-import { type BaseEvent, verifyEvents } from '@ag-ui/client';
+import { type BaseEvent, HttpAgent, verifyEvents } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
+import { Hono } from 'hono';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/index.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
+import { type ServerAppOptions, serverSettings } from '../../../src/server/options.ts';
 import {
   AG_UI_INSTANCE_LOST,
   AgUiWire,
+  agUiRoutes,
   agUiStoreFailureFrame,
+  type DriveRun,
   parseAgUiRequest,
 } from '../../../src/server/routes/ag-ui.ts';
+import { LiveRuns } from '../../../src/server/run-registry.ts';
+import {
+  MemoryRunStore,
+  MemoryRunStoreBacking,
+} from '../../../src/store/memory/memory-run-store.ts';
+import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 
 const OPTIONS = { limits: DEFAULT_CONVERSATION_LIMITS, serverTools: ['get_weather'] };
@@ -240,5 +250,211 @@ describe('AgUiWire', () => {
       code: 'store_unavailable',
       message: 'redis went away',
     });
+  });
+});
+
+// ── POST /api/ag-ui, read by HttpAgent ─────────────────────────────────────────────────────────
+
+/**
+ * A stand-in for the server's run driver until it takes a wire encoder: each event's frames
+ * appended in order, a pause with its frames, the end with the closing frames.
+ */
+function drivingInto(store: RunStore): DriveRun {
+  return async (lease, run, _controller, wire) => {
+    const [first] = await store.append(lease, wire.start(), wire.tail());
+    void (async () => {
+      for await (const event of run) {
+        const frames = wire.push(event);
+        if (event.type === 'awaiting-tools') {
+          await store.pause(lease, frames, JSON.stringify(event.state), Date.now());
+          return;
+        }
+        if (frames.length > 0) await store.append(lease, frames, wire.tail());
+      }
+      const result = await run.result;
+      await store.finish(lease, wire.finish(result), result.stopReason, Date.now());
+    })();
+    return first!;
+  };
+}
+
+interface Instance {
+  readonly app: Hono;
+  /** Every response body the instance's clients read, by request. */
+  readonly bodies: string[];
+  readonly fetch: (url: string, init?: RequestInit) => Promise<Response>;
+}
+
+function instance(store: RunStore, model: ServerAppOptions['model']): Instance {
+  const settings = serverSettings({
+    model,
+    protocol: 'hermes',
+    tools: {
+      get_weather: {
+        inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+        execute: ({ city }: { city: string }) => `sunny in ${city}`,
+      },
+    },
+  });
+  const app = new Hono();
+  app.onError((error) =>
+    HttpError.isInstance(error)
+      ? Response.json({ error: error.message, ...error.extra }, { status: error.status })
+      : Response.json({ error: String(error) }, { status: 500 }),
+  );
+  let ids = 0;
+  app.route(
+    '/api/ag-ui',
+    agUiRoutes(settings, {
+      store,
+      live: new LiveRuns(store, 4),
+      now: Date.now,
+      generateRunId: () => `${store.instanceId}-run-${++ids}`,
+      drive: drivingInto(store),
+    }),
+  );
+  const bodies: string[] = [];
+  const fetch = async (url: string, init?: RequestInit) => {
+    const response = await app.request(url, init);
+    if (!response.ok || response.body === null) return response;
+    const text = await response.text();
+    bodies.push(text);
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+  return { app, bodies, fetch };
+}
+
+const askUser = {
+  name: 'ask_user',
+  description: 'Ask the user a question',
+  parameters: { type: 'object', properties: { question: { type: 'string' } } },
+};
+
+describe('POST /api/ag-ui', () => {
+  it("streams a run's AG-UI events with ids; GET reads them again, whole or after an id", async () => {
+    const { model } = scriptedModel(['Hello there.']);
+    const store = new MemoryRunStore();
+    const a = instance(store, model);
+    const agent = new HttpAgent({ url: 'http://localhost/api/ag-ui', fetch: a.fetch as never });
+    agent.addMessage({ id: 'u', role: 'user', content: 'Hi' });
+    await agent.runAgent({ runId: 'r-1' });
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' });
+
+    const posted = a.bodies[0]!;
+    const ids = [...posted.matchAll(/^id: (\S+)$/gm)].map((match) => match[1]!);
+    const datas = posted.split('\n').filter((line) => line.startsWith('data: '));
+    expect(ids.length).toBe(datas.length);
+    await expectWellFormed(datas.map((line) => `${line}\n\n`));
+
+    const again = await a.app.request(`/api/ag-ui/threads/${agent.threadId}/runs/r-1/events`);
+    expect(await again.text()).toBe(posted);
+    // After the third event: the rest, byte for byte.
+    const rest = await a.app.request(`/api/ag-ui/threads/${agent.threadId}/runs/r-1/events`, {
+      headers: { 'last-event-id': ids[2]! },
+    });
+    expect(await rest.text()).toBe(posted.slice(posted.indexOf(`id: ${ids[3]}\n`)));
+    const unknown = await a.app.request('/api/ag-ui/threads/nope/runs/nope/events');
+    expect(unknown.status).toBe(404);
+  });
+
+  it('a client tool: the run waits; tool results on another instance continue it', async () => {
+    const { model } = scriptedModel([
+      'Let me ask.<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>\n<tool_call>{"name":"ask_user","arguments":{"question":"Which day?"}}</tool_call>',
+      'Sunny in Oslo on Monday.',
+    ]);
+    const backing = new MemoryRunStoreBacking();
+    const a = instance(backing.open('A'), model);
+    const b = instance(backing.open('B'), model);
+    const onA = new HttpAgent({ url: 'http://localhost/api/ag-ui', fetch: a.fetch as never });
+    onA.addMessage({ id: 'u', role: 'user', content: 'Weather?' });
+    let pending: string[] | undefined;
+    await onA.runAgent(
+      { runId: 'r-1', tools: [askUser] },
+      {
+        onRunFinishedEvent: (params) => {
+          pending = (params as unknown as { pendingToolCallIds?: string[] }).pendingToolCallIds;
+        },
+      },
+    );
+    const ask = onA.messages
+      .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
+      .find((call) => call.function.name === 'ask_user')!;
+    expect(pending).toEqual([ask.id]);
+    expect(onA.messages.filter((m) => m.role === 'tool')).toMatchObject([
+      { content: 'sunny in Oslo' },
+    ]);
+
+    // The same thread continues through instance B.
+    const onB = new HttpAgent({
+      url: 'http://localhost/api/ag-ui',
+      fetch: b.fetch as never,
+      threadId: onA.threadId,
+      initialMessages: onA.messages,
+    });
+    onB.addMessage({ id: 'answer', role: 'tool', toolCallId: ask.id, content: 'Monday' });
+    await onB.runAgent({ runId: 'r-2', tools: [askUser] });
+    expect(onB.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      content: 'Sunny in Oslo on Monday.',
+    });
+    // Each AG-UI run is a stream of its own, readable on either instance.
+    const r2 = await a.app.request(`/api/ag-ui/threads/${onA.threadId}/runs/r-2/events`);
+    expect(await r2.text()).toBe(b.bodies[0]);
+    const r1 = await b.app.request(`/api/ag-ui/threads/${onA.threadId}/runs/r-1/events`);
+    expect(await r1.text()).toBe(a.bodies[0]);
+
+    // Nothing waits any more: the same results again are refused.
+    const again = await b.app.request('/api/ag-ui', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        threadId: onA.threadId,
+        runId: 'r-3',
+        messages: onB.messages.slice(0, -1),
+      }),
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it('answers that do not match the waiting calls: 422, and the run still waits', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"?"}}</tool_call>',
+      'Thanks.',
+    ]);
+    const a = instance(new MemoryRunStore(), model);
+    const agent = new HttpAgent({ url: 'http://localhost/api/ag-ui', fetch: a.fetch as never });
+    agent.addMessage({ id: 'u', role: 'user', content: 'Go' });
+    await agent.runAgent({ runId: 'r-1', tools: [askUser] });
+    const call = agent.messages.flatMap((m) =>
+      m.role === 'assistant' ? (m.toolCalls ?? []) : [],
+    )[0]!;
+    const post = (runId: string, messages: unknown[]) =>
+      a.app.request('/api/ag-ui', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ threadId: agent.threadId, runId, messages, tools: [askUser] }),
+      });
+    const wrong = await post('r-2', [
+      ...agent.messages,
+      {
+        id: 'x',
+        role: 'assistant',
+        toolCalls: [
+          { id: 'other', type: 'function', function: { name: 'ask_user', arguments: '{}' } },
+        ],
+      },
+      { id: 't', role: 'tool', toolCallId: 'other', content: 'no' },
+    ]);
+    expect(wrong.status).toBe(422);
+    expect(await wrong.json()).toMatchObject({ pendingToolCallIds: [call.id] });
+    const right = await post('r-3', [
+      ...agent.messages,
+      { id: 't', role: 'tool', toolCallId: call.id, content: 'yes' },
+    ]);
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain('Thanks.');
+    // A run id used already is refused.
+    const reused = await post('r-3', [{ id: 'u2', role: 'user', content: 'again' }]);
+    expect(reused.status).toBe(409);
   });
 });
