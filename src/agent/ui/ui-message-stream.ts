@@ -1,4 +1,5 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
+import { CompletionTextReader } from '../completion-text.ts';
 import type { ConversationEntry, ToolOutcome } from '../conversation.ts';
 import type { ToolResultInput } from '../run-agent.ts';
 import type { AgentEvent, AgentUsage, StopReason } from '../types.ts';
@@ -15,7 +16,7 @@ import type { AgentEvent, AgentUsage, StopReason } from '../types.ts';
  * | `text-*`, `reasoning-*` | `text-*`, `reasoning-*` (same ids; a part opens with its first character) |
  * | `tool-input-start` / `-delta` | `tool-input-start {dynamic}` / `tool-input-delta` |
  * | `tool-call` | `tool-input-available`; with `problems`: `tool-input-error` |
- * | completion tool's `tool-call` | its `result` as a text part |
+ * | completion tool's `tool-input-*` / `tool-call` | its `result` as a text part, streamed as written |
  * | `tool-result` / `tool-error` | `tool-output-available` / `tool-output-error` |
  * | `protocol-error` | a shown call: `tool-output-error`; else `data-toolwire-fault` |
  * | `awaiting-tools` | `finish {finishReason: 'tool-calls', messageMetadata}` |
@@ -83,6 +84,8 @@ export class UIMessageChunkEncoder {
   private readonly reasonings = new Set<string>();
   /** Calls the reader knows: shown by this response, or by an earlier one (`resumedCalls`). */
   private readonly shownCalls = new Set<string>();
+  /** Completion calls streaming: the answer read out of their input so far. */
+  private readonly answers = new Map<string, { reader: CompletionTextReader; streamed: string }>();
   private ended = false;
 
   constructor(options: UIMessageStreamOptions) {
@@ -134,7 +137,10 @@ export class UIMessageChunkEncoder {
         break;
       case 'tool-input-start':
         // The completion call's input is not shown: its `result` comes as text.
-        if (event.toolName === this.completionTool) break;
+        if (event.toolName === this.completionTool) {
+          this.answers.set(event.id, { reader: new CompletionTextReader(), streamed: '' });
+          break;
+        }
         this.shownCalls.add(event.id);
         out.push({
           type: 'tool-input-start',
@@ -144,7 +150,8 @@ export class UIMessageChunkEncoder {
         });
         break;
       case 'tool-input-delta':
-        if (event.delta.length > 0 && this.shownCalls.has(event.id))
+        if (this.answers.has(event.id)) this.answerDelta(event.id, event.delta, out);
+        else if (event.delta.length > 0 && this.shownCalls.has(event.id))
           out.push({ type: 'tool-input-delta', toolCallId: event.id, inputTextDelta: event.delta });
         break;
       case 'tool-input-end':
@@ -270,6 +277,20 @@ export class UIMessageChunkEncoder {
     out.push({ type: 'text-delta', id, delta });
   }
 
+  /** A completion call's input streams: the answer it holds so far goes out as text. */
+  private answerDelta(callId: string, delta: string, out: UIMessageChunk[]): void {
+    const answer = this.answers.get(callId)!;
+    const text = answer.reader.push(delta);
+    if (text.length === 0) return;
+    const id = answerId(callId);
+    if (answer.streamed.length === 0) {
+      this.texts.set(id, { opened: true, held: '' });
+      out.push({ type: 'text-start', id });
+    }
+    answer.streamed += text;
+    out.push({ type: 'text-delta', id, delta: text });
+  }
+
   private endText(id: string, out: UIMessageChunk[]): void {
     const text = this.texts.get(id);
     this.texts.delete(id);
@@ -285,16 +306,26 @@ export class UIMessageChunkEncoder {
 
   private call(event: Extract<AgentEvent, { type: 'tool-call' }>, out: UIMessageChunk[]): void {
     const valid = event.problems === undefined || event.problems.length === 0;
+    const streamed = this.answers.get(event.toolCallId)?.streamed ?? '';
+    this.answers.delete(event.toolCallId);
     if (event.toolName === this.completionTool && valid) {
       const result = (event.input as { result?: unknown } | null)?.result;
       const answer = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-      if (answer.length === 0) return;
-      const id = `answer-${event.toolCallId}`;
-      out.push(
-        { type: 'text-start', id },
-        { type: 'text-delta', id, delta: answer },
-        { type: 'text-end', id },
-      );
+      const id = answerId(event.toolCallId);
+      // What did not stream (a call given whole, or coerced) goes out now; an answer that is
+      // not what streamed (coerced) follows it whole.
+      const open = this.texts.get(id)?.opened === true;
+      let rest = answer;
+      if (open && answer.startsWith(streamed)) rest = answer.slice(streamed.length);
+      else this.endText(id, out);
+      if (rest.length > 0) {
+        if (this.texts.get(id)?.opened !== true) {
+          this.texts.set(id, { opened: true, held: '' });
+          out.push({ type: 'text-start', id });
+        }
+        out.push({ type: 'text-delta', id, delta: rest });
+      }
+      this.endText(id, out);
       return;
     }
     this.shownCalls.add(event.toolCallId);
@@ -312,6 +343,11 @@ export class UIMessageChunkEncoder {
         errorText: (event.problems ?? []).map((problem) => problem.message).join('\n'),
       });
   }
+}
+
+/** The text part a completion call's answer is shown in. */
+function answerId(toolCallId: string): string {
+  return `answer-${toolCallId}`;
 }
 
 function usageOf(usage: AgentUsage): ToolwireMessageMetadata['usage'] {

@@ -155,7 +155,7 @@ describe('toUIMessageStream: a real run read by the AI SDK', () => {
       },
     ]);
     const run = runAgent({ model, tools: weather, prompt: 'Oslo?' });
-    const { message, errors } = await readBack(await sseOf(run));
+    const { chunks, message, errors } = await readBack(await sseOf(run));
     expect(errors).toEqual([]);
     expect(plain(message?.parts)).toMatchObject([
       { type: 'step-start' },
@@ -163,6 +163,42 @@ describe('toUIMessageStream: a real run read by the AI SDK', () => {
       { type: 'text', text: 'It is 21°C.', state: 'done' },
     ]);
     expect(message?.parts.some((part) => part.type === 'dynamic-tool')).toBe(false);
+    // The answer streamed as the model wrote it, not whole at the end.
+    const deltas = chunks.filter((chunk) => chunk.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThan(2);
+  });
+
+  it('a completion answer that is not what streamed (coerced) follows it whole', async () => {
+    const begin: AgentEvent[] = [
+      { type: 'run-start', runId: 'r', protocol: 'xml' },
+      { type: 'tool-input-start', id: 'c', toolName: 'attempt_completion' },
+      { type: 'tool-input-delta', id: 'c', delta: '{"result":"He' },
+      { type: 'tool-input-delta', id: 'c', delta: 'l' },
+    ];
+    const end = async (input: unknown) =>
+      arrayOf(
+        toUIMessageStream(
+          [
+            ...begin,
+            { type: 'tool-input-end', id: 'c' },
+            { type: 'tool-call', toolCallId: 'c', toolName: 'attempt_completion', input },
+          ],
+          { messageId: 'm' },
+        ),
+      );
+    expect((await end({ result: 'Hello' })).slice(1)).toEqual([
+      { type: 'text-start', id: 'answer-c' },
+      { type: 'text-delta', id: 'answer-c', delta: 'He' },
+      { type: 'text-delta', id: 'answer-c', delta: 'l' },
+      { type: 'text-delta', id: 'answer-c', delta: 'lo' },
+      { type: 'text-end', id: 'answer-c' },
+    ]);
+    expect((await end({ result: 42 })).slice(4)).toEqual([
+      { type: 'text-end', id: 'answer-c' },
+      { type: 'text-start', id: 'answer-c' },
+      { type: 'text-delta', id: 'answer-c', delta: '42' },
+      { type: 'text-end', id: 'answer-c' },
+    ]);
   });
 
   it('frames each chunk as one data line and ends with [DONE]', async () => {
@@ -627,10 +663,10 @@ function plan(steps: readonly StepPlan[], end: string): Expected {
           ? { problems: [{ path: '/city', message: 'bad city', keyword: 'type' }] }
           : {}),
       });
-      if (call.name === 'attempt_completion' && !call.problems) {
+      // The answer streams with the call's input, or comes whole with a valid call.
+      if (call.name === 'attempt_completion' && (call.streamed || !call.problems))
         texts.push('Done.');
-        continue;
-      }
+      if (call.name === 'attempt_completion' && !call.problems) continue;
       let state = call.problems ? 'output-error' : 'input-available';
       if (call.outcome === 'result') {
         outcomes.push({
