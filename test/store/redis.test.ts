@@ -4,7 +4,9 @@
  * after a flush, the tailer's one connection for many readers, keys under the prefix only).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisRunStore, type RedisRunStore } from '../../src/store/redis/index.ts';
+import { isErrorOfKind } from '../../src/core/errors.ts';
+import { createRunStore } from '../../src/store/index.ts';
+import { createRedisRunStore, RedisRunStore } from '../../src/store/redis/index.ts';
 import { DEFAULT_RUN_STORE_LIMITS, type LogItem } from '../../src/store/run-store.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
 import { frame, newRun, readAll, runStoreContract, TAIL } from './contract.ts';
@@ -94,6 +96,37 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       controller.abort();
     });
 
+    it('refuses a read after something that is not an event id, and its other readers go on', async () => {
+      const writer = await open('badid:', 'writer');
+      const reader = await open('badid:', 'reader');
+      const lease = await writer.createRun(newRun('r1'), T0);
+      const controller = new AbortController();
+      const following = firstFrame(reader, 'r1', controller.signal);
+      await waitUntil(async () => (await blockedClients()) >= 1);
+      for (const bad of ['abc', '1-x', '$', '+', '1-2-3']) {
+        const error = await readAll(reader, 'r1', bad).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect(isErrorOfKind(error, 'request-refused')).toBe(true);
+      }
+      await writer.append(lease, [frame('still here')], TAIL);
+      expect(await following).toBe(frame('still here'));
+      controller.abort();
+    });
+
+    it('is what createRunStore gives for a redis:// store', async () => {
+      const store = await createRunStore(redis.url, { prefix: 'spec:', instanceId: 'spec' });
+      try {
+        expect(store).toBeInstanceOf(RedisRunStore);
+        expect(store.instanceId).toBe('spec');
+        await store.createRun(newRun('r1'), T0);
+        expect((await store.getRun('r1'))?.owner).toBe('spec');
+      } finally {
+        await store.close();
+      }
+    });
+
     it('writes only keys under its prefix', async () => {
       const store = await open('mine:');
       const lease = await store.createRun(newRun('r1'), T0);
@@ -101,7 +134,9 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       await store.pause(lease, [], '{}', T0);
       await store.responses.put('resp_1', '{}');
       const keys = await redisKeys('*');
-      const outside = keys.filter((key) => !/^(contract\d+|flush|many|unblock|mine):/.test(key));
+      const outside = keys.filter(
+        (key) => !/^(contract\d+|flush|many|unblock|badid|spec|mine):/.test(key),
+      );
       expect(outside).toEqual([]);
       const mine = keys.filter((key) => key.startsWith('mine:'));
       expect(mine).toContain('mine:run:r1');
