@@ -6,6 +6,8 @@
 import fc from 'fast-check';
 import { afterAll } from 'vitest';
 import type { JsonSchema, ToolCallProtocol, ToolDefinition } from '../../src/index.ts';
+import { grammarOf } from '../../src/protocols/define/define-protocol.ts';
+import { resolveParseOptions } from '../../src/protocols/engine/stream-engine.ts';
 import { specOf } from '../../src/protocols/spec/define.ts';
 import type { FormatSpec } from '../../src/protocols/spec/types.ts';
 import type { EngineGrammar } from './xgrammar.ts';
@@ -164,6 +166,46 @@ export function closersOf(protocol: ToolCallProtocol): string[] {
   return [
     ...new Set(literals.filter((text) => text !== '').flatMap((text) => [text, `\n${text}`])),
   ];
+}
+
+/**
+ * Every literal the parser reads as a call's opener with `tools` declared, explicit or
+ * speculative (a fence, `{"name"`, hermes' `<function=`), per-tool ones filled, taken from the
+ * parser itself (not from the grammar's code).
+ */
+export function parserOpenersOf(
+  protocol: ToolCallProtocol,
+  tools: readonly ToolDefinition[],
+): string[] {
+  const grammar = grammarOf(protocol);
+  if (!grammar) return [];
+  const openers = grammar.callOpeners(resolveParseOptions({ tools }));
+  return [...new Set(openers.filter((one) => one.kind !== 'framing').map((one) => one.literal))];
+}
+
+/**
+ * The parser's openers with a declared tool's name after each, as the name is written bare or
+ * as a JSON string, and a call's JSON begun: hints that lead a random walk towards a call
+ * written in a form the grammar does not write.
+ */
+export function openerHintsOf(
+  protocol: ToolCallProtocol,
+  tools: readonly ToolDefinition[],
+): string[] {
+  const hints: string[] = [];
+  for (const literal of parserOpenersOf(protocol, tools)) {
+    hints.push(literal);
+    for (const tool of tools) {
+      const json = JSON.stringify(tool.name);
+      hints.push(
+        `${literal}${tool.name}`,
+        `${literal}${json}`,
+        `${literal}: ${json}, "arguments": {`,
+      );
+      hints.push(`${literal}{"name": ${json}, "arguments": {}}`, `${literal}${tool.name}>{}`);
+    }
+  }
+  return [...new Set(hints)];
 }
 
 /**

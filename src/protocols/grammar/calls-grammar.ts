@@ -216,7 +216,12 @@ class Builder {
   /** Reasoning's text and closer, then white space. */
   reasoningBody(): string {
     const { close } = this.shape.reasoning;
-    const text = textExcluding(this.rules, 'reasoning', [close], close);
+    const text = textExcluding(
+      this.rules,
+      'reasoning',
+      [close, ...this.shape.reasoningExcludes],
+      close,
+    );
     const gap = this.rules.define('reasoning-gap', '[ \\t\\n]{0,4}');
     return this.rules.define('reasoning', `${text} ${literal(close)} ${gap}`);
   }
@@ -246,13 +251,13 @@ class Builder {
    * Reasoning text before a batch read inside it: it holds no closer (and no other literal that
    * ends reasoning) and no trigger, and may end before either.
    */
-  reasoningBeforeCalls(): string {
+  reasoningBeforeCalls(unclosedAsText: readonly string[] = []): string {
     const { close, closeAlternatives = [] } = this.shape.reasoning;
     const { trigger } = this.shape;
     return textExcluding(
       this.rules,
       'reasoning',
-      [close, ...closeAlternatives, trigger],
+      [close, ...closeAlternatives, trigger, ...this.shape.reasoningExcludes, ...unclosedAsText],
       [close, trigger],
     );
   }
@@ -265,7 +270,12 @@ class Builder {
     }
     if (this.batchClosesReasoning()) {
       const { close } = this.shape.reasoning;
-      return textExcluding(this.rules, 'reasoning', [close], close);
+      return textExcluding(
+        this.rules,
+        'reasoning',
+        [close, ...this.shape.reasoningExcludes],
+        close,
+      );
     }
     if (this.shape.startInReasoning) return this.reasoningBody();
     return `( ${literal(this.shape.reasoning.open)} ${this.reasoningBody()} )?`;
@@ -310,9 +320,16 @@ export function callsGrammar(
   if (shape.startInReasoning) {
     const { close } = shape.reasoning;
     const inReasoning = builder.callsInReasoning();
+    // Reasoning the reply leaves open is read as text at its end: it keeps text's openers out.
+    const asText = shape.textExcludesFor(request.tools);
     const body = inReasoning
-      ? builder.reasoningBeforeCalls()
-      : textExcluding(builder.rules, 'reasoning', [close, shape.trigger], close);
+      ? builder.reasoningBeforeCalls(asText)
+      : textExcluding(
+          builder.rules,
+          'reasoning',
+          [close, shape.trigger, ...shape.reasoningExcludes, ...asText],
+          close,
+        );
     const closed = `${literal(close)} ${rest}`;
     const batchFirst = builder.batchClosesReasoning() || inReasoning;
     return result(`${body} ( ${batchFirst ? `${batch} | ${closed}` : closed} )?`, false);

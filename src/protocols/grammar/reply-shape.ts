@@ -110,6 +110,11 @@ export interface ReplyShape {
    */
   readonly textExcludes: readonly string[];
   /**
+   * The call openers the parser also reads inside reasoning (Kimi's special tokens): reasoning
+   * text may not hold them either.
+   */
+  readonly reasoningExcludes: readonly string[];
+  /**
    * Literals a JSON string of the arguments may not hold: the form's closer where its reader ends
    * a call there even inside a string (the arrow form's `[/TOOL_CALL]`).
    */
@@ -179,12 +184,16 @@ function leadingText(parts: readonly TemplatePart[]): string {
  * the grammar accepts could carry a call the grammar never checked. A line opener (`\nNAME(`)
  * also matches at the output's start, so it is kept out without its line break, everywhere.
  */
-function parserOpeners(protocol: ToolCallProtocol, tools: readonly ToolDefinition[]): string[] {
+function parserOpeners(
+  protocol: ToolCallProtocol,
+  tools: readonly ToolDefinition[],
+  inReasoning = false,
+): string[] {
   const grammar = grammarOf(protocol);
   if (!grammar) return [];
   return grammar
     .callOpeners(resolveParseOptions({ tools }))
-    .filter((one) => one.kind !== 'framing')
+    .filter((one) => one.kind !== 'framing' && (!inReasoning || one.inReasoning === true))
     .map((one) => (one.literal.startsWith('\n') ? one.literal.slice(1) : one.literal))
     .filter((literal) => literal.trim() !== '');
 }
@@ -258,6 +267,7 @@ export function replyShapeOf(protocol: ToolCallProtocol): ReplyShape {
     reasoning: reasoning[0] ?? (DEFAULT_REASONING[0] as ReasoningSpec),
     startInReasoning: spec.startInReasoning === true,
     textExcludes: [...textExcludes],
+    reasoningExcludes: parserOpeners(protocol, [], true),
     stringExcludes,
     writeCalls: (calls) => protocol.formatToolCall(calls),
   };

@@ -22,6 +22,8 @@ import {
   argumentCall,
   closersOf,
   disposedAfterAll,
+  openerHintsOf,
+  parserOpenersOf,
   rawClosers,
 } from '../../support/grammar-fixtures.ts';
 import {
@@ -66,8 +68,13 @@ function gbnf(
   }) as GbnfGrammar;
 }
 
-function wholeAuto(protocol: ToolCallProtocol): EbnfGrammar {
-  return grammarFor(protocol, { tools: TOOLS, toolChoice: 'auto', syntax: 'ebnf' }) as EbnfGrammar;
+function wholeAuto(protocol: ToolCallProtocol, parallelToolCalls = true): EbnfGrammar {
+  return grammarFor(protocol, {
+    tools: TOOLS,
+    toolChoice: 'auto',
+    parallelToolCalls,
+    syntax: 'ebnf',
+  }) as EbnfGrammar;
 }
 
 /** Reasoning as the format writes it before `written`: opened (unless the output begins in it) and closed. */
@@ -86,6 +93,27 @@ function readBack(protocol: ToolCallProtocol, reply: string) {
   const faults = events.filter((event) => event.type === 'error');
   return { calls, faults, events };
 }
+
+describe('hermes under auto (review 24, finding 1)', () => {
+  // Calls written in hermes' speculative forms, which the parser reads and the grammar once let
+  // through as free text: an argument missing, one undeclared, two calls where one was allowed.
+  const hermes = SUPPORTED.find(([name]) => name === 'hermes')?.[1] as ToolCallProtocol;
+  const samples = [
+    'Ok <function=get_weather>{}</function>',
+    'Ok <function=get_weather>{"city": "Oslo", "extra": [1]}</function>',
+    'Ok ```\n{"name": "get_weather", "arguments": {}}\n```',
+    'Ok {"name": "get_weather", "arguments": {"city": "Oslo"}} and {"name": "get_weather", "arguments": {"city": "Rome"}}',
+  ];
+  it.each([true, false])('the whole-reply grammar refuses them (parallel %s)', async (parallel) => {
+    const whole = await compile(wholeAuto(hermes, parallel).grammar);
+    for (const text of samples) {
+      expect(readBack(hermes, text).calls.length, text).toBeGreaterThan(0);
+      expect(await accepts(whole, text), text).toBe(false);
+    }
+    // Prose and JSON that opens no call stay writable.
+    expect(await accepts(whole, 'Use {"city": "Oslo"} or a <b>tag</b>.')).toBe(true);
+  });
+});
 
 describe('formats that get a grammar', () => {
   it('include the JSON-codec, parameter-tag, Python and dialect formats', () => {
@@ -231,5 +259,60 @@ describe.each(SUPPORTED)('%s', (_name, protocol) => {
       }
     }
     expect(replies).toBeGreaterThan(6);
+  });
+
+  it('free text (and reasoning) under auto and none holds no opener the parser reads, its speculative forms too', async () => {
+    const whole = await compile(wholeAuto(protocol).grammar);
+    const none = await compile(gbnf(protocol, 'none').grammar);
+    const openers = parserOpenersOf(protocol, TOOLS);
+    expect(openers.length).toBeGreaterThan(0);
+    for (const opener of openers) {
+      // A line opener (`\nNAME(`) is read at the output's start without its line break too.
+      const call = '{"name": "get_weather", "arguments": {"city": "Oslo"}}';
+      const texts = [
+        `Ok ${opener}`,
+        `Ok ${opener}get_weather>{}</function>`,
+        `Ok ${opener}${call}`,
+        `Ok ${opener}\n${call}\n\`\`\``,
+      ];
+      if (opener.startsWith('\n')) texts.push(opener.slice(1));
+      for (const text of texts) {
+        // Refused, or (reasoning a format's output begins in, where the parser reads no call
+        // from it) read as no call at all.
+        for (const grammar of [none, whole]) {
+          if (!(await accepts(grammar, text))) continue;
+          const { calls, faults } = readBack(protocol, text);
+          expect([...calls, ...faults], text).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('what a random walk writes under none reads as no call, under auto (one call) as at most one valid declared call, even led to other openers', async () => {
+    const none = await compile(gbnf(protocol, 'none').grammar);
+    const single = await compile(wholeAuto(protocol, false).grammar);
+    const hints = [...openerHintsOf(protocol, TOOLS), ...closersOf(protocol)];
+    const random = seededRandom(2025);
+    let replies = 0;
+    for (let walk = 0; walk < 16; walk++) {
+      const underNone = walk % 2 === 0;
+      const reply = await randomWalk(underNone ? none : single, random, {
+        maxBytes: 1500,
+        hints,
+      });
+      if (reply === undefined) continue;
+      replies++;
+      const { calls, faults } = readBack(protocol, reply);
+      expect(faults, reply).toEqual([]);
+      expect(calls.length, reply).toBeLessThanOrEqual(underNone ? 0 : 1);
+      for (const part of calls) {
+        expect(
+          TOOLS.map((tool) => tool.name),
+          reply,
+        ).toContain(part.toolName);
+        expect(part.problems, reply).toBeUndefined();
+      }
+    }
+    expect(replies).toBeGreaterThan(4);
   });
 });
