@@ -10,14 +10,18 @@
  * refused with an error naming it, so what the grammar lets a model write always validates.
  */
 import type { JsonSchema } from '../../core/index.ts';
+import { createValidator } from '../../schema/index.ts';
 import { alternatives } from './gbnf-text.ts';
 import type { GrammarRules } from './grammar-rules.ts';
 import { JSON_SYNTAX, type ValueSyntax } from './value-syntax.ts';
 
 export { jsonLiteral } from './value-syntax.ts';
 
-/** Keywords that say nothing about which values are valid. */
-const ANNOTATIONS = new Set([
+/**
+ * Keywords that say nothing about which values are valid: every grammar's argument rules
+ * (JSON values here, xml-arguments.ts, tagged-arguments.ts) pass them over.
+ */
+export const ANNOTATIONS: ReadonlySet<string> = new Set([
   'title',
   'description',
   'default',
@@ -49,6 +53,65 @@ const HELD = new Set([
   'uniqueItems',
 ]);
 
+/**
+ * Keywords a validator checks on a value, held exactly beside `const` or `enum`: the members
+ * are finite, so each is kept or dropped by the whole schema (`{type: 'string', enum: ['a', 1]}`
+ * allows only "a"). `$ref` and the like are not among them: refused by name.
+ */
+const MEMBER_CHECKED: ReadonlySet<string> = new Set([
+  ...HELD,
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'pattern',
+  'format',
+  'minProperties',
+  'maxProperties',
+  'propertyNames',
+  'patternProperties',
+  'contains',
+  'allOf',
+  'not',
+]);
+
+const memberValidator = createValidator();
+
+/**
+ * The values a schema with `const` or `enum` allows: its members that its sibling keywords
+ * also allow. Undefined when it has neither; refuses a sibling no validator holds, and a schema
+ * no member of which is valid.
+ */
+export function allowedMembers(
+  fields: Record<string, unknown>,
+  path: string,
+  refuse: (path: string, problem: string) => never,
+): readonly unknown[] | undefined {
+  const hasConst = 'const' in fields;
+  if (!hasConst && !('enum' in fields)) return undefined;
+  const members = hasConst ? [fields.const] : fields.enum;
+  if (!Array.isArray(members) || members.length === 0)
+    return refuse(path, 'an empty enum allows no value');
+  const siblings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (ANNOTATIONS.has(key) || key === 'const' || key === 'enum') continue;
+    if (!MEMBER_CHECKED.has(key))
+      refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
+    siblings[key] = value;
+  }
+  // Both const and enum: a member must be each.
+  const other = hasConst && Array.isArray(fields.enum) ? fields.enum : undefined;
+  const allowed = members.filter(
+    (member) =>
+      memberValidator.validate(member, siblings as JsonSchema).length === 0 &&
+      (other === undefined ||
+        memberValidator.validate(member, { enum: other } as JsonSchema).length === 0),
+  );
+  if (allowed.length === 0)
+    refuse(path, 'no member of the enum (or const) is valid beside its sibling keywords');
+  return allowed;
+}
+
 /** Most items or characters a bounded repetition may name (llama.cpp refuses large products). */
 const MAX_BOUND = 1000;
 /** Objects with more members than this chain their optional members through rules. */
@@ -64,6 +127,8 @@ function impliedTypes(schema: Record<string, unknown>): readonly string[] | unde
     return ['object'];
   if ('items' in schema || 'minItems' in schema || 'maxItems' in schema) return ['array'];
   if ('minLength' in schema || 'maxLength' in schema) return ['string'];
+  // A bound on numbers: other types would pass it, but a grammar may allow less, never more.
+  if ('minimum' in schema) return ['number'];
   return undefined;
 }
 
@@ -169,14 +234,12 @@ export class JsonValueRules {
     if (schema === false || typeof schema !== 'object' || schema === null || Array.isArray(schema))
       return this.refuse(path, 'the schema allows no value');
     const fields = schema as Record<string, unknown>;
+    const members = allowedMembers(fields, path, this.refuse);
+    if (members !== undefined)
+      return alternatives(members.map((member) => this.fixed(member, path)));
     for (const key of Object.keys(fields)) {
       if (!HELD.has(key) && !ANNOTATIONS.has(key))
         this.refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
-    }
-    if ('const' in fields) return this.fixed(fields.const, path);
-    if (Array.isArray(fields.enum)) {
-      if (fields.enum.length === 0) this.refuse(path, 'an empty enum allows no value');
-      return alternatives(fields.enum.map((member) => this.fixed(member, path)));
     }
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const branches = fields[keyword];

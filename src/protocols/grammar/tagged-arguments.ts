@@ -21,7 +21,7 @@ import { writeName, writeValueText } from '../codecs/tagged/parameter-tags-synta
 import type { TaggedCallForm } from '../spec/types.ts';
 import { alternatives, literal } from './gbnf-text.ts';
 import type { GrammarRules } from './grammar-rules.ts';
-import { JsonValueRules } from './json-value-rules.ts';
+import { ANNOTATIONS, allowedMembers, JsonValueRules } from './json-value-rules.ts';
 import { PARAMETER_PLACEHOLDERS, type TemplatePart, templateParts } from './reply-shape.ts';
 import { textExcluding } from './text-excluding.ts';
 import { jsonSyntax } from './value-syntax.ts';
@@ -60,20 +60,6 @@ interface TypedSchema {
   readonly type: WrittenType;
   readonly schema: JsonSchema;
 }
-
-/** Keywords that say nothing about which values are valid (as json-value-rules.ts reads them). */
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  'default',
-  'examples',
-  '$schema',
-  '$id',
-  '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-]);
 
 /** What a raw string value is: unbounded text, or one of some strings. */
 function stringKind(schema: JsonSchema): 'text' | readonly string[] | undefined {
@@ -158,7 +144,10 @@ export class TaggedArguments {
   private rawString(schema: JsonSchema, key: string, follow: string): string {
     const kind = stringKind(schema);
     if (Array.isArray(kind)) {
-      const written = kind.map((member) => writeValueText(member, this.syntax));
+      // The members its sibling keywords also allow (`maxLength: 1` beside `enum: ['a', 'bbb']`).
+      const allowed = (allowedMembers(schema as Record<string, unknown>, key, this.refuse) ??
+        kind) as readonly string[];
+      const written = allowed.map((member) => writeValueText(member, this.syntax));
       // Outside CDATA a member is written as it is: one holding a closer would not read back.
       if (!this.syntax.cdata && written.some((text) => this.tags.some((tag) => text.includes(tag))))
         this.refuse(key, 'an allowed string holds a tag of the call, so it does not read back');

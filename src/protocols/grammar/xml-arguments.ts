@@ -23,7 +23,7 @@ import type {
 import { formatXmlToolCall } from '../xml/format.ts';
 import { alternatives, literal } from './gbnf-text.ts';
 import type { GrammarRules } from './grammar-rules.ts';
-import type { JsonValueRules } from './json-value-rules.ts';
+import { ANNOTATIONS, allowedMembers, type JsonValueRules } from './json-value-rules.ts';
 import { textExcluding } from './text-excluding.ts';
 
 /** An element name as the writer checks it (the reader's name characters include these). */
@@ -34,20 +34,6 @@ const CDATA_CLOSE = ']]>';
 
 /** Most items an array's bounds may name (llama.cpp refuses large repetitions). */
 const MAX_BOUND = 1000;
-
-/** Keywords that say nothing about which values are valid. */
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  'default',
-  'examples',
-  '$schema',
-  '$id',
-  '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-]);
 
 /** Keywords these rules hold (a scalar's own are checked by the JSON value rules). */
 const HELD = new Set([
@@ -233,18 +219,16 @@ export class XmlArguments {
         'a value of any type may be an object whose keys a grammar cannot name',
       );
     const fields = schema as Record<string, unknown>;
-    for (const key of Object.keys(fields)) {
-      if (!HELD.has(key) && !ANNOTATIONS.has(key))
-        this.refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
-    }
-    for (const keyword of ['const', 'enum'] as const) {
-      if (!(keyword in fields)) continue;
-      const members = keyword === 'const' ? [fields.const] : (fields.enum as unknown[]);
-      if (!Array.isArray(members) || members.length === 0)
-        this.refuse(path, 'an empty enum allows no value');
+    // Members its sibling keywords also allow (`{type: 'string', enum: ['a', 1]}`: only "a").
+    const members = allowedMembers(fields, path, this.refuse);
+    if (members !== undefined) {
       if (members.some((member) => typeof member === 'object' && member !== null))
         this.refuse(path, 'an enum of objects or arrays cannot be held by a grammar yet');
       return alternatives(members.map((member) => literal(renderedScalar(member))));
+    }
+    for (const key of Object.keys(fields)) {
+      if (!HELD.has(key) && !ANNOTATIONS.has(key))
+        this.refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
     }
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const branches = fields[keyword];

@@ -16,6 +16,7 @@ import {
 } from '../../../src/protocols/grammar/index.ts';
 import { textExcluding } from '../../../src/protocols/grammar/text-excluding.ts';
 import { hermesProtocol } from '../../../src/protocols/hermes/index.ts';
+import { protocolByName } from '../../../src/protocols/index.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
 import { xmlProtocol } from '../../../src/protocols/xml/index.ts';
 import { disposedAfterAll, toolWith } from '../../support/grammar-fixtures.ts';
@@ -99,6 +100,10 @@ describe('JSON Schema keywords', () => {
     [{ oneOf: [{ type: 'string' }, { type: 'string', maxLength: 2 }] }, 'distinct types'],
     [{ type: 'array', uniqueItems: true }, 'uniqueItems'],
     [{ type: 'string', maxLength: 5000 }, 'maxLength must be an integer from 0 to 1000'],
+    // Review 24, finding 6: no keyword is passed over.
+    [{ minimum: 0 }, 'a number minimum'],
+    [{ type: 'integer', const: -1, minimum: 0 }, 'no member of the enum (or const) is valid'],
+    [{ enum: ['a'], $ref: '#/$defs/x' }, '$ref'],
   ])('a keyword held inexactly is refused, naming the tool and argument: %j', (schema, what) => {
     const tools = [toolWith({ type: 'object', properties: { value: schema as JsonSchema } })];
     let caught: unknown;
@@ -154,6 +159,51 @@ describe('JSON Schema keywords', () => {
     for (const input of bad)
       expect(await accepts(grammar, write(input)), JSON.stringify(input)).toBe(false);
   });
+});
+
+describe('const and enum beside other keywords (review 24, finding 6)', () => {
+  const cases: readonly [JsonSchema, readonly unknown[], readonly unknown[]][] = [
+    [{ type: 'string', enum: ['a', 1] }, ['a'], [1]],
+    [{ type: 'string', enum: ['a', 'bbb'], maxLength: 1 }, ['a'], ['bbb']],
+    [{ enum: ['ab', 'cd'], pattern: '^a' }, ['ab'], ['cd']],
+    [{ type: 'integer', enum: [-1, 0, 3], minimum: 0, maximum: 2 }, [0], [-1, 3]],
+    [{ const: 'x', enum: ['x', 'y'] }, ['x'], ['y']],
+  ];
+  const protocols = [
+    ['hermes', hermesProtocol()],
+    ['xml', xmlProtocol()],
+    ['qwen3-coder', protocolByName('qwen3-coder')],
+  ] as const;
+  it.each(protocols)(
+    '%s: members the sibling keywords refuse are refused',
+    async (_name, protocol) => {
+      for (const [schema, good, bad] of cases) {
+        // A tagged format writes a string raw: an enum mixing strings and numbers is refused there.
+        if (_name === 'qwen3-coder' && [...good, ...bad].some((value) => typeof value !== 'string'))
+          continue;
+        const tools = [
+          toolWith({
+            type: 'object',
+            properties: { value: schema },
+            required: ['value'],
+            additionalProperties: false,
+          }),
+        ];
+        const made = grammarFor(protocol, { tools, toolChoice: 'required', syntax: 'gbnf' });
+        const grammar = await compile((made as GbnfGrammar).grammar);
+        const write = (value: unknown) =>
+          protocol.formatToolCall([{ toolName: 'tool', input: { value } }]);
+        for (const value of good)
+          expect(await accepts(grammar, write(value)), `${JSON.stringify(schema)} ${value}`).toBe(
+            true,
+          );
+        for (const value of bad)
+          expect(await accepts(grammar, write(value)), `${JSON.stringify(schema)} ${value}`).toBe(
+            false,
+          );
+      }
+    },
+  );
 });
 
 describe('size', () => {
