@@ -16,6 +16,11 @@ export interface LogStreamOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Called when the read starts; what it returns is called when it ends (reader bookkeeping). */
   readonly onRead?: () => () => void;
+  /**
+   * Subscribes to failures that end the read from outside the log (the store failed under the
+   * run this instance runs); returns the unsubscribe.
+   */
+  readonly onInterrupt?: (listener: (message: string) => void) => () => void;
   /** The frame that tells the reader the store failed mid-read (the log's own wire format). */
   readonly failureFrame?: (message: string) => string;
   /** What the 404 says when the log is unknown. */
@@ -73,17 +78,32 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
   }
   const release = options.onRead?.() ?? (() => {});
   const utf8 = new TextEncoder();
+  let interrupt: (message: string) => void = () => {};
+  const interrupted = new Promise<{ readonly interrupted: string }>((resolve) => {
+    interrupt = (message) => resolve({ interrupted: message });
+  });
+  const unlisten = options.onInterrupt?.(interrupt) ?? (() => {});
   const finish = () => {
     release();
+    unlisten();
     signal.removeEventListener('abort', stop);
     stop();
+  };
+  const failed = (controller: ReadableStreamDefaultController<Uint8Array>, message: string) => {
+    if (options.failureFrame) controller.enqueue(utf8.encode(options.failureFrame(message)));
+    controller.close();
   };
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          const next = await (pending ?? items.next());
+          const next = await Promise.race([pending ?? items.next(), interrupted]);
           pending = undefined;
+          if ('interrupted' in next) {
+            finish();
+            failed(controller, next.interrupted);
+            return;
+          }
           if (next.done || 'end' in next.value) {
             finish();
             controller.close();
@@ -96,9 +116,10 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
             controller.close();
             return;
           }
-          const message = `the run store failed while the run was read: ${(error as Error)?.message ?? String(error)}`;
-          if (options.failureFrame) controller.enqueue(utf8.encode(options.failureFrame(message)));
-          controller.close();
+          failed(
+            controller,
+            `the run store failed while the run was read: ${(error as Error)?.message ?? String(error)}`,
+          );
         }
       },
       cancel() {

@@ -23,6 +23,11 @@ export interface RunDriverOptions {
   readonly adapter: AgentBlockAdapter;
   readonly meta: MetaInitData;
   readonly now: () => number;
+  /**
+   * The store failed (not a lost lease): the log may never end, so this instance's readers of
+   * the run must be told here, not through the log.
+   */
+  readonly onStoreFailure?: (message: string) => void;
 }
 
 /**
@@ -75,6 +80,14 @@ export class RunDriver {
     this.broken = true;
     this.options.controller.abort(
       error instanceof Error ? error : new Error(`the run store failed: ${String(error)}`),
+    );
+    this.reportFailure(error);
+  }
+
+  private reportFailure(error: unknown): void {
+    if (isErrorOfKind(error, 'run-lost')) return;
+    this.options.onStoreFailure?.(
+      `the run store failed, so the run was stopped: ${(error as Error)?.message ?? String(error)}`,
     );
   }
 
@@ -195,7 +208,8 @@ export class RunDriver {
     try {
       await store.finish(lease, all, outcome, now());
     } catch (error) {
-      if (!isErrorOfKind(error, 'run-lost')) this.broken = true;
+      this.broken = true;
+      this.reportFailure(error);
     }
   }
 

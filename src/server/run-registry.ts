@@ -287,6 +287,8 @@ export class LiveRuns {
   private readonly owned = new Map<string, OwnedRun>();
   /** Run id → responses reading it now. */
   private readonly readers = new Map<string, number>();
+  /** Run id → what tells its readers here that the store failed. */
+  private readonly interruptions = new Map<string, Set<(message: string) => void>>();
   private readonly maxConcurrentRuns: number;
   private readonly unsubscribe: () => void;
 
@@ -338,6 +340,26 @@ export class LiveRuns {
       if (count <= 0) this.readers.delete(runId);
       else this.readers.set(runId, count);
     };
+  }
+
+  /** Listens for a store failure of the run (`interrupt`); returns the unsubscribe. */
+  onInterrupt(runId: string, listener: (message: string) => void): () => void {
+    let listeners = this.interruptions.get(runId);
+    if (listeners === undefined) {
+      listeners = new Set();
+      this.interruptions.set(runId, listeners);
+    }
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.interruptions.get(runId) === listeners)
+        this.interruptions.delete(runId);
+    };
+  }
+
+  /** Tells this instance's readers of the run that the store failed under it. */
+  interrupt(runId: string, message: string): void {
+    for (const listener of [...(this.interruptions.get(runId) ?? [])]) listener(message);
   }
 
   readRuns(): string[] {

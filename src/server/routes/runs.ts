@@ -93,6 +93,7 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
       signal: c.req.raw.signal,
       headers: { [RUN_ID_HEADER]: runId },
       onRead: () => live.reading(runId),
+      onInterrupt: (listener) => live.onInterrupt(runId, listener),
       failureFrame: (message) =>
         new BlockEncoder().encode({ type: 'error', error: { type: 'store_unavailable', message } }),
       unknown: unknownRun(runId),
@@ -114,6 +115,7 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
       adapter: adapterFor(),
       meta,
       now,
+      onStoreFailure: (message) => live.interrupt(lease.runId, message),
     });
     const { firstId, done } = driver.start();
     void done.finally(release);

@@ -1,0 +1,193 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runAgent } from '../../src/agent/index.ts';
+import { ToolwireError } from '../../src/core/errors.ts';
+import { AgentBlockAdapter, RunDriver, serverTools } from '../../src/server/index.ts';
+import { MemoryRunStore, MemoryRunStoreBacking } from '../../src/store/memory/memory-run-store.ts';
+import type { RunStore } from '../../src/store/run-store.ts';
+import { BlockEncoder, decodeBlocks, type MetaInitData } from '../../src/stream/index.ts';
+import { scriptedModel } from '../agent/scripted-model.ts';
+import {
+  ofType,
+  postJson,
+  repository,
+  startTestServer,
+  type TestServer,
+  waitForAsync,
+} from './helpers.ts';
+
+const SEARCH_TURN =
+  '<thinking>Find the login code.</thinking>\n<search>\n<query>loginUser</query>\n</search>';
+const ANSWER_TURN =
+  '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
+const META: MetaInitData = { format: 'xml', user_query: 'Q', agent_uuid: 'r1', model: 'scripted' };
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.server.close();
+    await server.close();
+  }
+});
+
+/** Every frame of a stopped log, in order. */
+async function logFrames(store: RunStore, log: string): Promise<string[]> {
+  const frames: string[] = [];
+  for await (const item of store.read(log, undefined, new AbortController().signal))
+    if ('frame' in item) frames.push(item.frame);
+  return frames;
+}
+
+/** The same store, whose writes fail (as a Redis that went away) once `failing` is set. */
+function failingStore(store: RunStore): { store: RunStore; fail(): void } {
+  let failing = false;
+  const refuse = () =>
+    Promise.reject(new ToolwireError('store-unavailable', 'the store does not answer'));
+  const wrapped = new Proxy(store, {
+    get(target, key) {
+      if (failing && (key === 'append' || key === 'pause' || key === 'finish')) return refuse;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return {
+    store: wrapped,
+    fail: () => {
+      failing = true;
+    },
+  };
+}
+
+describe('RunDriver', () => {
+  it('writes what the agent emits in one macrotask as one append, and the log is the direct encoding', async () => {
+    const turns = [
+      { text: SEARCH_TURN, chunkDelayMs: 1 },
+      { text: ANSWER_TURN, chunkDelayMs: 1 },
+    ];
+    // What the content-block stream of this run is, encoded directly.
+    const direct = runAgent({
+      model: scriptedModel(turns).model,
+      tools: serverTools(repository()),
+      prompt: 'Q',
+    });
+    const adapter = new AgentBlockAdapter();
+    const encoder = new BlockEncoder();
+    const expected = [encoder.encode({ type: 'meta-init', data: META })];
+    for await (const event of direct)
+      for (const block of adapter.push(event)) expected.push(encoder.encode(block));
+    for (const block of adapter.finish(await direct.result)) expected.push(encoder.encode(block));
+
+    const store = new MemoryRunStore();
+    const appends: number[] = [];
+    const counting = new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (key === 'append')
+          return (...args: Parameters<RunStore['append']>) => {
+            appends.push(args[1].length);
+            return target.append(...args);
+          };
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const lease = await store.createRun(
+      {
+        runId: 'r1',
+        wire: 'blocks',
+        protocol: 'xml',
+        customProtocol: false,
+        prompt: 'Q',
+        tail: [],
+      },
+      Date.now(),
+    );
+    const controller = new AbortController();
+    const run = runAgent({
+      model: scriptedModel(turns).model,
+      tools: serverTools(repository()),
+      prompt: 'Q',
+      signal: controller.signal,
+    });
+    const driver = new RunDriver({
+      store: counting,
+      lease,
+      run,
+      controller,
+      adapter: new AgentBlockAdapter(),
+      meta: META,
+      now: Date.now,
+    });
+    await driver.start().done;
+    // Call ids are random per run: compared without them.
+    const sameIds = (frames: readonly string[]) =>
+      frames.map((frame) => frame.replaceAll(/call_[a-z0-9]+_/g, 'call_'));
+    expect(sameIds(await logFrames(store, 'r1'))).toEqual(
+      sameIds(expected.filter((frame) => frame.length > 0)),
+    );
+    expect((await store.getRun('r1'))?.outcome).toBe('completed');
+    // meta_init alone, then batches: fewer appends than frames (the chunks come 1 ms apart, so
+    // most batches hold the blocks of one chunk, yet a chunk's several blocks go together).
+    expect(appends[0]).toBe(1);
+    expect(appends.length).toBeLessThan(expected.length);
+  });
+
+  it('a lost instance: the sweep of another ends its run with the blocks it left open closed and instance_lost', async () => {
+    let now = 7_000_000;
+    const backing = new MemoryRunStoreBacking({ clock: () => now });
+    const a = await startTestServer({
+      model: scriptedModel([{ text: '<thinking>Working on it', stall: true }]).model,
+      tools: serverTools(repository()),
+      store: backing.open('A'),
+      clock: () => now,
+    });
+    servers.push(a);
+    const response = await postJson(`${a.url}/api/runs`, { prompt: 'Hi' });
+    const runId = response.headers.get('x-run-id')!;
+    const reader = response.body!.getReader();
+    let text = '';
+    while (text.split('CDATA[').length < 3)
+      text += new TextDecoder().decode((await reader.read()).value);
+    // A stops renewing (as a process killed -9 would); B sweeps once the lease ran out.
+    now += backing.limits.leaseMs + 1;
+    await backing.open('B').sweep(now);
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const blocks = decodeBlocks(text);
+    expect(blocks.at(-2)?.type).toBe('thinking-end');
+    expect(blocks.at(-1)).toMatchObject({ type: 'error', error: { type: 'instance_lost' } });
+    expect((await backing.open('B').getRun(runId))?.outcome).toBe('instance_lost');
+    // A learns it lost the run, stops it and writes nothing after the tail.
+    await a.server.heartbeat.renew();
+    await waitForAsync(async () => a.server.live.active === 0, 'A to stop the run');
+    const again = decodeBlocks(await (await fetch(`${a.url}/api/runs/${runId}/events`)).text());
+    expect(again).toEqual(blocks);
+  });
+
+  it('a store that fails mid-run: the run is stopped and its readers here are told, not left hanging', async () => {
+    const failing = failingStore(new MemoryRunStore());
+    const server = await startTestServer({
+      model: scriptedModel([{ text: SEARCH_TURN, chunkDelayMs: 2 }, ANSWER_TURN]).model,
+      tools: serverTools(repository()),
+      store: failing.store,
+    });
+    servers.push(server);
+    const response = await postJson(`${server.url}/api/runs`, { prompt: 'Hi' });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('meta_init'))
+      text += new TextDecoder().decode((await reader.read()).value);
+    failing.fail();
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const errors = ofType(decodeBlocks(text), 'error');
+    expect(errors.at(-1)).toMatchObject({
+      error: { type: 'store_unavailable', message: expect.stringContaining('does not answer') },
+    });
+    await waitForAsync(async () => server.server.live.active === 0, 'the run to stop');
+  });
+});
