@@ -113,6 +113,27 @@ describe.skipIf(skipRedisTests())('the Redis store when Redis goes away', () => 
     expect(items).toEqual([{ id: expect.any(String), frame: frame('again') }, { end: 'finished' }]);
   });
 
+  it('after a restart, a stop asked on another instance still reaches the owner's listener (the subscription is renewed)', async () => {
+    const owner = await open('resubscribe:');
+    const other = await open('resubscribe:');
+    await redis.restart();
+    const lease = await once(() => owner.createRun(newRun('r1'), T0));
+    const heard = new Promise<string>((resolve) => {
+      owner.onAbort((runId, reason) => resolve(`${runId}: ${reason}`));
+    });
+    // The owner's subscriber reconnects on its own schedule: ask until a message is heard.
+    let answer: string | undefined;
+    void heard.then((text) => {
+      answer = text;
+    });
+    for (let tries = 0; answer === undefined && tries < 2000; tries++) {
+      await once(() => other.requestAbort('r1', 'stopped by the user', T0 + 1));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await heard).toBe('r1: stopped by the user');
+    expect((await owner.renew(lease, T0 + 2)).abort).toBe('stopped by the user');
+  });
+
   it('a Redis that stops answering fails each call at its deadline, not later', async () => {
     const store = await open('stopped:', { callDeadlineMs: 200 });
     const lease = await store.createRun(newRun('r1'), T0);
