@@ -33,7 +33,8 @@ import { RUN_ID_HEADER, type RunRouteContext } from './runs.ts';
  * `pendingToolCallIds`) and waits, paused in the store; the client's next run on the thread,
  * whose messages end with the tool results, continues it, on any instance sharing the store.
  * Every AG-UI run is an event log of its own, read again from its start or after
- * `Last-Event-ID` with `GET /api/ag-ui/threads/:threadId/runs/:runId/events`.
+ * `Last-Event-ID` with `GET /api/ag-ui/threads/:threadId/runs/:runId/events`. A client that
+ * drops its connection does not stop the run; `POST /api/ag-ui/threads/:threadId/abort` does.
  */
 
 const WHERE = 'POST /api/ag-ui';
@@ -292,6 +293,8 @@ export function agUiRoutes(settings: ServerSettings, context: AgUiRouteContext):
     try {
       run = resumeAgent(state, pendingToolResults(request.toolResults, state.pending), {
         ...options.runSettings,
+        // The instructions are not part of the paused state: the client sends them each run.
+        ...systemFor(request),
         model: options.model!,
         protocol: protocol as Parameters<typeof resumeAgent>[2]['protocol'],
         tools: { ...settings.tools, ...request.tools },
@@ -307,6 +310,7 @@ export function agUiRoutes(settings: ServerSettings, context: AgUiRouteContext):
         });
       throw error;
     }
+    await store.setPointer('thread', request.threadId, { run: runId }, pointerTtlMs, now());
     await drive(lease, run, controller, wireFor(request));
     return runId;
   };
@@ -349,6 +353,27 @@ export function agUiRoutes(settings: ServerSettings, context: AgUiRouteContext):
     const log = agUiLog(c.req.param('threadId'), c.req.param('runId'));
     const pointer = await store.pointer('thread', c.req.param('threadId'));
     return read(c, pointer?.run ?? log, log, after);
+  });
+
+  // AG-UI clients stop a run by dropping its connection, which no longer stops it: this does.
+  routes.post('/threads/:threadId/abort', async (c) => {
+    const threadId = c.req.param('threadId');
+    const runId = (await store.pointer('thread', threadId))?.run;
+    const answer =
+      runId === undefined
+        ? 'unknown'
+        : await store.requestAbort(runId, 'stopped by the user', now());
+    if (answer === 'unknown')
+      throw new HttpError(
+        404,
+        `no run of thread ${JSON.stringify(threadId.slice(0, MAX_ID_CHARS))} is known here`,
+      );
+    if (answer === 'aborting') return c.json({ threadId, status: 'aborting' }, 202);
+    if (answer === 'aborted') return c.json({ threadId, status: 'aborted' });
+    throw new HttpError(
+      409,
+      `the run of thread ${JSON.stringify(threadId.slice(0, MAX_ID_CHARS))} has already finished`,
+    );
   });
 
   return routes;

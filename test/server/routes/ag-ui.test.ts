@@ -259,8 +259,9 @@ describe('AgUiWire', () => {
  * A stand-in for the server's run driver until it takes a wire encoder: each event's frames
  * appended in order, a pause with its frames, the end with the closing frames.
  */
-function drivingInto(store: RunStore): DriveRun {
-  return async (lease, run, _controller, wire) => {
+function drivingInto(store: RunStore, live: LiveRuns): DriveRun {
+  return async (lease, run, controller, wire) => {
+    const release = live.own({ runId: lease.runId, lease, controller });
     const [first] = await store.append(lease, wire.start(), wire.tail());
     void (async () => {
       for await (const event of run) {
@@ -273,7 +274,7 @@ function drivingInto(store: RunStore): DriveRun {
       }
       const result = await run.result;
       await store.finish(lease, wire.finish(result), result.stopReason, Date.now());
-    })();
+    })().finally(release);
     return first!;
   };
 }
@@ -303,14 +304,15 @@ function instance(store: RunStore, model: ServerAppOptions['model']): Instance {
       : Response.json({ error: String(error) }, { status: 500 }),
   );
   let ids = 0;
+  const live = new LiveRuns(store, 4);
   app.route(
     '/api/ag-ui',
     agUiRoutes(settings, {
       store,
-      live: new LiveRuns(store, 4),
+      live,
       now: Date.now,
       generateRunId: () => `${store.instanceId}-run-${++ids}`,
-      drive: drivingInto(store),
+      drive: drivingInto(store, live),
     }),
   );
   const bodies: string[] = [];
@@ -456,5 +458,51 @@ describe('POST /api/ag-ui', () => {
     // A run id used already is refused.
     const reused = await post('r-3', [{ id: 'u2', role: 'user', content: 'again' }]);
     expect(reused.status).toBe(409);
+  });
+
+  it('a dropped connection leaves the run going; the abort route stops it, on any instance', async () => {
+    const { model } = scriptedModel([{ text: 'Thinking hard', stall: true }]);
+    const backing = new MemoryRunStoreBacking();
+    const a = instance(backing.open('A'), model);
+    const b = instance(backing.open('B'), model);
+    const response = await a.app.request('/api/ag-ui', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        threadId: 'th-stop',
+        runId: 'r-1',
+        messages: [{ id: 'u', role: 'user', content: 'Go' }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const stop = await b.app.request('/api/ag-ui/threads/th-stop/abort', { method: 'POST' });
+    expect(stop.status).toBe(202);
+    expect(await stop.json()).toEqual({ threadId: 'th-stop', status: 'aborting' });
+    const text = await response.text();
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'data: {"type":"RUN_FINISHED","threadId":"th-stop","runId":"r-1","outcome":{"type":"cancelled"}}',
+    );
+    const late = await b.app.request('/api/ag-ui/threads/th-stop/abort', { method: 'POST' });
+    expect(late.status).toBe(409);
+    const unknown = await b.app.request('/api/ag-ui/threads/nobody/abort', { method: 'POST' });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('a paused run is stopped at once', async () => {
+    const { model } = scriptedModel(['<tool_call>{"name":"ask_user","arguments":{}}</tool_call>']);
+    const a = instance(new MemoryRunStore(), model);
+    const response = await a.app.request('/api/ag-ui', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        threadId: 'th-p',
+        runId: 'r-1',
+        messages: [{ id: 'u', role: 'user', content: 'Go' }],
+        tools: [askUser],
+      }),
+    });
+    expect(await response.text()).toContain('pendingToolCallIds');
+    const stop = await a.app.request('/api/ag-ui/threads/th-p/abort', { method: 'POST' });
+    expect(await stop.json()).toEqual({ threadId: 'th-p', status: 'aborted' });
   });
 });
