@@ -2,7 +2,8 @@
  * `grammarFor(protocol, options)`: the grammar that makes a model server write only what the
  * format's parser reads as calls to the given tools, in the syntax the server takes:
  * - `gbnf` (llama.cpp `grammar`): the whole reply when the choice demands a call; under `auto`
- *   a lazy grammar of the calls with its trigger words (`grammar_lazy`, `grammar_triggers`);
+ *   a lazy grammar of the calls with its trigger words (`grammar_lazy`, `grammar_triggers`), or
+ *   with `lazy: false` the whole reply (llama.cpp applies it from the first token);
  * - `ebnf` (vLLM `structured_outputs.grammar`, SGLang `ebnf`): the same rules, the whole reply
  *   under `auto` too (free text without a call opener, then calls);
  * - `structural-tag` (vLLM, SGLang `response_format`): xgrammar's structural tag;
@@ -42,6 +43,13 @@ export interface GrammarOptions {
   /** Default true: a reply may hold several calls. False: one at most. */
   readonly parallelToolCalls?: boolean;
   readonly syntax: GrammarSyntax;
+  /**
+   * `gbnf` under `auto` only. Default true: a lazy grammar of the calls, applied from a trigger
+   * word on. False: the whole reply (free text without a call opener, then calls), in GBNF: what
+   * `ebnf` gives, written for llama.cpp, so a caller that sends llama.cpp a whole-reply grammar
+   * does not rely on xgrammar's EBNF happening to be GBNF.
+   */
+  readonly lazy?: boolean;
 }
 
 export interface GbnfGrammar {
@@ -83,7 +91,7 @@ export function grammarFor(protocol: ToolCallProtocol, options: GrammarOptions):
   };
   switch (options.syntax) {
     case 'gbnf': {
-      const built = callsGrammar(shape, request, false);
+      const built = callsGrammar(shape, request, options.lazy === false);
       return {
         syntax: 'gbnf',
         grammar: built.grammar,

@@ -273,6 +273,23 @@ describe('choices', () => {
       await accepts(engine, '<tool_call>\n{"name": "pong", "arguments": {}}\n</tool_call>'),
     ).toBe(false);
   });
+
+  it('auto in GBNF with lazy false is the whole reply, as llama.cpp reads GBNF (review 24, finding 13)', () => {
+    const whole = grammarFor(hermesProtocol(), {
+      tools,
+      syntax: 'gbnf',
+      lazy: false,
+    }) as GbnfGrammar;
+    expect(whole).toMatchObject({ syntax: 'gbnf', lazy: false, triggers: [] });
+    expect(gbnfProblems(whole.grammar)).toEqual([]);
+    const ebnf = grammarFor(hermesProtocol(), { tools, syntax: 'ebnf' }) as EbnfGrammar;
+    expect(whole.grammar).toBe(ebnf.grammar);
+    // A demanded call is the whole reply either way.
+    const required = { tools, toolChoice: 'required', syntax: 'gbnf' } as const;
+    expect(grammarFor(hermesProtocol(), { ...required, lazy: false })).toEqual(
+      grammarFor(hermesProtocol(), required),
+    );
+  });
 });
 
 it('a format given as data gets its grammar as a built-in does', async () => {
