@@ -60,8 +60,10 @@ local function trim(log, maxEvents, maxAgeMs)
     redis.call('XTRIM', key, 'MAXLEN', '=', maxEvents)
   end
   local minid = string.format('%d', nowms() - maxAgeMs) .. '-0'
-  local old = redis.call('XREVRANGE', key, '(' .. minid, '-', 'COUNT', 1)
-  if #old > 0 then
+  -- The oldest entry first (cheap): only a log that has entries past the age looks for the newest of them.
+  local first = redis.call('XRANGE', key, '-', '+', 'COUNT', 1)
+  if #first > 0 and idless(first[1][1], minid) then
+    local old = redis.call('XREVRANGE', key, '(' .. minid, '-', 'COUNT', 1)
     if dropped == nil or idless(dropped, old[1][1]) then dropped = old[1][1] end
     redis.call('XTRIM', key, 'MINID', '=', minid)
   end
