@@ -11,6 +11,7 @@ import { infoRoutes } from './routes/info.ts';
 import { pageRoutes } from './routes/page.ts';
 import { runRoutes } from './routes/runs.ts';
 import { statusRoutes } from './routes/status.ts';
+import { type DriveRun, RunDriver } from './run-driver.ts';
 import { RunHeartbeat } from './run-heartbeat.ts';
 import { LiveRuns, type RunRegistry } from './run-registry.ts';
 
@@ -84,10 +85,22 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   // routes/info.ts reads only `active`, which LiveRuns has too (its type still names the registry).
   app.route('/api/info', infoRoutes(settings, live as unknown as RunRegistry));
   app.route('/api/status', statusRoutes(settings));
-  app.route(
-    '/api/runs',
-    runRoutes(settings, { store, live, now, generateRunId: options.generateRunId ?? randomUUID }),
-  );
+  const drive: DriveRun = (lease, run, controller, wire) => {
+    const release = live.own({ runId: lease.runId, lease, controller });
+    const { firstId, done } = new RunDriver({
+      store,
+      lease,
+      run,
+      controller,
+      wire,
+      now,
+      onStoreFailure: (message) => live.interrupt(lease.runId, message),
+    }).start();
+    void done.finally(release);
+    return firstId;
+  };
+  const context = { store, live, now, drive, generateRunId: options.generateRunId ?? randomUUID };
+  app.route('/api/runs', runRoutes(settings, context));
   app.all('/api/*', (c) => {
     throw new HttpError(404, `no API route ${c.req.method} ${c.req.path}`);
   });

@@ -27,6 +27,7 @@ export {
   type ServerAppOptions,
   type ServerLimits,
 } from './app.ts';
+export { BlocksWire } from './blocks-wire.ts';
 export {
   type ConversationLimits,
   DEFAULT_CONVERSATION_LIMITS,
@@ -40,7 +41,7 @@ export {
   openAICompatibleProbe,
 } from './model-server-probe.ts';
 export { parseRecording, type Recording } from './replay.ts';
-export { RunDriver, type RunDriverOptions } from './run-driver.ts';
+export { type DriveRun, RunDriver, type RunDriverOptions } from './run-driver.ts';
 export { RunHeartbeat, type RunHeartbeatOptions } from './run-heartbeat.ts';
 export {
   LiveRuns,
@@ -53,3 +54,4 @@ export {
 } from './run-registry.ts';
 export { defaultWebRoot } from './static-page.ts';
 export { ASK_USER_TOOL, serverSystemPrompt, serverTools } from './tools.ts';
+export type { WireEncoder } from './wire-encoder.ts';

@@ -1,18 +1,7 @@
 import type { AgentEvent, AgentResult, AgentRun } from '../agent/index.ts';
 import { isErrorOfKind } from '../core/errors.ts';
 import type { RunLease, RunStore } from '../store/run-store.ts';
-import { BlockEncoder, type BlockEvent, type MetaInitData } from '../stream/index.ts';
-import type { AgentBlockAdapter } from './agent-blocks.ts';
-
-/** What a lost instance's run ends with, after the blocks it left open are closed. */
-const INSTANCE_LOST_ERROR: BlockEvent = {
-  type: 'error',
-  error: {
-    type: 'instance_lost',
-    message:
-      'the server instance running this run stopped answering (its lease ran out); the run is over',
-  },
-};
+import type { WireEncoder } from './wire-encoder.ts';
 
 export interface RunDriverOptions {
   readonly store: RunStore;
@@ -20,8 +9,8 @@ export interface RunDriverOptions {
   readonly run: AgentRun;
   /** Aborts the agent (Stop from any instance, an unread run, a store that failed). */
   readonly controller: AbortController;
-  readonly adapter: AgentBlockAdapter;
-  readonly meta: MetaInitData;
+  /** The log's wire format (blocks, AG-UI, UI message stream). */
+  readonly wire: WireEncoder;
   readonly now: () => number;
   /**
    * The store failed (not a lost lease): the log may never end, so this instance's readers of
@@ -32,7 +21,7 @@ export interface RunDriverOptions {
 
 /**
  * Runs a run into the store, whether or not anyone reads it: each agent event becomes SSE frames
- * of the content-block stream, and the frames made in one macrotask go to the log in one
+ * of the run's wire format, and the frames made in one macrotask go to the log in one
  * `append` (one append in flight at a time, so the log keeps their order). A pause writes its
  * frames and pauses in one store call, so no answer can be claimed before the page could see
  * the block that asks for it; the end writes the closing frames and finishes the run.
@@ -40,7 +29,6 @@ export interface RunDriverOptions {
  */
 export class RunDriver {
   private readonly options: RunDriverOptions;
-  private readonly encoder = new BlockEncoder();
   private batch: string[] = [];
   private writing: Promise<void> | undefined;
   private flushScheduled = false;
@@ -54,14 +42,13 @@ export class RunDriver {
   }
 
   /**
-   * Writes `meta_init` at once (resolving with its entry's id, so a response can read from
+   * Writes the wire's first frames at once (resolving with the first entry's id, so a response can read from
    * there) and drives the run to its end in the background; `done` settles when it has.
    */
   start(): { readonly firstId: Promise<string>; readonly done: Promise<void> } {
-    const { store, lease } = this.options;
-    const first = this.encode([{ type: 'meta-init', data: this.options.meta }]);
-    const firstId = store.append(lease, first, this.tail()).then((ids) => {
-      if (ids[0] === undefined) throw new Error('the store gave no id for meta_init');
+    const { store, lease, wire } = this.options;
+    const firstId = store.append(lease, wire.start(), wire.tail()).then((ids) => {
+      if (ids[0] === undefined) throw new Error('the store gave no id for the first frame');
       return ids[0];
     });
     this.writing = firstId.then(
@@ -92,11 +79,11 @@ export class RunDriver {
   }
 
   private async consume(): Promise<void> {
-    const { run, adapter } = this.options;
+    const { run, wire } = this.options;
     try {
       for await (const event of run) {
         if (this.stopped) continue;
-        const frames = this.encode(adapter.push(event));
+        const frames = wire.push(event);
         if (event.type === 'awaiting-tools') {
           await this.pauseWith(frames, event);
           continue;
@@ -105,44 +92,15 @@ export class RunDriver {
       }
       const result: AgentResult = await run.result;
       if (this.stopped) return;
-      await this.finishWith(this.encode(adapter.finish(result)), outcomeOf(result));
+      await this.finishWith(wire.finish(result), outcomeOf(result));
     } catch (error) {
       // A bug in the adapter or the encoder (or a run that rejected): tell the reader rather
       // than leave the log without an end.
       if (this.stopped) return;
       this.options.controller.abort(error);
-      const frames = [this.encoder.end(), this.serverError(error)].filter((f) => f.length > 0);
-      await this.finishWith(frames, 'error');
+      const message = `the server could not encode the run: ${(error as Error)?.message ?? String(error)}`;
+      await this.finishWith(wire.failure(message), 'error');
     }
-  }
-
-  private encode(events: readonly BlockEvent[]): string[] {
-    const frames: string[] = [];
-    for (const event of events) {
-      const frame = this.encoder.encode(event);
-      if (frame.length > 0) frames.push(frame);
-    }
-    return frames;
-  }
-
-  private serverError(error: unknown): string {
-    return new BlockEncoder().encode({
-      type: 'error',
-      error: {
-        type: 'server_error',
-        message: `the server could not encode the run: ${(error as Error)?.message ?? String(error)}`,
-      },
-    });
-  }
-
-  /** The frames that close the stream as it stands: open block closed, then `instance_lost`. */
-  private tail(): string[] {
-    // A copy: closing the block must not change the encoder that goes on writing.
-    const copy: BlockEncoder = Object.assign(
-      Object.create(Object.getPrototypeOf(this.encoder) as object) as BlockEncoder,
-      this.encoder,
-    );
-    return [copy.end(), new BlockEncoder().encode(INSTANCE_LOST_ERROR)].filter((f) => f.length > 0);
   }
 
   private queue(frames: readonly string[]): void {
@@ -164,7 +122,7 @@ export class RunDriver {
     const frames = this.batch;
     this.batch = [];
     const { store, lease } = this.options;
-    this.writing = store.append(lease, frames, this.tail()).then(
+    this.writing = store.append(lease, frames, this.options.wire.tail()).then(
       () => {
         this.writing = undefined;
         this.flush();
@@ -202,8 +160,7 @@ export class RunDriver {
     this.stopped = true;
     // A lost lease: another instance ended the run. A store that failed otherwise: try anyway.
     if (this.broken && this.lostLease) return;
-    const closing = this.encoder.end();
-    const all = [...rest, ...frames, ...(closing.length > 0 ? [closing] : [])];
+    const all = [...rest, ...frames];
     const { store, lease, now } = this.options;
     try {
       await store.finish(lease, all, outcome, now());
@@ -223,3 +180,14 @@ export class RunDriver {
 function outcomeOf(result: AgentResult): string {
   return result.stopReason;
 }
+
+/**
+ * Starts driving `run` on this instance under `lease` in `wire`'s format; resolves with the
+ * first entry's id (a response reads from there). What the app gives the run routes.
+ */
+export type DriveRun = (
+  lease: RunLease,
+  run: AgentRun,
+  controller: AbortController,
+  wire: WireEncoder,
+) => Promise<string>;

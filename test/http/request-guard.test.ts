@@ -66,7 +66,7 @@ describe('the Host check (DNS rebinding)', () => {
           expect(response.status, `${host} ${path}`).toBe(403);
           expect(await errorOf(response), host).toContain('DNS rebinding protection');
         }
-    expect(server.registry.stats).toMatchObject({ running: 0, finished: 0 });
+    expect(await server.store.stats()).toMatchObject({ running: 0, finished: 0 });
   });
 
   it('checks the Host header and the URL alike (an absolute-form target has its own host)', async () => {
@@ -146,7 +146,7 @@ describe('the Origin check', () => {
         expect(response.status, `${origin} ${path}`).toBe(403);
         expect(await errorOf(response)).toContain(`requests from ${JSON.stringify(origin)}`);
       }
-    expect(server.registry.stats).toMatchObject({ running: 0, finished: 0 });
+    expect(await server.store.stats()).toMatchObject({ running: 0, finished: 0 });
   });
 
   it('admits the server’s own origin (in any spelling of it) and requests without one', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/index.ts';
 import { ToolwireError } from '../../src/core/errors.ts';
+import { BlocksWire } from '../../src/server/blocks-wire.ts';
 import { AgentBlockAdapter, RunDriver, serverTools } from '../../src/server/index.ts';
 import { MemoryRunStore, MemoryRunStoreBacking } from '../../src/store/memory/memory-run-store.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
@@ -112,8 +113,7 @@ describe('RunDriver', () => {
       lease,
       run,
       controller,
-      adapter: new AgentBlockAdapter(),
-      meta: META,
+      wire: new BlocksWire({ adapter: new AgentBlockAdapter(), meta: META }),
       now: Date.now,
     });
     await driver.start().done;

@@ -17,12 +17,13 @@ import { formatEventId, parseEventId } from '../../store/event-id.ts';
 import type { RunLease, RunStore, StoredRun } from '../../store/run-store.ts';
 import { BlockEncoder, type MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
+import { BlocksWire } from '../blocks-wire.ts';
 import { parseConversationInput } from '../conversation-input.ts';
 import { logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
-import { RunDriver } from '../run-driver.ts';
+import type { DriveRun } from '../run-driver.ts';
 import type { LiveRuns } from '../run-registry.ts';
 
 /** The run id travels in this header of a run's response (and in `meta_init`'s agent_uuid). */
@@ -36,6 +37,8 @@ export interface RunRouteContext {
   readonly live: LiveRuns;
   readonly generateRunId: () => string;
   readonly now: () => number;
+  /** Drives a run here into the store (the app's, shared by every run route). */
+  readonly drive: DriveRun;
 }
 
 /**
@@ -99,28 +102,9 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
       unknown: unknownRun(runId),
     });
 
-  /** Runs `run` here under `lease` into the store; resolves with its first entry's id. */
-  const drive = (
-    lease: RunLease,
-    run: AgentRun,
-    controller: AbortController,
-    meta: MetaInitData,
-  ): Promise<string> => {
-    const release = live.own({ runId: lease.runId, lease, controller });
-    const driver = new RunDriver({
-      store,
-      lease,
-      run,
-      controller,
-      adapter: adapterFor(),
-      meta,
-      now,
-      onStoreFailure: (message) => live.interrupt(lease.runId, message),
-    });
-    const { firstId, done } = driver.start();
-    void done.finally(release);
-    return firstId;
-  };
+  /** Runs `run` here under `lease` into the store as content blocks; resolves with the first id. */
+  const drive = (lease: RunLease, run: AgentRun, controller: AbortController, meta: MetaInitData) =>
+    context.drive(lease, run, controller, new BlocksWire({ adapter: adapterFor(), meta }));
 
   routes.post('/', async (c) => {
     const request = parseStartRun(await readBody(c));
