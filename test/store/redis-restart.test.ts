@@ -113,7 +113,7 @@ describe.skipIf(skipRedisTests())('the Redis store when Redis goes away', () => 
     expect(items).toEqual([{ id: expect.any(String), frame: frame('again') }, { end: 'finished' }]);
   });
 
-  it('after a restart, a stop asked on another instance still reaches the owner's listener (the subscription is renewed)', async () => {
+  it('after a restart, a stop asked on another instance still reaches the owner’s listener (the subscription is renewed)', async () => {
     const owner = await open('resubscribe:');
     const other = await open('resubscribe:');
     await redis.restart();
