@@ -1,21 +1,41 @@
 import type { UIMessage } from 'ai';
-import type { AgentEvent, AgentResult } from '../../agent/index.ts';
+import { type Context, Hono } from 'hono';
+import {
+  type AgentEvent,
+  type AgentResult,
+  type AgentRun,
+  ResumeMismatchError,
+  type RunState,
+  resumeAgent,
+  runAgent,
+} from '../../agent/index.ts';
 import {
   frameUIMessageChunk,
   UI_MESSAGE_STREAM_DONE,
+  UI_MESSAGE_STREAM_HEADERS,
   UIMessageChunkEncoder,
   type UIMessageStreamOptions,
   type UIMessagesRun,
   uiMessagesToRun,
 } from '../../agent/ui/ui-message-stream.ts';
+import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
+import { readJsonBody } from '../../http/json-body.ts';
+import type { ProtocolName } from '../../protocols/index.ts';
+import { formatEventId, parseEventId } from '../../store/event-id.ts';
+import type { RunLease, RunStore, StoredRun } from '../../store/run-store.ts';
 import { type ConversationLimits, parseConversationInput } from '../conversation-input.ts';
+import { logResponse } from '../log-stream.ts';
+import type { ServerSettings } from '../options.ts';
+import type { LiveRuns } from '../run-registry.ts';
 
 /**
- * The AI SDK's chat (`useChat` with `DefaultChatTransport`) served from toolwire's runs. This
- * file holds what the routes stand on: the request `DefaultChatTransport` posts, checked, and the
- * run written as the UI message stream's SSE frames. The routes themselves (`POST /api/chat`,
- * `GET /api/chat/:id/stream`) come with the run driver that writes any wire format to the store.
+ * The AI SDK's chat (`useChat` with `DefaultChatTransport`) served from toolwire's runs:
+ * `POST /api/chat` starts a run from the messages, or resumes the paused run the messages answer
+ * (the assistant message's id is the run's), and `GET /api/chat/:id/stream` reads the chat's
+ * running run again from its start (`204` when none runs), on any instance sharing the store.
+ * Each run is written to its log as UI message stream frames (`UIMessageWire`); a resumed run
+ * appends to the same log, so reading it from the start rebuilds the whole assistant message.
  */
 
 /** What `POST /api/chat` carries, read and checked. */
@@ -146,4 +166,174 @@ export class UIMessageWire {
     this.doneSent = true;
     return [...this.encoder.tail(message).map(frameUIMessageChunk), UI_MESSAGE_STREAM_DONE];
   }
+}
+
+/** The run id travels in this header of a chat response too. */
+const RUN_ID_HEADER = 'x-run-id';
+
+/** What the chat routes work with besides the settings. */
+export interface ChatRouteContext {
+  readonly store: RunStore;
+  readonly live: LiveRuns;
+  readonly generateRunId: () => string;
+  readonly now: () => number;
+  /**
+   * Runs `run` here under `lease` into the store, its events written with `wire` (the run
+   * driver); resolves with the id of its first log entry.
+   */
+  readonly drive: (
+    lease: RunLease,
+    run: AgentRun,
+    controller: AbortController,
+    wire: UIMessageWire,
+  ) => Promise<string>;
+}
+
+/** `POST /api/chat` and `GET /api/chat/:id/stream`, as `DefaultChatTransport` calls them. */
+export function chatRoutes(settings: ServerSettings, context: ChatRouteContext): Hono {
+  const { options, limits } = settings;
+  const { store, live, now } = context;
+  const routes = new Hono();
+  // The chat's pointer lives as long as a paused run and the finished run after it.
+  const pointerTtlMs = store.limits.pausedRunTtlMs + store.limits.finishedRunTtlMs;
+
+  const readBody = (c: Context) =>
+    readJsonBody(c.req.raw, { maxBytes: limits.maxBodyBytes, ...settings.bodyShape }).then(
+      (read) => read.body,
+    );
+
+  const readRun = (c: Context, runId: string, log: string, after: string | undefined) =>
+    logResponse({
+      store,
+      log,
+      after,
+      signal: c.req.raw.signal,
+      headers: { ...UI_MESSAGE_STREAM_HEADERS, [RUN_ID_HEADER]: runId },
+      onRead: () => live.reading(runId),
+      failureFrame: (message) =>
+        frameUIMessageChunk({ type: 'error', errorText: message }) + UI_MESSAGE_STREAM_DONE,
+      unknown: `no chat run has the id ${JSON.stringify(runId)}`,
+    });
+
+  /** The protocol a paused run goes on in: its format's name, or this server's own object. */
+  const protocolToResume = (run: StoredRun): ProtocolName | ToolCallProtocol => {
+    if (!run.customProtocol) return run.protocol as ProtocolName;
+    const own = settings.defaultProtocol;
+    if (typeof own !== 'string' && own.name === run.protocol) return own;
+    throw new HttpError(
+      409,
+      `run ${run.runId} was started in the protocol object ${JSON.stringify(run.protocol)}, which this server does not have; answer it on a server configured with it`,
+    );
+  };
+
+  const resume = async (c: Context, chatId: string, runId: string, input: UIMessagesRun) => {
+    const stored = await store.getRun(runId);
+    if (stored?.wire !== 'ui-message' || stored.status !== 'paused')
+      throw new HttpError(
+        409,
+        `POST /api/chat: the last assistant message answers tool calls of run ${JSON.stringify(runId)}, which ${stored === undefined || stored.wire !== 'ui-message' ? 'this server does not know (or has forgotten)' : `is ${stored.status}, not waiting for them`}; send the conversation on with a new user message`,
+      );
+    const protocol = protocolToResume(stored);
+    live.ensureCapacity();
+    const claim = await store.claimPaused(runId, now());
+    if (!claim.claimed)
+      throw new HttpError(
+        409,
+        `POST /api/chat: run ${runId} is no longer waiting for tool results`,
+      );
+    const state = JSON.parse(claim.state) as RunState;
+    const pending = state.pending.map((call) => call.toolCallId);
+    const answers = input.results.filter((result) => pending.includes(result.toolCallId));
+    const controller = new AbortController();
+    let run: AgentRun;
+    try {
+      run = resumeAgent(state, answers, {
+        ...options.runSettings,
+        model: options.model!,
+        protocol,
+        tools: settings.tools,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      // Nothing ran: the run waits for its answers again.
+      await store.pause(claim.lease, [], claim.state, now());
+      if (error instanceof ResumeMismatchError)
+        throw new HttpError(422, error.message, { cause: error });
+      throw error;
+    }
+    const wire = new UIMessageWire({ messageId: runId, resumedCalls: pending });
+    const firstId = await context.drive(claim.lease, run, controller, wire);
+    await store.setPointer(
+      'chat',
+      chatId,
+      { run: runId, log: claim.lease.log },
+      pointerTtlMs,
+      now(),
+    );
+    // The response is the continuation: it starts at its own `start`.
+    return readRun(c, runId, claim.lease.log, idBefore(firstId));
+  };
+
+  routes.post('/', async (c) => {
+    const request = parseChatRequest(await readBody(c), limits);
+    const { run: input } = request;
+    if (input.assistantMessageId !== undefined && input.results.length > 0)
+      return resume(c, request.chatId, input.assistantMessageId, input);
+    const protocol = settings.defaultProtocol;
+    live.ensureCapacity();
+    const runId = context.generateRunId();
+    const lease = await store.createRun(
+      {
+        runId,
+        wire: 'ui-message',
+        protocol: typeof protocol === 'string' ? protocol : protocol.name,
+        customProtocol: typeof protocol !== 'string',
+        prompt: input.prompt,
+        tail: [],
+      },
+      now(),
+    );
+    const controller = new AbortController();
+    const run = runAgent({
+      ...options.runSettings,
+      model: options.model!,
+      protocol,
+      tools: settings.tools,
+      prompt: input.prompt,
+      conversation: input.conversation,
+      signal: controller.signal,
+    });
+    // The assistant message's id is the run's: the answers to its front-end calls name it.
+    await context.drive(lease, run, controller, new UIMessageWire({ messageId: runId }));
+    await store.setPointer(
+      'chat',
+      request.chatId,
+      { run: runId, log: lease.log },
+      pointerTtlMs,
+      now(),
+    );
+    return readRun(c, runId, lease.log, undefined);
+  });
+
+  routes.get('/:id/stream', async (c) => {
+    const pointer = await store.pointer('chat', c.req.param('id'));
+    const runId = pointer?.run;
+    const stored = runId === undefined ? undefined : await store.getRun(runId);
+    // Only a running run is resumed; the client has what ended before.
+    if (stored?.status !== 'running') return c.body(null, 204);
+    return readRun(c, stored.runId, stored.log, undefined);
+  });
+
+  return routes;
+}
+
+/** An id just before `id`, so a read after it starts at `id` (ids are only ever compared). */
+function idBefore(id: string): string {
+  const parsed = parseEventId(id);
+  if (parsed === undefined) throw new Error(`the store wrote a malformed event id: ${id}`);
+  return formatEventId(
+    parsed.seq > 0
+      ? { ms: parsed.ms, seq: parsed.seq - 1 }
+      : { ms: parsed.ms - 1, seq: Number.MAX_SAFE_INTEGER },
+  );
 }

@@ -13,6 +13,7 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import {
   type AgentEvent,
@@ -25,11 +26,17 @@ import {
 import { UI_MESSAGE_STREAM_HEADERS } from '../../../src/agent/ui/ui-message-stream.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
+import { serverSettings } from '../../../src/server/options.ts';
 import {
+  type ChatRouteContext,
+  chatRoutes,
   INSTANCE_LOST_TEXT,
   parseChatRequest,
   UIMessageWire,
 } from '../../../src/server/routes/chat.ts';
+import { LiveRuns } from '../../../src/server/run-registry.ts';
+import { MemoryRunStore } from '../../../src/store/memory/index.ts';
+import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 
 const tools: AgentTools = {
@@ -433,5 +440,126 @@ describe('parseChatRequest', () => {
     expect(refused({ id: 'c', messages: [user, answer], trigger: 'submit-message' })).toMatch(
       /nests deeper than 64/,
     );
+  });
+});
+
+/**
+ * A stand-in for the run driver until it takes a wire encoder: each event's frames appended in
+ * order, the pause with its frames, the end with the wire's. A run can be held after its first
+ * frame, so a test knows it is running.
+ */
+function driveInOrder(
+  store: RunStore,
+  now: () => number,
+  /** Per run driven, in order: what it waits for after its first frame (none: nothing). */
+  holds: (Promise<void> | undefined)[] = [],
+): ChatRouteContext['drive'] {
+  return async (lease, run, _controller, wire) => {
+    const [firstId] = await store.append(lease, wire.start(), wire.tail());
+    const hold = holds.shift();
+    void (async () => {
+      await hold;
+      for await (const event of run) {
+        const frames = wire.push(event);
+        if (event.type === 'awaiting-tools') {
+          await store.pause(lease, frames, JSON.stringify(event.state), now());
+          return;
+        }
+        if (frames.length > 0) await store.append(lease, frames, wire.tail());
+      }
+      const result = await run.result;
+      await store.finish(lease, wire.finish(result), result.stopReason, now());
+    })();
+    return firstId!;
+  };
+}
+
+describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the memory store)', () => {
+  it('runs, pauses on a front-end tool, resumes on the answer, and replays a running run', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+      'Oslo is sunny.',
+    ]);
+    const store = new MemoryRunStore();
+    const now = () => Date.now();
+    let ids = 0;
+    // The resumed run is held running until the reconnect below has read its start.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const app = new Hono();
+    // As the server app answers an HttpError.
+    app.onError((error, c) => {
+      if (!(error instanceof HttpError)) throw error;
+      return c.json({ error: error.message }, error.status as 409);
+    });
+    app.route(
+      '/api/chat',
+      chatRoutes(serverSettings({ model, protocol: 'hermes', tools }), {
+        store,
+        live: new LiveRuns(store, 4),
+        now,
+        generateRunId: () => `run-${++ids}`,
+        drive: driveInOrder(store, now, [undefined, held]),
+      }),
+    );
+    const transport = new DefaultChatTransport<UIMessage>({
+      api: 'http://localhost/api/chat',
+      fetch: async (input, init) => app.request(String(input), init),
+    });
+    const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
+    const send = (messages: UIMessage[]) =>
+      transport.sendMessages({
+        chatId: 'chat-7',
+        messages,
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+
+    const first = await lastMessage(await send([user]));
+    expect(first.errors).toEqual([]);
+    expect(first.message?.id).toBe('run-1');
+    const ask = first.message!.parts.find((part) => part.type === 'dynamic-tool')!;
+    expect(ask).toMatchObject({ toolName: 'ask_user', state: 'input-available' });
+    expect((await store.getRun('run-1'))?.status).toBe('paused');
+    // Paused: nothing runs, nothing to resume.
+    expect(await transport.reconnectToStream({ chatId: 'chat-7' })).toBeNull();
+
+    const answered = plain({
+      ...first.message,
+      parts: first.message!.parts.map((part) =>
+        part === ask ? { ...part, state: 'output-available', output: 'Oslo' } : part,
+      ),
+    }) as UIMessage;
+    const second = await send([user, answered]);
+    // While it runs, a reconnect reads the run's log from its start: the whole message.
+    const replayed = await transport.reconnectToStream({ chatId: 'chat-7' });
+    expect((await store.getRun('run-1'))?.status).toBe('running');
+    release();
+    const continued = await lastMessage(second, answered);
+    expect(continued.errors).toEqual([]);
+    expect(plain(continued.message?.parts)).toMatchObject([
+      { type: 'step-start' },
+      { type: 'dynamic-tool', toolName: 'ask_user', state: 'output-available', output: 'Oslo' },
+      { type: 'step-start' },
+      { type: 'text', text: 'Oslo is sunny.', state: 'done' },
+    ]);
+    expect(replayed).not.toBeNull();
+    const replay = await lastMessage(replayed!);
+    expect(replay.errors).toEqual([]);
+    expect(plain(replay.message)).toEqual(plain(continued.message));
+    expect((await store.getRun('run-1'))?.status).toBe('finished');
+    expect(await transport.reconnectToStream({ chatId: 'chat-7' })).toBeNull();
+
+    // Answers to a run that no longer waits are refused, saying what to do.
+    const again = await app.request('/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'chat-7', messages: [user, answered], trigger: 'submit-message' }),
+    });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toMatch(/is finished, not waiting for them/);
   });
 });
