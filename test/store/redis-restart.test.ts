@@ -154,6 +154,34 @@ describe.skipIf(skipRedisTests())('the Redis store when Redis goes away', () => 
     expect((await store.getRun('r1'))?.status).toBe('running');
   });
 
+  it('a store closes without waiting on a Redis that is gone, its readers ending quietly', async () => {
+    const store = await createRedisRunStore(url(), { prefix: 'closing:', instanceId: 'closing' });
+    const lease = await store.createRun(newRun('r1'), T0);
+    await store.append(lease, [frame('one')], TAIL);
+    const items: LogItem[] = [];
+    let sawFirst: () => void = () => {};
+    const first = new Promise<void>((resolve) => {
+      sawFirst = resolve;
+    });
+    const reading = (async () => {
+      for await (const item of store.read('r1', undefined, new AbortController().signal)) {
+        items.push(item);
+        sawFirst();
+      }
+    })().catch((error: unknown) => error);
+    await first;
+    await redis.kill();
+    try {
+      await store.close();
+      const ended = await reading;
+      // Ended by the close, or by Redis going first: never left waiting.
+      if (ended !== undefined) expect(isErrorOfKind(ended, 'store-unavailable')).toBe(true);
+      expect(items[0]).toEqual({ id: expect.any(String), frame: frame('one') });
+    } finally {
+      await redis.start();
+    }
+  });
+
   it('no Redis at the address: the store fails to open with store-unavailable, without the password', async () => {
     const closedPort = redis.port;
     await redis.kill();
