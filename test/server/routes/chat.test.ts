@@ -35,7 +35,7 @@ import {
   UIMessageWire,
 } from '../../../src/server/routes/chat.ts';
 import { LiveRuns } from '../../../src/server/run-registry.ts';
-import { MemoryRunStore } from '../../../src/store/memory/index.ts';
+import { MemoryRunStore, MemoryRunStoreBacking } from '../../../src/store/memory/index.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 
@@ -474,6 +474,55 @@ function driveInOrder(
   };
 }
 
+/** One server instance's chat routes on `store`, its runs' ids from `prefix`, read through DefaultChatTransport. */
+function chatInstance(
+  store: RunStore,
+  model: Parameters<typeof serverSettings>[0]['model'],
+  prefix: string,
+  holds: (Promise<void> | undefined)[] = [],
+) {
+  const now = () => Date.now();
+  let ids = 0;
+  const app = new Hono();
+  // As the server app answers an HttpError.
+  app.onError((error, c) => {
+    if (!(error instanceof HttpError)) throw error;
+    return c.json({ error: error.message }, error.status as 409);
+  });
+  app.route(
+    '/api/chat',
+    chatRoutes(serverSettings({ model, protocol: 'hermes', tools }), {
+      store,
+      live: new LiveRuns(store, 4),
+      now,
+      generateRunId: () => `${prefix}-${++ids}`,
+      drive: driveInOrder(store, now, holds),
+    }),
+  );
+  const transport = new DefaultChatTransport<UIMessage>({
+    api: 'http://localhost/api/chat',
+    fetch: async (input, init) => app.request(String(input), init),
+  });
+  const send = (messages: UIMessage[]) =>
+    transport.sendMessages({
+      chatId: 'chat-7',
+      messages,
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+    });
+  return { app, transport, send };
+}
+
+/** A promise and what settles it: a run held until a test has seen it running. */
+function gate() {
+  let open: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { closed, open };
+}
+
 describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the memory store)', () => {
   it('runs, pauses on a front-end tool, resumes on the answer, and replays a running run', async () => {
     const { model } = scriptedModel([
@@ -481,42 +530,10 @@ describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the m
       'Oslo is sunny.',
     ]);
     const store = new MemoryRunStore();
-    const now = () => Date.now();
-    let ids = 0;
     // The resumed run is held running until the reconnect below has read its start.
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const app = new Hono();
-    // As the server app answers an HttpError.
-    app.onError((error, c) => {
-      if (!(error instanceof HttpError)) throw error;
-      return c.json({ error: error.message }, error.status as 409);
-    });
-    app.route(
-      '/api/chat',
-      chatRoutes(serverSettings({ model, protocol: 'hermes', tools }), {
-        store,
-        live: new LiveRuns(store, 4),
-        now,
-        generateRunId: () => `run-${++ids}`,
-        drive: driveInOrder(store, now, [undefined, held]),
-      }),
-    );
-    const transport = new DefaultChatTransport<UIMessage>({
-      api: 'http://localhost/api/chat',
-      fetch: async (input, init) => app.request(String(input), init),
-    });
+    const hold = gate();
+    const { app, transport, send } = chatInstance(store, model, 'run', [undefined, hold.closed]);
     const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
-    const send = (messages: UIMessage[]) =>
-      transport.sendMessages({
-        chatId: 'chat-7',
-        messages,
-        trigger: 'submit-message',
-        messageId: undefined,
-        abortSignal: undefined,
-      });
 
     const first = await lastMessage(await send([user]));
     expect(first.errors).toEqual([]);
@@ -537,7 +554,7 @@ describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the m
     // While it runs, a reconnect reads the run's log from its start: the whole message.
     const replayed = await transport.reconnectToStream({ chatId: 'chat-7' });
     expect((await store.getRun('run-1'))?.status).toBe('running');
-    release();
+    hold.open();
     const continued = await lastMessage(second, answered);
     expect(continued.errors).toEqual([]);
     expect(plain(continued.message?.parts)).toMatchObject([
@@ -561,5 +578,36 @@ describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the m
     });
     expect(again.status).toBe(409);
     expect(await again.text()).toMatch(/is finished, not waiting for them/);
+  });
+
+  it('any instance: started on A, answered on B, read again on A while B runs it', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+      'Oslo is sunny.',
+    ]);
+    const backing = new MemoryRunStoreBacking();
+    const hold = gate();
+    const a = chatInstance(backing.open('a'), model, 'a');
+    const b = chatInstance(backing.open('b'), model, 'b', [hold.closed]);
+    const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
+    const first = await lastMessage(await a.send([user]));
+    expect(first.message?.id).toBe('a-1');
+    const answered = plain({
+      ...first.message,
+      parts: first.message!.parts.map((part) =>
+        part.type === 'dynamic-tool'
+          ? { ...part, state: 'output-available', output: 'Oslo' }
+          : part,
+      ),
+    }) as UIMessage;
+    const second = await b.send([user, answered]);
+    const onA = await a.transport.reconnectToStream({ chatId: 'chat-7' });
+    hold.open();
+    const continued = await lastMessage(second, answered);
+    expect(continued.errors).toEqual([]);
+    expect(continued.message?.parts.at(-1)).toMatchObject({ type: 'text', text: 'Oslo is sunny.' });
+    const replay = await lastMessage(onA!);
+    expect(plain(replay.message)).toEqual(plain(continued.message));
+    expect((await backing.open('c').getRun('a-1'))?.status).toBe('finished');
   });
 });
