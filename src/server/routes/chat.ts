@@ -279,6 +279,12 @@ export function chatRoutes(settings: ServerSettings, context: ChatRouteContext):
     const { run: input } = request;
     if (input.assistantMessageId !== undefined && input.results.length > 0)
       return resume(c, request.chatId, input.assistantMessageId, input);
+    if (input.prompt.trim().length === 0)
+      throw new HttpError(
+        400,
+        'POST /api/chat: the last user message has no text to answer (file parts are not read)',
+        { param: 'messages' },
+      );
     const protocol = settings.defaultProtocol;
     live.ensureCapacity();
     const runId = context.generateRunId();

@@ -578,6 +578,19 @@ describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the m
     });
     expect(again.status).toBe(409);
     expect(await again.text()).toMatch(/is finished, not waiting for them/);
+    const empty = await app.request('/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'chat-8',
+        messages: [
+          { id: 'u', role: 'user', parts: [{ type: 'file', url: 'x', mediaType: 'image/png' }] },
+        ],
+        trigger: 'submit-message',
+      }),
+    });
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toMatch(/no text to answer/);
   });
 
   it('any instance: started on A, answered on B, read again on A while B runs it', async () => {
