@@ -37,9 +37,9 @@ export interface ServerApp {
   readonly heartbeat: RunHeartbeat;
   readonly limits: ServerLimits;
   /**
-   * Aborts the runs this instance runs and stops its timers; a memory store of its own is
-   * closed too (its paused runs go with it). A store that was given stays open: its owner
-   * closes it, and its paused runs survive for other instances.
+   * Aborts the runs this instance runs (each writes its end to the log) and stops its timers.
+   * The store stays open: a given one is its owner's to close (its paused runs survive for other
+   * instances); an own memory store goes with the app.
    */
   close(): void;
 }
@@ -108,8 +108,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   const close = () => {
     heartbeat.close();
+    // The aborted runs write their ends, so their readers see why they stopped. An own memory
+    // store is not closed: closing it would end those reads before they reach the end, and it
+    // holds nothing but memory.
     live.closeAll('the server is closing');
-    if (options.store === undefined) void store.close();
   };
   return { app, store, live, heartbeat, limits, close };
 }

@@ -5,6 +5,9 @@ import type { LogItem, RunStore } from '../store/run-store.ts';
 
 /** How long a response waits for its first event before it sends its headers anyway. */
 const HEADERS_WAIT_MS = 500;
+/** A comment line after this long without an event keeps proxies from closing an idle stream. */
+export const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE = ':\n\n';
 
 export interface LogStreamOptions {
   readonly store: RunStore;
@@ -25,6 +28,8 @@ export interface LogStreamOptions {
   readonly failureFrame?: (message: string) => string;
   /** What the 404 says when the log is unknown. */
   readonly unknown?: string;
+  /** Idle time after which a comment (`:`, not an event) is sent. Default `KEEP_ALIVE_MS`. */
+  readonly keepAliveMs?: number;
 }
 
 /**
@@ -97,7 +102,14 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
     {
       async pull(controller) {
         try {
-          const next = await Promise.race([pending ?? items.next(), interrupted]);
+          const item = pending ?? items.next();
+          pending = item;
+          const next = await firstOf(item, interrupted, options.keepAliveMs ?? KEEP_ALIVE_MS);
+          if (next === 'idle') {
+            // The same item is awaited at the next pull.
+            controller.enqueue(utf8.encode(KEEP_ALIVE));
+            return;
+          }
           pending = undefined;
           if ('interrupted' in next) {
             finish();
@@ -150,4 +162,18 @@ function firstOrNothing(
       },
     );
   });
+}
+
+/** The item, the interruption, or `idle` when neither came within `idleMs`. */
+function firstOf<T, U>(
+  item: Promise<T>,
+  interrupted: Promise<U>,
+  idleMs: number,
+): Promise<T | U | 'idle'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<'idle'>((resolve) => {
+    timer = setTimeout(() => resolve('idle'), idleMs);
+    timer.unref?.();
+  });
+  return Promise.race([item, interrupted, idle]).finally(() => clearTimeout(timer));
 }
