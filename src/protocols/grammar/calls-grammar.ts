@@ -210,7 +210,15 @@ class Builder {
    * opener or markup, before any of `follow`.
    */
   text(tools: readonly ToolDefinition[], follow: string | readonly string[]): string {
-    return textExcluding(this.rules, 'text', this.shape.textExcludesFor(tools), follow);
+    // At a line start: text begins the output or follows reasoning, where a line opener reads.
+    return textExcluding(
+      this.rules,
+      'text',
+      this.shape.textExcludesFor(tools),
+      follow,
+      undefined,
+      true,
+    );
   }
 
   /** Reasoning's text and closer, then white space. */
@@ -259,6 +267,8 @@ class Builder {
       'reasoning',
       [close, ...closeAlternatives, trigger, ...this.shape.reasoningExcludes, ...unclosedAsText],
       [close, trigger],
+      undefined,
+      unclosedAsText.length > 0,
     );
   }
 
@@ -329,6 +339,8 @@ export function callsGrammar(
           'reasoning',
           [close, shape.trigger, ...shape.reasoningExcludes, ...asText],
           close,
+          undefined,
+          true,
         );
     const closed = `${literal(close)} ${rest}`;
     const batchFirst = builder.batchClosesReasoning() || inReasoning;

@@ -181,8 +181,8 @@ function leadingText(parts: readonly TemplatePart[]): string {
  * Every literal the parser reads as a call's opener with `tools` declared: explicit and
  * speculative forms alike (a fence, `{"name"`, hermes' `<function=`), per-tool forms filled with
  * each tool, and the openers a format's hooks read. Free text must hold none of them, or a reply
- * the grammar accepts could carry a call the grammar never checked. A line opener (`\nNAME(`)
- * also matches at the output's start, so it is kept out without its line break, everywhere.
+ * the grammar accepts could carry a call the grammar never checked. (A line opener, `\nNAME(`,
+ * also matches at the output's start: text there is built as if after a line break.)
  */
 function parserOpeners(
   protocol: ToolCallProtocol,
@@ -194,8 +194,7 @@ function parserOpeners(
   return grammar
     .callOpeners(resolveParseOptions({ tools }))
     .filter((one) => one.kind !== 'framing' && (!inReasoning || one.inReasoning === true))
-    .map((one) => (one.literal.startsWith('\n') ? one.literal.slice(1) : one.literal))
-    .filter((literal) => literal.trim() !== '');
+    .map((one) => one.literal);
 }
 
 /** The shape of `protocol`'s replies, or a `GrammarUnsupportedError` saying what is missing. */

@@ -12,6 +12,7 @@ import { writeName } from '../codecs/tagged/parameter-tags-syntax.ts';
 import {
   argumentsGrammar,
   type CallsGrammarRequest,
+  callsGrammar,
   reasoningBeforeCallsGrammar,
   toolsInScope,
 } from './calls-grammar.ts';
@@ -275,7 +276,9 @@ function batchOf(
 export function structuralTagFor(shape: ReplyShape, request: CallsGrammarRequest): StructuralTag {
   const tools = toolsInScope(shape.format, request);
   const wrap = (format: StructuralTagFormat): StructuralTag => ({ type: 'structural_tag', format });
-  if (request.toolChoice === 'none') return wrap({ type: 'any_text' });
+  // Text only, as the EBNF grammar writes it: `any_text` could hold an opener the parser reads.
+  if (request.toolChoice === 'none')
+    return wrap({ type: 'grammar', grammar: callsGrammar(shape, request, true).grammar });
   const tags = tools.map((tool) => callTag(shape, tool));
   const once = !request.parallelToolCalls;
   const { section, reasoning } = shape;

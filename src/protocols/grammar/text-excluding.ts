@@ -130,8 +130,10 @@ function mayEndBefore(nodes: readonly Node[], state: number, follow: string): bo
 
 /**
  * A rule for text (possibly empty) that holds none of `excluded`; `follow` is the literal that
- * comes right after the text in the grammar, if any (several: any of them may). Returns the
- * rule's name.
+ * comes right after the text in the grammar, if any (several: any of them may). `atLineStart`:
+ * the text begins a line, so a literal that begins with a line break (a line opener, `\nNAME(`,
+ * which a parser also reads at the output's start) may not stand at its very start without it.
+ * Returns the rule's name.
  */
 export function textExcluding(
   rules: GrammarRules,
@@ -139,6 +141,7 @@ export function textExcluding(
   excluded: readonly string[],
   follow: string | readonly string[] = '',
   quoted?: QuotedText,
+  atLineStart = false,
 ): string {
   const literals = [...new Set(excluded.map(asciiPrefix).filter((text) => text.length > 0))];
   if (literals.length === 0) throw new TypeError('textExcluding: nothing ASCII to exclude');
@@ -163,6 +166,9 @@ export function textExcluding(
     }
   }
   const follows = typeof follow === 'string' ? [follow] : follow;
+  // At a line start the text is read as if a line break stood before it.
+  const lineStart = step(nodes, 0, '\n');
+  const start = atLineStart && lineStart !== 0 && live[lineStart] ? lineStart : 0;
   const key = `text-${JSON.stringify([literals, follows, quoted ?? null])}`;
   const bodies = new Map<number, string>();
   const root = rules.defineRecursive(
@@ -209,8 +215,16 @@ export function textExcluding(
     rules.defineNamed(names.get(state) as string, bodies.get(state) as string);
     bodies.delete(state);
   }
-  return root;
+  if (names.size > 0) {
+    const byKey = stateNames.get(rules) ?? new Map<string, ReadonlyMap<number, string>>();
+    byKey.set(key, names);
+    stateNames.set(rules, byKey);
+  }
+  return start === 0 ? root : (stateNames.get(rules)?.get(key)?.get(start) ?? root);
 }
+
+/** Each text rule's state rules by name, per grammar, for a later text that starts elsewhere. */
+const stateNames = new WeakMap<GrammarRules, Map<string, ReadonlyMap<number, string>>>();
 
 /**
  * Inside a quoted string an escape sequence leads back to the start: right only when no literal

@@ -18,6 +18,7 @@ import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import {
   closersOf,
   disposedAfterAll,
+  parserOpenersOf,
   rawClosers,
   searchTool,
   weatherOrSearchCall,
@@ -37,7 +38,7 @@ const call = weatherOrSearchCall;
 
 function tagOf(
   protocol: ToolCallProtocol,
-  toolChoice: 'auto' | 'required' | { toolName: string },
+  toolChoice: 'auto' | 'required' | 'none' | { toolName: string },
   parallelToolCalls = true,
 ) {
   return (
@@ -129,6 +130,21 @@ describe.each(WITH_TAGS)('structural tag: %s', (_name, protocol) => {
       { toolName: 'search', input: { query: 'b' } },
     ]);
     expect(await accepts(once, two)).toBe(false);
+  });
+
+  it('under none holds text only: no call, nor any opener the parser reads (review 24, finding 1)', async () => {
+    const none = await keep(compileStructuralTag(tagOf(protocol, 'none')));
+    expect(await accepts(none, 'No call.')).toBe(true);
+    const written = protocol.formatToolCall([{ toolName: 'search', input: { query: 'a' } }]);
+    expect(await accepts(none, written)).toBe(false);
+    for (const text of [written, ...parserOpenersOf(protocol, TOOLS).map((one) => `Ok ${one}`)]) {
+      if (!(await accepts(none, text))) continue;
+      const read = protocol.parseGeneratedText(text, { tools: TOOLS });
+      expect(
+        read.filter((event) => event.type === 'tool-call' || event.type === 'error'),
+        text,
+      ).toEqual([]);
+    }
   });
 
   it('what a random walk of the demanded tag writes, the parser reads as valid declared calls', async () => {
