@@ -8,6 +8,7 @@ import { protocolByName } from '../../src/protocols/index.ts';
 import { createServerApp, serverTools } from '../../src/server/index.ts';
 import { serverSettings } from '../../src/server/options.ts';
 import { RunRegistry } from '../../src/server/run-registry.ts';
+import { MemoryRunStoreBacking } from '../../src/store/memory/memory-run-store.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import {
   decodeResponse,
@@ -116,6 +117,48 @@ describe('createServerApp({ protocol: a ToolCallProtocol })', () => {
     expect(ofType(rest, 'tool-result').map((event) => event.name)).toEqual(['ask_user', 'search']);
     expect(joined(rest, 'text-delta')).toContain(ANSWER);
     expect(systemOf(prompts[1]!)).toContain(HOUSE_PROMPT);
+  });
+
+  it('only an instance that has the object resumes the run: another sharing the store refuses it (409) and leaves it paused', async () => {
+    const backing = new MemoryRunStoreBacking();
+    const scripted = scriptedModel(
+      [call('hermes', 'ask_user', { question: 'Which file?' }), ANSWER],
+      {
+        modelId: 'qwen3-coder:30b',
+      },
+    );
+    const tools = serverTools(repository());
+    const withObject = await startTestServer({
+      model: scripted.model,
+      tools,
+      protocol: houseProtocol(),
+      store: backing.open('A'),
+    });
+    const withoutObject = await startTestServer({
+      model: scripted.model,
+      tools,
+      store: backing.open('B'),
+    });
+    try {
+      const first = await postJson(`${withObject.url}/api/runs`, { prompt: 'Where?' });
+      const runId = first.headers.get('x-run-id')!;
+      const awaiting = ofType(await decodeResponse(first), 'awaiting-frontend-tools')[0]!;
+      const answer = {
+        results: [{ tool_use_id: awaiting.tools[0]!.tool_use_id, content: 'login.js' }],
+      };
+      const refused = await postJson(`${withoutObject.url}/api/runs/${runId}/tool-results`, answer);
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { error: string }).error).toContain(
+        'protocol object "house-format", which this server does not have',
+      );
+      expect((await backing.open('C').getRun(runId))?.status).toBe('paused');
+      const resumed = await postJson(`${withObject.url}/api/runs/${runId}/tool-results`, answer);
+      expect(resumed.status).toBe(200);
+      expect(joined(await decodeResponse(resumed), 'text-delta')).toContain(ANSWER);
+    } finally {
+      await withObject.close();
+      await withoutObject.close();
+    }
   });
 
   it('refuses, with a TypeError, an object that is not a protocol', () => {
