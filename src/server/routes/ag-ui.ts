@@ -20,10 +20,10 @@ import {
 import { ToolwireError } from '../../core/errors.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
-import type { RunLease } from '../../store/run-store.ts';
 import { type ConversationLimits, parseConversationInput } from '../conversation-input.ts';
 import { logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
+import type { WireEncoder } from '../wire-encoder.ts';
 import { RUN_ID_HEADER, type RunRouteContext } from './runs.ts';
 
 /**
@@ -127,7 +127,7 @@ export function agUiStoreFailureFrame(message: string): string {
  * if this instance dies (open messages and calls end, `RUN_ERROR instance_lost`); it changes
  * nothing.
  */
-export class AgUiWire {
+export class AgUiWire implements WireEncoder {
   private readonly encoder: AgUiEncoder;
 
   constructor(options: AgUiEventOptions) {
@@ -165,25 +165,12 @@ export class AgUiWire {
   }
 }
 
-/** Drives a run here, under `lease`, into the store in `wire`'s format; resolves with its first entry's id. */
-export type DriveRun = (
-  lease: RunLease,
-  run: AgentRun,
-  controller: AbortController,
-  wire: AgUiWire,
-) => Promise<string>;
-
-export interface AgUiRouteContext extends RunRouteContext {
-  /** The run driver (the one `/api/runs` uses, given a wire encoder). */
-  readonly drive: DriveRun;
-}
-
 /** The event log of one AG-UI run. */
 export function agUiLog(threadId: string, runId: string): string {
   return `agui:${threadId}:${runId}`;
 }
 
-export function agUiRoutes(settings: ServerSettings, context: AgUiRouteContext): Hono {
+export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): Hono {
   const { options, limits } = settings;
   const { store, live, now, drive } = context;
   const routes = new Hono();

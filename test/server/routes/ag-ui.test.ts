@@ -17,9 +17,9 @@ import {
   AgUiWire,
   agUiRoutes,
   agUiStoreFailureFrame,
-  type DriveRun,
   parseAgUiRequest,
 } from '../../../src/server/routes/ag-ui.ts';
+import { type DriveRun, RunDriver } from '../../../src/server/run-driver.ts';
 import { LiveRuns } from '../../../src/server/run-registry.ts';
 import {
   MemoryRunStore,
@@ -255,27 +255,21 @@ describe('AgUiWire', () => {
 
 // ── POST /api/ag-ui, read by HttpAgent ─────────────────────────────────────────────────────────
 
-/**
- * A stand-in for the server's run driver until it takes a wire encoder: each event's frames
- * appended in order, a pause with its frames, the end with the closing frames.
- */
+/** The app's driver (as createServerApp makes it), for an instance of the routes alone. */
 function drivingInto(store: RunStore, live: LiveRuns): DriveRun {
-  return async (lease, run, controller, wire) => {
+  return (lease, run, controller, wire) => {
     const release = live.own({ runId: lease.runId, lease, controller });
-    const [first] = await store.append(lease, wire.start(), wire.tail());
-    void (async () => {
-      for await (const event of run) {
-        const frames = wire.push(event);
-        if (event.type === 'awaiting-tools') {
-          await store.pause(lease, frames, JSON.stringify(event.state), Date.now());
-          return;
-        }
-        if (frames.length > 0) await store.append(lease, frames, wire.tail());
-      }
-      const result = await run.result;
-      await store.finish(lease, wire.finish(result), result.stopReason, Date.now());
-    })().finally(release);
-    return first!;
+    const { firstId, done } = new RunDriver({
+      store,
+      lease,
+      run,
+      controller,
+      wire,
+      now: Date.now,
+      onStoreFailure: (message) => live.interrupt(lease.runId, message),
+    }).start();
+    void done.finally(release);
+    return firstId;
   };
 }
 
