@@ -23,11 +23,12 @@ import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import type { ProtocolName } from '../../protocols/index.ts';
 import { formatEventId, parseEventId } from '../../store/event-id.ts';
-import type { RunLease, RunStore, StoredRun } from '../../store/run-store.ts';
+import type { StoredRun } from '../../store/run-store.ts';
 import { type ConversationLimits, parseConversationInput } from '../conversation-input.ts';
 import { logResponse } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
-import type { LiveRuns } from '../run-registry.ts';
+import type { WireEncoder } from '../wire-encoder.ts';
+import type { RunRouteContext } from './runs.ts';
 
 /**
  * The AI SDK's chat (`useChat` with `DefaultChatTransport`) served from toolwire's runs:
@@ -115,7 +116,7 @@ export const INSTANCE_LOST_TEXT =
  * what closes the stream as it stands (open parts end, an `error`, `[DONE]`): `tail` if this
  * instance dies (it changes nothing, the run may go on), `failure` when the server cannot go on.
  */
-export class UIMessageWire {
+export class UIMessageWire implements WireEncoder {
   private readonly encoder: UIMessageChunkEncoder;
   private readonly messageId: string;
   private doneSent = false;
@@ -171,26 +172,8 @@ export class UIMessageWire {
 /** The run id travels in this header of a chat response too. */
 const RUN_ID_HEADER = 'x-run-id';
 
-/** What the chat routes work with besides the settings. */
-export interface ChatRouteContext {
-  readonly store: RunStore;
-  readonly live: LiveRuns;
-  readonly generateRunId: () => string;
-  readonly now: () => number;
-  /**
-   * Runs `run` here under `lease` into the store, its events written with `wire` (the run
-   * driver); resolves with the id of its first log entry.
-   */
-  readonly drive: (
-    lease: RunLease,
-    run: AgentRun,
-    controller: AbortController,
-    wire: UIMessageWire,
-  ) => Promise<string>;
-}
-
 /** `POST /api/chat` and `GET /api/chat/:id/stream`, as `DefaultChatTransport` calls them. */
-export function chatRoutes(settings: ServerSettings, context: ChatRouteContext): Hono {
+export function chatRoutes(settings: ServerSettings, context: RunRouteContext): Hono {
   const { options, limits } = settings;
   const { store, live, now } = context;
   const routes = new Hono();
@@ -210,6 +193,7 @@ export function chatRoutes(settings: ServerSettings, context: ChatRouteContext):
       signal: c.req.raw.signal,
       headers: { ...UI_MESSAGE_STREAM_HEADERS, [RUN_ID_HEADER]: runId },
       onRead: () => live.reading(runId),
+      onInterrupt: (listener) => live.onInterrupt(runId, listener),
       failureFrame: (message) =>
         frameUIMessageChunk({ type: 'error', errorText: message }) + UI_MESSAGE_STREAM_DONE,
       unknown: `no chat run has the id ${JSON.stringify(runId)}`,

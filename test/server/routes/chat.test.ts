@@ -3,6 +3,7 @@
  * its `fetch` is given the response the route will send (the run's UI message frames with the
  * stream's headers), and the body it posts is read with `parseChatRequest`.
  */
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
   AbstractChat,
   type ChatState,
@@ -28,12 +29,12 @@ import { HttpError } from '../../../src/http/http-error.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
 import { serverSettings } from '../../../src/server/options.ts';
 import {
-  type ChatRouteContext,
   chatRoutes,
   INSTANCE_LOST_TEXT,
   parseChatRequest,
   UIMessageWire,
 } from '../../../src/server/routes/chat.ts';
+import { type DriveRun, RunDriver } from '../../../src/server/run-driver.ts';
 import { LiveRuns } from '../../../src/server/run-registry.ts';
 import { MemoryRunStore, MemoryRunStoreBacking } from '../../../src/store/memory/index.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
@@ -443,45 +444,43 @@ describe('parseChatRequest', () => {
   });
 });
 
-/**
- * A stand-in for the run driver until it takes a wire encoder: each event's frames appended in
- * order, the pause with its frames, the end with the wire's. A run can be held after its first
- * frame, so a test knows it is running.
- */
-function driveInOrder(
-  store: RunStore,
-  now: () => number,
-  /** Per run driven, in order: what it waits for after its first frame (none: nothing). */
-  holds: (Promise<void> | undefined)[] = [],
-): ChatRouteContext['drive'] {
-  return async (lease, run, _controller, wire) => {
-    const [firstId] = await store.append(lease, wire.start(), wire.tail());
-    const hold = holds.shift();
-    void (async () => {
-      await hold;
-      for await (const event of run) {
-        const frames = wire.push(event);
-        if (event.type === 'awaiting-tools') {
-          await store.pause(lease, frames, JSON.stringify(event.state), now());
-          return;
-        }
-        if (frames.length > 0) await store.append(lease, frames, wire.tail());
-      }
-      const result = await run.result;
-      await store.finish(lease, wire.finish(result), result.stopReason, now());
-    })();
-    return firstId!;
+/** The app's drive (app.ts): the run owned here while the RunDriver writes it to the store. */
+function driveWith(store: RunStore, live: LiveRuns, now: () => number): DriveRun {
+  return (lease, run, controller, wire) => {
+    const release = live.own({ runId: lease.runId, lease, controller });
+    const { firstId, done } = new RunDriver({
+      store,
+      lease,
+      run,
+      controller,
+      wire,
+      now,
+      onStoreFailure: (message) => live.interrupt(lease.runId, message),
+    }).start();
+    void done.finally(release);
+    return firstId;
+  };
+}
+
+/** The model, each of its turns first waiting for its hold (none: it goes at once). */
+function heldModel(model: LanguageModelV4, holds: (Promise<void> | undefined)[]): LanguageModelV4 {
+  return {
+    specificationVersion: model.specificationVersion,
+    provider: model.provider,
+    modelId: model.modelId,
+    supportedUrls: model.supportedUrls,
+    doGenerate: (options) => model.doGenerate(options),
+    doStream: async (options) => {
+      await holds.shift();
+      return model.doStream(options);
+    },
   };
 }
 
 /** One server instance's chat routes on `store`, its runs' ids from `prefix`, read through DefaultChatTransport. */
-function chatInstance(
-  store: RunStore,
-  model: Parameters<typeof serverSettings>[0]['model'],
-  prefix: string,
-  holds: (Promise<void> | undefined)[] = [],
-) {
+function chatInstance(store: RunStore, model: LanguageModelV4, prefix: string) {
   const now = () => Date.now();
+  const live = new LiveRuns(store, 4);
   let ids = 0;
   const app = new Hono();
   // As the server app answers an HttpError.
@@ -493,10 +492,10 @@ function chatInstance(
     '/api/chat',
     chatRoutes(serverSettings({ model, protocol: 'hermes', tools }), {
       store,
-      live: new LiveRuns(store, 4),
+      live,
       now,
       generateRunId: () => `${prefix}-${++ids}`,
-      drive: driveInOrder(store, now, holds),
+      drive: driveWith(store, live, now),
     }),
   );
   const transport = new DefaultChatTransport<UIMessage>({
@@ -523,16 +522,20 @@ function gate() {
   return { closed, open };
 }
 
-describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the memory store)', () => {
+describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory store)', () => {
   it('runs, pauses on a front-end tool, resumes on the answer, and replays a running run', async () => {
     const { model } = scriptedModel([
       '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
       'Oslo is sunny.',
     ]);
     const store = new MemoryRunStore();
-    // The resumed run is held running until the reconnect below has read its start.
+    // The resumed run's model turn is held until the reconnect below has read the run's start.
     const hold = gate();
-    const { app, transport, send } = chatInstance(store, model, 'run', [undefined, hold.closed]);
+    const { app, transport, send } = chatInstance(
+      store,
+      heldModel(model, [undefined, hold.closed]),
+      'run',
+    );
     const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
 
     const first = await lastMessage(await send([user]));
@@ -600,8 +603,9 @@ describe('POST /api/chat and GET /api/chat/:id/stream (driven in order, on the m
     ]);
     const backing = new MemoryRunStoreBacking();
     const hold = gate();
-    const a = chatInstance(backing.open('a'), model, 'a');
-    const b = chatInstance(backing.open('b'), model, 'b', [hold.closed]);
+    const held = heldModel(model, [undefined, hold.closed]);
+    const a = chatInstance(backing.open('a'), held, 'a');
+    const b = chatInstance(backing.open('b'), held, 'b');
     const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
     const first = await lastMessage(await a.send([user]));
     expect(first.message?.id).toBe('a-1');
