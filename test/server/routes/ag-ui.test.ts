@@ -7,7 +7,7 @@ import { type BaseEvent, HttpAgent, verifyEvents } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { Hono } from 'hono';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/index.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
@@ -21,12 +21,14 @@ import {
 } from '../../../src/server/routes/ag-ui.ts';
 import { type DriveRun, RunDriver } from '../../../src/server/run-driver.ts';
 import { LiveRuns } from '../../../src/server/run-registry.ts';
+import { createRunStore } from '../../../src/store/index.ts';
 import {
   MemoryRunStore,
   MemoryRunStoreBacking,
 } from '../../../src/store/memory/memory-run-store.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
+import { type RedisServer, skipRedisTests, startRedis } from '../../support/redis-server.ts';
 
 const OPTIONS = { limits: DEFAULT_CONVERSATION_LIMITS, serverTools: ['get_weather'] };
 const IDS = { threadId: 'th', runId: 'r1' };
@@ -326,6 +328,69 @@ const askUser = {
   parameters: { type: 'object', properties: { question: { type: 'string' } } },
 };
 
+/**
+ * A client tool called on instance A, answered through instance B: the run waits in the store,
+ * B continues it, each AG-UI run readable on either instance byte for byte.
+ */
+async function clientToolAcrossInstances(open: () => Promise<[RunStore, RunStore]>): Promise<void> {
+  const { model } = scriptedModel([
+    'Let me ask.<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>\n<tool_call>{"name":"ask_user","arguments":{"question":"Which day?"}}</tool_call>',
+    'Sunny in Oslo on Monday.',
+  ]);
+  const [storeA, storeB] = await open();
+  const a = instance(storeA, model);
+  const b = instance(storeB, model);
+  const onA = new HttpAgent({ url: 'http://localhost/api/ag-ui', fetch: a.fetch as never });
+  onA.addMessage({ id: 'u', role: 'user', content: 'Weather?' });
+  let pending: string[] | undefined;
+  await onA.runAgent(
+    { runId: 'r-1', tools: [askUser] },
+    {
+      onRunFinishedEvent: (params) => {
+        pending = (params as unknown as { pendingToolCallIds?: string[] }).pendingToolCallIds;
+      },
+    },
+  );
+  const ask = onA.messages
+    .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
+    .find((call) => call.function.name === 'ask_user')!;
+  expect(pending).toEqual([ask.id]);
+  expect(onA.messages.filter((m) => m.role === 'tool')).toMatchObject([
+    { content: 'sunny in Oslo' },
+  ]);
+
+  // The same thread continues through instance B.
+  const onB = new HttpAgent({
+    url: 'http://localhost/api/ag-ui',
+    fetch: b.fetch as never,
+    threadId: onA.threadId,
+    initialMessages: onA.messages,
+  });
+  onB.addMessage({ id: 'answer', role: 'tool', toolCallId: ask.id, content: 'Monday' });
+  await onB.runAgent({ runId: 'r-2', tools: [askUser] });
+  expect(onB.messages.at(-1)).toMatchObject({
+    role: 'assistant',
+    content: 'Sunny in Oslo on Monday.',
+  });
+  // Each AG-UI run is a stream of its own, readable on either instance.
+  const r2 = await a.app.request(`/api/ag-ui/threads/${onA.threadId}/runs/r-2/events`);
+  expect(await r2.text()).toBe(b.bodies[0]);
+  const r1 = await b.app.request(`/api/ag-ui/threads/${onA.threadId}/runs/r-1/events`);
+  expect(await r1.text()).toBe(a.bodies[0]);
+
+  // Nothing waits any more: the same results again are refused.
+  const again = await b.app.request('/api/ag-ui', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      threadId: onA.threadId,
+      runId: 'r-3',
+      messages: onB.messages.slice(0, -1),
+    }),
+  });
+  expect(again.status).toBe(409);
+}
+
 describe('POST /api/ag-ui', () => {
   it("streams a run's AG-UI events with ids; GET reads them again, whole or after an id", async () => {
     const { model } = scriptedModel(['Hello there.']);
@@ -354,64 +419,9 @@ describe('POST /api/ag-ui', () => {
   });
 
   it('a client tool: the run waits; tool results on another instance continue it', async () => {
-    const { model } = scriptedModel([
-      'Let me ask.<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>\n<tool_call>{"name":"ask_user","arguments":{"question":"Which day?"}}</tool_call>',
-      'Sunny in Oslo on Monday.',
-    ]);
     const backing = new MemoryRunStoreBacking();
-    const a = instance(backing.open('A'), model);
-    const b = instance(backing.open('B'), model);
-    const onA = new HttpAgent({ url: 'http://localhost/api/ag-ui', fetch: a.fetch as never });
-    onA.addMessage({ id: 'u', role: 'user', content: 'Weather?' });
-    let pending: string[] | undefined;
-    await onA.runAgent(
-      { runId: 'r-1', tools: [askUser] },
-      {
-        onRunFinishedEvent: (params) => {
-          pending = (params as unknown as { pendingToolCallIds?: string[] }).pendingToolCallIds;
-        },
-      },
-    );
-    const ask = onA.messages
-      .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
-      .find((call) => call.function.name === 'ask_user')!;
-    expect(pending).toEqual([ask.id]);
-    expect(onA.messages.filter((m) => m.role === 'tool')).toMatchObject([
-      { content: 'sunny in Oslo' },
-    ]);
-
-    // The same thread continues through instance B.
-    const onB = new HttpAgent({
-      url: 'http://localhost/api/ag-ui',
-      fetch: b.fetch as never,
-      threadId: onA.threadId,
-      initialMessages: onA.messages,
-    });
-    onB.addMessage({ id: 'answer', role: 'tool', toolCallId: ask.id, content: 'Monday' });
-    await onB.runAgent({ runId: 'r-2', tools: [askUser] });
-    expect(onB.messages.at(-1)).toMatchObject({
-      role: 'assistant',
-      content: 'Sunny in Oslo on Monday.',
-    });
-    // Each AG-UI run is a stream of its own, readable on either instance.
-    const r2 = await a.app.request(`/api/ag-ui/threads/${onA.threadId}/runs/r-2/events`);
-    expect(await r2.text()).toBe(b.bodies[0]);
-    const r1 = await b.app.request(`/api/ag-ui/threads/${onA.threadId}/runs/r-1/events`);
-    expect(await r1.text()).toBe(a.bodies[0]);
-
-    // Nothing waits any more: the same results again are refused.
-    const again = await b.app.request('/api/ag-ui', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        threadId: onA.threadId,
-        runId: 'r-3',
-        messages: onB.messages.slice(0, -1),
-      }),
-    });
-    expect(again.status).toBe(409);
+    await clientToolAcrossInstances(async () => [backing.open('A'), backing.open('B')]);
   });
-
   it('answers that do not match the waiting calls: 422, and the run still waits', async () => {
     const { model } = scriptedModel([
       '<tool_call>{"name":"ask_user","arguments":{"question":"?"}}</tool_call>',
@@ -498,5 +508,27 @@ describe('POST /api/ag-ui', () => {
     expect(await response.text()).toContain('pendingToolCallIds');
     const stop = await a.app.request('/api/ag-ui/threads/th-p/abort', { method: 'POST' });
     expect(await stop.json()).toEqual({ threadId: 'th-p', status: 'aborted' });
+  });
+});
+
+describe.skipIf(skipRedisTests())('POST /api/ag-ui on a Redis store', () => {
+  let redis: RedisServer;
+  const stores: RunStore[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await redis?.stop();
+  });
+
+  it('a client tool: started on A, answered on B, read on both', async () => {
+    await clientToolAcrossInstances(async () => {
+      const opened = await Promise.all(
+        ['A', 'B'].map((instanceId) => createRunStore(redis.url, { prefix: 'agui:', instanceId })),
+      );
+      stores.push(...opened);
+      return opened as [RunStore, RunStore];
+    });
   });
 });
