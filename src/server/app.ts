@@ -7,6 +7,8 @@ import { hostGuard, hostPolicy, sameOriginGuard } from '../http/request-guard.ts
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { type ServerAppOptions, type ServerLimits, serverSettings } from './options.ts';
+import { agUiRoutes } from './routes/ag-ui.ts';
+import { chatRoutes } from './routes/chat.ts';
 import { infoRoutes } from './routes/info.ts';
 import { pageRoutes } from './routes/page.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -101,6 +103,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   };
   const context = { store, live, now, drive, generateRunId: options.generateRunId ?? randomUUID };
   app.route('/api/runs', runRoutes(settings, context));
+  app.route('/api/ag-ui', agUiRoutes(settings, context));
+  app.route('/api/chat', chatRoutes(settings, context));
   app.all('/api/*', (c) => {
     throw new HttpError(404, `no API route ${c.req.method} ${c.req.path}`);
   });

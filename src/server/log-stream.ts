@@ -1,6 +1,6 @@
 import { HttpError } from '../http/http-error.ts';
 import { sseResponse } from '../http/sse-response.ts';
-import { parseEventId } from '../store/event-id.ts';
+import { formatEventId, parseEventId } from '../store/event-id.ts';
 import type { LogItem, RunStore } from '../store/run-store.ts';
 
 /** How long a response waits for its first event before it sends its headers anyway. */
@@ -47,6 +47,20 @@ export function resumeAfter(request: Request): string | undefined {
       `${header === null ? '?after=' : 'Last-Event-ID'} ${JSON.stringify(text.slice(0, 64))} is not an event id (MS-SEQ, two whole numbers, as the id: lines of a run's events)`,
     );
   return text;
+}
+
+/**
+ * An id just before `id`, so a read after it starts at `id` (ids are only ever compared): how a
+ * response reads a run from the first entry its driver wrote.
+ */
+export function idBefore(id: string): string {
+  const parsed = parseEventId(id);
+  if (parsed === undefined) throw new Error(`the store wrote a malformed event id: ${id}`);
+  return formatEventId(
+    parsed.seq > 0
+      ? { ms: parsed.ms, seq: parsed.seq - 1 }
+      : { ms: parsed.ms - 1, seq: Number.MAX_SAFE_INTEGER },
+  );
 }
 
 /**

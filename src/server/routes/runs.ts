@@ -13,13 +13,12 @@ import { readJsonBody } from '../../http/json-body.ts';
 import { formatBytes } from '../../http/memory-estimate.ts';
 import { sseResponse } from '../../http/sse-response.ts';
 import { type ProtocolName, protocolNameFor } from '../../protocols/index.ts';
-import { formatEventId, parseEventId } from '../../store/event-id.ts';
 import type { RunLease, RunStore, StoredRun } from '../../store/run-store.ts';
 import { BlockEncoder, type MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
 import { BlocksWire } from '../blocks-wire.ts';
 import { parseConversationInput } from '../conversation-input.ts';
-import { logResponse, resumeAfter } from '../log-stream.ts';
+import { idBefore, logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
@@ -268,17 +267,6 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
   });
 
   return routes;
-}
-
-/** An id just before `id`, so a read after it starts at `id` (ids are only ever compared). */
-function idBefore(id: string): string {
-  const parsed = parseEventId(id);
-  if (parsed === undefined) throw new Error(`the store wrote a malformed event id: ${id}`);
-  return formatEventId(
-    parsed.seq > 0
-      ? { ms: parsed.ms, seq: parsed.seq - 1 }
-      : { ms: parsed.ms - 1, seq: Number.MAX_SAFE_INTEGER },
-  );
 }
 
 function minutes(ms: number): string {
