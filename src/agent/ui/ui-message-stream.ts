@@ -84,6 +84,8 @@ export class UIMessageChunkEncoder {
   private readonly reasonings = new Set<string>();
   /** Calls the reader knows: shown by this response, or by an earlier one (`resumedCalls`). */
   private readonly shownCalls = new Set<string>();
+  /** Calls shown while their input streams, until their `tool-call` or fault. */
+  private readonly streamingCalls = new Set<string>();
   /** Completion calls streaming: the answer read out of their input so far. */
   private readonly answers = new Map<string, { reader: CompletionTextReader; streamed: string }>();
   private ended = false;
@@ -142,6 +144,7 @@ export class UIMessageChunkEncoder {
           break;
         }
         this.shownCalls.add(event.id);
+        this.streamingCalls.add(event.id);
         out.push({
           type: 'tool-input-start',
           toolCallId: event.id,
@@ -179,6 +182,7 @@ export class UIMessageChunkEncoder {
         break;
       case 'protocol-error': {
         const { fault } = event;
+        if (fault.toolCallId !== undefined) this.streamingCalls.delete(fault.toolCallId);
         if (fault.toolCallId !== undefined && this.shownCalls.has(fault.toolCallId)) {
           // The call was shown while it streamed: its part gets the failure.
           out.push({
@@ -228,11 +232,7 @@ export class UIMessageChunkEncoder {
    */
   tail(errorText: string): UIMessageChunk[] {
     if (this.ended) return [];
-    const out: UIMessageChunk[] = [];
-    for (const [id, text] of this.texts) if (text.opened) out.push({ type: 'text-end', id });
-    for (const id of this.reasonings) out.push({ type: 'reasoning-end', id });
-    out.push({ type: 'error', errorText });
-    return out;
+    return [...this.closing(), { type: 'error', errorText }];
   }
 
   private finish(event: Extract<AgentEvent, { type: 'finish' }>, out: UIMessageChunk[]): void {
@@ -297,17 +297,37 @@ export class UIMessageChunkEncoder {
     if (text?.opened) out.push({ type: 'text-end', id });
   }
 
-  /** Ends the text and reasoning parts left open, so the message is complete. */
+  /** Ends the parts left open, so the message is complete. */
   private closeParts(out: UIMessageChunk[]): void {
-    for (const id of [...this.texts.keys()]) this.endText(id, out);
-    for (const id of this.reasonings) out.push({ type: 'reasoning-end', id });
+    out.push(...this.closing());
+    this.texts.clear();
     this.reasonings.clear();
+    this.streamingCalls.clear();
+  }
+
+  /**
+   * What ends the parts left open: text and reasoning end; a call whose input was still
+   * streaming (the run stopped inside it) gets an error, so its part does not wait forever.
+   */
+  private closing(): UIMessageChunk[] {
+    const out: UIMessageChunk[] = [];
+    for (const [id, text] of this.texts) if (text.opened) out.push({ type: 'text-end', id });
+    for (const id of this.reasonings) out.push({ type: 'reasoning-end', id });
+    for (const toolCallId of this.streamingCalls)
+      out.push({
+        type: 'tool-output-error',
+        toolCallId,
+        errorText: UNFINISHED_CALL,
+        dynamic: true,
+      });
+    return out;
   }
 
   private call(event: Extract<AgentEvent, { type: 'tool-call' }>, out: UIMessageChunk[]): void {
     const valid = event.problems === undefined || event.problems.length === 0;
     const streamed = this.answers.get(event.toolCallId)?.streamed ?? '';
     this.answers.delete(event.toolCallId);
+    this.streamingCalls.delete(event.toolCallId);
     if (event.toolName === this.completionTool && valid) {
       const result = (event.input as { result?: unknown } | null)?.result;
       const answer = typeof result === 'string' ? result : JSON.stringify(result ?? null);
@@ -522,6 +542,9 @@ function toolOutcome(tool: ToolPartFields): ToolOutcome | undefined {
     };
   return undefined;
 }
+
+/** The error of a call whose input was still streaming when the run stopped. */
+export const UNFINISHED_CALL = 'the run stopped before this call was complete';
 
 /** The result of an earlier call that has none in the messages. */
 export const UNANSWERED_CALL = 'no result: the conversation went on without one';

@@ -28,6 +28,7 @@ import {
   UI_MESSAGE_STREAM_HEADERS,
   UIMessageChunkEncoder,
   UNANSWERED_CALL,
+  UNFINISHED_CALL,
   uiMessagesToRun,
 } from '../../../src/agent/ui/ui-message-stream.ts';
 import { ToolwireError } from '../../../src/core/errors.ts';
@@ -310,6 +311,38 @@ describe('toUIMessageStream: how a run ends', () => {
       { type: 'text-end' },
       { type: 'finish', finishReason: 'length' },
     ]);
+  });
+
+  it('a call whose input was still streaming when the run stopped gets an error', async () => {
+    const events: AgentEvent[] = [
+      { type: 'run-start', runId: 'r', protocol: 'hermes' },
+      { type: 'step-start', step: 1 },
+      { type: 'tool-input-start', id: 'c', toolName: 'get_weather' },
+      { type: 'tool-input-delta', id: 'c', delta: '{"city":"Os' },
+    ];
+    const encoder = new UIMessageChunkEncoder({ messageId: 'm' });
+    for (const event of events) encoder.push(event);
+    const unfinished = {
+      type: 'tool-output-error',
+      toolCallId: 'c',
+      errorText: UNFINISHED_CALL,
+      dynamic: true,
+    };
+    expect(encoder.tail('lost')).toEqual([unfinished, { type: 'error', errorText: 'lost' }]);
+    const chunks = await arrayOf(
+      toUIMessageStream(
+        [...events, { type: 'finish', stopReason: 'aborted', steps: 1, usage, message: 'stop' }],
+        { messageId: 'm' },
+      ),
+    );
+    expect(chunks.slice(-2)).toEqual([unfinished, { type: 'abort', reason: 'stop' }]);
+    const { message, errors } = await readBack(chunks.map(frameUIMessageChunk).join(''));
+    expect(errors).toEqual([]);
+    expect(message?.parts.at(-1)).toMatchObject({
+      type: 'dynamic-tool',
+      state: 'output-error',
+      input: { city: 'Os' },
+    });
   });
 
   it("tail: what closes the stream as it stands when the run's instance is lost", () => {
