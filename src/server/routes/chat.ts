@@ -22,10 +22,9 @@ import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import type { ProtocolName } from '../../protocols/index.ts';
-import { formatEventId, parseEventId } from '../../store/event-id.ts';
 import type { StoredRun } from '../../store/run-store.ts';
 import { type ConversationLimits, parseConversationInput } from '../conversation-input.ts';
-import { logResponse } from '../log-stream.ts';
+import { idBefore, logResponse } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
 import type { RunRouteContext } from './runs.ts';
@@ -315,15 +314,4 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
   });
 
   return routes;
-}
-
-/** An id just before `id`, so a read after it starts at `id` (ids are only ever compared). */
-function idBefore(id: string): string {
-  const parsed = parseEventId(id);
-  if (parsed === undefined) throw new Error(`the store wrote a malformed event id: ${id}`);
-  return formatEventId(
-    parsed.seq > 0
-      ? { ms: parsed.ms, seq: parsed.seq - 1 }
-      : { ms: parsed.ms - 1, seq: Number.MAX_SAFE_INTEGER },
-  );
 }

@@ -39,6 +39,7 @@ import { LiveRuns } from '../../../src/server/run-registry.ts';
 import { MemoryRunStore, MemoryRunStoreBacking } from '../../../src/store/memory/index.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
+import { startTestServer } from '../helpers.ts';
 
 const tools: AgentTools = {
   get_weather: {
@@ -626,5 +627,52 @@ describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory s
     const replay = await lastMessage(onA!);
     expect(plain(replay.message)).toEqual(plain(continued.message));
     expect((await backing.open('c').getRun('a-1'))?.status).toBe('finished');
+  });
+});
+
+describe('the chat on toolwire serve (createServerApp, over HTTP)', () => {
+  it('answers DefaultChatTransport with the UI message stream, a front-end tool round trip included', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+      'Oslo is sunny.',
+    ]);
+    const server = await startTestServer({ model, protocol: 'hermes', tools });
+    try {
+      const transport = new DefaultChatTransport<UIMessage>({ api: `${server.url}/api/chat` });
+      const user: UIMessage = {
+        id: 'u1',
+        role: 'user',
+        parts: [{ type: 'text', text: 'weather?' }],
+      };
+      const send = (messages: UIMessage[]) =>
+        transport.sendMessages({
+          chatId: 'c1',
+          messages,
+          trigger: 'submit-message',
+          messageId: undefined,
+          abortSignal: undefined,
+        });
+      const first = await lastMessage(await send([user]));
+      expect(first.errors).toEqual([]);
+      const answered = plain({
+        ...first.message,
+        parts: first.message!.parts.map((part) =>
+          part.type === 'dynamic-tool'
+            ? { ...part, state: 'output-available', output: 'Oslo' }
+            : part,
+        ),
+      }) as UIMessage;
+      const continued = await lastMessage(await send([user, answered]), answered);
+      expect(continued.errors).toEqual([]);
+      expect(continued.message?.parts.at(-1)).toMatchObject({
+        type: 'text',
+        text: 'Oslo is sunny.',
+      });
+      expect(await transport.reconnectToStream({ chatId: 'c1' })).toBeNull();
+      const response = await fetch(`${server.url}/api/chat/c1/stream`);
+      expect(response.status).toBe(204);
+    } finally {
+      await server.close();
+    }
   });
 });
