@@ -143,7 +143,17 @@ export function textExcluding(
   quoted?: QuotedText,
   atLineStart = false,
 ): string {
-  const literals = [...new Set(excluded.map(asciiPrefix).filter((text) => text.length > 0))];
+  const cut = [...new Set(excluded.map(asciiPrefix).filter((text) => text.length > 0))];
+  const follows = typeof follow === 'string' ? [follow] : follow;
+  // Text without a literal is without every literal that holds it (`{"name"` in `[{"name"`):
+  // those add states, not exclusions. Unless a follower could finish one begun in the text.
+  const runsInto = (text: string) =>
+    follows.some((after) =>
+      [...text].some((_, index) => index > 0 && after.startsWith(text.slice(index))),
+    );
+  const literals = cut.filter(
+    (text) => runsInto(text) || !cut.some((other) => other !== text && text.includes(other)),
+  );
   if (literals.length === 0) throw new TypeError('textExcluding: nothing ASCII to exclude');
   if (quoted) checkEscapesClear(literals, quoted);
   const nodes = buildAutomaton(literals);
@@ -165,7 +175,6 @@ export function textExcluding(
       }
     }
   }
-  const follows = typeof follow === 'string' ? [follow] : follow;
   // At a line start the text is read as if a line break stood before it.
   const lineStart = step(nodes, 0, '\n');
   const start = atLineStart && lineStart !== 0 && live[lineStart] ? lineStart : 0;

@@ -87,6 +87,32 @@ describe('free text without a literal', () => {
     expect(await accepts(grammar, 'aaa')).toBe(false);
     expect(await accepts(grammar, 'abaa')).toBe(true);
   });
+
+  it('a literal holding another adds no rules, unless the follower could finish it', async () => {
+    const size = (excluded: readonly string[], follow: string) => {
+      const rules = new GrammarRules();
+      textExcluding(rules, 'text', excluded, follow);
+      return rules.size;
+    };
+    expect(size(['{"n"', '[{"n"', '{{"n"'], '<a>')).toBe(size(['{"n"'], '<a>'));
+    // Text ending in `[` before the follower `{"n"` would spell `[{"n"`: it stays excluded.
+    const rules = new GrammarRules();
+    const text = textExcluding(rules, 'text', ['{"n"', '[{"n"'], '{"n"');
+    const grammar = await compile(rules.render(`${text} "{\\"n\\""`));
+    expect(await accepts(grammar, 'ok{"n"')).toBe(true);
+    expect(await accepts(grammar, 'ok[{"n"')).toBe(false);
+    expect(await accepts(grammar, 'ok{"n"{"n"')).toBe(false);
+  });
+
+  it('at a line start keeps a line opener out of its very start', async () => {
+    const rules = new GrammarRules();
+    const text = textExcluding(rules, 'text', ['\nrun('], '', undefined, true);
+    const grammar = await compile(rules.render(text));
+    expect(await accepts(grammar, 'run(1)')).toBe(false);
+    expect(await accepts(grammar, 'ok\nrun(1)')).toBe(false);
+    expect(await accepts(grammar, 'ok run(1)')).toBe(true);
+    expect(await accepts(grammar, 'rerun(1)')).toBe(true);
+  });
 });
 
 describe('JSON Schema keywords', () => {
