@@ -15,7 +15,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { Hono } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentEvent,
   type AgentRun,
@@ -36,9 +36,11 @@ import {
 } from '../../../src/server/routes/chat.ts';
 import { type DriveRun, RunDriver } from '../../../src/server/run-driver.ts';
 import { LiveRuns } from '../../../src/server/run-registry.ts';
+import { createRunStore } from '../../../src/store/create-run-store.ts';
 import { MemoryRunStore, MemoryRunStoreBacking } from '../../../src/store/memory/index.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
+import { type RedisServer, skipRedisTests, startRedis } from '../../support/redis-server.ts';
 import { startTestServer } from '../helpers.ts';
 
 const tools: AgentTools = {
@@ -598,35 +600,8 @@ describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory s
   });
 
   it('any instance: started on A, answered on B, read again on A while B runs it', async () => {
-    const { model } = scriptedModel([
-      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
-      'Oslo is sunny.',
-    ]);
     const backing = new MemoryRunStoreBacking();
-    const hold = gate();
-    const held = heldModel(model, [undefined, hold.closed]);
-    const a = chatInstance(backing.open('a'), held, 'a');
-    const b = chatInstance(backing.open('b'), held, 'b');
-    const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
-    const first = await lastMessage(await a.send([user]));
-    expect(first.message?.id).toBe('a-1');
-    const answered = plain({
-      ...first.message,
-      parts: first.message!.parts.map((part) =>
-        part.type === 'dynamic-tool'
-          ? { ...part, state: 'output-available', output: 'Oslo' }
-          : part,
-      ),
-    }) as UIMessage;
-    const second = await b.send([user, answered]);
-    const onA = await a.transport.reconnectToStream({ chatId: 'chat-7' });
-    hold.open();
-    const continued = await lastMessage(second, answered);
-    expect(continued.errors).toEqual([]);
-    expect(continued.message?.parts.at(-1)).toMatchObject({ type: 'text', text: 'Oslo is sunny.' });
-    const replay = await lastMessage(onA!);
-    expect(plain(replay.message)).toEqual(plain(continued.message));
-    expect((await backing.open('c').getRun('a-1'))?.status).toBe('finished');
+    await chatAcrossInstances([backing.open('a'), backing.open('b')]);
   });
 });
 
@@ -674,5 +649,60 @@ describe('the chat on toolwire serve (createServerApp, over HTTP)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+/**
+ * A chat started on instance A, answered on B (which resumes the run) and read again on A while
+ * B runs it: the replay is the continued message. Ids are random per call, so stores may be shared.
+ */
+async function chatAcrossInstances([storeA, storeB]: readonly [RunStore, RunStore]) {
+  const { model } = scriptedModel([
+    '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+    'Oslo is sunny.',
+  ]);
+  const hold = gate();
+  const held = heldModel(model, [undefined, hold.closed]);
+  const prefix = `r${Math.random().toString(36).slice(2)}`;
+  const a = chatInstance(storeA, held, `${prefix}-a`);
+  const b = chatInstance(storeB, held, `${prefix}-b`);
+  const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] };
+  const first = await lastMessage(await a.send([user]));
+  expect(first.message?.id).toBe(`${prefix}-a-1`);
+  const answered = plain({
+    ...first.message,
+    parts: first.message!.parts.map((part) =>
+      part.type === 'dynamic-tool' ? { ...part, state: 'output-available', output: 'Oslo' } : part,
+    ),
+  }) as UIMessage;
+  const second = await b.send([user, answered]);
+  const onA = await a.transport.reconnectToStream({ chatId: 'chat-7' });
+  hold.open();
+  const continued = await lastMessage(second, answered);
+  expect(continued.errors).toEqual([]);
+  expect(continued.message?.parts.at(-1)).toMatchObject({ type: 'text', text: 'Oslo is sunny.' });
+  expect(onA).not.toBeNull();
+  const replay = await lastMessage(onA!);
+  expect(plain(replay.message)).toEqual(plain(continued.message));
+  expect((await storeA.getRun(`${prefix}-a-1`))?.status).toBe('finished');
+}
+
+describe.skipIf(skipRedisTests())('the chat on a Redis store', () => {
+  let redis: RedisServer;
+  const stores: RunStore[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await redis?.stop();
+  });
+
+  it('started on A, answered on B, read again on A while B runs it', async () => {
+    const opened = await Promise.all(
+      ['A', 'B'].map((instanceId) => createRunStore(redis.url, { prefix: 'chat:', instanceId })),
+    );
+    stores.push(...opened);
+    await chatAcrossInstances(opened as [RunStore, RunStore]);
   });
 });
