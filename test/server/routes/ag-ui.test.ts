@@ -26,7 +26,7 @@ import {
   MemoryRunStore,
   MemoryRunStoreBacking,
 } from '../../../src/store/memory/memory-run-store.ts';
-import type { RunStore } from '../../../src/store/run-store.ts';
+import { DEFAULT_RUN_STORE_LIMITS, type RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../../support/redis-server.ts';
 
@@ -258,7 +258,7 @@ describe('AgUiWire', () => {
 // ── POST /api/ag-ui, read by HttpAgent ─────────────────────────────────────────────────────────
 
 /** The app's driver (as createServerApp makes it), for an instance of the routes alone. */
-function drivingInto(store: RunStore, live: LiveRuns): DriveRun {
+function drivingInto(store: RunStore, live: LiveRuns, now: () => number): DriveRun {
   return (lease, run, controller, wire) => {
     const release = live.own({ runId: lease.runId, lease, controller });
     const { firstId, done } = new RunDriver({
@@ -267,7 +267,7 @@ function drivingInto(store: RunStore, live: LiveRuns): DriveRun {
       run,
       controller,
       wire,
-      now: Date.now,
+      now,
       onStoreFailure: (message) => live.interrupt(lease.runId, message),
     }).start();
     void done.finally(release);
@@ -277,12 +277,17 @@ function drivingInto(store: RunStore, live: LiveRuns): DriveRun {
 
 interface Instance {
   readonly app: Hono;
+  readonly live: LiveRuns;
   /** Every response body the instance's clients read, by request. */
   readonly bodies: string[];
   readonly fetch: (url: string, init?: RequestInit) => Promise<Response>;
 }
 
-function instance(store: RunStore, model: ServerAppOptions['model']): Instance {
+function instance(
+  store: RunStore,
+  model: ServerAppOptions['model'],
+  now: () => number = Date.now,
+): Instance {
   const settings = serverSettings({
     model,
     protocol: 'hermes',
@@ -306,9 +311,9 @@ function instance(store: RunStore, model: ServerAppOptions['model']): Instance {
     agUiRoutes(settings, {
       store,
       live,
-      now: Date.now,
+      now,
       generateRunId: () => `${store.instanceId}-run-${++ids}`,
-      drive: drivingInto(store, live),
+      drive: drivingInto(store, live, now),
     }),
   );
   const bodies: string[] = [];
@@ -319,7 +324,7 @@ function instance(store: RunStore, model: ServerAppOptions['model']): Instance {
     bodies.push(text);
     return new Response(text, { status: response.status, headers: response.headers });
   };
-  return { app, bodies, fetch };
+  return { app, live, bodies, fetch };
 }
 
 const askUser = {
@@ -409,11 +414,16 @@ describe('POST /api/ag-ui', () => {
 
     const again = await a.app.request(`/api/ag-ui/threads/${agent.threadId}/runs/r-1/events`);
     expect(await again.text()).toBe(posted);
-    // After the third event: the rest, byte for byte.
-    const rest = await a.app.request(`/api/ag-ui/threads/${agent.threadId}/runs/r-1/events`, {
-      headers: { 'last-event-id': ids[2]! },
-    });
-    expect(await rest.text()).toBe(posted.slice(posted.indexOf(`id: ${ids[3]}\n`)));
+    // After any event: the rest, byte for byte (what a reconnecting client reads).
+    for (const [index, id] of ids.entries()) {
+      const rest = await a.app.request(`/api/ag-ui/threads/${agent.threadId}/runs/r-1/events`, {
+        headers: { 'last-event-id': id },
+      });
+      const next = ids[index + 1];
+      expect(await rest.text()).toBe(
+        next === undefined ? '' : posted.slice(posted.indexOf(`id: ${next}\n`)),
+      );
+    }
     const unknown = await a.app.request('/api/ag-ui/threads/nope/runs/nope/events');
     expect(unknown.status).toBe(404);
   });
@@ -508,6 +518,49 @@ describe('POST /api/ag-ui', () => {
     expect(await response.text()).toContain('pendingToolCallIds');
     const stop = await a.app.request('/api/ag-ui/threads/th-p/abort', { method: 'POST' });
     expect(await stop.json()).toEqual({ threadId: 'th-p', status: 'aborted' });
+  });
+  it('an instance that dies mid-run: the sweep closes its AG-UI stream with RUN_ERROR instance_lost', async () => {
+    let clock = 1_000_000;
+    const now = () => clock;
+    const { model } = scriptedModel([{ text: 'Half an answer', stall: true }]);
+    const backing = new MemoryRunStoreBacking({ clock: now });
+    const a = instance(backing.open('A'), model, now);
+    const other = backing.open('B');
+    const response = await a.app.request('/api/ag-ui', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        threadId: 'th-lost',
+        runId: 'r-1',
+        messages: [{ id: 'u', role: 'user', content: 'Go' }],
+      }),
+    });
+    // Read until the text is in the log, then A stops renewing (it "dies"): its lease runs out.
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const written = () =>
+      [...text.matchAll(/"type":"TEXT_MESSAGE_CONTENT","messageId":"[^"]*","delta":"([^"]*)"/g)]
+        .map((match) => match[1])
+        .join('');
+    while (written() !== 'Half an answer') {
+      const part = await reader.read();
+      if (part.done) throw new Error(`the stream ended early: ${text}`);
+      text += part.value;
+    }
+    clock += DEFAULT_RUN_STORE_LIMITS.leaseMs + 1;
+    await other.sweep(clock);
+    for (let part = await reader.read(); !part.done; part = await reader.read()) text += part.value;
+    const frames = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => `${line}\n\n`);
+    await expectWellFormed(frames);
+    expect(eventsOf(frames).slice(-3)).toEqual([
+      { type: 'TEXT_MESSAGE_END', messageId: 'r-1:text:1' },
+      { type: 'STEP_FINISHED', stepName: 'step-1' },
+      { type: 'RUN_ERROR', ...AG_UI_INSTANCE_LOST },
+    ]);
+    a.live.closeAll('the test is over');
   });
 });
 
