@@ -105,6 +105,9 @@ export function parseChatRequest(body: unknown, limits: ConversationLimits): Cha
   };
 }
 
+/** Why a chat's paused run ended when the chat went on without its answers. */
+export const UNANSWERED_RUN = 'the chat went on with a new message instead of answering';
+
 /** What a lost instance's run ends with in the UI message stream. */
 export const INSTANCE_LOST_TEXT =
   'the server instance running this run stopped answering (its lease ran out); the run is over';
@@ -257,6 +260,19 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
     return readRun(c, runId, claim.lease.log, idBefore(firstId));
   };
 
+  /**
+   * The chat goes on with a new user message: a run of it still waiting for front-end answers
+   * will not get them (the conversation sent gives its calls `UNANSWERED_CALL`), so it ends now
+   * rather than wait out its time.
+   */
+  const finishUnanswered = async (chatId: string) => {
+    const previous = (await store.pointer('chat', chatId))?.run;
+    if (previous === undefined) return;
+    const stored = await store.getRun(previous);
+    if (stored?.status === 'paused' && stored.wire === 'ui-message')
+      await store.requestAbort(previous, UNANSWERED_RUN, now());
+  };
+
   routes.post('/', async (c) => {
     const request = parseChatRequest(await readBody(c), limits);
     const { run: input } = request;
@@ -270,6 +286,7 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
       );
     const protocol = settings.defaultProtocol;
     live.ensureCapacity();
+    await finishUnanswered(request.chatId);
     const runId = context.generateRunId();
     const lease = await store.createRun(
       {

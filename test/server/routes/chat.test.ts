@@ -530,6 +530,8 @@ describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory s
     const { model } = scriptedModel([
       '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
       'Oslo is sunny.',
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which Bergen?"}}</tool_call>',
+      'Fine.',
     ]);
     const store = new MemoryRunStore();
     // The resumed run's model turn is held until the reconnect below has read the run's start.
@@ -575,6 +577,27 @@ describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory s
     expect(plain(replay.message)).toEqual(plain(continued.message));
     expect((await store.getRun('run-1'))?.status).toBe('finished');
     expect(await transport.reconnectToStream({ chatId: 'chat-7' })).toBeNull();
+
+    // A new message while a run waits for answers: that run ends, a new one starts.
+    const asked = await lastMessage(
+      await send([
+        user,
+        answered,
+        { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'and Bergen?' }] },
+      ]),
+    );
+    expect(asked.message?.id).toBe('run-2');
+    expect((await store.getRun('run-2'))?.status).toBe('paused');
+    await lastMessage(
+      await send([
+        user,
+        answered,
+        { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'and Bergen?' }] },
+        plain(asked.message) as UIMessage,
+        { id: 'u3', role: 'user', parts: [{ type: 'text', text: 'never mind' }] },
+      ]),
+    );
+    expect(await store.getRun('run-2')).toMatchObject({ status: 'finished' });
 
     // Answers to a run that no longer waits are refused, saying what to do.
     const again = await app.request('/api/chat', {
