@@ -207,9 +207,15 @@ function optionsFor(
   switch (kind) {
     case 'llama.cpp':
       return writable(() => {
-        // Chat completions takes no lazy grammar (see above): `auto` gets the whole reply's.
-        if (choice === 'auto') return { field: 'grammar', fields: { grammar: ebnf() } };
-        const built = grammar('gbnf');
+        // Chat completions takes no lazy grammar (see above): `auto` gets the whole reply's GBNF
+        // (free text holding no opener the parser reads, then calls).
+        const built = grammarFor(protocol, {
+          tools: request.tools,
+          toolChoice: choice,
+          parallelToolCalls: request.parallelToolCalls ?? true,
+          syntax: 'gbnf',
+          lazy: false,
+        });
         if (built.syntax !== 'gbnf' || built.grammar.length === 0)
           throw new GrammarUnsupportedError(protocol.name, 'its GBNF grammar came out empty');
         return { field: 'grammar', fields: { grammar: built.grammar } };
