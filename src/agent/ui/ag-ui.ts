@@ -1,5 +1,6 @@
 import { ToolwireError } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/index.ts';
+import { CompletionTextReader } from '../completion-text.ts';
 import type { ConversationEntry, ToolOutcome } from '../conversation.ts';
 import type { ToolResultInput } from '../run-agent.ts';
 import type { AgentEvent, AgentTools, AgentUsage } from '../types.ts';
@@ -18,7 +19,7 @@ import { UNANSWERED_CALL } from './ui-message-stream.ts';
  * | `reasoning-*` | `REASONING_START` + `REASONING_MESSAGE_START` / `_CONTENT` / `_END` + `REASONING_END` |
  * | `tool-input-start/delta/end` | `TOOL_CALL_START/ARGS/END` |
  * | `tool-call` not streamed | `TOOL_CALL_START` + one `TOOL_CALL_ARGS` (its JSON) + `TOOL_CALL_END` |
- * | completion tool's `tool-call` | its `result` as a text message |
+ * | completion tool's `tool-input-*` / `tool-call` | its `result` as a text message, streamed as it is written |
  * | `tool-result` / `tool-error` | `TOOL_CALL_RESULT` (an error's has `metadata.toolwire.isError`) |
  * | `protocol-error` | a shown call: its `TOOL_CALL_RESULT` says what was wrong; else `CUSTOM toolwire.protocol-error` |
  * | `awaiting-tools` | `RUN_FINISHED {outcome: {type: 'success', pendingToolCallIds}}` |
@@ -161,6 +162,11 @@ export class AgUiEncoder {
   /** The assistant message the step's calls belong to: its last text message, or one made up. */
   private parent: string | undefined;
   private readonly calls = new Map<string, ShownCall>();
+  /** Completion calls, by id: their `result` streams as text. */
+  private readonly answers = new Map<
+    string,
+    { readonly reader: CompletionTextReader; streamed: string; messageId?: string }
+  >();
   private pending: readonly string[] | undefined;
   private error: AgUiFailure | undefined;
   private ids = 0;
@@ -227,17 +233,21 @@ export class AgUiEncoder {
       case 'tool-input-start':
         this.closeText(out);
         this.closeReasoning(out);
-        // A completion call is shown as the answer's text when it completes.
-        if (event.toolName !== this.completionTool) this.startCall(event.id, event.toolName, out);
+        // A completion call is not a call to show: its `result` streams as the answer's text.
+        if (event.toolName === this.completionTool)
+          this.answers.set(event.id, { reader: new CompletionTextReader(), streamed: '' });
+        else this.startCall(event.id, event.toolName, out);
         break;
       case 'tool-input-delta': {
         const call = this.calls.get(event.id);
         if (call?.open && event.delta.length > 0)
           out.push({ type: 'TOOL_CALL_ARGS', toolCallId: event.id, delta: event.delta });
+        else this.answerDelta(event.id, event.delta, out);
         break;
       }
       case 'tool-input-end':
         this.endCall(event.id, out);
+        if (this.answers.get(event.id)?.messageId === this.text) this.closeText(out);
         break;
       case 'tool-call':
         this.call(event, out);
@@ -414,22 +424,47 @@ export class AgUiEncoder {
     out.push({ type: 'TOOL_CALL_END', toolCallId });
   }
 
+  /** A piece of a completion call's arguments: the part of `result` it completes, as text. */
+  private answerDelta(id: string, delta: string, out: AgUiEvent[]): void {
+    const answer = this.answers.get(id);
+    if (answer === undefined || delta.length === 0) return;
+    const piece = answer.reader.push(delta);
+    if (piece.length === 0) return;
+    if (answer.messageId === undefined) {
+      this.closeText(out);
+      this.openText(out);
+      answer.messageId = this.text;
+    }
+    // Another message opened since (events made by hand): the answer goes on there.
+    if (this.text !== answer.messageId) return;
+    answer.streamed += piece;
+    out.push({ type: 'TEXT_MESSAGE_CONTENT', messageId: this.text as string, delta: piece });
+  }
+
   private call(event: Extract<AgentEvent, { type: 'tool-call' }>, out: AgUiEvent[]): void {
-    this.closeText(out);
-    this.closeReasoning(out);
     const valid = event.problems === undefined || event.problems.length === 0;
     if (event.toolName === this.completionTool && valid) {
       const result = (event.input as { result?: unknown } | null)?.result;
       const answer = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-      if (answer.length === 0) return;
-      const messageId = this.nextId('text');
-      out.push(
-        { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' },
-        { type: 'TEXT_MESSAGE_CONTENT', messageId, delta: answer },
-        { type: 'TEXT_MESSAGE_END', messageId },
-      );
+      const streaming = this.answers.get(event.toolCallId);
+      const streamed = streaming?.streamed ?? '';
+      // What did not stream (a call given whole, or coerced) goes out now: the rest after what
+      // streamed, or the whole answer when it is not what streamed.
+      const continues = answer.startsWith(streamed);
+      const rest = continues ? answer.slice(streamed.length) : answer;
+      this.closeReasoning(out);
+      // The rest goes on in the answer's message while it is open, else in a message of its own.
+      const open = streaming?.messageId !== undefined && this.text === streaming.messageId;
+      if (!(open && continues)) this.closeText(out);
+      if (rest.length > 0) {
+        if (this.text === undefined) this.openText(out);
+        out.push({ type: 'TEXT_MESSAGE_CONTENT', messageId: this.text as string, delta: rest });
+      }
+      this.closeText(out);
       return;
     }
+    this.closeText(out);
+    this.closeReasoning(out);
     if (!this.calls.has(event.toolCallId)) {
       // Not streamed (or a completion call that turned out invalid): shown whole now, so its
       // error result has a call to answer.

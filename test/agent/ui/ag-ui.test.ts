@@ -289,6 +289,68 @@ describe('toAgUiEvents: the mapping', () => {
     await expectWellFormed(events);
   });
 
+  it("the completion tool's answer streams as it is written; what did not stream follows", async () => {
+    const streamed = await collect([
+      { type: 'step-start', step: 1 },
+      { type: 'tool-input-start', id: 'done', toolName: 'attempt_completion' },
+      { type: 'tool-input-delta', id: 'done', delta: '{"res' },
+      { type: 'tool-input-delta', id: 'done', delta: 'ult":"Sun' },
+      { type: 'tool-input-delta', id: 'done', delta: 'ny' },
+      { type: 'tool-input-delta', id: 'done', delta: '"}' },
+      { type: 'tool-input-end', id: 'done' },
+      {
+        type: 'tool-call',
+        toolCallId: 'done',
+        toolName: 'attempt_completion',
+        input: { result: 'Sunny' },
+      },
+      stepFinish(),
+      finish('completed', { answer: 'Sunny' }),
+    ]);
+    expect(streamed.slice(2, 6)).toEqual([
+      { type: 'TEXT_MESSAGE_START', messageId: 'run-1:text:1', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'run-1:text:1', delta: 'Sun' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'run-1:text:1', delta: 'ny' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'run-1:text:1' },
+    ]);
+    expect(streamed[6]).toEqual({ type: 'STEP_FINISHED', stepName: 'step-1' });
+    await expectWellFormed(streamed);
+
+    // The call completes before its input ends, with more than streamed: the rest follows in
+    // the same message; an answer that is not what streamed comes whole, in a message of its own.
+    const rest = await collect([
+      { type: 'step-start', step: 1 },
+      { type: 'tool-input-start', id: 'a', toolName: 'attempt_completion' },
+      { type: 'tool-input-delta', id: 'a', delta: '{"result":"Sun' },
+      {
+        type: 'tool-call',
+        toolCallId: 'a',
+        toolName: 'attempt_completion',
+        input: { result: 'Sunny' },
+      },
+      { type: 'tool-input-start', id: 'b', toolName: 'attempt_completion' },
+      { type: 'tool-input-delta', id: 'b', delta: '{"result":"Rai' },
+      { type: 'tool-input-end', id: 'b' },
+      { type: 'tool-call', toolCallId: 'b', toolName: 'attempt_completion', input: { result: 7 } },
+      stepFinish(),
+      finish('completed'),
+    ]);
+    const texts = rest.filter((e) => e.type.startsWith('TEXT_MESSAGE'));
+    expect(texts).toEqual([
+      { type: 'TEXT_MESSAGE_START', messageId: 'run-1:text:1', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'run-1:text:1', delta: 'Sun' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'run-1:text:1', delta: 'ny' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'run-1:text:1' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'run-1:text:2', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'run-1:text:2', delta: 'Rai' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'run-1:text:2' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'run-1:text:3', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'run-1:text:3', delta: '7' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'run-1:text:3' },
+    ]);
+    await expectWellFormed(rest);
+  });
+
   it('an invalid completion call is a call, so its error has a call to answer', async () => {
     const events = await collect([
       { type: 'step-start', step: 1 },
