@@ -10,6 +10,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/index.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
+import { createServerApp } from '../../../src/server/app.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
 import { type ServerAppOptions, serverSettings } from '../../../src/server/options.ts';
 import {
@@ -561,6 +562,37 @@ describe('POST /api/ag-ui', () => {
       { type: 'RUN_ERROR', ...AG_UI_INSTANCE_LOST },
     ]);
     a.live.closeAll('the test is over');
+  });
+});
+
+describe('the server app serves AG-UI', () => {
+  it('createServerApp mounts /api/ag-ui: HttpAgent runs a thread through it', async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Name?"}}</tool_call>',
+      'Hello, Ada.',
+    ]);
+    const server = createServerApp({ model, protocol: 'hermes' });
+    try {
+      const agent = new HttpAgent({
+        url: 'http://localhost/api/ag-ui',
+        fetch: ((url: string, init: RequestInit) => server.app.request(url, init)) as never,
+      });
+      agent.addMessage({ id: 'u', role: 'user', content: 'Greet me' });
+      await agent.runAgent({ runId: 'app-1', tools: [askUser] });
+      const call = agent.messages.flatMap((m) =>
+        m.role === 'assistant' ? (m.toolCalls ?? []) : [],
+      )[0]!;
+      agent.addMessage({ id: 'a', role: 'tool', toolCallId: call.id, content: 'Ada' });
+      await agent.runAgent({ runId: 'app-2', tools: [askUser] });
+      expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello, Ada.' });
+      const again = await server.app.request(
+        `http://localhost/api/ag-ui/threads/${agent.threadId}/runs/app-2/events`,
+      );
+      expect(again.status).toBe(200);
+      expect(await again.text()).toMatch(/^id: \S+\ndata: \{"type":"RUN_STARTED"/);
+    } finally {
+      server.close();
+    }
   });
 });
 
