@@ -54,6 +54,8 @@ export class RunDriver {
     this.writing = firstId.then(
       () => {
         this.writing = undefined;
+        // What queued behind the first append goes now.
+        this.flush();
       },
       (error: unknown) => this.fail(error),
     );

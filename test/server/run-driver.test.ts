@@ -130,6 +130,70 @@ describe('RunDriver', () => {
     expect(appends.length).toBeLessThan(expected.length);
   });
 
+  it('frames queued while the first append is still on its way go out once it lands (a slow store)', async () => {
+    const store = new MemoryRunStore();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first = true;
+    const slowFirst = new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (key === 'append')
+          return async (...args: Parameters<RunStore['append']>) => {
+            if (first) {
+              first = false;
+              await gate;
+            }
+            return target.append(...args);
+          };
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const lease = await store.createRun(
+      {
+        runId: 'r1',
+        wire: 'blocks',
+        protocol: 'xml',
+        customProtocol: false,
+        prompt: 'Q',
+        tail: [],
+      },
+      Date.now(),
+    );
+    const scripted = scriptedModel([{ text: '<thinking>Working on it', stall: true }]);
+    const controller = new AbortController();
+    const run = runAgent({
+      model: scripted.model,
+      tools: serverTools(repository()),
+      prompt: 'Q',
+      signal: controller.signal,
+    });
+    const driver = new RunDriver({
+      store: slowFirst,
+      lease,
+      run,
+      controller,
+      wire: new BlocksWire({ adapter: new AgentBlockAdapter(), meta: META }),
+      now: Date.now,
+    });
+    const { done } = driver.start();
+    // The model has written everything and the driver has tried to send it (a macrotask later).
+    await waitForAsync(async () => (scripted.chunksRead[0] ?? 0) >= 5, 'the model to write');
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const seen: string[] = [];
+    const reading = new AbortController();
+    for await (const item of store.read('r1', undefined, reading.signal)) {
+      if ('frame' in item) seen.push(item.frame);
+      if (seen.join('').includes('CDATA[')) break;
+    }
+    expect(seen.join('')).toContain('<content-block-thinking>');
+    controller.abort();
+    await done;
+  });
+
   it('a lost instance: the sweep of another ends its run with the blocks it left open closed and instance_lost', async () => {
     let now = 7_000_000;
     const backing = new MemoryRunStoreBacking({ clock: () => now });
