@@ -136,11 +136,6 @@ const INCOMPLETE: AgUiFailure = {
   message: "the run's events ended before the run did",
 };
 
-interface ShownCall {
-  open: boolean;
-  answered: boolean;
-}
-
 /**
  * The agent's events as AG-UI events, one event at a time: a synchronous state machine, so a
  * server can encode as the run goes and store what it sent. `push` each agent event; `end` when
@@ -161,7 +156,10 @@ export class AgUiEncoder {
   private reasoning: string | undefined;
   /** The assistant message the step's calls belong to: its last text message, or one made up. */
   private parent: string | undefined;
-  private readonly calls = new Map<string, ShownCall>();
+  /** Calls this stream showed (`TOOL_CALL_START`), those still open, and those answered. */
+  private readonly shown = new Set<string>();
+  private readonly openCalls = new Set<string>();
+  private readonly answered = new Set<string>();
   /** Completion calls, by id: their `result` streams as text. */
   private readonly answers = new Map<
     string,
@@ -239,8 +237,7 @@ export class AgUiEncoder {
         else this.startCall(event.id, event.toolName, out);
         break;
       case 'tool-input-delta': {
-        const call = this.calls.get(event.id);
-        if (call?.open && event.delta.length > 0)
+        if (this.openCalls.has(event.id) && event.delta.length > 0)
           out.push({ type: 'TOOL_CALL_ARGS', toolCallId: event.id, delta: event.delta });
         else this.answerDelta(event.id, event.delta, out);
         break;
@@ -300,7 +297,7 @@ export class AgUiEncoder {
     this.step = undefined;
     this.text = undefined;
     this.reasoning = undefined;
-    for (const call of this.calls.values()) call.open = false;
+    this.openCalls.clear();
     return out;
   }
 
@@ -351,8 +348,7 @@ export class AgUiEncoder {
         { type: 'REASONING_MESSAGE_END', messageId: this.reasoning },
         { type: 'REASONING_END', messageId: this.reasoning },
       );
-    for (const [toolCallId, call] of this.calls)
-      if (call.open) out.push({ type: 'TOOL_CALL_END', toolCallId });
+    for (const toolCallId of this.openCalls) out.push({ type: 'TOOL_CALL_END', toolCallId });
     if (this.step !== undefined) out.push({ type: 'STEP_FINISHED', stepName: this.step });
     return out;
   }
@@ -362,7 +358,7 @@ export class AgUiEncoder {
     this.text = undefined;
     this.heldSpace = '';
     this.reasoning = undefined;
-    for (const call of this.calls.values()) call.open = false;
+    this.openCalls.clear();
     this.step = undefined;
   }
 
@@ -406,9 +402,10 @@ export class AgUiEncoder {
 
   private startCall(toolCallId: string, toolName: string, out: AgUiEvent[]): void {
     // A call id seen twice is the same call: AG-UI would add its arguments to the first's.
-    if (this.calls.has(toolCallId)) return;
+    if (this.shown.has(toolCallId)) return;
     this.parent ??= this.nextId('message');
-    this.calls.set(toolCallId, { open: true, answered: false });
+    this.shown.add(toolCallId);
+    this.openCalls.add(toolCallId);
     out.push({
       type: 'TOOL_CALL_START',
       toolCallId,
@@ -418,9 +415,7 @@ export class AgUiEncoder {
   }
 
   private endCall(toolCallId: string, out: AgUiEvent[]): void {
-    const call = this.calls.get(toolCallId);
-    if (!call?.open) return;
-    call.open = false;
+    if (!this.openCalls.delete(toolCallId)) return;
     out.push({ type: 'TOOL_CALL_END', toolCallId });
   }
 
@@ -465,7 +460,7 @@ export class AgUiEncoder {
     }
     this.closeText(out);
     this.closeReasoning(out);
-    if (!this.calls.has(event.toolCallId)) {
+    if (!this.shown.has(event.toolCallId)) {
       // Not streamed (or a completion call that turned out invalid): shown whole now, so its
       // error result has a call to answer.
       this.startCall(event.toolCallId, event.toolName, out);
@@ -484,14 +479,13 @@ export class AgUiEncoder {
     errorKind: string | undefined,
     out: AgUiEvent[],
   ): void {
-    const call = this.calls.get(toolCallId);
     // A call this stream did not show: a front-end result the client sent itself (a resumed
     // run), or a completion call's. The client has it already or never needed it.
-    if (call === undefined || call.answered) return;
+    if (!this.shown.has(toolCallId) || this.answered.has(toolCallId)) return;
     this.closeText(out);
     this.closeReasoning(out);
     this.endCall(toolCallId, out);
-    call.answered = true;
+    this.answered.add(toolCallId);
     out.push({
       type: 'TOOL_CALL_RESULT',
       messageId: this.nextId('result'),
@@ -508,16 +502,11 @@ export class AgUiEncoder {
     fault: Extract<AgentEvent, { type: 'protocol-error' }>['fault'],
     out: AgUiEvent[],
   ): void {
-    const call = fault.toolCallId === undefined ? undefined : this.calls.get(fault.toolCallId);
-    if (call && !call.answered && !fault.dropped) {
+    const id = fault.toolCallId;
+    if (id !== undefined && this.shown.has(id) && !this.answered.has(id) && !fault.dropped) {
       // The call was shown while it streamed and will never run: its result says why, so no
       // client takes it for a front-end call still to answer.
-      this.result(
-        fault.toolCallId as string,
-        `${fault.message}\n\n${fault.raw}`,
-        'protocol-error',
-        out,
-      );
+      this.result(id, `${fault.message}\n\n${fault.raw}`, 'protocol-error', out);
       return;
     }
     this.closeText(out);
