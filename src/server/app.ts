@@ -15,7 +15,7 @@ import { runRoutes } from './routes/runs.ts';
 import { statusRoutes } from './routes/status.ts';
 import { type DriveRun, RunDriver } from './run-driver.ts';
 import { RunHeartbeat } from './run-heartbeat.ts';
-import { LiveRuns, type RunRegistry } from './run-registry.ts';
+import { LiveRuns } from './run-registry.ts';
 
 export {
   DEFAULT_LIMITS,
@@ -84,8 +84,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   // through a tag: only this server's own page may use the API.
   app.use('/api/*', sameOriginGuard());
 
-  // routes/info.ts reads only `active`, which LiveRuns has too (its type still names the registry).
-  app.route('/api/info', infoRoutes(settings, live as unknown as RunRegistry));
+  app.route('/api/info', infoRoutes(settings, live));
   app.route('/api/status', statusRoutes(settings));
   const drive: DriveRun = (lease, run, controller, wire) => {
     const release = live.own({ runId: lease.runId, lease, controller });

@@ -43,15 +43,7 @@ export {
 export { parseRecording, type Recording } from './replay.ts';
 export { type DriveRun, RunDriver, type RunDriverOptions } from './run-driver.ts';
 export { RunHeartbeat, type RunHeartbeatOptions } from './run-heartbeat.ts';
-export {
-  LiveRuns,
-  type OwnedRun,
-  RunLimitError,
-  RunRegistry,
-  type RunRegistryOptions,
-  type RunRegistryStats,
-  type RunStatus,
-} from './run-registry.ts';
+export { LiveRuns, type OwnedRun, RunLimitError } from './run-registry.ts';
 export { defaultWebRoot } from './static-page.ts';
 export { ASK_USER_TOOL, serverSystemPrompt, serverTools } from './tools.ts';
 export type { WireEncoder } from './wire-encoder.ts';

@@ -162,7 +162,7 @@ export interface ServerAppOptions {
    * Where runs live: their state, their event logs (what a client reads again after a dropped
    * connection) and who runs them. Instances that share a store (Redis) answer, stop and serve
    * each other's runs. Default: a memory store of this app's own, bounded by `limits`; a store
-   * given here keeps its own limits (`createRunStore(spec, limits)`).
+   * given here keeps its own limits (`createRunStore(spec, { limits })`).
    * @example { store: await createRunStore('redis://127.0.0.1:6379') }
    */
   readonly store?: RunStore;

@@ -7,7 +7,6 @@ import type { ToolCallProtocol } from '../../src/core/index.ts';
 import { protocolByName } from '../../src/protocols/index.ts';
 import { createServerApp, serverTools } from '../../src/server/index.ts';
 import { serverSettings } from '../../src/server/options.ts';
-import { RunRegistry } from '../../src/server/run-registry.ts';
 import { MemoryRunStoreBacking } from '../../src/store/memory/memory-run-store.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import {
@@ -179,29 +178,5 @@ describe('createServerApp({ protocol: a ToolCallProtocol })', () => {
       defaultProtocol: 'hermes',
       defaultProtocolName: 'hermes',
     });
-  });
-});
-
-describe('RunRegistry.start with a protocol object', () => {
-  const registry = () =>
-    new RunRegistry({
-      maxConcurrentRuns: 2,
-      pausedRunTtlMs: 60_000,
-      finishedRunTtlMs: 60_000,
-      maxRememberedRuns: 10,
-      maxRememberedBytes: 1024 * 1024,
-    });
-
-  it('records its name and keeps the object to resume in', () => {
-    const protocol = houseProtocol();
-    const record = registry().start('r1', 'hi', protocol, new AbortController());
-    expect(record.protocol).toBe('house-format');
-    expect(record.format).toBe(protocol);
-  });
-
-  it('a format by name keeps no object', () => {
-    const record = registry().start('r1', 'hi', 'xml', new AbortController());
-    expect(record.protocol).toBe('xml');
-    expect(record.format).toBeUndefined();
   });
 });
