@@ -310,7 +310,11 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
       );
     const request = parseAgUiRequest(await readBody(c), {
       limits,
-      serverTools: Object.keys(settings.tools),
+      // The completion tool is the server's too, declared or not.
+      serverTools: [
+        ...Object.keys(settings.tools),
+        options.runSettings?.completionTool ?? 'attempt_completion',
+      ],
     });
     const log = agUiLog(request.threadId, request.runId);
     live.ensureCapacity();

@@ -427,6 +427,21 @@ describe('POST /api/ag-ui', () => {
     }
     const unknown = await a.app.request('/api/ag-ui/threads/nope/runs/nope/events');
     expect(unknown.status).toBe(404);
+    // A client tool may not stand in for the completion tool either.
+    const completion = await a.app.request('/api/ag-ui', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        threadId: 't2',
+        runId: 'r',
+        messages: [{ id: 'u', role: 'user', content: 'hi' }],
+        tools: [{ name: 'attempt_completion', description: 'mine' }],
+      }),
+    });
+    expect(completion.status).toBe(400);
+    expect(((await completion.json()) as { error: string }).error).toMatch(
+      /"attempt_completion" takes the name of a server tool/,
+    );
   });
 
   it('a client tool: the run waits; tool results on another instance continue it', async () => {
