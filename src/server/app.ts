@@ -121,12 +121,18 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
 /**
  * The server's error body, `{error: message, ...extra}`: a refused request with its status, a
- * run beyond the limit with 429, anything else as the server's own failure (500).
+ * run beyond the limit with 429, a run store that does not answer with 503, anything else as the server's own failure (500).
  */
 function errorResponse(error: Error): Response {
   if (HttpError.isInstance(error))
     return Response.json({ error: error.message, ...error.extra }, { status: error.status });
   if (isErrorOfKind(error, 'run-limit'))
     return Response.json({ error: error.message }, { status: 429 });
+  // The run store (Redis) cannot be reached: the request may work again, on this instance too.
+  if (isErrorOfKind(error, 'store-unavailable'))
+    return Response.json(
+      { error: `the run store is unavailable: ${error.message}` },
+      { status: 503 },
+    );
   return Response.json({ error: `internal server error: ${error.message}` }, { status: 500 });
 }

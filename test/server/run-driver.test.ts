@@ -254,4 +254,32 @@ describe('RunDriver', () => {
     });
     await waitForAsync(async () => server.server.live.active === 0, 'the run to stop');
   });
+
+  it('a store that does not answer a request: 503, saying so', async () => {
+    const failing = failingStore(new MemoryRunStore());
+    failing.fail();
+    const down = new Proxy(failing.store, {
+      get(target, key) {
+        if (key === 'getRun' || key === 'createRun')
+          return () => Promise.reject(new ToolwireError('store-unavailable', 'connection refused'));
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const server = await startTestServer({
+      model: scriptedModel([ANSWER_TURN]).model,
+      tools: serverTools(repository()),
+      store: down,
+    });
+    servers.push(server);
+    for (const response of [
+      await postJson(`${server.url}/api/runs`, { prompt: 'Hi' }),
+      await fetch(`${server.url}/api/runs/r1/events`),
+    ]) {
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: string }).error).toBe(
+        'the run store is unavailable: connection refused',
+      );
+    }
+  });
 });
