@@ -94,7 +94,12 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
       after,
       signal: c.req.raw.signal,
       headers: { [RUN_ID_HEADER]: runId },
-      onRead: () => live.reading(runId),
+      onRead: () => {
+        // Noted at once, not only at the next heartbeat: a client back just before the unread
+        // limit must not lose its run to a renewal that comes first.
+        store.noteReaders([runId], now()).catch(() => {});
+        return live.reading(runId);
+      },
       onInterrupt: (listener) => live.onInterrupt(runId, listener),
       failureFrame: (message) =>
         new BlockEncoder().encode({ type: 'error', error: { type: 'store_unavailable', message } }),

@@ -193,7 +193,7 @@ describe('a run goes on without its reader', () => {
     now += 30_000;
     await app.heartbeat.noteReaders();
     await app.heartbeat.renew();
-    expect((await app.store.getRun(unreadId))?.status).toBe('running');
+    expect(app.live.get(unreadId)?.controller.signal.aborted).toBe(false);
 
     now += 30_001;
     await app.heartbeat.noteReaders();
@@ -206,8 +206,31 @@ describe('a run goes on without its reader', () => {
     const ended = decodeBlocks(await (await events(url, unreadId)).text());
     expect(ofType(ended, 'error').at(-1)?.error).toMatchObject({ type: 'aborted' });
     // The read one goes on.
+    expect(app.live.get(readId)?.controller.signal.aborted).toBe(false);
     expect((await app.store.getRun(readId))?.status).toBe('running');
     await reader.cancel();
+  });
+});
+
+describe('a reader back just before the unread limit', () => {
+  it('keeps its run: a read is noted when it starts, not only at the next heartbeat', async () => {
+    let now = 9_000_000;
+    const { url, app } = await start([{ text: '<thinking>Waiting', stall: true }], {
+      clock: () => now,
+      limits: { unreadRunAbortMs: 60_000 },
+    });
+    const response = await postJson(`${url}/api/runs`, { prompt: 'one' });
+    const runId = response.headers.get('x-run-id')!;
+    await readUntil(response, (text) => text.split('CDATA[').length > 2);
+    await waitFor(() => app.live.readRuns().length === 0, 'the first read to end');
+    now += 59_000;
+    const again = await events(url, runId);
+    now += 2000;
+    // The renewal comes before any reader note of the heartbeat.
+    await app.heartbeat.renew();
+    expect(app.live.get(runId)?.controller.signal.aborted).toBe(false);
+    await postJson(`${url}/api/runs/${runId}/abort`, {});
+    await again.text();
   });
 });
 
