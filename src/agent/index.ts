@@ -30,6 +30,7 @@ export type {
 } from './types.ts';
 export {
   AG_UI_PROTOCOL_VERSION,
+  type AgUiContentPart,
   AgUiEncoder,
   type AgUiEvent,
   type AgUiEventOptions,
@@ -38,9 +39,14 @@ export {
   type AgUiInputLimits,
   type AgUiMessage,
   type AgUiRunAgentInput,
+  type AgUiRunOutcome,
   type AgUiRunRequest,
+  type AgUiTokenUsage,
   type AgUiTool,
+  type AgUiToolCall,
+  type AgUiToolwireMetadata,
   agUiInputToRun,
+  frameAgUiEvent,
   pendingToolResults,
   toAgUiEvents,
 } from './ui/ag-ui.ts';
