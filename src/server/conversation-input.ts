@@ -130,3 +130,21 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : String(value);
 }
+
+/**
+ * Front-end answers a client sends with a UI protocol (AG-UI's tool messages, the AI SDK's tool
+ * outputs), held to the same limits as a conversation's results entry: their outputs are the
+ * client's, and they go into the run's conversation.
+ */
+export function checkToolAnswers(
+  results: readonly { readonly toolCallId: string; readonly output: unknown }[],
+  limits: ConversationLimits,
+  where: string,
+): void {
+  const answers = results.map((result) => ({
+    toolCallId: result.toolCallId,
+    toolName: 'answer',
+    output: result.output,
+  }));
+  parseConversationInput([{ type: 'results', results: answers }], limits, where);
+}

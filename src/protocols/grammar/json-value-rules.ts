@@ -78,6 +78,32 @@ const MEMBER_CHECKED: ReadonlySet<string> = new Set([
 const memberValidator = createValidator();
 
 /**
+ * Refuses every keyword of `fields` outside `held` and the annotations, naming it; gives the
+ * branches of an `anyOf` or `oneOf`, which must stand alone (beside annotations only).
+ */
+export function combinatorOf(
+  fields: Readonly<Record<string, unknown>>,
+  held: ReadonlySet<string>,
+  path: string,
+  refuse: (path: string, problem: string) => never,
+): { readonly keyword: 'anyOf' | 'oneOf'; readonly branches: JsonSchema[] } | undefined {
+  for (const key of Object.keys(fields)) {
+    if (!held.has(key) && !ANNOTATIONS.has(key))
+      refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
+  }
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = fields[keyword];
+    if (branches === undefined) continue;
+    if (!Array.isArray(branches) || branches.length === 0)
+      refuse(path, `${keyword} must be a non-empty list`);
+    if (Object.keys(fields).some((key) => !ANNOTATIONS.has(key) && key !== keyword))
+      refuse(path, `${keyword} beside other keywords cannot be held by a grammar yet`);
+    return { keyword, branches: branches as JsonSchema[] };
+  }
+  return undefined;
+}
+
+/**
  * The values a schema with `const` or `enum` allows: its members that its sibling keywords
  * also allow. Undefined when it has neither; refuses a sibling no validator holds, and a schema
  * no member of which is valid.
@@ -237,22 +263,12 @@ export class JsonValueRules {
     const members = allowedMembers(fields, path, this.refuse);
     if (members !== undefined)
       return alternatives(members.map((member) => this.fixed(member, path)));
-    for (const key of Object.keys(fields)) {
-      if (!HELD.has(key) && !ANNOTATIONS.has(key))
-        this.refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
-    }
-    for (const keyword of ['anyOf', 'oneOf'] as const) {
-      const branches = fields[keyword];
-      if (branches === undefined) continue;
-      if (!Array.isArray(branches) || branches.length === 0)
-        this.refuse(path, `${keyword} must be a non-empty list`);
-      if (Object.keys(fields).some((key) => !ANNOTATIONS.has(key) && key !== keyword))
-        this.refuse(path, `${keyword} beside other keywords cannot be held by a grammar yet`);
-      if (keyword === 'oneOf') this.checkDisjoint(branches as JsonSchema[], path);
+    const combinator = combinatorOf(fields, HELD, path, this.refuse);
+    if (combinator !== undefined) {
+      const { keyword, branches } = combinator;
+      if (keyword === 'oneOf') this.checkDisjoint(branches, path);
       return alternatives(
-        (branches as JsonSchema[]).map((branch, index) =>
-          this.value(branch, `${hint}-${index + 1}`, path),
-        ),
+        branches.map((branch, index) => this.value(branch, `${hint}-${index + 1}`, path)),
       );
     }
     const types = impliedTypes(fields);

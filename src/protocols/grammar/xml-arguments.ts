@@ -23,7 +23,11 @@ import type {
 import { formatXmlToolCall } from '../xml/format.ts';
 import { alternatives, literal } from './gbnf-text.ts';
 import type { GrammarRules } from './grammar-rules.ts';
-import { ANNOTATIONS, allowedMembers, type JsonValueRules } from './json-value-rules.ts';
+import {
+  allowedMembers,
+  combinatorOf,
+  type JsonValueRules,
+} from './json-value-rules.ts';
 import { textExcluding } from './text-excluding.ts';
 
 /** An element name as the writer checks it (the reader's name characters include these). */
@@ -226,18 +230,10 @@ export class XmlArguments {
         this.refuse(path, 'an enum of objects or arrays cannot be held by a grammar yet');
       return alternatives(members.map((member) => literal(renderedScalar(member))));
     }
-    for (const key of Object.keys(fields)) {
-      if (!HELD.has(key) && !ANNOTATIONS.has(key))
-        this.refuse(path, `JSON Schema keyword "${key}" cannot be held by a grammar yet`);
-    }
-    for (const keyword of ['anyOf', 'oneOf'] as const) {
-      const branches = fields[keyword];
-      if (branches === undefined) continue;
-      if (!Array.isArray(branches) || branches.length === 0)
-        this.refuse(path, `${keyword} must be a non-empty list`);
-      if (Object.keys(fields).some((key) => !ANNOTATIONS.has(key) && key !== keyword))
-        this.refuse(path, `${keyword} beside other keywords cannot be held by a grammar yet`);
-      const types = (branches as JsonSchema[]).map((branch) =>
+    const combinator = combinatorOf(fields, HELD, path, this.refuse);
+    if (combinator !== undefined) {
+      const { keyword, branches } = combinator;
+      const types = branches.map((branch) =>
         typeof branch === 'object' && branch !== null
           ? (branch as { type?: unknown }).type
           : undefined,
@@ -253,9 +249,7 @@ export class XmlArguments {
           'a value that may be a string or another type cannot be told apart as text',
         );
       return alternatives(
-        (branches as JsonSchema[]).map((branch, index) =>
-          this.value(branch, `${hint}-${index + 1}`, path),
-        ),
+        branches.map((branch, index) => this.value(branch, `${hint}-${index + 1}`, path)),
       );
     }
     const { type } = fields;

@@ -20,7 +20,11 @@ import {
 import { ToolwireError } from '../../core/errors.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
-import { type ConversationLimits, parseConversationInput } from '../conversation-input.ts';
+import {
+  type ConversationLimits,
+  checkToolAnswers,
+  parseConversationInput,
+} from '../conversation-input.ts';
 import { logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
@@ -74,16 +78,7 @@ export function parseAgUiRequest(body: unknown, options: AgUiRequestOptions): Ag
         param: name,
       });
   parseConversationInput(request.conversation, limits, WHERE);
-  const answers = request.toolResults.map((result) => ({
-    toolCallId: result.toolCallId,
-    toolName: 'answer',
-    output: result.output,
-  }));
-  parseConversationInput(
-    [{ type: 'results', results: answers }],
-    limits,
-    `${WHERE} (tool results)`,
-  );
+  checkToolAnswers(request.toolResults, limits, `${WHERE} (tool results)`);
   if (request.prompt === undefined && request.toolResults.length === 0)
     throw new HttpError(
       400,

@@ -23,7 +23,11 @@ import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import type { ProtocolName } from '../../protocols/index.ts';
 import type { StoredRun } from '../../store/run-store.ts';
-import { type ConversationLimits, parseConversationInput } from '../conversation-input.ts';
+import {
+  type ConversationLimits,
+  checkToolAnswers,
+  parseConversationInput,
+} from '../conversation-input.ts';
 import { idBefore, logResponse } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
@@ -87,16 +91,7 @@ export function parseChatRequest(body: unknown, limits: ConversationLimits): Cha
   }
   // The conversation and the answers, checked as a run's `conversation` is.
   parseConversationInput(run.conversation, limits, where);
-  const answers = run.results.map((result) => ({
-    toolCallId: result.toolCallId,
-    toolName: 'answer',
-    output: result.output,
-  }));
-  parseConversationInput(
-    [{ type: 'results', results: answers }],
-    limits,
-    `${where} (tool outputs)`,
-  );
+  checkToolAnswers(run.results, limits, `${where} (tool outputs)`);
   return {
     chatId: id,
     trigger: trigger as ChatRequest['trigger'],
