@@ -27,6 +27,7 @@ import {
 } from '../conversation-input.ts';
 import { logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
+import { resumeProtocol } from '../resume-protocol.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
 import { RUN_ID_HEADER, type RunRouteContext } from './runs.ts';
 
@@ -259,17 +260,15 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
       );
     const { lease } = claim;
     const state = JSON.parse(claim.state) as RunState;
-    if (claim.run.customProtocol) {
-      const own = settings.defaultProtocol;
-      if (typeof own === 'string' || own.name !== claim.run.protocol) {
-        await store.pause(lease, [], claim.state, now());
-        throw new HttpError(
-          409,
-          `POST /api/ag-ui: the thread's run was started in the protocol object ${JSON.stringify(claim.run.protocol)}, which this server does not have`,
-        );
-      }
+    const protocol = resumeProtocol(settings, claim.run);
+    if (protocol === undefined) {
+      // Given back, paused, for an instance that has the protocol object.
+      await store.pause(lease, [], claim.state, now());
+      throw new HttpError(
+        409,
+        `POST /api/ag-ui: the thread's run was started in the protocol object ${JSON.stringify(claim.run.protocol)}, which this server does not have`,
+      );
     }
-    const protocol = claim.run.customProtocol ? settings.defaultProtocol : claim.run.protocol;
     const controller = new AbortController();
     let run: AgentRun;
     try {

@@ -30,6 +30,7 @@ import {
 } from '../conversation-input.ts';
 import { idBefore, logResponse } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
+import { resumeProtocol } from '../resume-protocol.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
 import type { RunRouteContext } from './runs.ts';
 
@@ -198,9 +199,8 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
 
   /** The protocol a paused run goes on in: its format's name, or this server's own object. */
   const protocolToResume = (run: StoredRun): ProtocolName | ToolCallProtocol => {
-    if (!run.customProtocol) return run.protocol as ProtocolName;
-    const own = settings.defaultProtocol;
-    if (typeof own !== 'string' && own.name === run.protocol) return own;
+    const protocol = resumeProtocol(settings, run);
+    if (protocol !== undefined) return protocol;
     throw new HttpError(
       409,
       `run ${run.runId} was started in the protocol object ${JSON.stringify(run.protocol)}, which this server does not have; answer it on a server configured with it`,

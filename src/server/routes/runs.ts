@@ -22,6 +22,7 @@ import { idBefore, logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
+import { resumeProtocol } from '../resume-protocol.ts';
 import type { DriveRun } from '../run-driver.ts';
 import type { LiveRuns } from '../run-registry.ts';
 
@@ -174,9 +175,8 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
 
   /** The protocol a paused run goes on in: its format's name, or this server's own object. */
   const protocolToResume = (run: StoredRun): ProtocolName | ToolCallProtocol => {
-    if (!run.customProtocol) return run.protocol as ProtocolName;
-    const own = settings.defaultProtocol;
-    if (typeof own !== 'string' && own.name === run.protocol) return own;
+    const protocol = resumeProtocol(settings, run);
+    if (protocol !== undefined) return protocol;
     throw new HttpError(
       409,
       `run ${run.runId} was started in the protocol object ${JSON.stringify(run.protocol)}, which this server does not have; answer it on a server configured with it`,
