@@ -23,11 +23,7 @@ import type {
 import { formatXmlToolCall } from '../xml/format.ts';
 import { alternatives, literal } from './gbnf-text.ts';
 import type { GrammarRules } from './grammar-rules.ts';
-import {
-  allowedMembers,
-  combinatorOf,
-  type JsonValueRules,
-} from './json-value-rules.ts';
+import { allowedMembers, combinatorOf, type JsonValueRules } from './json-value-rules.ts';
 import { textExcluding } from './text-excluding.ts';
 
 /** An element name as the writer checks it (the reader's name characters include these). */
