@@ -14,6 +14,7 @@ import {
   type ValidationProblem,
 } from '../core/index.ts';
 import { classifyModelFailure } from '../core/model-call-error.ts';
+import { parseJsonText } from '../core/parse-json.ts';
 import { CALLS_RUN_TOGETHER } from '../protocols/define/format-entry.ts';
 import { formatEntry, protocolByName } from '../protocols/index.ts';
 import { type ConversationEntry, renderConversation, type ToolOutcome } from './conversation.ts';
@@ -455,7 +456,7 @@ class AgentLoop {
         const call: ParsedCall = {
           toolCallId: event.toolCallId,
           toolName: event.toolName,
-          input: JSON.parse(event.input),
+          input: parseJsonText(event.input),
           problems: event.problems ?? [],
         };
         turn.call(call);

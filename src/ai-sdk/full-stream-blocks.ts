@@ -1,4 +1,5 @@
 import type { TextStreamPart, ToolSet } from 'ai';
+import { parseJsonText } from '../core/parse-json.ts';
 import type {
   BlockEvent,
   Citation,
@@ -340,7 +341,7 @@ function argumentsText(input: unknown): string {
 function sameArguments(streamed: string, input: unknown): boolean {
   if (typeof input === 'string') return streamed === input;
   try {
-    return JSON.stringify(JSON.parse(streamed)) === JSON.stringify(input ?? {});
+    return JSON.stringify(parseJsonText(streamed)) === JSON.stringify(input ?? {});
   } catch {
     return false;
   }
@@ -349,7 +350,7 @@ function sameArguments(streamed: string, input: unknown): boolean {
 function toJson(value: unknown): JsonValue {
   if (value === undefined) return null;
   try {
-    return JSON.parse(JSON.stringify(value)) as JsonValue;
+    return parseJsonText(JSON.stringify(value)) as JsonValue;
   } catch {
     return String(value);
   }

@@ -9,6 +9,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ToolCallProtocol } from '../core/index.ts';
+import { parseJsonText } from '../core/parse-json.ts';
 import {
   type ChatTemplateOptions,
   chatTemplateFromFile,
@@ -105,7 +106,7 @@ function fileProblem(error: NodeJS.ErrnoException): string {
 /** The file's JSON; a syntax error says so (the reader's own message names the place). */
 function jsonOf(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonText(text);
   } catch (error) {
     throw new SyntaxError(`not valid JSON: ${(error as Error).message}`, { cause: error });
   }
@@ -120,7 +121,7 @@ export function tokensOf(text: string): ChatTemplateOptions {
   if (!/^\s*\{\s*"/.test(text)) return {};
   let config: unknown;
   try {
-    config = JSON.parse(text);
+    config = parseJsonText(text);
   } catch {
     return {};
   }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ToolwireError } from '../core/errors.ts';
 import type { JsonSchema, ToolDefinition } from '../core/index.ts';
+import { parseJsonText } from '../core/parse-json.ts';
 import { checkSchemaPatterns, createValidator, UnsupportedPatternError } from '../schema/index.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -36,7 +37,7 @@ export async function readToolsFile(path: string): Promise<ToolDefinition[]> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch (error) {
     throw new UsageError(`tools file "${path}" is not valid JSON: ${(error as Error).message}`, {
       cause: error,

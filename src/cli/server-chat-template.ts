@@ -9,6 +9,8 @@
  * anything but a JSON object with a non-empty template string is "no template", with the reason,
  * never an exception.
  */
+
+import { parseJsonText } from '../core/parse-json.ts';
 import { boundedGet } from '../proxy/index.ts';
 
 /** How long the server may take to answer, body included. */
@@ -53,7 +55,7 @@ export async function serverChatTemplate(
   if (!answer.ok) return none(answer.reason);
   let props: unknown;
   try {
-    props = JSON.parse(answer.text);
+    props = parseJsonText(answer.text);
   } catch {
     return none('its answer is not JSON');
   }

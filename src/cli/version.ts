@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseJsonText } from '../core/parse-json.ts';
 
 /**
  * The package's version, read from its package.json at run time. The CLI runs as
@@ -9,7 +10,7 @@ export function packageVersion(cliFile: string | URL = import.meta.url): string 
   const file = new URL('../../package.json', cliFile);
   let manifest: unknown;
   try {
-    manifest = JSON.parse(readFileSync(file, 'utf8'));
+    manifest = parseJsonText(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new Error(
       `cannot read the package version from ${file.pathname}: ${(error as Error).message}`,

@@ -1,4 +1,5 @@
 import { IncomingMessage } from 'node:http';
+import { parseJsonText } from '../core/parse-json.ts';
 import { HttpError } from './http-error.ts';
 import { type JsonShape, type JsonShapeLimits, measureJson } from './json-shape.ts';
 
@@ -132,7 +133,7 @@ export async function readJsonBody(
     throw new HttpError(400, 'the body is not valid UTF-8');
   }
   try {
-    return { body: JSON.parse(text), values: shape.values };
+    return { body: parseJsonText(text), values: shape.values };
   } catch (error) {
     throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
   }

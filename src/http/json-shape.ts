@@ -4,6 +4,7 @@
  * 600 MB parsed), and a deep one overflows the stack of whatever walks it later; both are
  * refused from this count, which is one linear pass without recursion that keeps nothing.
  */
+import { parseJsonText } from '../core/parse-json.ts';
 
 const QUOTATION_MARK = 0x22;
 const BACKSLASH = 0x5c;
@@ -151,7 +152,7 @@ export class JsonTextReader {
     if ('exceeds' in shape) return { problem: shape.exceeds };
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJsonText(text);
     } catch (error) {
       return { problem: 'syntax', message: (error as Error).message };
     }

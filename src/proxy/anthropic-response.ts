@@ -1,3 +1,4 @@
+import { parseJsonText } from '../core/parse-json.ts';
 import type { HttpError } from '../http/http-error.ts';
 import { coalesce } from './coalesce.ts';
 import { errorBody } from './errors.ts';
@@ -174,7 +175,7 @@ export class MessageBuilder {
           type: 'tool_use',
           id: event.id,
           name: event.name,
-          input: JSON.parse(event.input),
+          input: parseJsonText(event.input),
         });
       }
     }

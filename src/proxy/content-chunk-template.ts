@@ -11,6 +11,7 @@
  * that string's value, and nothing else about it differs: no reasoning, no finish, no usage, the
  * same nesting. Anything else is parsed in full, as before.
  */
+import { parseJsonText } from '../core/parse-json.ts';
 
 /** Longest chunk learned from: the prefix and suffix are compared in full for every chunk. */
 const MAX_TEMPLATE_CHARS = 4096;
@@ -41,7 +42,7 @@ function stringValue(token: string): string | undefined {
     if (code === QUOTE || code === BACKSLASH || code < SPACE) {
       // Escapes (or a quote that would end the string early): the parser decides.
       try {
-        const value: unknown = JSON.parse(token);
+        const value: unknown = parseJsonText(token);
         return typeof value === 'string' ? value : undefined;
       } catch {
         return undefined;

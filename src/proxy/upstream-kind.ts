@@ -32,6 +32,8 @@
  * a gigabyte costs at most the probe's time limit and byte cap. None of this throws: no kind
  * recognised is `openai` (send no grammar), with the reason in `evidence`.
  */
+
+import { parseJsonText } from '../core/parse-json.ts';
 import { type JsonShapeLimits, measureJson } from '../http/json-shape.ts';
 import { type BoundedAnswer, boundedGet } from './bounded-get.ts';
 import { logLine } from './log-line.ts';
@@ -195,7 +197,7 @@ function outcomeOf(answer: BoundedAnswer, limits: JsonShapeLimits): Outcome {
   if ('exceeds' in shape) return { why: `its answer goes past ${shape.exceeds}`, status };
   let value: unknown;
   try {
-    value = JSON.parse(answer.text);
+    value = parseJsonText(answer.text);
   } catch {
     return { why: 'its answer is not JSON', status };
   }

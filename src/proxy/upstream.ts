@@ -1,6 +1,7 @@
 import { createParser, type ParseError } from 'eventsource-parser';
 import { ToolwireError } from '../core/errors.ts';
 import { ModelCallError, networkErrorCode } from '../core/model-call-error.ts';
+import { parseJsonText } from '../core/parse-json.ts';
 import { estimateJsonCost, type JsonShapeLimits, measureJson } from '../http/json-shape.ts';
 import { type CappedBytes, readBodyCapped } from './capped-body.ts';
 import { ContentChunkTemplate } from './content-chunk-template.ts';
@@ -150,7 +151,7 @@ function upstreamMessage(text: string): string {
 
 function messageIn(text: string): string {
   try {
-    const body: unknown = JSON.parse(text);
+    const body: unknown = parseJsonText(text);
     if (isFields(body)) {
       const error = body.error;
       if (isFields(error) && typeof error.message === 'string') return error.message;
@@ -406,7 +407,7 @@ export async function readReplyJson(
   memory?.growTo(reserved + estimateJsonCost(read.bytes.byteLength, shape), 'reply');
   const text = new TextDecoder().decode(read.bytes);
   try {
-    return JSON.parse(text);
+    return parseJsonText(text);
   } catch {
     throw badReply(
       settings.baseURL,
@@ -526,7 +527,7 @@ export async function streamPieces(
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(data);
+      parsed = parseJsonText(data);
     } catch {
       fault = badReply(
         settings.baseURL,

@@ -1,3 +1,4 @@
+import { parseJsonText } from '../core/parse-json.ts';
 import { setOwnProperty } from '../core/safe-object.ts';
 import type { StreamableKind, ValuePolicy } from '../core/value-policy.ts';
 import { decodeCanonicalString, type JsonTokenHandler } from './json-tokenizer.ts';
@@ -101,7 +102,7 @@ export function asJsonReadsIt(value: unknown): unknown {
   if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null;
   if (typeof value !== 'object' || value === null) return value;
   const json = JSON.stringify(value);
-  return json === undefined ? null : JSON.parse(json);
+  return json === undefined ? null : parseJsonText(json);
 }
 
 /** A class rather than closures: a streamer is made per tool call, and a class is one object. */

@@ -13,6 +13,7 @@
  * (`{"file": }`), a hole (`[1,,2]`), a cut-short literal (`tru`), text that is not JSON.
  */
 
+import { parseJsonText } from '../core/parse-json.ts';
 import { DEFAULT_MAX_DEPTH } from '../core/protocol.ts';
 import { UNCONSTRAINED_POLICY } from '../core/value-policy.ts';
 import {
@@ -104,7 +105,7 @@ function parseStrict(text: string, maxDepth: number): unknown {
   if (!beginsJsonValue(text)) return undefined;
   if (exceedsJsonDepth(text, 0, text.length, maxDepth)) return undefined;
   try {
-    return JSON.parse(text);
+    return parseJsonText(text);
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { CompletionTextReader } from '../agent/completion-text.ts';
 import type { AgentEvent, AgentResult } from '../agent/index.ts';
 import type { ToolwireError } from '../core/errors.ts';
+import { parseJsonText } from '../core/parse-json.ts';
 import type {
   BlockEvent,
   JsonValue,
@@ -312,7 +313,7 @@ function metaFinal(result: AgentResult): MetaFinalData {
 export function toJson(value: unknown): JsonValue {
   if (value === undefined) return null;
   const text = JSON.stringify(value);
-  return text === undefined ? null : (JSON.parse(text) as JsonValue);
+  return text === undefined ? null : (parseJsonText(text) as JsonValue);
 }
 
 /**

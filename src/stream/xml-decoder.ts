@@ -1,3 +1,4 @@
+import { parseJsonText } from '../core/parse-json.ts';
 import { setOwnProperty } from '../core/safe-object.ts';
 import { isMarkupSpace } from '../scan/characters.ts';
 import type {
@@ -714,7 +715,7 @@ export function isBlockTag(name: string): boolean {
 
 function parseJson(text: string): JsonValue | undefined {
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseJsonText(text) as JsonValue;
   } catch {
     return undefined;
   }

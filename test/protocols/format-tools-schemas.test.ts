@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import {
   FORMATS,
   type JsonSchema,
@@ -57,7 +58,7 @@ const MALFORMED: [string, unknown][] = [
   ['a schema that is a string', 'object'],
   ['a schema that is a list', [{ type: 'object' }]],
   ['a schema that is false', false],
-  ['a __proto__ property', JSON.parse('{"properties": {"__proto__": {"type": "string"}}}')],
+  ['a __proto__ property', parseJsonText('{"properties": {"__proto__": {"type": "string"}}}')],
   [
     'property names with markup, quotes and line breaks',
     {

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import type {
   ParsedContent,
   ParseEvent,
@@ -56,7 +57,7 @@ export function callsOf(
     .filter((part) => part.type === 'tool-call')
     .map((part) => ({
       toolName: part.toolName,
-      input: JSON.parse(part.input),
+      input: parseJsonText(part.input),
       ...(part.problems ? { problems: part.problems } : {}),
     }));
 }

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import {
   autoProtocol,
   FORMATS,
@@ -276,7 +277,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
             .map((part) => part.input);
           const calls = content
             .filter((part) => part.type === 'tool-call')
-            .map((part) => JSON.parse(part.input!));
+            .map((part) => parseJsonText(part.input!));
           // Every city value (edge white space, `</city>`, `]]>` included) comes back exact.
           expect(calls).toEqual(expectedCalls);
           expect(content.some((part) => part.type === 'error')).toBe(false);
@@ -295,7 +296,7 @@ describe.each(protocols)('%s: invariants', (name, protocol) => {
         const calls = content.filter((part) => part.type === 'tool-call');
         expect(calls).toHaveLength(1);
         // Same value (JSON text normalises -0); XML may write array parameters last.
-        expect(JSON.parse(calls[0]!.input)).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(parseJsonText(calls[0]!.input)).toEqual(parseJsonText(JSON.stringify(value)));
         expect(calls[0]!.problems).toBeUndefined();
         expect(content.filter((part) => part.type !== 'tool-call')).toEqual([]);
       }),

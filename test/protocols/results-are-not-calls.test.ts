@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolResponseToFormat } from '../../src/core/index.ts';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import { autoProtocol, FORMATS, type ToolCallProtocol } from '../../src/index.ts';
 import {
   jsonForPromptEscapingInStrings,
@@ -139,7 +140,7 @@ const CALL_SHAPED_VALUES: unknown[] = renderers.flatMap(([, protocol]) =>
       const end = call.lastIndexOf(close);
       if (start < 0 || end < start) continue;
       try {
-        values.push(JSON.parse(call.slice(start, end + 1)));
+        values.push(parseJsonText(call.slice(start, end + 1)));
       } catch {
         // Not JSON in this format.
       }
@@ -398,7 +399,7 @@ describe('prompt-safe JSON text', () => {
     fc.assert(
       fc.property(value, (item) => {
         const text = resultJsonForPrompt(item);
-        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(item)));
+        expect(parseJsonText(text)).toEqual(parseJsonText(JSON.stringify(item)));
         const { strings, structure } = stringsAndStructure(text);
         expect(structure).not.toMatch(/[<>]/);
         for (const literal of strings) expect(literal).not.toMatch(/[<>[\]{}]/);
@@ -413,7 +414,7 @@ describe('prompt-safe JSON text', () => {
     const item = { 'a:b': ['x:y', 1, { 'c@': 'd' }] };
     const text = jsonForPromptEscapingInStrings(item, ':@');
     expect(text).toBe('{"a\\u003ab":["x\\u003ay",1,{"c\\u0040":"d"}]}');
-    expect(JSON.parse(text)).toEqual(item);
+    expect(parseJsonText(text)).toEqual(item);
     // The digits of an escape already written are not escaped again.
     expect(jsonForPromptEscapingInStrings('<', 'c3')).toBe('"\\u003c"');
     fc.assert(
@@ -422,7 +423,7 @@ describe('prompt-safe JSON text', () => {
         fc.string({ unit: fc.constantFrom(...':[]{}@|`~'), maxLength: 4 }),
         (item, characters) => {
           const escaped = jsonForPromptEscapingInStrings(item, characters);
-          expect(JSON.parse(escaped)).toEqual(JSON.parse(JSON.stringify(item)));
+          expect(parseJsonText(escaped)).toEqual(parseJsonText(JSON.stringify(item)));
           for (const literal of stringsAndStructure(escaped).strings) {
             for (const character of characters)
               expect(literal.slice(1, -1)).not.toContain(character);
@@ -457,8 +458,8 @@ describe('result envelopes', () => {
           error,
         });
         const text = envelopeJson(envelope, indent);
-        expect(JSON.parse(text)).toEqual(
-          JSON.parse(JSON.stringify({ name: 'get_weather', results: { '0': content }, error })),
+        expect(parseJsonText(text)).toEqual(
+          parseJsonText(JSON.stringify({ name: 'get_weather', results: { '0': content }, error })),
         );
         expect(text.startsWith(indent ? '{\n' : '{"name":')).toBe(true);
         // Laid out as JSON.stringify lays out the same value.

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import { ContentChunkTemplate } from '../../src/proxy/content-chunk-template.ts';
 
 const chunk = (content: unknown, extra: Record<string, unknown> = {}) =>
@@ -18,7 +19,7 @@ const chunk = (content: unknown, extra: Record<string, unknown> = {}) =>
 
 /** The delta's text as a full parse reads it. */
 const parsedText = (data: string): unknown =>
-  (JSON.parse(data) as { choices: { delta: { content: unknown } }[] }).choices[0]!.delta.content;
+  (parseJsonText(data) as { choices: { delta: { content: unknown } }[] }).choices[0]!.delta.content;
 
 function learned(from = chunk('Hello')): ContentChunkTemplate {
   const template = new ContentChunkTemplate();

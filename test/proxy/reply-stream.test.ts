@@ -7,6 +7,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import { FORMATS, type ToolCallProtocol, type ToolDefinition } from '../../src/index.ts';
 import { specOf } from '../../src/protocols/spec/define.ts';
 import { MessageBuilder, MessageEvents } from '../../src/proxy/anthropic-response.ts';
@@ -115,7 +116,7 @@ function accumulateEvents(sse: string): unknown[] {
       else json[open] += event.delta.partial_json;
     } else if (event.type === 'content_block_stop') {
       expect(event.index).toBe(open);
-      if (blocks[open]!.type === 'tool_use') blocks[open]!.input = JSON.parse(json[open]!);
+      if (blocks[open]!.type === 'tool_use') blocks[open]!.input = parseJsonText(json[open]!);
       open = -1;
     }
   }
@@ -167,7 +168,7 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
           const abandoned = batches.flat().some((event) => event.type === 'call-abandoned');
           if (!abandoned) expect(streamed.calls).toEqual(calls);
           for (const call of streamed.calls.slice(0, calls.length))
-            expect(() => JSON.parse(call.arguments)).not.toThrow();
+            expect(() => parseJsonText(call.arguments)).not.toThrow();
           // No content (null) only when calls came with nothing but space around them.
           if (message.content === null) expect(streamed.content.trim()).toBe('');
           else expect(streamed.content).toBe(message.content);
@@ -210,7 +211,7 @@ describe.each(FORMATS.map((entry) => [entry.name, entry.create()] as const))(
         .choices[0].message;
       expect(message.tool_calls).toHaveLength(1);
       expect(message.tool_calls![0]!.function.name).toBe('write_file');
-      expect(JSON.parse(message.tool_calls![0]!.function.arguments)).toEqual(input);
+      expect(parseJsonText(message.tool_calls![0]!.function.arguments)).toEqual(input);
       expect(message.content?.trim()).toBe('Writing it.');
       const messages = new MessageBuilder();
       for (const batch of read(protocol, [text])) messages.add(batch);

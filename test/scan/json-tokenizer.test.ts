@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import {
   createJsonTokenizer,
   type JsonTokenHandler,
@@ -52,7 +53,7 @@ function mergeStringChunks(events: readonly string[]): string[] {
   let pending = '';
   for (const event of events) {
     if (event.startsWith('chunk ')) {
-      pending += JSON.parse(event.slice(6)) as string;
+      pending += parseJsonText(event.slice(6)) as string;
       continue;
     }
     if (pending !== '') merged.push(`chunk ${JSON.stringify(pending)}`);
@@ -628,7 +629,7 @@ describe('createJsonTokenizer: properties', () => {
         (text) => {
           let parsed = true;
           try {
-            JSON.parse(text);
+            parseJsonText(text);
           } catch {
             parsed = false;
           }
@@ -687,7 +688,7 @@ describe('createJsonTokenizer: strict mode', () => {
         (text) => {
           let valid = true;
           try {
-            JSON.parse(text);
+            parseJsonText(text);
           } catch {
             valid = false;
           }

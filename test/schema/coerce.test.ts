@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/core/index.ts';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import { coerceBySchema, createValidator } from '../../src/schema/index.ts';
 import { anyValue, snapshot, toolSchema, trickyKeys } from './arbitraries.ts';
 
@@ -294,7 +295,7 @@ describe('coerceBySchema: objects', () => {
 
   it('coerces a property named `__proto__` without touching any prototype', () => {
     const withProto = { type: 'object', properties: { ['__proto__']: integer } };
-    const input = JSON.parse('{"__proto__": "5", "b": 1}');
+    const input = parseJsonText('{"__proto__": "5", "b": 1}');
     const result = coerceBySchema(input, withProto) as Record<string, unknown>;
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toBe(5);
@@ -380,7 +381,7 @@ describe('coerceBySchema: properties', () => {
     );
     fc.assert(
       fc.property(payload, toolSchema, fc.boolean(), (text, schema, asText) => {
-        const result = coerceBySchema(asText ? text : JSON.parse(text), schema);
+        const result = coerceBySchema(asText ? text : parseJsonText(text), schema);
         if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
           expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
         }

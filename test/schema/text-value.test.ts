@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type JsonSchema, UNCONSTRAINED_POLICY } from '../../src/core/index.ts';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import {
   coerceBySchema,
   coerceText,
@@ -123,7 +124,7 @@ describe('coerceText: one rule for a union that admits strings', () => {
         // The independent reading: strict JSON, of a type the union admits besides string.
         let json: unknown;
         try {
-          json = JSON.parse(sample);
+          json = parseJsonText(sample);
         } catch {
           json = undefined;
         }

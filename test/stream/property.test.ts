@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import {
   type BlockEvent,
   type Citation,
@@ -54,7 +55,7 @@ const xmlName = fc.stringMatching(/^[a-z_][a-z0-9_.:-]{0,7}$/);
 /** JSON values as JSON carries them (-0 is 0 there). */
 const json: fc.Arbitrary<JsonValue> = fc
   .jsonValue({ maxDepth: 2 })
-  .map((value) => JSON.parse(JSON.stringify(value)) as JsonValue);
+  .map((value) => parseJsonText(JSON.stringify(value)) as JsonValue);
 const index = fc.nat({ max: 1_000_000 });
 
 const citation: fc.Arbitrary<Citation> = fc.oneof(

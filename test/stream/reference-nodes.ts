@@ -4,6 +4,8 @@
  * reference pretty-prints a call's JSON arguments into a text child, names blocks without their
  * `content-block-` prefix and fills default names; this does the same from the decoded blocks.
  */
+
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import type {
   BlockDocument,
   Citation,
@@ -45,7 +47,7 @@ function toolType(name: string, tag: string): string {
 
 function callNode(tagName: string, id: string, name: string, args: string): AgentNode {
   try {
-    const pretty = JSON.stringify(JSON.parse(args), null, 2);
+    const pretty = JSON.stringify(parseJsonText(args), null, 2);
     return element(tagName, { id, name }, textChildren(pretty));
   } catch {
     return element(tagName, { id, name, arguments: args });
@@ -208,7 +210,7 @@ const JSON_BODY_TAGS = new Set(['meta_files', 'error']);
 
 function canonicalJson(text: string): string {
   try {
-    return JSON.stringify(JSON.parse(text));
+    return JSON.stringify(parseJsonText(text));
   } catch {
     return text;
   }

@@ -1,5 +1,6 @@
 import { ToolwireError } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { CompletionTextReader } from '../completion-text.ts';
 import type { ConversationEntry, ToolOutcome } from '../conversation.ts';
 import type { ToolResultInput } from '../run-agent.ts';
@@ -949,7 +950,7 @@ function parseArguments(text: string, at: string, maxDepth: number): unknown {
   if (text.trim().length === 0) return {};
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch {
     return text;
   }

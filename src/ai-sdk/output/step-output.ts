@@ -7,6 +7,7 @@ import {
   type StreamParser,
   type ToolCallEvent,
 } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { meetsDemand } from '../../core/tool-choice-policy.ts';
 import type { CallPlan } from '../call-plan.ts';
 import { METADATA_KEY, problemsMetadata, type ToolCallMetadata } from '../metadata.ts';
@@ -28,7 +29,7 @@ export type Emit = (part: StreamPart) => void;
 
 function isJsonText(text: string): boolean {
   try {
-    JSON.parse(text);
+    parseJsonText(text);
     return true;
   } catch {
     return false;

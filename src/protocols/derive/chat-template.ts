@@ -12,6 +12,7 @@
  * ```
  */
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { defineFormat, startingInReasoning } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 import { ChatTemplateError } from './chat-template-error.ts';
@@ -214,7 +215,7 @@ function specialTokensIn(file: string): { bosToken?: string; eosToken?: string }
   if (!trimmed.startsWith('{') || /^\{[{%#]/.test(trimmed)) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(trimmed);
+    parsed = parseJsonText(trimmed);
   } catch {
     return {};
   }
@@ -259,7 +260,7 @@ export function chatTemplateFromFile(file: string, fileName?: string): string {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonText(text);
   } catch (error) {
     if (!looksLikeJson) return text;
     throw new ChatTemplateError(`${fileName} is not JSON: ${(error as Error).message}`, {

@@ -5,6 +5,7 @@
  * the same in every turn (what the template writes after a turn with calls, `<|tool_response>`).
  */
 import type { ParsedContent, ToolCallProtocol } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import type { FormatEntry } from '../define/format-entry.ts';
 import { FORMATS } from '../registry.ts';
 import { specOf } from '../spec/define.ts';
@@ -150,7 +151,7 @@ function readTurn(
     else if (event.type === 'tool-call') {
       let input: unknown;
       try {
-        input = JSON.parse(event.input);
+        input = parseJsonText(event.input);
       } catch {
         return { why: `call ${event.toolName} has input that is not JSON` };
       }

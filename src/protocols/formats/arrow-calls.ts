@@ -14,6 +14,7 @@
  */
 
 import type { ToolCallProtocol } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { parseLenientJson } from '../../scan/lenient-json.ts';
 import { LiteralFinder } from '../../scan/literal-finder.ts';
 import { createValuePolicy } from '../../schema/index.ts';
@@ -148,7 +149,8 @@ function isSpace(code: number): boolean {
 
 /** A bare value: a number, `true`, `false` or `null` as JSON, anything else as the string. */
 function bareValue(word: string): unknown {
-  if (/^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/.test(word)) return JSON.parse(word);
+  if (/^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/.test(word))
+    return parseJsonText(word);
   return word;
 }
 

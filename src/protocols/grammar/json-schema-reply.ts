@@ -19,6 +19,7 @@
  * schema stands is written `{}` (llama.cpp refuses a boolean schema).
  */
 import type { JsonSchema, ToolCallProtocol, ToolDefinition } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { defineFormat } from '../spec/define.ts';
 import type { FormatSpec } from '../spec/types.ts';
 import { callWriter } from '../spec/writers.ts';
@@ -31,7 +32,7 @@ const ARGUMENTS = { '\u0001arguments\u0001': true };
 
 function parses(text: string): { value: unknown } | undefined {
   try {
-    return { value: JSON.parse(text) };
+    return { value: parseJsonText(text) };
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import { type JsonSchema, setOwnProperty } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { propertiesOf, requiredOf } from './describe-tool.ts';
 
 /** A plausible input for a schema, for the one example call each tool prompt shows. */
@@ -41,7 +42,7 @@ export function exampleInput(schema: JsonSchema, depth = 0): unknown {
 export function inputAsValue(input: unknown): unknown {
   if (typeof input !== 'string') return input;
   try {
-    return JSON.parse(input);
+    return parseJsonText(input);
   } catch {
     return input;
   }

@@ -1,4 +1,5 @@
 import { setOwnProperty, type ToolDefinition, type ValuePolicy } from '../../core/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { type CanonicalJsonWriter, createCanonicalJsonWriter } from '../../scan/json-writer.ts';
 import { readLenientJson } from '../../scan/lenient-json.ts';
 import { textReading } from '../../schema/index.ts';
@@ -280,7 +281,7 @@ export class XmlCallValue {
   private valueSoFar(): Record<string, unknown> {
     if (this.keepsStrings) return this.input;
     const value: Record<string, unknown> = this.objectStarted
-      ? JSON.parse(`${this.assembler.inputText()}}`)
+      ? (parseJsonText(`${this.assembler.inputText()}}`) as Record<string, unknown>)
       : {};
     for (const name of this.held.keys()) setOwnProperty(value, name, this.input[name]);
     return value;

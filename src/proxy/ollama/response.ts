@@ -1,3 +1,4 @@
+import { parseJsonText } from '../../core/parse-json.ts';
 import type { HttpError } from '../../http/http-error.ts';
 import { coalesce } from '../coalesce.ts';
 import type { ReplyEvent } from '../reply-events.ts';
@@ -107,7 +108,7 @@ function toolCall(event: Extract<ReplyEvent, { type: 'call-end' }>, index: numbe
   // The JSON text is the parser's, already measured against the limits (reply-run).
   return {
     id: event.id,
-    function: { index, name: event.name, arguments: JSON.parse(event.input) },
+    function: { index, name: event.name, arguments: parseJsonText(event.input) },
   };
 }
 

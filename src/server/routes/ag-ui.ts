@@ -18,6 +18,7 @@ import {
   pendingToolResults,
 } from '../../agent/ui/ag-ui.ts';
 import { ToolwireError } from '../../core/errors.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import {
@@ -259,7 +260,7 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
           : `its run is ${claim.run.status === 'running' ? 'running' : `over (${claim.run.outcome ?? 'ended'})`}`,
       );
     const { lease } = claim;
-    const state = JSON.parse(claim.state) as RunState;
+    const state = parseJsonText(claim.state) as RunState;
     const protocol = resumeProtocol(settings, claim.run);
     if (protocol === undefined) {
       // Given back, paused, for an instance that has the protocol object.

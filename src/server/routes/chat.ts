@@ -18,6 +18,7 @@ import {
   type UIMessagesRun,
   uiMessagesToRun,
 } from '../../agent/ui/ui-message-stream.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
@@ -222,7 +223,7 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
         409,
         `POST /api/chat: run ${runId} is no longer waiting for tool results`,
       );
-    const state = JSON.parse(claim.state) as RunState;
+    const state = parseJsonText(claim.state) as RunState;
     const pending = state.pending.map((call) => call.toolCallId);
     const answers = input.results.filter((result) => pending.includes(result.toolCallId));
     const controller = new AbortController();

@@ -7,6 +7,7 @@ import {
   resumeAgent,
   runAgent,
 } from '../../agent/index.ts';
+import { parseJsonText } from '../../core/parse-json.ts';
 import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
@@ -205,7 +206,7 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
       throw notPaused(claim.run);
     }
     const { lease } = claim;
-    const state = JSON.parse(claim.state) as RunState;
+    const state = parseJsonText(claim.state) as RunState;
     const controller = new AbortController();
     let run: AgentRun;
     try {

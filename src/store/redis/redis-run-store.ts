@@ -4,6 +4,7 @@
  * and stops reach the owner through a flag (read by `renew`) and a message on `P abort` (at once).
  */
 import { randomUUID } from 'node:crypto';
+import { parseJsonText } from '../../core/parse-json.ts';
 import { formatEventId, parseEventId } from '../event-id.ts';
 import { InvalidEventIdError, RunExistsError, RunLostError } from '../memory/errors.ts';
 import {
@@ -248,7 +249,7 @@ export class RedisRunStore implements RunStore {
   #heardAbort(message: string): void {
     let parsed: { runId?: unknown; owner?: unknown; reason?: unknown };
     try {
-      parsed = JSON.parse(message) as typeof parsed;
+      parsed = parseJsonText(message) as typeof parsed;
     } catch {
       return;
     }
@@ -300,7 +301,7 @@ export class RedisRunStore implements RunStore {
       `${this.#prefix}${kind}:${key}`,
     ]);
     if (json === null) return undefined;
-    const pointer = JSON.parse(json) as { fields: Record<string, string>; expiresAt: number };
+    const pointer = parseJsonText(json) as { fields: Record<string, string>; expiresAt: number };
     // Expiry by the store's clock (Redis's own TTL is the backstop, in real time).
     return this.#clock() >= pointer.expiresAt ? undefined : pointer.fields;
   }

@@ -35,6 +35,7 @@ import {
 import { UNANSWERED_CALL } from '../../../src/agent/ui/ui-message-stream.ts';
 import { ToolwireError } from '../../../src/core/errors.ts';
 import { ModelCallError } from '../../../src/core/model-call-error.ts';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import { scriptedModel } from '../scripted-model.ts';
 
 const IDS = { threadId: 'thread-1', runId: 'run-1' } as const;
@@ -1161,7 +1162,7 @@ describe('a front-end tool, round trip through an AG-UI client', () => {
       assistant as { toolCalls: { id: string; function: { name: string; arguments: string } }[] }
     ).toolCalls;
     expect(calls.map((call) => call.function.name)).toEqual(['get_weather', 'ask_user']);
-    expect(JSON.parse(calls[1]!.function.arguments)).toEqual({ question: 'Which day?' });
+    expect(parseJsonText(calls[1]!.function.arguments)).toEqual({ question: 'Which day?' });
     const toolMessages = agent.messages.filter((m) => m.role === 'tool');
     expect(toolMessages).toMatchObject([{ toolCallId: calls[0]!.id, content: 'sunny in Oslo' }]);
     expect(pending).toEqual([calls[1]!.id]);
@@ -1204,7 +1205,9 @@ describe('a front-end tool, round trip through an AG-UI client', () => {
     // The server side of POST /api/ag-ui, without a socket: every event framed with its id.
     const serve = async (_url: string, init: RequestInit): Promise<Response> => {
       expect(new Headers(init.headers).get('accept')).toBe('text/event-stream');
-      const events = host.events(JSON.parse(init.body as string))[Symbol.asyncIterator]();
+      const events = host
+        .events(parseJsonText(init.body as string) as RunAgentInput)
+        [Symbol.asyncIterator]();
       let id = 0;
       let text = '';
       const utf8 = new TextEncoder();

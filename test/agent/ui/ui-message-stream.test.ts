@@ -20,6 +20,7 @@ import {
   resumeAgent,
   runAgent,
 } from '../../../src/agent/index.ts';
+import type { RunState } from '../../../src/agent/types.ts';
 import {
   frameUIMessageChunk,
   toUIMessageSse,
@@ -32,6 +33,7 @@ import {
   uiMessagesToRun,
 } from '../../../src/agent/ui/ui-message-stream.ts';
 import { ToolwireError } from '../../../src/core/errors.ts';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import { scriptedModel } from '../scripted-model.ts';
 
 interface ReadBack {
@@ -114,7 +116,7 @@ const withAskUser: AgentTools = {
 
 /** Parts without the fields the reader leaves undefined, for readable comparisons. */
 function plain(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value));
+  return parseJsonText(JSON.stringify(value));
 }
 
 describe('toUIMessageStream: a real run read by the AI SDK', () => {
@@ -447,7 +449,7 @@ describe('front-end tools: the round trip at the converter level', () => {
           : part,
       ) as UIMessage['parts'],
     };
-    const messages = JSON.parse(JSON.stringify([user, answered])) as UIMessage[];
+    const messages = parseJsonText(JSON.stringify([user, answered])) as UIMessage[];
     expect(lastAssistantMessageIsCompleteWithToolCalls({ messages })).toBe(true);
 
     const input = uiMessagesToRun(messages);
@@ -458,7 +460,7 @@ describe('front-end tools: the round trip at the converter level', () => {
     const answers = input.results.filter((result) => pending.has(result.toolCallId));
     expect(answers).toEqual([{ toolCallId: askId, output: 'Oslo' }]);
 
-    const resumed = resumeAgent(JSON.parse(JSON.stringify(paused.state)), answers, {
+    const resumed = resumeAgent(parseJsonText(JSON.stringify(paused.state)) as RunState, answers, {
       model,
       protocol: 'hermes',
       tools: withAskUser,

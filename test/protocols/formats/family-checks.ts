@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findUndeclaredToolNames } from '../../../src/agent/feedback.ts';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import {
   FORMATS,
   type FormatEntry,
@@ -138,7 +139,7 @@ export function readingOf(content: readonly ParsedContent[]): Reading {
   return {
     calls: content.flatMap((part) =>
       part.type === 'tool-call'
-        ? [[part.toolName, JSON.parse(part.input)] as [string, unknown]]
+        ? [[part.toolName, parseJsonText(part.input)] as [string, unknown]]
         : [],
     ),
     text: joined('text'),
@@ -291,8 +292,8 @@ function itRoundTripsItsCalls(
     fc.pre(written.every((each) => Object.values(each.input).every(holdsNoLimit)));
     const content = protocol.parseGeneratedText(protocol.formatToolCall(written), { tools });
     const read = content.filter((part) => part.type === 'tool-call');
-    expect(read.map((part) => [part.toolName, JSON.parse(part.input)])).toEqual(
-      written.map((each) => [each.toolName, JSON.parse(JSON.stringify(each.input))]),
+    expect(read.map((part) => [part.toolName, parseJsonText(part.input)])).toEqual(
+      written.map((each) => [each.toolName, parseJsonText(JSON.stringify(each.input))]),
     );
     expect(read.map((part) => part.problems)).toEqual(read.map(() => undefined));
     // Nothing else, but the empty reasoning a writer closes when the output starts in it, and

@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import type { ParsedContent, ParseEvent, ToolCallProtocol } from '../../../src/index.ts';
 import { autoProtocol, FORMATS } from '../../../src/index.ts';
 import { functionGemmaProtocol } from '../../../src/protocols/functiongemma/index.ts';
@@ -51,7 +52,7 @@ function errorsOf(parts: readonly unknown[]) {
 
 function callsOfParts(parts: readonly unknown[]) {
   return (parts as ParsedContent[]).flatMap((part) =>
-    part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) }] : [],
+    part.type === 'tool-call' ? [{ name: part.toolName, input: parseJsonText(part.input) }] : [],
   );
 }
 
@@ -213,7 +214,7 @@ describe('a token or delimiter outside the grammar fails the call', () => {
         const text = `<start_function_call>call:get_weather{city:<escape>${city}<escape>,days:3}<end_function_call>`;
         const events = streamEvents(gemma, splitAt(text, cuts), options);
         const calls = events.flatMap((event) =>
-          event.type === 'tool-call' ? [JSON.parse(event.input)] : [],
+          event.type === 'tool-call' ? [parseJsonText(event.input)] : [],
         );
         expect(calls).toEqual([{ city, days: 3 }]);
       }),

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import {
   functionGemmaFormat,
   functionGemmaProtocol,
@@ -109,7 +110,7 @@ describe('prompt and history', () => {
       fc.property(fc.array(fc.dictionary(key, value), { minLength: 1, maxLength: 3 }), (inputs) => {
         const calls = inputs.map((input) => ({ toolName: 'f', input }));
         const read = callsOf(gemma, gemma.formatToolCall(calls), [{ name: 'f', inputSchema: {} }]);
-        expect(read.map((call) => call.input)).toEqual(JSON.parse(JSON.stringify(inputs)));
+        expect(read.map((call) => call.input)).toEqual(parseJsonText(JSON.stringify(inputs)));
       }),
       { numRuns: 200 },
     );

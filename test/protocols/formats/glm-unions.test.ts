@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema, ToolDefinition } from '../../../src/core/index.ts';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import { glmProtocol } from '../../../src/protocols/glm/index.ts';
 import { contentAtEverySplit } from '../helpers.ts';
 import type { Part } from './parameter-tags-checks.ts';
@@ -31,7 +32,7 @@ function valuesRead(schema: JsonSchema, value: string): unknown[] {
   expect(content.filter((part) => part.type === 'error')).toEqual([]);
   return content
     .filter((part) => part.type === 'tool-call')
-    .map((part) => (JSON.parse(part.input!) as { value: unknown }).value);
+    .map((part) => (parseJsonText(part.input!) as { value: unknown }).value);
 }
 
 function spellings(other: string): [string, JsonSchema][] {
@@ -88,7 +89,7 @@ describe('glm: values of union types', () => {
       fc.property(fc.constantFrom(...unions), value, (schema, text) => {
         let json: unknown;
         try {
-          json = JSON.parse(text);
+          json = parseJsonText(text);
         } catch {
           json = undefined;
         }

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import {
   executeProtocol,
   hermesProtocol,
@@ -451,7 +452,7 @@ describe('hermes whole-call fast path: taken', () => {
     expect(deltas.length).toBe(calls.length);
     expect(fastPath.taken).toBeGreaterThanOrEqual(calls.length);
     const first = calls[0] as { input: string };
-    expect(JSON.parse(first.input)).toEqual(firstInput);
+    expect(parseJsonText(first.input)).toEqual(firstInput);
   });
 
   it('counts: one fast read per call of a long response', () => {

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import type { ParsedContent, ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
 import { expectLinearGrowth } from '../../support/growth.ts';
 import {
@@ -34,7 +35,7 @@ export function partsOf(
 
 export function callsIn(parts: readonly ParsedContent[]): { name: string; input: unknown }[] {
   return parts.flatMap((part) =>
-    part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) }] : [],
+    part.type === 'tool-call' ? [{ name: part.toolName, input: parseJsonText(part.input) }] : [],
   );
 }
 
@@ -137,8 +138,8 @@ export function itKeepsTheStreamInvariants(
         );
         const content = protocol.parseGeneratedText(text, { tools: [tool] });
         const calls = content.filter((part) => part.type === 'tool-call');
-        expect(calls.map((call) => JSON.parse(call.input))).toEqual(
-          inputs.map((input) => JSON.parse(JSON.stringify(input))),
+        expect(calls.map((call) => parseJsonText(call.input))).toEqual(
+          inputs.map((input) => parseJsonText(JSON.stringify(input))),
         );
         expect(content.filter((part) => part.type !== 'tool-call')).toEqual([]);
       }),

@@ -5,9 +5,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { llama3Format, llama3Protocol, llama3Spec } from '../../../src/protocols/llama3/index.ts';
 import { defineFormat, specOf } from '../../../src/protocols/spec/define.ts';
+import type { FormatSpec } from '../../../src/protocols/spec/types.ts';
 import { callWriter } from '../../../src/protocols/spec/writers.ts';
 import { expectLinearGrowth } from '../../support/growth.ts';
 import { callsOf, contentAtEverySplit, contentOf, streamEvents, TOOLS } from '../helpers.ts';
@@ -132,7 +134,7 @@ describe('llama3 as a spec', () => {
   });
 
   it('its spec alone, read from JSON, reads every call form (no hook reads calls)', () => {
-    const fromJson = defineFormat(JSON.parse(JSON.stringify(llama3Spec())));
+    const fromJson = defineFormat(parseJsonText(JSON.stringify(llama3Spec())) as FormatSpec);
     for (const [text, input] of [
       ['<|python_tag|>brave_search.call(query="x")<|eom_id|>', { query: 'x' }],
       ['<|python_tag|>{"name": "search", "parameters": {"query": "a"}}; ', { query: 'a' }],
@@ -141,7 +143,7 @@ describe('llama3 as a spec', () => {
       ['<function=get_weather>{"city": "Oslo"}</function>', { city: 'Oslo' }],
     ] as const) {
       const content = contentAtEverySplit(fromJson, text, options) as { input?: string }[];
-      expect(JSON.parse(content[0]?.input ?? 'null'), text).toEqual(input);
+      expect(parseJsonText(content[0]?.input ?? 'null'), text).toEqual(input);
     }
   });
 
@@ -185,7 +187,7 @@ describe('prompt and history', () => {
             ...tools.slice(-3),
           ]);
           expect(read.map((call) => call.input)).toEqual(
-            calls.map((call) => JSON.parse(JSON.stringify(call.input))),
+            calls.map((call) => parseJsonText(JSON.stringify(call.input))),
           );
         },
       ),

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import type { JsonSchema, ToolDefinition } from '../../../src/index.ts';
 import { minimaxM3Format, minimaxM3Spec } from '../../../src/protocols/formats/minimax-m3.ts';
 import { defineFormat } from '../../../src/protocols/spec/define.ts';
@@ -112,7 +113,7 @@ describe('minimax-m3', () => {
           expect(parts.filter((part) => part.type !== 'tool-call')).toEqual([]);
           const calls = parts.filter((part) => part.type === 'tool-call');
           expect(calls).toHaveLength(1);
-          expect(JSON.parse(calls[0]!.input)).toEqual(input);
+          expect(parseJsonText(calls[0]!.input)).toEqual(input);
         },
       ),
       { numRuns: 300 },

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import type { ToolDefinition } from '../../../src/index.ts';
 import { pythonicFormat, pythonicProtocol } from '../../../src/protocols/pythonic/index.ts';
 import { callsOf, contentAtEverySplit, TOOLS } from '../helpers.ts';
@@ -109,7 +110,7 @@ describe('prompt and history', () => {
             const calls = inputs.map((input) => ({ toolName: 'f', input }));
             const text = protocol.formatToolCall(calls);
             const read = callsOf(protocol, text, [{ name: 'f', inputSchema: {} }]);
-            expect(read.map((call) => call.input)).toEqual(JSON.parse(JSON.stringify(inputs)));
+            expect(read.map((call) => call.input)).toEqual(parseJsonText(JSON.stringify(inputs)));
           },
         ),
         { numRuns: 100 },

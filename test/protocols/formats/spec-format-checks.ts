@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
 import { contentOf, splitAt, streamEvents, streamingViolations, TOOLS } from '../helpers.ts';
 
@@ -107,7 +108,7 @@ export function expectProseAndItsOwnCallsReadBack(protocol: ToolCallProtocol): v
         expect(
           content
             .filter((part) => part.type === 'tool-call')
-            .map((part) => JSON.parse(part.input!)),
+            .map((part) => parseJsonText(part.input!)),
         ).toEqual(segments.filter((part) => part.kind === 'call').map((part) => part.value));
         expect(content.filter((part) => part.type !== 'text' && part.type !== 'tool-call')).toEqual(
           [],

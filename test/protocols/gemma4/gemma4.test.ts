@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import { FORMATS, type ParsedContent, type ToolDefinition } from '../../../src/index.ts';
 import { gemma4Format, gemma4Protocol, gemma4Spec } from '../../../src/protocols/formats/gemma4.ts';
 import { readFormatSpec } from '../../../src/protocols/spec/validate.ts';
@@ -415,7 +416,7 @@ describe('prompt and history', () => {
           expect(read).toEqual(
             calls.map((call) => ({
               toolName: call.toolName,
-              input: JSON.parse(JSON.stringify(call.input)),
+              input: parseJsonText(JSON.stringify(call.input)),
             })),
           );
         },
@@ -471,7 +472,7 @@ describe('prompt and history', () => {
   });
 
   it('is a valid spec, and plain JSON', () => {
-    const copy = JSON.parse(JSON.stringify(gemma4Spec));
+    const copy = parseJsonText(JSON.stringify(gemma4Spec));
     expect(copy).toEqual(gemma4Spec);
     expect(() => readFormatSpec(copy)).not.toThrow();
     expect(gemma4Spec.models).toEqual(['gemma-4', 'gemma4']);

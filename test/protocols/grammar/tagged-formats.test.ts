@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../../src/index.ts';
 import { alternatives } from '../../../src/protocols/grammar/gbnf-text.ts';
 import { GrammarRules } from '../../../src/protocols/grammar/grammar-rules.ts';
@@ -79,7 +80,7 @@ function readCalls(protocol: ToolCallProtocol, text: string, tools = TOOLS) {
     .filter((event) => event.type === 'tool-call')
     .map((event) =>
       event.type === 'tool-call'
-        ? { toolName: event.toolName, input: JSON.parse(event.input), problems: event.problems }
+        ? { toolName: event.toolName, input: parseJsonText(event.input), problems: event.problems }
         : undefined,
     );
 }
@@ -395,7 +396,7 @@ describe('xml: arguments as elements, as its writer writes them', () => {
         expect(read).toEqual(
           calls.map((one) => ({
             toolName: one.toolName,
-            input: JSON.parse(JSON.stringify(one.input)),
+            input: parseJsonText(JSON.stringify(one.input)),
             problems: undefined,
           })),
         );

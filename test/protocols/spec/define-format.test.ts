@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../src/core/errors.ts';
+import { parseJsonText } from '../../../src/core/parse-json.ts';
 import { autoProtocol, FORMATS, type ToolDefinition } from '../../../src/index.ts';
 import { grammarOf } from '../../../src/protocols/define/define-protocol.ts';
 import {
@@ -340,7 +341,7 @@ describe('readFormatSpec', () => {
 
   it('accepts every spec of these tests and a round trip through JSON', () => {
     for (const spec of SPECS)
-      expect(readFormatSpec(JSON.parse(JSON.stringify(spec)))).toEqual(spec);
+      expect(readFormatSpec(parseJsonText(JSON.stringify(spec)))).toEqual(spec);
   });
 
   it('defineFormat checks the spec too', () => {

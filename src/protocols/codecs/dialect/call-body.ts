@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../../core/index.ts';
+import { parseJsonText } from '../../../core/parse-json.ts';
 import { DOT, LEFT_BRACE, LEFT_PARENTHESIS, MINUS } from '../../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../../scan/characters.ts';
 import { DISCARDING_HANDLER, type JsonTokenHandler } from '../../../scan/json-tokenizer.ts';
@@ -277,7 +278,9 @@ export class DialectCallBody implements CallBody {
     if (this.tool === undefined) return this.settleText(index);
     const streamer = this.streamer!;
     const assembler = this.assembler!;
-    const value = streamer.keptStreamedStrings ? streamer.value : JSON.parse(assembler.inputText());
+    const value = streamer.keptStreamedStrings
+      ? streamer.value
+      : parseJsonText(assembler.inputText());
     assembler.complete(value);
     return this.done(index);
   }
@@ -332,7 +335,7 @@ export class DialectCallBody implements CallBody {
   private runHeld(): void {
     for (const call of this.heldCalls) {
       const json = call.json.join('');
-      const value = call.streamer.keptStreamedStrings ? call.streamer.value : JSON.parse(json);
+      const value = call.streamer.keptStreamedStrings ? call.streamer.value : parseJsonText(json);
       new CallAssembler(this.context, call.tool).completeWhole(json, value);
     }
     // A closer or opener cut short by the end is text, not a lost part of the output.

@@ -1,4 +1,5 @@
 import { ToolwireError } from '../../../core/errors.ts';
+import { parseJsonText } from '../../../core/parse-json.ts';
 import { FIRST_NON_ASCII } from '../../../scan/char-codes.ts';
 import { inputAsValue } from '../../prompt/example-input.ts';
 import type { DialectCallForm } from '../../spec/types.ts';
@@ -87,7 +88,7 @@ export function writeDialectArguments(input: unknown, form: DialectCallForm): st
   const delimiters: Delimiters = { open, close, quoted: form.quotedStrings === true };
   const value = inputAsValue(input);
   const normalised: unknown =
-    value === undefined ? undefined : JSON.parse(JSON.stringify(value) ?? 'null');
+    value === undefined ? undefined : parseJsonText(JSON.stringify(value) ?? 'null');
   if (normalised === null || typeof normalised !== 'object' || Array.isArray(normalised)) {
     return '{}';
   }

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../../core/index.ts';
+import { parseJsonText } from '../../../core/parse-json.ts';
 import {
   createJsonTokenizer,
   decodeCanonicalString,
@@ -582,7 +583,7 @@ export class JsonEnvelopeRouter implements JsonTokenHandler {
     // The value is only validated. When the streamer let go of large strings, the streamed text
     // (JSON.stringify of the coerced value) is parsed back, unless nothing will look at it.
     const readBack = !streamer.keptStreamedStrings && this.context.options.validate;
-    assembler.complete(readBack ? JSON.parse(assembler.inputText()) : streamer.value);
+    assembler.complete(readBack ? parseJsonText(assembler.inputText()) : streamer.value);
     this.callsEmitted++;
   }
 

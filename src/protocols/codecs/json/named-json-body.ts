@@ -1,3 +1,4 @@
+import { parseJsonText } from '../../../core/parse-json.ts';
 import { BACKSLASH, QUOTATION_MARK } from '../../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../../scan/characters.ts';
 import { LiteralFinder } from '../../../scan/literal-finder.ts';
@@ -202,13 +203,13 @@ export class StringArgumentsBody implements CallBody {
 function objectTextIn(literal: string): string | undefined {
   let content: unknown;
   try {
-    content = JSON.parse(literal);
+    content = parseJsonText(literal);
   } catch {
     return undefined;
   }
   if (typeof content !== 'string' || !content.trimStart().startsWith('{')) return undefined;
   try {
-    const value: unknown = JSON.parse(content);
+    const value: unknown = parseJsonText(content);
     return typeof value === 'object' && value !== null && !Array.isArray(value)
       ? content
       : undefined;

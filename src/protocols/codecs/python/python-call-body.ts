@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../../core/index.ts';
+import { parseJsonText } from '../../../core/parse-json.ts';
 import {
   CARRIAGE_RETURN,
   COMMA,
@@ -651,7 +652,7 @@ export class PythonCallsBody implements CallBody, JsonTokenHandler {
         });
       } else {
         const readBack = !streamer.keptStreamedStrings && this.context.options.validate;
-        assembler.complete(readBack ? JSON.parse(assembler.inputText()) : streamer.value);
+        assembler.complete(readBack ? parseJsonText(assembler.inputText()) : streamer.value);
         this.calls++;
       }
       this.assembler = undefined;

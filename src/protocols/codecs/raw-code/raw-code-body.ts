@@ -5,6 +5,7 @@
  * trailing white space, the first line) is kept as call offsets, never as a growing string.
  */
 import type { ToolDefinition } from '../../../core/index.ts';
+import { parseJsonText } from '../../../core/parse-json.ts';
 import { LINE_FEED } from '../../../scan/char-codes.ts';
 import { isWhiteSpace } from '../../../scan/characters.ts';
 import { LiteralFinder } from '../../../scan/literal-finder.ts';
@@ -259,7 +260,7 @@ export class RawCodeBody implements CallBody {
       return;
     }
     this.assembler.delta('"}');
-    this.assembler.complete(JSON.parse(this.assembler.inputText()));
+    this.assembler.complete(parseJsonText(this.assembler.inputText()));
   }
 }
 

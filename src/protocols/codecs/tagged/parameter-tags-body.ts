@@ -4,6 +4,7 @@ import {
   UNCONSTRAINED_POLICY,
   type ValuePolicy,
 } from '../../../core/index.ts';
+import { parseJsonText } from '../../../core/parse-json.ts';
 import {
   AMPERSAND,
   CARRIAGE_RETURN,
@@ -1483,7 +1484,7 @@ export class ParameterTagsBody implements CallBody {
   private valueSoFar(): Record<string, unknown> {
     if (this.keepsStrings) return this.input;
     return this.objectStarted
-      ? (JSON.parse(`${this.assembler!.inputText()}}`) as Record<string, unknown>)
+      ? (parseJsonText(`${this.assembler!.inputText()}}`) as Record<string, unknown>)
       : {};
   }
 

@@ -4,6 +4,7 @@ import {
   UNCONSTRAINED_POLICY,
   type ValuePolicy,
 } from '../../../core/index.ts';
+import { parseJsonText } from '../../../core/parse-json.ts';
 import {
   CARRIAGE_RETURN,
   DIGIT_NINE,
@@ -351,7 +352,7 @@ export function jsonValueOf(text: string, maxDepth: number): unknown | typeof NO
   }
   if (first === LEFT_BRACE || first === LEFT_BRACKET) return NOT_JSON;
   try {
-    return JSON.parse(trimmed) as unknown;
+    return parseJsonText(trimmed) as unknown;
   } catch {
     return NOT_JSON;
   }

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isErrorOfKind } from '../../../../src/core/errors.ts';
+import { parseJsonText } from '../../../../src/core/parse-json.ts';
 import type { ToolCallProtocol, ToolDefinition } from '../../../../src/index.ts';
 import { DialectCallBody } from '../../../../src/protocols/codecs/dialect/call-body.ts';
 import {
@@ -315,7 +316,9 @@ describe('writing', () => {
           return;
         }
         const parts = partsOf(protocol, written, { tools: anyTools });
-        expect(callsIn(parts)).toEqual([{ name: 'f', input: JSON.parse(JSON.stringify(input)) }]);
+        expect(callsIn(parts)).toEqual([
+          { name: 'f', input: parseJsonText(JSON.stringify(input)) },
+        ]);
       }),
       { numRuns: 150 },
     );

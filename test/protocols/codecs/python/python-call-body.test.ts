@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../../src/core/parse-json.ts';
 import type { ParseEvent, ToolDefinition } from '../../../../src/index.ts';
 import {
   pythonLiteral,
@@ -70,7 +71,7 @@ describe('Python literals', () => {
   it('reads every literal the formatter writes back to the same value', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.string(), (value, text) => {
-        expect(literalValue(pythonLiteral(value))).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(literalValue(pythonLiteral(value))).toEqual(parseJsonText(JSON.stringify(value)));
         expect(literalValue(pythonString(text))).toEqual(text);
       }),
       { numRuns: 300 },

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../../../src/core/parse-json.ts';
 import type { ParseEvent, ToolDefinition } from '../../../../src/index.ts';
 import {
   ParameterTagsBody,
@@ -340,7 +341,7 @@ describe('readWholeParameterCall', () => {
       const { events, end } = readWhole(format, `${callText(format, tool, parameters)}\n`);
       expect(end).not.toBe(DECLINED);
       const call = events.find((event) => event.type === 'tool-call');
-      return call?.type === 'tool-call' ? JSON.parse(call.input) : undefined;
+      return call?.type === 'tool-call' ? parseJsonText(call.input) : undefined;
     };
     expect(
       inputOf(qwen, 'typed', [
@@ -378,7 +379,7 @@ describe('readWholeParameterCall', () => {
     expect(whole.end).not.toBe(DECLINED);
     expect(whole.events).toEqual(streamFirstCall(qwen, block).events);
     const call = whole.events.find((event) => event.type === 'tool-call');
-    expect(call?.type === 'tool-call' && JSON.parse(call.input).s).toBe(
+    expect(call?.type === 'tool-call' && (parseJsonText(call.input) as { s: unknown }).s).toBe(
       'if (a < b) x = "</parameter> and <div>";\n</parameter>?',
     );
   });
@@ -454,7 +455,7 @@ describe('readWholeParameterCall', () => {
       input?: string;
     }[];
     expect(
-      content.filter((part) => part.type === 'tool-call').map((part) => JSON.parse(part.input!)),
+      content.filter((part) => part.type === 'tool-call').map((part) => parseJsonText(part.input!)),
     ).toEqual([{ s: 'a </parameter> b', n: 4 }, { v: [1] }, { s: 'last' }]);
   });
 });
