@@ -9,6 +9,7 @@ export {
   type RunStoreSpec,
   RunStoreSpecError,
 } from './create-run-store.ts';
+export { InvalidEventIdError, RunExistsError, RunLostError } from './errors.ts';
 export {
   compareEventIds,
   type EventId,
@@ -17,16 +18,11 @@ export {
   parseEventId,
 } from './event-id.ts';
 export {
-  ABORTED_OUTCOME,
-  INSTANCE_LOST_OUTCOME,
-  InvalidEventIdError,
   MemoryRunStore,
   MemoryRunStoreBacking,
   type MemoryRunStoreOptions,
-  RunExistsError,
-  RunLostError,
-  WAITED_TOO_LONG_OUTCOME,
 } from './memory/index.ts';
+export { ABORTED_OUTCOME, INSTANCE_LOST_OUTCOME, WAITED_TOO_LONG_OUTCOME } from './outcomes.ts';
 export {
   DEFAULT_RUN_STORE_LIMITS,
   type LeaseNews,

@@ -1,5 +1,3 @@
-export { formatBytes, RUN_OVERHEAD, utf8Length } from './bytes.ts';
-export { InvalidEventIdError, RunExistsError, RunLostError } from './errors.ts';
 export { LOG_ENTRY_OVERHEAD } from './memory-log.ts';
 export { MemoryResponses } from './memory-responses.ts';
 export {
@@ -7,9 +5,3 @@ export {
   MemoryRunStoreBacking,
   type MemoryRunStoreOptions,
 } from './memory-run-store.ts';
-export {
-  ABORTED_OUTCOME,
-  INSTANCE_LOST_OUTCOME,
-  tooLargeToPauseOutcome,
-  WAITED_TOO_LONG_OUTCOME,
-} from './outcomes.ts';

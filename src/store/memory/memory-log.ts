@@ -1,6 +1,6 @@
+import { utf8Length } from '../bytes.ts';
 import { compareEventIds, type EventId, formatEventId, nextEventId } from '../event-id.ts';
 import type { LogEnd } from '../run-store.ts';
-import { utf8Length } from './bytes.ts';
 
 /** One kept entry: a frame to send, or a control entry that tells followers the log ended. */
 export interface MemoryLogEntry {

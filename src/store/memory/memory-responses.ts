@@ -1,5 +1,5 @@
+import { utf8Length } from '../bytes.ts';
 import type { RunStoreLimits, StoredResponses } from '../run-store.ts';
-import { utf8Length } from './bytes.ts';
 
 interface StoredResponse {
   readonly json: string;

@@ -1,5 +1,13 @@
 import { createIdGenerator } from '../../core/ids.ts';
+import { RUN_OVERHEAD, utf8Length } from '../bytes.ts';
+import { InvalidEventIdError, RunExistsError, RunLostError } from '../errors.ts';
 import { compareEventIds, parseEventId } from '../event-id.ts';
+import {
+  ABORTED_OUTCOME,
+  INSTANCE_LOST_OUTCOME,
+  tooLargeToPauseOutcome,
+  WAITED_TOO_LONG_OUTCOME,
+} from '../outcomes.ts';
 import {
   DEFAULT_RUN_STORE_LIMITS,
   type LeaseNews,
@@ -14,16 +22,8 @@ import {
   type RunWire,
   type StoredRun,
 } from '../run-store.ts';
-import { RUN_OVERHEAD, utf8Length } from './bytes.ts';
-import { InvalidEventIdError, RunExistsError, RunLostError } from './errors.ts';
 import { MemoryLog } from './memory-log.ts';
 import { MemoryResponses } from './memory-responses.ts';
-import {
-  ABORTED_OUTCOME,
-  INSTANCE_LOST_OUTCOME,
-  tooLargeToPauseOutcome,
-  WAITED_TOO_LONG_OUTCOME,
-} from './outcomes.ts';
 
 /** A run as the memory store keeps it; `StoredRun` is a copy of it. */
 interface RunRecord {

@@ -5,13 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseJsonText } from '../../core/parse-json.ts';
+import { InvalidEventIdError, RunExistsError, RunLostError } from '../errors.ts';
 import { formatEventId, parseEventId } from '../event-id.ts';
-import { InvalidEventIdError, RunExistsError, RunLostError } from '../memory/errors.ts';
 import {
   INSTANCE_LOST_OUTCOME,
   tooLargeToPauseOutcome,
   WAITED_TOO_LONG_OUTCOME,
-} from '../memory/outcomes.ts';
+} from '../outcomes.ts';
 import type {
   LeaseNews,
   LogItem,

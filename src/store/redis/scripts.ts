@@ -35,7 +35,7 @@ local function idless(a, b)
   return ams < bms
 end
 
--- Bytes as memory/bytes.ts formatBytes writes them: '512 KiB', '1.5 MiB'.
+-- Bytes as src/store/bytes.ts formatBytes writes them: '512 KiB', '1.5 MiB'.
 local function fmtbytes(bytes)
   local size, unit = bytes / 1024, 'KiB'
   if size >= 1024 then size, unit = size / 1024, 'MiB' end

@@ -1,4 +1,4 @@
-import { ToolwireError } from '../../core/errors.ts';
+import { ToolwireError } from '../core/errors.ts';
 
 /**
  * A write to a run under a lease this instance no longer holds: the run was finished, declared
