@@ -30,6 +30,18 @@ export interface BlockDecoder {
   end(): DecodedEvent[];
   /** Forgets everything, as for a new stream. */
   reset(): void;
+  /**
+   * The connection dropped: the message it was cut off in is forgotten (its unfinished lines
+   * and any held bytes of a character), and nothing is closed, so the next `push` can be the
+   * stream read again after `lastEventId`. What is read across reconnects is then what one
+   * unbroken read gives. `xml` framing has no messages: only held bytes are dropped.
+   */
+  dropPartialMessage(): void;
+  /**
+   * SSE only: the `id:` of the last complete message read since the decoder was made or reset
+   * (undefined before one carried an id); what a reconnect sends as `Last-Event-ID`.
+   */
+  readonly lastEventId: string | undefined;
   /** The top-level block being received, if one is open (a page may show "receiving…"). */
   readonly receiving: ReceivingBlock | undefined;
 }
@@ -115,6 +127,12 @@ class Utf8Text {
     this.finish();
     this.started = false;
   }
+
+  /** Held bytes of a character are dropped, not read as U+FFFD; the next input is a new body. */
+  drop(): void {
+    this.finish();
+    this.started = false;
+  }
 }
 
 class TextBlockDecoder implements BlockDecoder {
@@ -140,9 +158,17 @@ class TextBlockDecoder implements BlockDecoder {
     return rest.length === 0 ? closing : rest.concat(closing);
   }
 
+  get lastEventId(): string | undefined {
+    return undefined;
+  }
+
   reset(): void {
     this.utf8.reset();
     this.xml.reset();
+  }
+
+  dropPartialMessage(): void {
+    this.utf8.drop();
   }
 }
 
@@ -164,6 +190,7 @@ class SseBlockDecoder implements BlockDecoder {
   private skipping = false;
   private lineEmpty = true;
   private afterCr = false;
+  private lastId: string | undefined;
 
   constructor(xml: XmlBlockDecoder, options: BlockDecoderOptions) {
     this.xml = xml;
@@ -171,6 +198,8 @@ class SseBlockDecoder implements BlockDecoder {
       options.maxMessageChars ?? (options.maxBlockChars ?? DEFAULT_MAX_BLOCK_CHARS) + 1024 * 1024;
     this.sse = createParser({
       onEvent: (message) => {
+        // As in EventSource: an id holds until a later message gives another.
+        if (message.id !== undefined) this.lastId = message.id;
         if (message.event !== undefined && message.event !== 'message') return;
         this.offset += message.data.length;
         this.xml.pushInto(message.data, this.events);
@@ -182,6 +211,10 @@ class SseBlockDecoder implements BlockDecoder {
 
   get receiving(): ReceivingBlock | undefined {
     return this.xml.receiving;
+  }
+
+  get lastEventId(): string | undefined {
+    return this.lastId;
   }
 
   push(chunk: string | Uint8Array): DecodedEvent[] {
@@ -210,6 +243,17 @@ class SseBlockDecoder implements BlockDecoder {
     this.events = [];
     this.offset = 0;
     this.skipping = false;
+    this.lastId = undefined;
+  }
+
+  dropPartialMessage(): void {
+    this.utf8.drop();
+    // Without `consume`, the parser forgets the unfinished line and message.
+    this.sse.reset();
+    this.overflowed = false;
+    this.skipping = false;
+    this.lineEmpty = true;
+    this.afterCr = false;
   }
 
   private feed(text: string): void {
