@@ -142,7 +142,7 @@ async function readThenDrop(response: Response, count: number): Promise<string> 
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  for (let reads = 0; messages(text).length <= count; reads++) {
+  while (messages(text).length <= count) {
     const { done, value } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });
