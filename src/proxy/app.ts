@@ -14,6 +14,11 @@ import {
   type ProxyLimits,
   type ProxyOptions,
 } from './options.ts';
+import {
+  type KeptConversations,
+  ownMemoryConversations,
+  sharedConversations,
+} from './responses/kept-conversations.ts';
 import type { EarlierConversation } from './responses/request.ts';
 import { LeftOutToolsLog } from './responses/route.ts';
 import { DEFAULT_RESPONSE_STORE_LIMITS, ResponseStore } from './responses/store.ts';
@@ -39,7 +44,7 @@ export interface ProxyApp {
   readonly limits: ProxyLimits;
   /** Requests being answered now. */
   active(): number;
-  /** Aborts the requests being answered. */
+  /** Aborts the requests being answered; a given `store` stays open (its owner closes it). */
   close(): void;
 }
 
@@ -58,8 +63,30 @@ function checkedUpstream(value: string, apiKey: string | undefined): UpstreamTar
   return target;
 }
 
-/** The store of Responses API responses, its limits from the options (a TypeError naming a bad one). */
-function storeFor(options: ProxyOptions): ResponseStore<EarlierConversation> {
+/**
+ * Where Responses API responses are kept: the given store's `responses`, or the proxy's own
+ * memory with its limits from the options (a TypeError naming a bad one).
+ */
+function keptConversationsFor(
+  options: ProxyOptions,
+  limits: ProxyLimits,
+  log: (line: string) => void,
+): KeptConversations {
+  if (options.store === undefined) return ownMemoryConversations(ownMemoryFor(options));
+  for (const name of ['maxStoredResponses', 'maxStoredResponseBytes'] as const)
+    if (options[name] !== undefined)
+      throw new TypeError(
+        `createProxyApp: ${name} bounds the proxy's own memory; with a store, give it in the store's limits`,
+      );
+  return sharedConversations(options.store.responses, {
+    maxTextBytes: options.store.limits.maxStoredResponseBytes,
+    maxDepth: limits.maxJsonDepth,
+    log,
+  });
+}
+
+/** The proxy's own memory of responses, its limits from the options (a TypeError naming a bad one). */
+function ownMemoryFor(options: ProxyOptions): ResponseStore<EarlierConversation> {
   const limits = {
     maxResponses: options.maxStoredResponses ?? DEFAULT_RESPONSE_STORE_LIMITS.maxResponses,
     maxBytes: options.maxStoredResponseBytes ?? DEFAULT_RESPONSE_STORE_LIMITS.maxBytes,
@@ -168,7 +195,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     detectUpstream: (signal) => detectUpstreamKind(upstream, signal),
     log,
   });
-  const store = storeFor(options);
+  const kept = keptConversationsFor(options, limits, (line) => log(logLine(line)));
   const proxy = handle.context;
 
   const app = new Hono();
@@ -221,7 +248,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
   chatCompletionsRoute(app, proxy);
   messagesRoute(app, proxy);
   countTokensRoute(app, proxy);
-  responsesRoute(app, proxy, { store, leftOutTools: new LeftOutToolsLog() });
+  responsesRoute(app, proxy, { kept, leftOutTools: new LeftOutToolsLog() });
   ollamaRoutes(app, proxy);
 
   return {

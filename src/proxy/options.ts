@@ -3,6 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { ToolCallProtocol } from '../core/index.ts';
 import { DEFAULT_JSON_SHAPE_LIMITS } from '../http/json-shape.ts';
 import type { ProtocolChoice } from '../protocols/index.ts';
+import type { RunStore } from '../store/run-store.ts';
 import type { ConstrainMode } from './upstream-constraint.ts';
 import type { UpstreamKind } from './upstream-kind.ts';
 
@@ -137,10 +138,24 @@ export interface ProxyOptions {
   /** The fetch used to reach the model server (tests, custom agents). Default: Node's own HTTP
    * client, with connections kept alive. */
   readonly fetch?: typeof globalThis.fetch;
-  /** Most Responses API responses kept for `previous_response_id` (0 keeps none). Default 1000. */
+  /**
+   * Most Responses API responses kept for `previous_response_id` in the proxy's own memory (0
+   * keeps none). Default 1000. With a `store`, its `limits.maxStoredResponses` bounds them.
+   */
   readonly maxStoredResponses?: number;
-  /** Most bytes (as JSON) those kept responses may hold; past it the oldest go. Default 64 MiB. */
+  /**
+   * Most bytes (as JSON) those kept responses may hold; past it the oldest go. Default 64 MiB.
+   * With a `store`, its `limits.maxStoredResponseBytes` bounds them.
+   */
   readonly maxStoredResponseBytes?: number;
+  /**
+   * Where Responses API responses are kept for `previous_response_id`: a run store shared by
+   * instances (`createRunStore('redis://…')`), so a response stored through one continues on
+   * another; its `limits` bound them (`maxStoredResponses`, `maxStoredResponseBytes`,
+   * `storedResponseTtlMs`). A store that fails answers 503. The proxy does not close it.
+   * Default: the proxy's own memory, bounded by the two options above.
+   */
+  readonly store?: RunStore;
 }
 
 /**

@@ -27,14 +27,19 @@ export interface ReplyWriter {
   /** What the stream begins with once the model server has answered. */
   start(): string;
   encode(events: readonly ReplyEvent[]): string;
-  finish(end: ReplyEnd): string;
+  /**
+   * What the stream ends with; a promise when something must happen first (a Responses reply is
+   * stored before `response.completed`). A failure there ends the stream with `error`'s text.
+   */
+  finish(end: ReplyEnd): string | Promise<string>;
   error(error: HttpError): string;
 }
 
 /** How one API collects a whole reply into its body. */
 export interface ReplyCollector<Body> {
   add(events: readonly ReplyEvent[]): void;
-  build(end: ReplyEnd): Body;
+  /** The body; a promise when something must happen before it is sent (storing it). */
+  build(end: ReplyEnd): Body | Promise<Body>;
 }
 
 export interface StreamedReplyOptions {
@@ -82,7 +87,7 @@ export async function collectReply<Body>(
   collector: ReplyCollector<Body>,
 ): Promise<Body> {
   const run = pending((events) => collector.add(events));
-  return collector.build(await run.ended);
+  return await collector.build(await run.ended);
 }
 
 /**
@@ -126,12 +131,11 @@ export async function streamedReply(
   });
 }
 
-/** Ends the stream with the run's end, or its error event. */
+/** Ends the stream with the run's end, or its error event (the run's failure, or the finish's). */
 function ending(writer: ReplyWriter, run: ReplyRun): Promise<string> {
-  return run.ended.then(
-    (end) => writer.finish(end),
-    (error: unknown) => writer.error(httpErrorOf(error)),
-  );
+  return run.ended
+    .then((end) => writer.finish(end))
+    .catch((error: unknown) => writer.error(httpErrorOf(error)));
 }
 
 function writeToNode(

@@ -4,7 +4,8 @@
  */
 import { listedNamesLine, plainNames } from '../listed-names.ts';
 import type { ReplyCollector, ReplyWriter } from '../reply-writing.ts';
-import type { EarlierConversation, ResponsesRequest } from './request.ts';
+import type { KeptConversations } from './kept-conversations.ts';
+import type { ResponsesRequest } from './request.ts';
 import {
   conversationAfter,
   newItemId,
@@ -12,7 +13,6 @@ import {
   type ResponseIdentity,
   type ResponseObject,
 } from './response.ts';
-import type { ResponseStore } from './store.ts';
 import { ResponseEvents } from './stream.ts';
 
 /** The header naming the tool types left out of the prompt (`web_search`, `mcp`, …), comma-separated. */
@@ -61,36 +61,42 @@ export function responseIdentity(request: ResponsesRequest): ResponseIdentity {
 
 /**
  * Writes the run as Responses stream events; once it has ended well, keeps the conversation it
- * ends in `store` unless the request said `store: false`.
+ * ends in `kept` (unless the request said `store: false`) before `response.completed` is sent,
+ * so a client that continues it at once, on any instance, finds it. A store that fails then ends
+ * the stream with `response.failed` (the error is the store's 503).
  */
 export function responseStreamWriter(
   request: ResponsesRequest,
-  store: ResponseStore<EarlierConversation>,
+  kept: KeptConversations,
 ): ReplyWriter {
-  return new ResponseEvents({
-    identity: responseIdentity(request),
-    request,
-    onFinish: (response, turn) => {
-      if (request.store) store.put(response.id, conversationAfter(request, turn));
+  const events = new ResponseEvents({ identity: responseIdentity(request), request });
+  return {
+    start: () => events.start(),
+    encode: (batch) => events.encode(batch),
+    error: (error) => events.error(error),
+    async finish(end) {
+      const { response, turn } = events.ended(end);
+      if (request.store) await kept.put(response.id, conversationAfter(request, turn));
+      return events.completed(response);
     },
-  });
+  };
 }
 
 /**
- * Collects the run into a `response` object; keeps the conversation it ends in `store` unless
- * the request said `store: false`.
+ * Collects the run into a `response` object; keeps the conversation it ends in `kept` (unless
+ * the request said `store: false`) before the response is sent.
  */
 export function responseCollector(
   request: ResponsesRequest,
-  store: ResponseStore<EarlierConversation>,
+  kept: KeptConversations,
 ): ReplyCollector<ResponseObject> {
   const builder = new ResponseBuilder(request);
   const identity = responseIdentity(request);
   return {
     add: (events) => builder.add(events),
-    build: (end) => {
+    build: async (end) => {
       const response = builder.build(identity, end);
-      if (request.store) store.put(identity.id, conversationAfter(request, builder.turn()));
+      if (request.store) await kept.put(identity.id, conversationAfter(request, builder.turn()));
       return response;
     },
   };

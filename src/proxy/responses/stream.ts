@@ -74,11 +74,27 @@ export class ResponseEvents {
 
   /** Finishes the open items, then `response.completed` (or `response.incomplete`) with the whole response. */
   finish(end: ReplyEnd): string {
-    const response = this.builder.build(this.settings.identity, end);
+    const { response, turn } = this.ended(end);
+    this.settings.onFinish?.(response, turn);
+    return this.completed(response);
+  }
+
+  /**
+   * The whole response and the assistant's turn, its open items finished (their events wait for
+   * `completed`, or `error` if the response cannot be kept): for a caller that stores it first.
+   */
+  ended(end: ReplyEnd): {
+    response: ResponseObject;
+    turn: Turn & { readonly role: 'assistant' };
+  } {
+    return { response: this.builder.build(this.settings.identity, end), turn: this.builder.turn() };
+  }
+
+  /** The events that finish the stream with `response` (from `ended`): `response.completed` or `response.incomplete`. */
+  completed(response: ResponseObject): string {
     this.event(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', {
       response,
     });
-    this.settings.onFinish?.(response, this.builder.turn());
     return this.take();
   }
 
