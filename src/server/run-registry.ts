@@ -120,9 +120,3 @@ export class LiveRuns {
     for (const run of this.owned.values()) run.controller.abort(new Error(reason));
   }
 }
-
-/**
- * What `routes/info.ts` names (it reads `active`): the instance's live runs. Runs themselves are
- * in the `RunStore` since issue 25; to go once that route names `LiveRuns`.
- */
-export type RunRegistry = LiveRuns;

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { ServerSettings } from '../options.ts';
-import type { RunRegistry } from '../run-registry.ts';
+import type { LiveRuns } from '../run-registry.ts';
 
 /** `GET /api/info`: what the page shows of this server (its mode, model, protocol, limits). */
-export function infoRoutes(settings: ServerSettings, registry: RunRegistry): Hono {
+export function infoRoutes(settings: ServerSettings, live: LiveRuns): Hono {
   const { options } = settings;
   const routes = new Hono();
   routes.get('/', (c) =>
@@ -18,7 +18,7 @@ export function infoRoutes(settings: ServerSettings, registry: RunRegistry): Hon
         .map(([name]) => name),
       ...(options.replay ? { replayDelayMs: settings.replayDelayMs } : {}),
       limits: settings.limits,
-      activeRuns: registry.active,
+      activeRuns: live.active,
     }),
   );
   return routes;
