@@ -5,7 +5,7 @@
  */
 import { type BaseEvent, HttpAgent, verifyEvents } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/index.ts';
@@ -20,8 +20,7 @@ import {
   agUiStoreFailureFrame,
   parseAgUiRequest,
 } from '../../../src/server/routes/ag-ui.ts';
-import { type DriveRun, RunDriver } from '../../../src/server/run-driver.ts';
-import { LiveRuns } from '../../../src/server/run-registry.ts';
+import type { LiveRuns } from '../../../src/server/run-registry.ts';
 import { createRunStore } from '../../../src/store/index.ts';
 import {
   MemoryRunStore,
@@ -30,6 +29,7 @@ import {
 import { DEFAULT_RUN_STORE_LIMITS, type RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../../support/redis-server.ts';
+import { mountRunRoutes } from '../drive-app.ts';
 
 const OPTIONS = { limits: DEFAULT_CONVERSATION_LIMITS, serverTools: ['get_weather'] };
 const IDS = { threadId: 'th', runId: 'r1' };
@@ -258,24 +258,6 @@ describe('AgUiWire', () => {
 
 // ── POST /api/ag-ui, read by HttpAgent ─────────────────────────────────────────────────────────
 
-/** The app's driver (as createServerApp makes it), for an instance of the routes alone. */
-function drivingInto(store: RunStore, live: LiveRuns, now: () => number): DriveRun {
-  return (lease, run, controller, wire) => {
-    const release = live.own({ runId: lease.runId, lease, controller });
-    const { firstId, done } = new RunDriver({
-      store,
-      lease,
-      run,
-      controller,
-      wire,
-      now,
-      onStoreFailure: (message) => live.interrupt(lease.runId, message),
-    }).start();
-    void done.finally(release);
-    return firstId;
-  };
-}
-
 interface Instance {
   readonly app: Hono;
   readonly live: LiveRuns;
@@ -299,24 +281,7 @@ function instance(
       },
     },
   });
-  const app = new Hono();
-  app.onError((error) =>
-    HttpError.isInstance(error)
-      ? Response.json({ error: error.message, ...error.extra }, { status: error.status })
-      : Response.json({ error: String(error) }, { status: 500 }),
-  );
-  let ids = 0;
-  const live = new LiveRuns(store, 4);
-  app.route(
-    '/api/ag-ui',
-    agUiRoutes(settings, {
-      store,
-      live,
-      now,
-      generateRunId: () => `${store.instanceId}-run-${++ids}`,
-      drive: drivingInto(store, live, now),
-    }),
-  );
+  const { app, live } = mountRunRoutes('/api/ag-ui', agUiRoutes, settings, store, { now });
   const bodies: string[] = [];
   const fetch = async (url: string, init?: RequestInit) => {
     const response = await app.request(url, init);

@@ -14,7 +14,6 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
-import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentEvent,
@@ -34,13 +33,12 @@ import {
   parseChatRequest,
   UIMessageWire,
 } from '../../../src/server/routes/chat.ts';
-import { type DriveRun, RunDriver } from '../../../src/server/run-driver.ts';
-import { LiveRuns } from '../../../src/server/run-registry.ts';
 import { createRunStore } from '../../../src/store/create-run-store.ts';
 import { MemoryRunStore, MemoryRunStoreBacking } from '../../../src/store/memory/index.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../../support/redis-server.ts';
+import { mountRunRoutes } from '../drive-app.ts';
 import { startTestServer } from '../helpers.ts';
 
 const tools: AgentTools = {
@@ -447,24 +445,6 @@ describe('parseChatRequest', () => {
   });
 });
 
-/** The app's drive (app.ts): the run owned here while the RunDriver writes it to the store. */
-function driveWith(store: RunStore, live: LiveRuns, now: () => number): DriveRun {
-  return (lease, run, controller, wire) => {
-    const release = live.own({ runId: lease.runId, lease, controller });
-    const { firstId, done } = new RunDriver({
-      store,
-      lease,
-      run,
-      controller,
-      wire,
-      now,
-      onStoreFailure: (message) => live.interrupt(lease.runId, message),
-    }).start();
-    void done.finally(release);
-    return firstId;
-  };
-}
-
 /** The model, each of its turns first waiting for its hold (none: it goes at once). */
 function heldModel(model: LanguageModelV4, holds: (Promise<void> | undefined)[]): LanguageModelV4 {
   return {
@@ -482,24 +462,13 @@ function heldModel(model: LanguageModelV4, holds: (Promise<void> | undefined)[])
 
 /** One server instance's chat routes on `store`, its runs' ids from `prefix`, read through DefaultChatTransport. */
 function chatInstance(store: RunStore, model: LanguageModelV4, prefix: string) {
-  const now = () => Date.now();
-  const live = new LiveRuns(store, 4);
   let ids = 0;
-  const app = new Hono();
-  // As the server app answers an HttpError.
-  app.onError((error, c) => {
-    if (!(error instanceof HttpError)) throw error;
-    return c.json({ error: error.message }, error.status as 409);
-  });
-  app.route(
+  const { app } = mountRunRoutes(
     '/api/chat',
-    chatRoutes(serverSettings({ model, protocol: 'hermes', tools }), {
-      store,
-      live,
-      now,
-      generateRunId: () => `${prefix}-${++ids}`,
-      drive: driveWith(store, live, now),
-    }),
+    chatRoutes,
+    serverSettings({ model, protocol: 'hermes', tools }),
+    store,
+    { generateRunId: () => `${prefix}-${++ids}` },
   );
   const transport = new DefaultChatTransport<UIMessage>({
     api: 'http://localhost/api/chat',

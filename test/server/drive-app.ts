@@ -1,0 +1,76 @@
+/**
+ * One set of run routes (the chat's, AG-UI's) mounted alone on a store, wired as
+ * `createServerApp` wires them (src/server/app.ts): the run is owned by this instance's
+ * `LiveRuns` while a `RunDriver` writes it to the store, and an `HttpError` is answered with its
+ * status. For tests that open several instances on one store without the whole app (its
+ * heartbeat timers, guards and page).
+ */
+import { Hono } from 'hono';
+import { HttpError } from '../../src/http/http-error.ts';
+import type { ServerSettings } from '../../src/server/options.ts';
+import type { RunRouteContext } from '../../src/server/routes/runs.ts';
+import { type DriveRun, RunDriver } from '../../src/server/run-driver.ts';
+import { LiveRuns } from '../../src/server/run-registry.ts';
+import type { RunStore } from '../../src/store/run-store.ts';
+
+/** The app's drive: the run owned here while the RunDriver writes it to the store. */
+export function driveInto(store: RunStore, live: LiveRuns, now: () => number): DriveRun {
+  return (lease, run, controller, wire) => {
+    const release = live.own({ runId: lease.runId, lease, controller });
+    const { firstId, done } = new RunDriver({
+      store,
+      lease,
+      run,
+      controller,
+      wire,
+      now,
+      onStoreFailure: (message) => live.interrupt(lease.runId, message),
+    }).start();
+    void done.finally(release);
+    return firstId;
+  };
+}
+
+/** What the chat's and AG-UI's route sets are made with. */
+export type RunRoutes = (settings: ServerSettings, context: RunRouteContext) => Hono;
+
+export interface RoutesInstanceOptions {
+  /** The instance's clock (default: `Date.now`). */
+  readonly now?: () => number;
+  /** Its runs' ids (default: `<instanceId>-run-1`, `-2`, …). */
+  readonly generateRunId?: () => string;
+  readonly maxConcurrentRuns?: number;
+}
+
+export interface RoutesInstance {
+  readonly app: Hono;
+  readonly live: LiveRuns;
+}
+
+/** `routes` mounted at `path` on an instance of its own over `store`. */
+export function mountRunRoutes(
+  path: string,
+  routes: RunRoutes,
+  settings: ServerSettings,
+  store: RunStore,
+  options: RoutesInstanceOptions = {},
+): RoutesInstance {
+  const now = options.now ?? Date.now;
+  const live = new LiveRuns(store, options.maxConcurrentRuns ?? 4);
+  let ids = 0;
+  const generateRunId = options.generateRunId ?? (() => `${store.instanceId}-run-${++ids}`);
+  const app = new Hono();
+  app.onError(answerError);
+  app.route(
+    path,
+    routes(settings, { store, live, now, generateRunId, drive: driveInto(store, live, now) }),
+  );
+  return { app, live };
+}
+
+/** As the server app answers: an `HttpError` with its status and fields, anything else a 500. */
+function answerError(error: Error): Response {
+  return HttpError.isInstance(error)
+    ? Response.json({ error: error.message, ...error.extra }, { status: error.status })
+    : Response.json({ error: String(error) }, { status: 500 });
+}
