@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { runStoreLimits } from '../server/app.ts';
 import {
   createServerApp,
   DEFAULT_LIMITS,
@@ -7,20 +8,23 @@ import {
   parseRecording,
   type Recording,
   type ServerAppOptions,
+  type ServerLimits,
   serverSystemPrompt,
   serverTools,
 } from '../server/index.ts';
 import { parseCommandLine } from './command-line.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
-import { listenOrSay, untilStopped } from './server-lifetime.ts';
+import { closeWithin, listenOrSay, untilStopped } from './server-lifetime.ts';
+import { openStoreOrSay, STORE_FLAGS, type StoreSettings, storeSetting } from './store-flag.ts';
 
 export { type HostSettings, hostSettings } from './host-settings.ts';
 
 import { commandProtocol } from './format-source.ts';
 import { MODEL_FLAGS, modelSetting, rootSetting, wholeNumber } from './model-settings.ts';
 import { openAICompatibleModel } from './openai-model.ts';
-import { SERVE_USAGE } from './usage.ts';
+import { neutraliseControls } from './terminal-text.ts';
+import { LEASE_MS_RANGE, SERVE_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The longest `--replay-delay`: a recording is a demo, not a wait. */
@@ -33,6 +37,20 @@ export const DEFAULT_HOST = '127.0.0.1';
 
 interface Output {
   write(text: string): void;
+}
+
+/**
+ * `TOOLWIRE_LEASE_MS`: how long this instance holds a run without renewing it (an instance that
+ * dies is found out within it and the next sweep). Advanced: an environment variable, not a flag.
+ */
+export function leaseSetting(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(ms >= LEASE_MS_RANGE.min && ms <= LEASE_MS_RANGE.max))
+    throw new UsageError(
+      `TOOLWIRE_LEASE_MS must be a whole number of milliseconds from ${LEASE_MS_RANGE.min} to ${LEASE_MS_RANGE.max}, not "${neutraliseControls(value)}"`,
+    );
+  return ms;
 }
 
 /** `--replay-delay`: whole milliseconds from 0 to `MAX_REPLAY_DELAY_MS`. */
@@ -90,6 +108,7 @@ export async function serveCommand(
     replay: { type: 'string' },
     'replay-delay': { type: 'string' },
     'web-dir': { type: 'string' },
+    ...STORE_FLAGS,
   });
   if (values.help) {
     out.write(helpOf(SERVE_USAGE));
@@ -103,6 +122,13 @@ export async function serveCommand(
   if (replayDelayMs !== undefined && values.replay === undefined)
     throw new UsageError('--replay-delay needs --replay <file.sse> (it paces a recording)');
   const maxRuns = wholeNumber(values['max-runs'], '--max-runs', 1);
+  const storeSettings = storeSetting(values);
+  const leaseMs = leaseSetting(process.env.TOOLWIRE_LEASE_MS);
+  const limits: ServerLimits = {
+    ...DEFAULT_LIMITS,
+    maxConcurrentRuns: maxRuns ?? DEFAULT_LIMITS.maxConcurrentRuns,
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+  };
   const root = await rootSetting(values.root ?? '.');
   const { baseURL, modelName } = modelSetting(values);
   // Runs that ask for no protocol get this one; a run may still ask for a format by name.
@@ -115,7 +141,7 @@ export async function serveCommand(
     allowIpAddressHosts: hosts.allowIpAddressHosts,
     tools: serverTools(root),
     runSettings: { system: serverSystemPrompt(root) },
-    limits: { maxConcurrentRuns: maxRuns ?? DEFAULT_LIMITS.maxConcurrentRuns },
+    limits,
     ...(values['web-dir'] === undefined ? {} : { webRoot: resolve(values['web-dir']) }),
   };
   const options: ServerAppOptions =
@@ -129,20 +155,67 @@ export async function serveCommand(
         }
       : await liveOptions(common, baseURL, modelName);
 
+  const shown: Shown = {
+    what: options.replay
+      ? `replaying ${options.replay.recording.label} (a recording: no model is asked)`
+      : `model ${modelName} at ${baseURL}, protocol ${described}, tools over ${root}`,
+    store: storeSettings,
+    root,
+    loopback: hosts.loopback,
+  };
+  // Memory: the app's own store, shaped by its limits. Redis: opened here with the same limits,
+  // and closed here once the app has closed (the app leaves a given store open).
+  const store =
+    storeSettings.kind === 'memory'
+      ? undefined
+      : await openStoreOrSay(storeSettings, { limits: runStoreLimits(limits) }, err);
+  if (storeSettings.kind !== 'memory' && store === undefined) return 1;
+  try {
+    const served = { ...options, ...(store ? { store } : {}) };
+    return await serve(served, { port, host }, shown, { out, err });
+  } finally {
+    await store?.close();
+  }
+}
+
+/** What the startup lines say. */
+interface Shown {
+  readonly what: string;
+  readonly store: StoreSettings;
+  readonly root: string;
+  readonly loopback: boolean;
+}
+
+/** How long the runs aborted at shutdown may take to write their ends before the store closes. */
+const DRAIN_MS = 10_000;
+
+/** Serves until SIGINT or SIGTERM, then closes and lets the runs it aborted write their ends. */
+async function serve(
+  options: ServerAppOptions,
+  address: { port: number; host: string },
+  shown: Shown,
+  { out, err }: { out: Output; err: Output },
+): Promise<number> {
   const app = createServerApp(options);
-  const running = await listenOrSay(app, { port, host }, err);
-  if (!running) return 1;
-  const what = options.replay
-    ? `replaying ${options.replay.recording.label} (a recording: no model is asked)`
-    : `model ${modelName} at ${baseURL}, protocol ${described}, tools over ${root}`;
-  out.write(`toolwire serve: listening on ${running.url}\n  ${what}\n`);
-  if (!hosts.loopback)
+  const running = await listenOrSay(app, address, err);
+  if (!running) {
+    app.close();
+    return 1;
+  }
+  const { store } = shown;
+  const prefix = store.prefix === undefined ? '' : ` (key prefix ${store.prefix})`;
+  out.write(
+    `toolwire serve: listening on ${running.url}\n  ${shown.what}\n  store ${store.shown}${prefix}\n`,
+  );
+  if (!shown.loopback)
     err.write(
-      `toolwire serve: warning: ${host} is not a loopback address. The API has no authentication: anyone who can reach ${running.url} can run the agent and read the files under ${root}.\n`,
+      `toolwire serve: warning: ${address.host} is not a loopback address. The API has no authentication: anyone who can reach ${running.url} can run the agent and read the files under ${shown.root}.\n`,
     );
 
   await untilStopped();
   await running.close();
+  // A run ended by the shutdown says so in its log, for a reader on another instance.
+  await closeWithin(app.drained(), DRAIN_MS);
   return 0;
 }
 

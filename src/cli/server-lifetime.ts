@@ -40,3 +40,22 @@ export function untilStopped(): Promise<void> {
     process.once('SIGTERM', stop);
   });
 }
+
+/** Waits for `closing` at most `ms` (a store that does not answer must not keep the process up). */
+export async function closeWithin(closing: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((done) => {
+    timer = setTimeout(done, ms);
+  });
+  try {
+    await Promise.race([
+      closing.then(
+        () => {},
+        () => {},
+      ),
+      bound,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -6,6 +6,15 @@
  */
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, MODEL_ENVIRONMENT } from './model-settings.ts';
 
+/** What `TOOLWIRE_LEASE_MS` (serve, advanced) takes, in whole milliseconds. */
+export const LEASE_MS_RANGE = { min: 100, max: 3_600_000 } as const;
+
+/** What `serve` and `proxy` say of `--store` (store-flag.ts reads it). */
+const STORE_HELP = `--store memory (default) keeps runs in this process; --store redis://HOST:PORT[/DB] keeps them
+in Redis, shared by every instance started with the same store and --store-prefix (default tw:,
+put before every key). A user and password may precede HOST (redis://:PASSWORD@HOST:PORT); they
+are never printed. Environment: TOOLWIRE_STORE, TOOLWIRE_STORE_PREFIX.`;
+
 export const PARSE_USAGE = `  toolwire parse --protocol <name|auto|model> --tools <tools.json> [--model ID] [--chunk-size N] < output.txt
   toolwire parse --chat-template <file> --tools <tools.json> [--chunk-size N] < output.txt
   toolwire parse --list
@@ -39,6 +48,7 @@ export const SERVE_USAGE = `  toolwire serve [--port 8787] [--host 127.0.0.1] [-
                 [--protocol xml|NAME|auto|model | --chat-template FILE | --format-file FILE
                  | --response-template FILE] [--base-url URL] [--model NAME] [--max-runs N]
                 [--replay <file.sse> [--replay-delay MS]] [--web-dir <dir>]
+                [--store memory|redis://HOST:PORT[/DB]] [--store-prefix PREFIX]
 
 Serves the page and the API (POST /api/runs streams a run as content blocks). The agent uses
 the code tools over --root (default: the current folder) and ask_user, which the page answers.
@@ -47,6 +57,10 @@ Model: an OpenAI-compatible server, default ${DEFAULT_BASE_URL} (Ollama), model 
 --replay-delay waits MS milliseconds between its messages (default ${STATED_REPLAY_DELAY_MS}; 0: as fast as possible).
 Requests must be addressed to a loopback name (or, on a non-loopback --host, to an IP address or
 that host's name); --allow-host admits another name, e.g. behind a reverse proxy.
+${STORE_HELP}
+With Redis, any instance answers a paused run's tools, stops a run and serves its events; a run
+whose instance died ends with an instance_lost error within the lease (10 s) and a 5 s sweep.
+Advanced: TOOLWIRE_LEASE_MS sets that lease (ms, ${LEASE_MS_RANGE.min} to ${LEASE_MS_RANGE.max}).
 ${MODEL_ENVIRONMENT}`;
 
 export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--host 127.0.0.1] [--allow-host NAME]...
@@ -58,6 +72,7 @@ export const PROXY_USAGE = `  toolwire proxy --upstream <URL> [--port 8788] [--h
                 [--max-stored-responses N] [--max-stored-response-mb N]
                 [--constrain off|demanded|always]
                 [--upstream-kind auto|llama.cpp|vllm|sglang|ollama|lmstudio|openai]
+                [--store memory|redis://HOST:PORT[/DB]] [--store-prefix PREFIX]
 
 Serves POST /v1/chat/completions and POST /v1/responses (OpenAI), POST /v1/messages
 (Anthropic), POST /api/chat (Ollama), GET /v1/models, GET /api/tags and POST /api/show with
@@ -82,7 +97,9 @@ Limits (docs/proxy.md): a body must arrive within --body-timeout (default 30 s);
 to --max-upstream-reply-mb (default 8) and a streamed event held waiting for its end up to
 --max-upstream-event-kb (default 1024), then the upstream connection is closed and the client told. Responses are kept
 for previous_response_id up to --max-stored-responses (default 1000; 0 keeps none) and
---max-stored-response-mb (default 64), the oldest forgotten first.`;
+--max-stored-response-mb (default 64), the oldest forgotten first; with a Redis --store, any
+instance continues a response another stored.
+${STORE_HELP}`;
 
 export const GRAMMAR_USAGE = `  toolwire grammar --tools <tools.json> --syntax gbnf|ebnf|structural-tag|json-schema
                    [--protocol NAME | --format-file FILE | --chat-template FILE | --response-template FILE]

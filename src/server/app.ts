@@ -5,7 +5,7 @@ import { LOOPBACK_HOSTNAMES } from '../http/host-names.ts';
 import { HttpError } from '../http/http-error.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from '../http/request-guard.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
-import type { RunStore } from '../store/run-store.ts';
+import type { RunStore, RunStoreLimits } from '../store/run-store.ts';
 import { type ServerAppOptions, type ServerLimits, serverSettings } from './options.ts';
 import { agUiRoutes } from './routes/ag-ui.ts';
 import { chatRoutes } from './routes/chat.ts';
@@ -44,6 +44,11 @@ export interface ServerApp {
    * instances); an own memory store goes with the app.
    */
   close(): void;
+  /**
+   * Settles once every run this instance drives has written its end to the store (after
+   * `close`, the runs it aborted): the store may be closed then without losing their ends.
+   */
+  drained(): Promise<void>;
 }
 
 /**
@@ -56,21 +61,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const settings = serverSettings(options);
   const { limits } = settings;
   const now = options.clock ?? Date.now;
-  const store =
-    options.store ??
-    new MemoryRunStore({
-      clock: now,
-      limits: {
-        maxRememberedRuns: limits.maxRememberedRuns,
-        maxRememberedBytes: limits.maxRememberedBytes,
-        pausedRunTtlMs: limits.pausedRunTtlMs,
-        finishedRunTtlMs: limits.finishedRunTtlMs,
-        leaseMs: limits.leaseMs,
-        unreadRunAbortMs: limits.unreadRunAbortMs,
-        maxRunEvents: limits.maxRunEvents,
-        maxLogAgeMs: limits.maxLogAgeMs,
-      },
-    });
+  const store = options.store ?? new MemoryRunStore({ clock: now, limits: runStoreLimits(limits) });
   const live = new LiveRuns(store, limits.maxConcurrentRuns);
   const heartbeat = new RunHeartbeat({ store, live, now });
   heartbeat.start();
@@ -86,6 +77,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   app.route('/api/info', infoRoutes(settings, live));
   app.route('/api/status', statusRoutes(settings));
+  // Every run driven here until it has written its end: `drained` waits for them.
+  const driving = new Set<Promise<void>>();
   const drive: DriveRun = (lease, run, controller, wire) => {
     const release = live.own({ runId: lease.runId, lease, controller });
     const { firstId, done } = new RunDriver({
@@ -97,7 +90,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       now,
       onStoreFailure: (message) => live.interrupt(lease.runId, message),
     }).start();
-    void done.finally(release);
+    const ended = done.finally(release).catch(() => {});
+    driving.add(ended);
+    void ended.finally(() => driving.delete(ended));
     return firstId;
   };
   const context = { store, live, now, drive, generateRunId: options.generateRunId ?? randomUUID };
@@ -116,7 +111,27 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     // holds nothing but memory.
     live.closeAll('the server is closing');
   };
-  return { app, store, live, heartbeat, limits, close };
+  const drained = async () => {
+    while (driving.size > 0) await Promise.all(driving);
+  };
+  return { app, store, live, heartbeat, limits, close, drained };
+}
+
+/**
+ * The bounds of the server's limits that a run store keeps: what its own memory store is made
+ * with, and what a store given to it should be opened with (`createRunStore(spec, { limits })`).
+ */
+export function runStoreLimits(limits: ServerLimits): Partial<RunStoreLimits> {
+  return {
+    maxRememberedRuns: limits.maxRememberedRuns,
+    maxRememberedBytes: limits.maxRememberedBytes,
+    pausedRunTtlMs: limits.pausedRunTtlMs,
+    finishedRunTtlMs: limits.finishedRunTtlMs,
+    leaseMs: limits.leaseMs,
+    unreadRunAbortMs: limits.unreadRunAbortMs,
+    maxRunEvents: limits.maxRunEvents,
+    maxLogAgeMs: limits.maxLogAgeMs,
+  };
 }
 
 /**
