@@ -39,7 +39,8 @@ import type { RunRouteContext } from './runs.ts';
  * The AI SDK's chat (`useChat` with `DefaultChatTransport`) served from toolwire's runs:
  * `POST /api/chat` starts a run from the messages, or resumes the paused run the messages answer
  * (the assistant message's id is the run's), and `GET /api/chat/:id/stream` reads the chat's
- * running run again from its start (`204` when none runs), on any instance sharing the store.
+ * running run again from its start (`204` when none runs), on any instance sharing the store;
+ * `POST /api/chat/:id/abort` stops the chat's run (a dropped connection does not).
  * Each run is written to its log as UI message stream frames (`UIMessageWire`); a resumed run
  * appends to the same log, so reading it from the start rebuilds the whole assistant message.
  */
@@ -56,6 +57,8 @@ export interface ChatRequest {
 }
 
 const TRIGGERS = new Set(['submit-message', 'regenerate-message']);
+/** A chat's id as `POST /api/chat` takes it; longer ones are cut in messages. */
+const MAX_CHAT_ID_CHARS = 200;
 
 /**
  * The body `DefaultChatTransport.sendMessages` posts (`{id, messages, trigger, messageId, …}`,
@@ -68,10 +71,10 @@ export function parseChatRequest(body: unknown, limits: ConversationLimits): Cha
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new HttpError(400, `${where}: the body must be a JSON object (what useChat sends)`);
   const { id, messages, trigger } = body as Record<string, unknown>;
-  if (typeof id !== 'string' || id.length === 0 || id.length > 200)
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_CHAT_ID_CHARS)
     throw new HttpError(
       400,
-      `${where}: "id" must be the chat's id, a string of 1 to 200 characters`,
+      `${where}: "id" must be the chat's id, a string of 1 to ${MAX_CHAT_ID_CHARS} characters`,
       {
         param: 'id',
       },
@@ -170,8 +173,13 @@ export class UIMessageWire implements WireEncoder {
 
 /** The run id travels in this header of a chat response too. */
 const RUN_ID_HEADER = 'x-run-id';
+/** How a logged frame of a tool's result starts (`tool-output-available` / `-error`). */
+const TOOL_OUTPUT_FRAME = 'data: {"type":"tool-output-';
 
-/** `POST /api/chat` and `GET /api/chat/:id/stream`, as `DefaultChatTransport` calls them. */
+/**
+ * `POST /api/chat` and `GET /api/chat/:id/stream`, as `DefaultChatTransport` calls them, and
+ * `POST /api/chat/:id/abort`, the Stop an app calls beside `stop()`.
+ */
 export function chatRoutes(settings: ServerSettings, context: RunRouteContext): Hono {
   const { options, limits } = settings;
   const { store, live, now } = context;
@@ -210,6 +218,12 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
 
   const resume = async (c: Context, chatId: string, runId: string, input: UIMessagesRun) => {
     const stored = await store.getRun(runId);
+    if (
+      stored?.wire === 'ui-message' &&
+      stored.status === 'finished' &&
+      (await answeredInLog(stored.log, input.results))
+    )
+      return nothingToAnswer(runId);
     if (stored?.wire !== 'ui-message' || stored.status !== 'paused')
       throw new HttpError(
         409,
@@ -255,6 +269,46 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
     // The response is the continuation: it starts at its own `start`.
     return readRun(c, runId, claim.lease.log, idBefore(firstId));
   };
+
+  /**
+   * Whether the run's log holds a result for every call `results` answers: then the messages
+   * carry nothing the run did not send itself. The AI SDK's `Chat` sends them on its own
+   * (`sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls`) after a run that
+   * stopped after a step of server tools (its steps ran out, it was stopped).
+   */
+  const answeredInLog = async (log: string, results: UIMessagesRun['results']) => {
+    const answered = new Set<string>();
+    const reading = new AbortController();
+    try {
+      for await (const item of store.read(log, undefined, reading.signal)) {
+        if ('end' in item) break;
+        // The encoder writes `type` first: only result frames are parsed.
+        if (!item.frame.startsWith(TOOL_OUTPUT_FRAME)) continue;
+        const chunk = parseJsonText(item.frame.slice('data: '.length)) as { toolCallId?: unknown };
+        if (typeof chunk.toolCallId === 'string') answered.add(chunk.toolCallId);
+      }
+    } finally {
+      reading.abort();
+    }
+    return results.every((result) => answered.has(result.toolCallId));
+  };
+
+  /**
+   * The answer to messages that carry nothing new for a finished run: the same message, closed
+   * by an empty step, so `lastAssistantMessageIsCompleteWithToolCalls` is false and the client
+   * neither shows an error (a 409 would be one) nor sends again. Not logged: the run is over.
+   */
+  const nothingToAnswer = (runId: string) =>
+    new Response(
+      [
+        frameUIMessageChunk({ type: 'start', messageId: runId }),
+        frameUIMessageChunk({ type: 'start-step' }),
+        frameUIMessageChunk({ type: 'finish-step' }),
+        frameUIMessageChunk({ type: 'finish' }),
+        UI_MESSAGE_STREAM_DONE,
+      ].join(''),
+      { headers: { ...UI_MESSAGE_STREAM_HEADERS, [RUN_ID_HEADER]: runId } },
+    );
 
   /**
    * The chat goes on with a new user message: a run of it still waiting for front-end answers
@@ -324,6 +378,30 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
     // Only a running run is resumed; the client has what ended before.
     if (stored?.status !== 'running') return c.body(null, 204);
     return readRun(c, stored.runId, stored.log, undefined);
+  });
+
+  // useChat's `stop()` only closes the connection, which no longer stops a run: this does, on
+  // any instance, as `POST /api/runs/:id/abort` does for a run.
+  routes.post('/:id/abort', async (c) => {
+    const chatId = c.req.param('id');
+    const runId = (await store.pointer('chat', chatId))?.run;
+    const answer =
+      runId === undefined
+        ? 'unknown'
+        : await store.requestAbort(runId, 'stopped by the user', now());
+    const named = JSON.stringify(chatId.slice(0, MAX_CHAT_ID_CHARS));
+    if (runId === undefined || answer === 'unknown')
+      throw new HttpError(
+        404,
+        `no run of chat ${named} is known: it never ran one, or the server has forgotten it`,
+      );
+    if (answer === 'aborting') return c.json({ id: chatId, runId, status: 'aborting' }, 202);
+    if (answer === 'aborted') return c.json({ id: chatId, runId, status: 'aborted' });
+    const run = await store.getRun(runId);
+    throw new HttpError(
+      409,
+      `the run of chat ${named} (${runId}) has already finished (${run?.outcome ?? 'ended'})`,
+    );
   });
 
   return routes;

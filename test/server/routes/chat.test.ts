@@ -14,6 +14,7 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
+import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentEvent,
@@ -26,7 +27,7 @@ import {
 import { UI_MESSAGE_STREAM_HEADERS } from '../../../src/agent/ui/ui-message-stream.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
-import { serverSettings } from '../../../src/server/options.ts';
+import { type RunSettings, serverSettings } from '../../../src/server/options.ts';
 import {
   chatRoutes,
   INSTANCE_LOST_TEXT,
@@ -461,29 +462,58 @@ function heldModel(model: LanguageModelV4, holds: (Promise<void> | undefined)[])
 }
 
 /** One server instance's chat routes on `store`, its runs' ids from `prefix`, read through DefaultChatTransport. */
-function chatInstance(store: RunStore, model: LanguageModelV4, prefix: string) {
+function chatInstance(
+  store: RunStore,
+  model: LanguageModelV4,
+  prefix: string,
+  runSettings: RunSettings = {},
+) {
   let ids = 0;
   const { app } = mountRunRoutes(
     '/api/chat',
     chatRoutes,
-    serverSettings({ model, protocol: 'hermes', tools }),
+    serverSettings({ model, protocol: 'hermes', tools, runSettings }),
     store,
     { generateRunId: () => `${prefix}-${++ids}` },
   );
+  /** Every request the transport made: `METHOD url`. */
+  const requests: string[] = [];
   const transport = new DefaultChatTransport<UIMessage>({
     api: 'http://localhost/api/chat',
-    fetch: async (input, init) => app.request(String(input), init),
+    fetch: async (input, init) => {
+      requests.push(`${init?.method ?? 'GET'} ${String(input)}`);
+      return app.request(String(input), init);
+    },
   });
-  const send = (messages: UIMessage[]) =>
+  const send = (messages: UIMessage[], chatId = 'chat-7') =>
     transport.sendMessages({
-      chatId: 'chat-7',
+      chatId,
       messages,
       trigger: 'submit-message',
       messageId: undefined,
       abortSignal: undefined,
     });
-  return { app, transport, send };
+  const stop = (chatId: string) => app.request(`/api/chat/${chatId}/abort`, { method: 'POST' });
+  return { app, transport, send, stop, requests };
 }
+
+/** A chat request as DefaultChatTransport posts it, straight to the app. */
+const postChat = (app: Hono, messages: unknown[], chatId = 'chat-7') =>
+  app.request('/api/chat', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: chatId, messages, trigger: 'submit-message' }),
+  });
+
+/** The route's answer to messages that carry nothing new for a finished run: an empty step. */
+const NOTHING_TO_ANSWER = (runId: string) =>
+  [
+    `data: {"type":"start","messageId":"${runId}"}\n\n`,
+    'data: {"type":"start-step"}\n\n',
+    'data: {"type":"finish-step"}\n\n',
+    'data: {"type":"finish"}\n\n',
+    'data: [DONE]\n\n',
+  ].join('');
 
 /** A promise and what settles it: a run held until a test has seen it running. */
 function gate() {
@@ -557,25 +587,37 @@ describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory s
     );
     expect(asked.message?.id).toBe('run-2');
     expect((await store.getRun('run-2'))?.status).toBe('paused');
+    const bergen = [
+      user,
+      answered,
+      { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'and Bergen?' }] },
+    ] as UIMessage[];
     await lastMessage(
       await send([
-        user,
-        answered,
-        { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'and Bergen?' }] },
+        ...bergen,
         plain(asked.message) as UIMessage,
         { id: 'u3', role: 'user', parts: [{ type: 'text', text: 'never mind' }] },
       ]),
     );
     expect(await store.getRun('run-2')).toMatchObject({ status: 'finished' });
 
-    // Answers to a run that no longer waits are refused, saying what to do.
-    const again = await app.request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'chat-7', messages: [user, answered], trigger: 'submit-message' }),
-    });
-    expect(again.status).toBe(409);
-    expect(await again.text()).toMatch(/is finished, not waiting for them/);
+    // An answer to a run that no longer waits for it is refused, saying what to do.
+    const askedAgain = asked.message!.parts.find((part) => part.type === 'dynamic-tool')!;
+    const late = await postChat(app, [
+      ...bergen,
+      plain({
+        ...asked.message,
+        parts: asked.message!.parts.map((part) =>
+          part === askedAgain ? { ...part, state: 'output-available', output: 'Bergen, NO' } : part,
+        ),
+      }),
+    ]);
+    expect(late.status).toBe(409);
+    expect(await late.text()).toMatch(/is finished, not waiting for them/);
+    // Answers the finished run already had carry nothing new: the message is closed, no error.
+    const again = await postChat(app, [user, answered]);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(NOTHING_TO_ANSWER('run-1'));
     const empty = await app.request('/api/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -594,6 +636,46 @@ describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory s
   it('any instance: started on A, answered on B, read again on A while B runs it', async () => {
     const backing = new MemoryRunStoreBacking();
     await chatAcrossInstances([backing.open('a'), backing.open('b')]);
+  });
+
+  it('Stop: POST /api/chat/:id/abort on B stops the run A runs; 409 once over, 404 for no run', async () => {
+    const backing = new MemoryRunStoreBacking();
+    await stopAcrossInstances([backing.open('a'), backing.open('b')]);
+  });
+
+  it("the Chat's automatic resend after a run that stopped after a tool step closes the message, no error", async () => {
+    const { model } = scriptedModel([
+      '<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>',
+    ]);
+    // One step: the run stops (max-steps) right after the server's tool answered.
+    const { transport, requests } = chatInstance(new MemoryRunStore(), model, 'run', {
+      maxSteps: 1,
+    });
+    const chat = new PlainChat({
+      id: 'chat-7',
+      transport,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+    });
+    // The Chat awaits the automatic request it makes after a response.
+    await chat.sendMessage({ text: 'weather?' });
+    expect(requests).toEqual([
+      'POST http://localhost/api/chat',
+      // Its last step is complete with tool calls, so the Chat sends the messages again.
+      'POST http://localhost/api/chat',
+    ]);
+    expect(chat.error).toBeUndefined();
+    expect(chat.status).toBe('ready');
+    expect(chat.messages.map((message) => message.id)).toEqual([chat.messages[0]!.id, 'run-1']);
+    const assistant = chat.messages[1]!;
+    expect(plain(assistant.parts)).toMatchObject([
+      { type: 'step-start' },
+      { type: 'dynamic-tool', toolName: 'get_weather', state: 'output-available' },
+      // The empty step that ends the Chat's resending.
+      { type: 'step-start' },
+    ]);
+    expect(assistant.parts).toHaveLength(3);
+    expect(assistant.metadata).toMatchObject({ stopReason: 'max-steps', steps: 1 });
+    expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: chat.messages })).toBe(false);
   });
 });
 
@@ -679,6 +761,69 @@ async function chatAcrossInstances([storeA, storeB]: readonly [RunStore, RunStor
   expect((await storeA.getRun(`${prefix}-a-1`))?.status).toBe('finished');
 }
 
+/** The chunks of a UI message stream read until `until` says stop (bounded), or to its end. */
+async function readChunks(
+  reader: ReadableStreamDefaultReader<UIMessageChunk>,
+  until: (chunk: UIMessageChunk) => boolean = () => false,
+) {
+  const chunks: UIMessageChunk[] = [];
+  for (let count = 0; count < 1000; count++) {
+    const { done, value } = await reader.read();
+    if (done) return chunks;
+    chunks.push(value);
+    if (until(value)) return chunks;
+  }
+  throw new Error('the stream did not end within 1000 chunks');
+}
+
+/**
+ * A chat's run started on A and stopped from B (the Stop an app calls beside `stop()`): A's
+ * reader gets the stream's `abort`; a Stop once it is over is a 409, one for a chat with no run
+ * a 404; a run waiting for front-end answers is stopped at once (200).
+ */
+async function stopAcrossInstances([storeA, storeB]: readonly [RunStore, RunStore]) {
+  const { model } = scriptedModel([
+    { text: 'Thinking hard', stall: true },
+    '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>',
+  ]);
+  const prefix = `s${Math.random().toString(36).slice(2)}`;
+  const a = chatInstance(storeA, model, `${prefix}-a`);
+  const b = chatInstance(storeB, model, `${prefix}-b`);
+  const runId = `${prefix}-a-1`;
+  const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'think' }] };
+  const reader = (await a.send([user], `${prefix}-chat`)).getReader();
+  // The run is under way: its text has begun (the model then stalls until stopped).
+  const begun = await readChunks(reader, (chunk) => chunk.type === 'text-delta');
+  expect(begun.at(-1)).toMatchObject({ type: 'text-delta' });
+  const stop = await b.stop(`${prefix}-chat`);
+  expect(stop.status).toBe(202);
+  expect(await stop.json()).toEqual({ id: `${prefix}-chat`, runId, status: 'aborting' });
+  const rest = await readChunks(reader);
+  expect(rest.at(-1)).toMatchObject({ type: 'abort' });
+  expect(await storeB.getRun(runId)).toMatchObject({ status: 'finished', outcome: 'aborted' });
+  const late = await b.stop(`${prefix}-chat`);
+  expect(late.status).toBe(409);
+  expect(await late.json()).toEqual({
+    error: `the run of chat "${prefix}-chat" (${runId}) has already finished (aborted)`,
+  });
+  const nobody = await a.stop(`${prefix}-nobody`);
+  expect(nobody.status).toBe(404);
+  expect(await nobody.text()).toMatch(/no run of chat \\".*-nobody\\" is known/);
+
+  // A run waiting for front-end answers is stopped at once, whichever instance is asked.
+  const paused = await lastMessage(await a.send([user], `${prefix}-paused`));
+  expect(paused.message?.id).toBe(`${prefix}-a-2`);
+  expect((await storeA.getRun(`${prefix}-a-2`))?.status).toBe('paused');
+  const stopPaused = await b.stop(`${prefix}-paused`);
+  expect(stopPaused.status).toBe(200);
+  expect(await stopPaused.json()).toEqual({
+    id: `${prefix}-paused`,
+    runId: `${prefix}-a-2`,
+    status: 'aborted',
+  });
+  expect(await storeA.getRun(`${prefix}-a-2`)).toMatchObject({ status: 'finished' });
+}
+
 describe.skipIf(skipRedisTests())('the chat on a Redis store', () => {
   let redis: RedisServer;
   const stores: RunStore[] = [];
@@ -696,5 +841,13 @@ describe.skipIf(skipRedisTests())('the chat on a Redis store', () => {
     );
     stores.push(...opened);
     await chatAcrossInstances(opened as [RunStore, RunStore]);
+  });
+
+  it('Stop: POST /api/chat/:id/abort on B stops the run A runs; 409 once over, 404 for no run', async () => {
+    const opened = await Promise.all(
+      ['A', 'B'].map((instanceId) => createRunStore(redis.url, { prefix: 'stop:', instanceId })),
+    );
+    stores.push(...opened);
+    await stopAcrossInstances(opened as [RunStore, RunStore]);
   });
 });
