@@ -94,6 +94,28 @@ export function sendToolResults(
   return post(`/api/runs/${encodeURIComponent(runId)}/tool-results`, { results }, signal);
 }
 
+/**
+ * Reads a run's events (`GET /api/runs/:id/events`): after the event `after` (sent as
+ * `Last-Event-ID`), or from the start of its log when undefined, to rebuild the transcript.
+ * Live until the run pauses or ends; reading never starts or stops the run.
+ */
+export async function followRun(
+  runId: string,
+  after: string | undefined,
+  signal: AbortSignal,
+): Promise<Response> {
+  return ensureOk(
+    await fetch(`/api/runs/${encodeURIComponent(runId)}/events`, {
+      headers: {
+        accept: 'text/event-stream',
+        ...(after === undefined ? {} : { 'last-event-id': after }),
+      },
+      signal,
+    }),
+  );
+}
+
+/** Stops a run wherever it runs (`POST /api/runs/:id/abort`); its stream then ends with `aborted`. */
 export async function abortRun(runId: string): Promise<void> {
   await post(`/api/runs/${encodeURIComponent(runId)}/abort`, {});
 }

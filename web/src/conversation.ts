@@ -123,30 +123,62 @@ export class Conversation {
 
   /**
    * Shows the conversation kept before the reload. A run the reload cut short says so, and a
-   * question the agent was waiting on can no longer be answered. Returns why a stored value
-   * was discarded, if one was.
+   * question the agent was waiting on can no longer be answered, except in the turn
+   * `resumable` (an index): if it is the last one and had not ended, it is left open (not
+   * ended, no notice) for the page to read its run again (`reopen`) or say it cannot
+   * (`interrupted`). Returns why a stored value was discarded, if one was.
    */
-  restore(): string | undefined {
+  restore(resumable?: number): string | undefined {
     const { conversation, problem } = loadConversation(this.storage);
     this.historyEntries = conversation.history;
     let cutShort = false;
-    for (const saved of conversation.turns) {
+    const last = conversation.turns.length - 1;
+    conversation.turns.forEach((saved, index) => {
       const turn = this.addTurn(saved.question);
       if (saved.recording !== undefined) turn.markRecording(saved.recording);
       turn.view.apply(transcriptEvents(saved.transcript));
       turn.view.flush();
       turn.view.closeForms('The page was reloaded: this question can no longer be answered.');
+      if (!saved.ended && index === last && index === resumable) return;
       if (!saved.ended) {
         cutShort = true;
-        turn.view.showError({
-          type: 'interrupted',
-          message: 'The page was reloaded before this run finished.',
-        });
+        this.showInterrupted(turn);
       }
       turn.ended = true;
-    }
+    });
     if (cutShort) this.save();
     return problem;
+  }
+
+  /** The last turn, left open by `restore`, if one was. */
+  get openTurn(): Turn | undefined {
+    const turn = this.turnList.at(-1);
+    return turn === undefined || turn.ended ? undefined : turn;
+  }
+
+  /**
+   * A fresh turn in place of `turn` (the last one), with the same question, for its run read
+   * again from the start: the transcript is rebuilt from the run's own log.
+   */
+  reopen(turn: Turn): Turn {
+    if (this.turnList.at(-1) !== turn) throw new Error('only the last turn can be reopened');
+    this.turnList.pop();
+    turn.section.remove();
+    return this.addTurn(turn.question);
+  }
+
+  /** The open turn's run cannot be read again (`why`): it says the reload cut it short. */
+  interrupted(turn: Turn, why: string): void {
+    this.showInterrupted(turn, why);
+    turn.ended = true;
+    this.save();
+  }
+
+  private showInterrupted(turn: Turn, why?: string): void {
+    turn.view.showError({
+      type: 'interrupted',
+      message: `The page was reloaded before this run finished${why === undefined ? '' : ` (${why})`}.`,
+    });
   }
 
   /** Starts over: no turns, no history, nothing kept. */

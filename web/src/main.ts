@@ -1,8 +1,10 @@
+import type { DecodedEvent } from '../../src/stream/blocks.ts';
 import {
   ApiError,
   abortRun,
   fetchInfo,
   fetchStatus,
+  followRun,
   type ServerInfo,
   sendToolResults,
   startRecording,
@@ -12,14 +14,16 @@ import type { FrontendToolsForm } from './blocks.ts';
 import { Conversation, type Turn } from './conversation.ts';
 import { el } from './dom.ts';
 import { showModelNotice } from './model-notice.ts';
+import { forgetRunPointer, loadRunPointer, saveRunPointer } from './run-pointer.ts';
 import { tabStorage } from './saved-conversation.ts';
-import { readBlockStream } from './stream-reader.ts';
+import { RunStreamReader } from './stream-reader.ts';
 
 /** Where the page is; `#status` carries it as `data-state` (tests and styles read it). */
 type PageState =
   | 'idle'
   | 'connecting'
   | 'streaming'
+  | 'reconnecting'
   | 'waiting'
   | 'done'
   | 'stopping'
@@ -31,6 +35,7 @@ const STATUS_TEXT: Readonly<Record<PageState, string>> = {
   idle: 'Ask a question about the code.',
   connecting: 'Connecting…',
   streaming: 'Streaming…',
+  reconnecting: 'The connection dropped; reconnecting…',
   waiting: 'Waiting for your answer above.',
   done: 'Done.',
   stopping: 'Stopping…',
@@ -53,19 +58,33 @@ const ui = {
   keepNote: document.querySelector<HTMLElement>('#keep-note')!,
 };
 
-/** The run of one turn, possibly over several streams (resumes). */
+/** The run of one turn, possibly over several streams (resumes) and connections (reconnects). */
 interface Session {
   readonly turn: Turn;
   runId: string | undefined;
-  /** Aborts the fetch of the stream being read. */
+  /** A recording played to this page only: not logged, so not read again after a drop. */
+  replay: boolean;
+  /** One decoder for every response of the run, so a reconnect continues where the last stopped. */
+  readonly reader: RunStreamReader;
+  /** Aborts the fetch of the stream being read (the page moved on); never stops the run. */
   connection: AbortController;
   stopRequested: boolean;
+  /** Ends a reconnect's wait at once (Stop: the run's end is to be read now). */
+  wake: (() => void) | undefined;
 }
+
+/** Waits before the n-th reconnect in a row (1-based): 0.5 s, doubling up to 8 s. */
+const reconnectDelayMs = (attempt: number) => Math.min(500 * 2 ** (attempt - 1), 8000);
+/** Reconnects in a row that read nothing before the page says the stream broke. */
+const MAX_RECONNECTS = 8;
+/** Reconnects in a row that found no server at all (it was stopped, not a dropped connection). */
+const MAX_UNREACHABLE = 3;
 
 let session: Session | undefined;
 let state: PageState = 'idle';
 let watchButton: HTMLButtonElement | undefined;
-const conversation = new Conversation(ui.transcript, tabStorage(), (form) => void answer(form));
+const storage = tabStorage();
+const conversation = new Conversation(ui.transcript, storage, (form) => void answer(form));
 /** Set once the model notice has no more to say (see hideModelNotice). */
 let modelNoticeDone = false;
 
@@ -77,7 +96,8 @@ function setState(next: PageState, detail = ''): void {
       ? 'Ask a follow-up question, or start a new conversation.'
       : STATUS_TEXT[next];
   ui.status.textContent = detail ? `${text} ${detail}` : text;
-  const active = next === 'connecting' || next === 'streaming' || next === 'waiting';
+  const active =
+    next === 'connecting' || next === 'streaming' || next === 'reconnecting' || next === 'waiting';
   ui.stop.disabled = !active;
   ui.ask.disabled = active || next === 'stopping';
   ui.newConversation.disabled = active || next === 'stopping' || conversation.turns.length === 0;
@@ -114,13 +134,8 @@ async function begin(
   request: (signal: AbortSignal) => Promise<Response>,
 ): Promise<void> {
   session?.connection.abort();
-  const current: Session = {
-    turn: conversation.addTurn(question),
-    runId: undefined,
-    connection: new AbortController(),
-    stopRequested: false,
-  };
-  session = current;
+  forgetRunPointer(storage);
+  const current = newSession(conversation.addTurn(question));
   setState('connecting');
   keep(current, false);
   let response: Response;
@@ -133,9 +148,62 @@ async function begin(
   current.runId = response.headers.get('x-run-id') ?? undefined;
   const replay = response.headers.get('x-toolwire-replay');
   if (replay) {
+    current.replay = true;
     current.turn.markRecording(replay);
     hideModelNotice();
   }
+  // Stop was pressed before the run had an id: stop it now.
+  if (current.stopRequested && current.runId) void abortRun(current.runId).catch(() => {});
+  await consume(current, response);
+}
+
+function newSession(turn: Turn): Session {
+  const current: Session = {
+    turn,
+    runId: undefined,
+    replay: false,
+    reader: new RunStreamReader(),
+    connection: new AbortController(),
+    stopRequested: false,
+    wake: undefined,
+  };
+  session = current;
+  return current;
+}
+
+/**
+ * After a reload: the run the last turn was reading, if it was kept, is read again from the
+ * start of its log (the transcript is rebuilt) in place of the saved transcript, live while it
+ * runs, with its form while it waits for an answer. A run the server no longer has leaves the
+ * saved transcript, saying the reload cut it short.
+ */
+async function resumeAfterReload(runId: string): Promise<void> {
+  const open = conversation.openTurn;
+  if (!open) return;
+  const connection = new AbortController();
+  setState('connecting');
+  let response: Response;
+  try {
+    response = await followRun(runId, undefined, connection.signal);
+  } catch (error) {
+    forgetRunPointer(storage);
+    conversation.interrupted(
+      open,
+      error instanceof ApiError
+        ? `the server cannot give its run again: ${error.message}`
+        : `the server did not answer: ${(error as Error).message}`,
+    );
+    setState('idle');
+    return;
+  }
+  // A question asked meanwhile is a turn of its own: this one is left as it was saved.
+  if (session !== undefined || conversation.openTurn !== open) {
+    connection.abort();
+    return;
+  }
+  const current = newSession(conversation.reopen(open));
+  current.runId = runId;
+  current.connection = connection;
   await consume(current, response);
 }
 
@@ -144,19 +212,91 @@ function keep(current: Session, ended: boolean): void {
   ui.keepNote.hidden = conversation.settle(current.turn, ended);
 }
 
-/** Reads one stream of the session to its end and says how the run stands. */
+/** The run's id and the last event read, so a reload can find the run again. */
+function noteRun(current: Session): void {
+  if (current.runId === undefined || current.replay || session !== current) return;
+  const turn = conversation.turns.indexOf(current.turn);
+  if (turn < 0) return;
+  saveRunPointer(storage, { runId: current.runId, lastEventId: current.reader.lastEventId, turn });
+}
+
+/** The stream says how the run stands (it completed, waits, or ended in an error). */
+function streamSettled(current: Session): boolean {
+  const outcome = current.turn.view.streamOutcome;
+  return outcome.final || outcome.awaiting !== undefined || outcome.error;
+}
+
+/** Waits `ms` before a reconnect, or less when Stop wakes it or the page moves on. */
+function reconnectWait(current: Session, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      current.connection.signal.removeEventListener('abort', done);
+      current.wake = undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    current.wake = done;
+    current.connection.signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Reads the session's stream until the run completes, pauses or ends. A connection that drops
+ * before (broken, or closed by something between) is opened again after the last complete
+ * event, with a growing wait, while the server answers; the transcript goes on as if nothing
+ * happened. Then says how the run stands.
+ */
 async function consume(current: Session, response: Response): Promise<void> {
   const { view } = current.turn;
   view.beginStream();
-  setState('streaming');
-  let broken: string | undefined;
-  try {
-    await readBlockStream(response, (events) => view.apply(events));
-  } catch (error) {
-    broken = (error as Error).message || String(error);
+  const onEvents = (events: DecodedEvent[]) => {
+    view.apply(events);
+    noteRun(current);
+  };
+  noteRun(current);
+  let next: Response | undefined = response;
+  let reason = 'the server closed it without finishing the run';
+  /** Reconnects in a row that read nothing new, and that reached no server. */
+  let idle = 0;
+  let unreachable = 0;
+  let fatal = false;
+  while (true) {
+    if (next) {
+      if (!current.stopRequested) setState('streaming');
+      const from = current.reader.lastEventId;
+      const ended = await current.reader.read(next, onEvents);
+      if (current.reader.lastEventId !== from) idle = 0;
+      reason = ended.broken ? ended.reason : 'the server closed it without finishing the run';
+    }
+    if (session !== current) return;
+    // A recording is played to this page only: there is nothing to read again.
+    if (streamSettled(current) || current.runId === undefined || current.replay) break;
+    current.reader.dropPartialMessage();
+    idle++;
+    if (idle > MAX_RECONNECTS || unreachable >= MAX_UNREACHABLE) break;
+    if (!current.stopRequested) setState('reconnecting');
+    if (!current.stopRequested) await reconnectWait(current, reconnectDelayMs(idle));
+    if (session !== current) return;
+    try {
+      next = await followRun(current.runId, current.reader.lastEventId, current.connection.signal);
+      unreachable = 0;
+    } catch (error) {
+      if (session !== current) return;
+      next = undefined;
+      if (error instanceof ApiError) {
+        reason = `the server cannot give the rest of the run: ${error.message}`;
+        // Unknown run, events no longer kept, a refused id: asking again changes nothing.
+        fatal = error.status === 400 || error.status === 404 || error.status === 410;
+        if (fatal) break;
+      } else {
+        unreachable++;
+        reason = `the server did not answer: ${(error as Error).message}`;
+      }
+    }
   }
+  current.reader.end(onEvents);
   view.flush();
-  if (session !== current) return;
   const outcome = view.streamOutcome;
   if (outcome.final) hideModelNotice();
   if (outcome.final) setState('done');
@@ -164,19 +304,25 @@ async function consume(current: Session, response: Response): Promise<void> {
   else if (current.stopRequested) setState('stopped');
   else if (outcome.error) setState('failed');
   else {
-    const reason = broken ? `(${broken})` : '(the server closed it without finishing the run)';
     view.showError({
       type: 'stream_broken',
-      message: `The connection to the server was lost before the run finished ${reason}.`,
-      hint: 'Check that `toolwire serve` is still running, then ask again.',
+      message: `The connection to the server was lost before the run finished (${reason}).`,
+      hint:
+        current.runId === undefined || current.replay || fatal
+          ? 'Check that `toolwire serve` is still running, then ask again.'
+          : 'Check that `toolwire serve` is still running, then reload the page: the run is read again if the server still has it.',
     });
-    setState('broken', reason);
+    setState('broken', `(${reason})`);
   }
-  keep(current, state !== 'waiting');
+  // A run that may still go on keeps its pointer, so a reload reads it again.
+  const resumable = state === 'waiting' || (state === 'broken' && !fatal && !current.replay);
+  if (!resumable) forgetRunPointer(storage);
+  keep(current, !resumable);
 }
 
 function requestFailed(current: Session, error: unknown): void {
   if (session !== current) return;
+  forgetRunPointer(storage);
   if (current.stopRequested) {
     setState('stopped');
     keep(current, true);
@@ -205,7 +351,6 @@ async function answer(form: FrontendToolsForm): Promise<void> {
   const current = session;
   if (!current?.runId || state !== 'waiting') return;
   form.setBusy(true, 'Sending…');
-  current.connection = new AbortController();
   setState('connecting');
   let response: Response;
   try {
@@ -225,29 +370,34 @@ async function answer(form: FrontendToolsForm): Promise<void> {
   await consume(current, response);
 }
 
+/**
+ * Stop asks the server to stop the run (the abort route: closing a connection never stops a
+ * run), wherever it runs; the stream then ends with its "aborted" block. Before the run has an
+ * id, `begin` asks once the id comes.
+ */
 async function stop(): Promise<void> {
   const current = session;
   if (!current) return;
   current.stopRequested = true;
   const wasWaiting = state === 'waiting';
   setState('stopping');
-  try {
-    if (current.runId) await abortRun(current.runId);
-    else current.connection.abort();
-  } catch {
-    // The server did not take it: closing the connection aborts the run too.
-    current.connection.abort();
+  if (current.runId) {
+    try {
+      await abortRun(current.runId);
+    } catch {
+      // Already over (409), or the server is away: the stream, or its reconnects, say how it ended.
+    }
   }
+  if (session !== current) return;
   if (wasWaiting) {
+    forgetRunPointer(storage);
     current.turn.view.closeForms('The run was stopped.');
     setState('stopped');
     keep(current, true);
     return;
   }
-  // The stream ends with the server's "aborted" block; if it does not come soon, hang up.
-  setTimeout(() => {
-    if (session === current && state === 'stopping') current.connection.abort();
-  }, 3000);
+  // A reconnect waiting its turn goes now, to read the run's end.
+  current.wake?.();
 }
 
 function describeServer(info: ServerInfo): void {
@@ -281,7 +431,9 @@ ui.prompt.addEventListener('keydown', (event) => {
 /** Starts over; only between runs (the button is disabled while one is going). */
 function newConversation(): void {
   if (ui.newConversation.disabled) return;
+  session?.connection.abort();
   session = undefined;
+  forgetRunPointer(storage);
   conversation.clear();
   ui.keepNote.hidden = true;
   setState('idle');
@@ -290,7 +442,8 @@ function newConversation(): void {
 
 ui.stop.addEventListener('click', () => void stop());
 ui.newConversation.addEventListener('click', newConversation);
-const discarded = conversation.restore();
+const pointer = loadRunPointer(storage);
+const discarded = conversation.restore(pointer?.turn);
 // A recording played before a reload has been seen: the notice that offered it stays away.
 if (conversation.turns.some((turn) => turn.recording !== undefined)) modelNoticeDone = true;
 if (discarded !== undefined)
@@ -302,6 +455,9 @@ if (discarded !== undefined)
     }),
   );
 setState('idle');
+if (pointer !== undefined && conversation.openTurn !== undefined)
+  void resumeAfterReload(pointer.runId);
+else forgetRunPointer(storage);
 fetchInfo().then(describeServer, () => {
   ui.server.textContent = 'server unreachable';
 });

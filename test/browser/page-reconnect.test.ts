@@ -1,0 +1,303 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
+import { repository } from '../server/helpers.ts';
+import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
+import {
+  buildPage,
+  HAS_CHROMIUM,
+  launchChromium,
+  type ServeProcess,
+  SKIP_REASON,
+  spawnServe,
+} from './support.ts';
+
+if (!HAS_CHROMIUM) console.warn(`test/browser/page-reconnect.test.ts: ${SKIP_REASON}`);
+
+const title = (name: string) => (HAS_CHROMIUM ? name : `${name} (${SKIP_REASON})`);
+
+let browser: Browser | undefined;
+let webDir = '';
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  if (!HAS_CHROMIUM) return;
+  [webDir, browser] = await Promise.all([buildPage(), launchChromium()]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * The test hook, run in the page before its own code: the body of the n-th response of a run
+ * (`POST /api/runs`, `GET …/events`, `POST …/tool-results`) breaks, as a dropped connection
+ * does, after `window.dropAfter[n]` bytes (none when absent). The page's reader sees what it
+ * would see: some bytes, often the start of a message, then a network error; the request to
+ * the server is cancelled with it. Every run request is noted (`window.runRequests`).
+ * (A string, not a function: this code runs in the page, which the tests' types do not know.)
+ */
+function dropHook(dropAfter: readonly (number | null)[]): string {
+  return `{
+    const dropAfter = ${JSON.stringify(dropAfter)};
+    const requests = [];
+    window.runRequests = requests;
+    window.drops = 0;
+    const pageFetch = window.fetch.bind(window);
+    window.fetch = async (input, init) => {
+      const url = new URL(typeof input === 'string' ? input : input.url, location.href);
+      const response = await pageFetch(input, init);
+      if (!/^\\/api\\/runs(\\/[^/]+\\/(events|tool-results))?$/.test(url.pathname)) return response;
+      const headers = new Headers(init?.headers);
+      requests.push({ path: url.pathname, after: headers.get('last-event-id'), status: response.status });
+      const limit = dropAfter[requests.length - 1];
+      if (limit == null || !response.body) return response;
+      const reader = response.body.getReader();
+      let sent = 0;
+      let cut = false;
+      const body = new ReadableStream({
+        async pull(controller) {
+          if (cut) {
+            window.drops++;
+            controller.error(new TypeError('network error (the test dropped the connection)'));
+            return;
+          }
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          if (sent + value.length >= limit) {
+            controller.enqueue(value.subarray(0, limit - sent));
+            cut = true;
+            void reader.cancel();
+            return;
+          }
+          sent += value.length;
+          controller.enqueue(value);
+        },
+        cancel(reason) {
+          return reader.cancel(reason);
+        },
+      });
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+  }`;
+}
+
+async function openPage(url: string, dropAfter: readonly (number | null)[] = []): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width: 1100, height: 1300 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  cleanups.push(async () => {
+    await page.close();
+    expect(errors, 'errors in the page').toEqual([]);
+  });
+  await page.addInitScript(dropHook(dropAfter));
+  await page.goto(url);
+  return page;
+}
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.fill('#prompt', question);
+  await page.press('#prompt', 'Enter');
+}
+
+async function startServe(fake: FakeServer): Promise<ServeProcess> {
+  const serve = await spawnServe([
+    '--base-url',
+    fake.baseURL,
+    '--model',
+    'test-model',
+    '--root',
+    repository(),
+    '--web-dir',
+    webDir,
+  ]);
+  cleanups.push(() => serve.stop());
+  return serve;
+}
+
+const statusOf = (page: Page) => page.getAttribute('#status', 'data-state');
+
+interface RunRequest {
+  readonly path: string;
+  readonly after: string | null;
+  readonly status: number;
+}
+
+const runRequests = async (page: Page) =>
+  (await page.evaluate('window.runRequests')) as RunRequest[];
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** The agent names a call it reads `call_<random>_<n>`. */
+const CALL_ID = /call_[0-9a-z]+_[0-9]+/g;
+
+/**
+ * The transcripts the page keeps for its turns (every block, as text: what a reload shows),
+ * with run and call ids made alike, so two runs of the same script compare equal.
+ */
+async function transcripts(page: Page): Promise<string[]> {
+  const saved = (await page.evaluate(`sessionStorage.getItem('toolwire.conversation')`)) as string;
+  const { turns } = parseJsonText(saved) as { turns: { transcript: string }[] };
+  return turns.map((turn) => turn.transcript.replace(UUID, 'RUN').replace(CALL_ID, 'CALL'));
+}
+
+/** What the model writes: thinking, a search, then the answer once the search's result is back. */
+const THINKING = `Find the login code first. ${'Looking through the files, one by one. '.repeat(40)}`;
+const ANSWER = 'Login is handled by **loginUser** in `login.js`: é, 😀, 中文, ]]> & <b>.';
+function script(body: Record<string, unknown>): string {
+  const messages = body.messages as { role: string }[];
+  return messages.some((message) => message.role === 'assistant')
+    ? `<attempt_completion><result>${ANSWER}</result></attempt_completion>`
+    : `<thinking>${THINKING}</thinking>\n<search>\n<query>loginUser</query>\n</search>`;
+}
+
+/** A server with the scripted model, and the transcript of one run read without a break. */
+async function withReference(
+  beforeChunk?: (turn: number, sent: string) => Promise<void> | undefined,
+): Promise<{ serve: ServeProcess; reference: string[] }> {
+  const fake = await startFakeOpenAIServer({
+    turns: script,
+    chunkSize: 7,
+    chunkDelayMs: 5,
+    ...(beforeChunk ? { beforeChunk } : {}),
+  });
+  cleanups.push(() => fake.close());
+  const serve = await startServe(fake);
+  const page = await openPage(serve.url);
+  await ask(page, 'How does login work?');
+  await expect.poll(() => statusOf(page), { timeout: 30_000 }).toBe('done');
+  const requests = await runRequests(page);
+  expect(requests.map((request) => request.path)).toEqual(['/api/runs']);
+  const reference = await transcripts(page);
+  expect(reference).toHaveLength(1);
+  expect(reference[0]).toContain('loginUser');
+  expect(reference[0]).toContain('中文');
+  return { serve, reference };
+}
+
+describe.skipIf(!HAS_CHROMIUM)('the page reconnects and resumes (Chromium)', () => {
+  it(
+    title('reconnects by itself after dropped connections; the transcript is the unbroken one'),
+    async () => {
+      const { serve, reference } = await withReference();
+      // The run's response breaks after 700 bytes, the first reconnect after 500 more.
+      const page = await openPage(serve.url, [700, 500]);
+      await ask(page, 'How does login work?');
+      await expect.poll(() => statusOf(page), { timeout: 30_000 }).toBe('done');
+      expect(await page.evaluate('window.drops')).toBe(2);
+      const requests = await runRequests(page);
+      expect(requests.map((request) => request.path)).toEqual([
+        '/api/runs',
+        expect.stringMatching(/^\/api\/runs\/[^/]+\/events$/),
+        expect.stringMatching(/^\/api\/runs\/[^/]+\/events$/),
+      ]);
+      // Each reconnect reads after the last event it read whole; the second after a later one.
+      const [, first, second] = requests;
+      expect(first!.after).toMatch(/^\d+-\d+$/);
+      expect(second!.after).toMatch(/^\d+-\d+$/);
+      expect(second!.after).not.toBe(first!.after);
+      expect(await transcripts(page)).toEqual(reference);
+      expect(await page.locator('[data-block="error"]').count()).toBe(0);
+      expect(await page.locator('[data-block="meta-final"]').count()).toBe(1);
+    },
+  );
+
+  it(
+    title('a reload mid-run reads the run again from its start and shows it to its end'),
+    async () => {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding = false;
+      // The reference run (model requests 0 and 1) goes through; the next is held mid-thinking.
+      const { serve, reference } = await withReference((turn, sent) => {
+        if (turn === 2 && sent.length > 300) {
+          holding = true;
+          return held;
+        }
+        return undefined;
+      });
+      cleanups.push(async () => release());
+      const page = await openPage(serve.url);
+      await ask(page, 'How does login work?');
+      await expect.poll(() => holding, { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(() => page.locator('[data-block="thinking"]').textContent(), { timeout: 10_000 })
+        .toContain('Find the login code first.');
+      expect(await statusOf(page)).toBe('streaming');
+      const kept = (await page.evaluate(`sessionStorage.getItem('toolwire.run')`)) as string;
+      const { runId } = parseJsonText(kept) as { runId: string };
+
+      await page.reload();
+      // The run is read again from the start: the request has no Last-Event-ID.
+      await expect
+        .poll(() => runRequests(page), { timeout: 10_000 })
+        .toEqual([{ path: `/api/runs/${runId}/events`, after: null, status: 200 }]);
+      await expect
+        .poll(() => page.locator('[data-block="thinking"]').textContent(), { timeout: 10_000 })
+        .toContain('Find the login code first.');
+      expect(await statusOf(page)).toBe('streaming');
+      release();
+      await expect.poll(() => statusOf(page), { timeout: 30_000 }).toBe('done');
+      expect(await page.locator('section.turn').count()).toBe(1);
+      expect(await page.locator('.question').allTextContents()).toEqual(['How does login work?']);
+      expect(await page.locator('[data-block="error"]').count()).toBe(0);
+      expect(await transcripts(page)).toEqual(reference);
+      // Ended: a further reload shows the transcript kept and reads nothing again.
+      expect(await page.evaluate(`sessionStorage.getItem('toolwire.run')`)).toBeNull();
+      await page.reload();
+      await expect.poll(() => page.locator('[data-block="meta-final"]').count()).toBe(1);
+      expect(await statusOf(page)).toBe('idle');
+      expect(await runRequests(page)).toEqual([]);
+    },
+  );
+
+  it(title('Stop after a reconnect stops the run on the server (its abort route)'), async () => {
+    const fake = await startFakeOpenAIServer({
+      turns: [`<thinking>${'Thinking slowly. '.repeat(400)}</thinking>`],
+      chunkSize: 3,
+      chunkDelayMs: 20,
+    });
+    cleanups.push(() => fake.close());
+    const serve = await startServe(fake);
+    const page = await openPage(serve.url, [400]);
+    const aborts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/abort'))
+        aborts.push(request.url());
+    });
+    await ask(page, 'Take your time');
+    // Reconnected, and reading events that came after the reconnect.
+    await expect.poll(async () => (await runRequests(page)).length, { timeout: 20_000 }).toBe(2);
+    expect(await page.evaluate('window.drops')).toBe(1);
+    await expect.poll(() => statusOf(page), { timeout: 10_000 }).toBe('streaming');
+    const shown = (await page.locator('[data-block="thinking"]').textContent()) ?? '';
+    await expect
+      .poll(
+        async () => ((await page.locator('[data-block="thinking"]').textContent()) ?? '').length,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBeGreaterThan(shown.length);
+
+    await page.click('#stop');
+    await expect.poll(() => statusOf(page), { timeout: 10_000 }).toBe('stopped');
+    const runId = (await runRequests(page))[1]!.path.split('/')[3]!;
+    expect(aborts).toEqual([`${serve.url.replace(/\/$/, '')}/api/runs/${runId}/abort`]);
+    expect(await page.locator('[data-block="error"]').getAttribute('data-error-type')).toBe(
+      'aborted',
+    );
+    expect(await page.locator('[data-block="meta-final"]').count()).toBe(0);
+    // The run itself ended: its log, read again, ends with the abort.
+    const log = await (
+      await fetch(`${serve.url.replace(/\/$/, '')}/api/runs/${runId}/events`)
+    ).text();
+    expect(log).toContain('aborted');
+    expect(await page.evaluate(`sessionStorage.getItem('toolwire.run')`)).toBeNull();
+  });
+});
