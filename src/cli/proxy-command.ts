@@ -12,6 +12,7 @@ import {
   type UpstreamTarget,
   upstreamTarget,
 } from '../proxy/index.ts';
+import type { RunStore } from '../store/run-store.ts';
 import { parseCommandLine } from './command-line.ts';
 import { FORMAT_FILE_FLAGS, formatFileChoice } from './format-flags.ts';
 import { oneLine, readFormatFile } from './format-source.ts';
@@ -20,6 +21,7 @@ import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
 import { serverChatTemplate } from './server-chat-template.ts';
 import { listenOrSay, untilStopped } from './server-lifetime.ts';
+import { openStoreOrSay, STORE_FLAGS, type StoreSettings, storeSetting } from './store-flag.ts';
 import { neutraliseControls } from './terminal-text.ts';
 import { PROXY_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
@@ -206,6 +208,7 @@ export async function proxyCommand(
     'upstream-kind': { type: 'string' },
     'max-stored-responses': { type: 'string' },
     'max-stored-response-mb': { type: 'string' },
+    ...STORE_FLAGS,
   });
   if (values.help) {
     out.write(helpOf(PROXY_USAGE));
@@ -252,6 +255,7 @@ export async function proxyCommand(
     '--max-stored-response-mb',
     MiB,
   );
+  const storeSettings = storeSetting(values);
   const retries = wholeNumber(values['tool-choice-retries'], '--tool-choice-retries', 0);
   if (retries !== undefined && retries > 5)
     throw new UsageError(`--tool-choice-retries must be at most 5, not ${retries}`);
@@ -270,35 +274,65 @@ export async function proxyCommand(
     err,
   );
 
-  const proxy = createProxyApp({
-    // The URL as given: createProxyApp takes its credentials out for the Authorization header.
-    upstream: values.upstream as string,
-    protocol,
-    ...(apiKey === undefined ? {} : { apiKey }),
-    ...(upstreamApiKey === undefined ? {} : { upstreamApiKey }),
-    ...(retries === undefined ? {} : { toolChoiceRetries: retries }),
-    constrain,
-    upstreamKind,
-    // What the proxy learns (the server's kind, a refused constraint), shown, not acted on, by
-    // the terminal.
-    log: (line) => err.write(`toolwire proxy: ${neutraliseControls(oneLine(line))}\n`),
-    ...(maxStoredResponses === undefined ? {} : { maxStoredResponses }),
-    ...(maxStoredResponseBytes === undefined ? {} : { maxStoredResponseBytes }),
-    allowedHostnames: hosts.allowedHostnames,
-    allowIpAddressHosts: hosts.allowIpAddressHosts,
-    limits: { ...DEFAULT_PROXY_LIMITS, ...limits },
-  });
-  const running = await listenOrSay(proxy, { port, host }, err);
-  if (!running) return 1;
-  // The first line ends with the base URL: scripts read it from there.
-  out.write(
-    `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream.baseURL}${upstream.authorization === undefined ? '' : ' (with the credentials of its URL)'}, protocol ${described}${apiKey === undefined ? '' : ', API key required'}\n  ${constraintDescribed(constrain, upstreamKind)}\n`,
-  );
-  if (!hosts.loopback && apiKey === undefined)
-    err.write(
-      `toolwire proxy: warning: ${host} is not a loopback address and no --api-key-env is set: anyone who can reach ${running.url} can use the model server through it.\n`,
+  const stored = { maxStoredResponses, maxStoredResponseBytes };
+  const store = await sharedStore(storeSettings, stored, err);
+  if (store === null) return 1;
+  try {
+    const proxy = createProxyApp({
+      // The URL as given: createProxyApp takes its credentials out for the Authorization header.
+      upstream: values.upstream as string,
+      protocol,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(upstreamApiKey === undefined ? {} : { upstreamApiKey }),
+      ...(retries === undefined ? {} : { toolChoiceRetries: retries }),
+      constrain,
+      upstreamKind,
+      // What the proxy learns (the server's kind, a refused constraint), shown, not acted on, by
+      // the terminal.
+      log: (line) => err.write(`toolwire proxy: ${neutraliseControls(oneLine(line))}\n`),
+      // A shared store holds the stored-response limits itself; the proxy's own memory takes them here.
+      ...(store === undefined ? definedOnly(stored) : { store }),
+      allowedHostnames: hosts.allowedHostnames,
+      allowIpAddressHosts: hosts.allowIpAddressHosts,
+      limits: { ...DEFAULT_PROXY_LIMITS, ...limits },
+    });
+    const running = await listenOrSay(proxy, { port, host }, err);
+    if (!running) return 1;
+    // The first line ends with the base URL: scripts read it from there.
+    out.write(
+      `toolwire proxy: listening on ${running.url}/v1\n  upstream ${upstream.baseURL}${upstream.authorization === undefined ? '' : ' (with the credentials of its URL)'}, protocol ${described}${apiKey === undefined ? '' : ', API key required'}\n  ${constraintDescribed(constrain, upstreamKind)}\n  store ${storeSettings.shown} (stored responses for previous_response_id)\n`,
     );
-  await untilStopped();
-  await running.close();
-  return 0;
+    if (!hosts.loopback && apiKey === undefined)
+      err.write(
+        `toolwire proxy: warning: ${host} is not a loopback address and no --api-key-env is set: anyone who can reach ${running.url} can use the model server through it.\n`,
+      );
+    await untilStopped();
+    await running.close();
+    return 0;
+  } finally {
+    // The proxy leaves a given store open: it is closed here, on every way out.
+    await store?.close();
+  }
+}
+
+/** The options among `options` that were given. */
+function definedOnly<T extends object>(options: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
+
+/**
+ * The store `--store` names, opened: undefined for `memory` (the proxy's own memory, bounded by
+ * `--max-stored-responses` and `--max-stored-response-mb`, as without the flag), a Redis store
+ * whose limits those flags give, or null when it cannot be used (one line on `err` said why).
+ */
+async function sharedStore(
+  settings: StoreSettings,
+  stored: { maxStoredResponses: number | undefined; maxStoredResponseBytes: number | undefined },
+  err: Output,
+): Promise<RunStore | undefined | null> {
+  if (settings.kind === 'memory') return undefined;
+  const store = await openStoreOrSay(settings, { limits: definedOnly(stored) }, err);
+  return store ?? null;
 }

@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROXY_USAGE } from '../../src/cli/proxy-command.ts';
+import { createRedisRunStore } from '../../src/store/redis/index.ts';
 import { type ScriptedUpstream, startScriptedUpstream } from '../proxy/scripted-upstream.ts';
 import { runCli, type StartedChild, startCli } from '../support/child-process.ts';
+import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
 
 function run(args: string[], env: Record<string, string> = {}) {
   return runCli(args, { env: { ...process.env, ...env } });
@@ -271,5 +273,152 @@ describe('toolwire proxy', () => {
       { env: { ...process.env }, readyWhen: /(constrain demanded, upstream kind llama\.cpp)\n/ },
     );
     expect(proxy.ready[1]).toBe('constrain demanded, upstream kind llama.cpp');
+  });
+});
+
+describe.skipIf(skipRedisTests())('toolwire proxy --store redis://…', () => {
+  let redis: RedisServer | undefined;
+  const others: StartedChild[] = [];
+  beforeAll(async () => {
+    redis = await startRedis({ args: ['--requirepass', 'hunter2-secret'] });
+  });
+  afterEach(async () => {
+    for (const child of others.splice(0)) await child.stop();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  const storeUrl = () => `redis://:hunter2-secret@127.0.0.1:${redis!.port}`;
+
+  /** A second proxy on the same store, as another instance. */
+  async function another(args: string[], env: Record<string, string> = {}): Promise<string> {
+    const child = await startCli(['proxy', ...args], {
+      env: { ...process.env, ...env },
+      readyWhen: /toolwire proxy: listening on (\S+)\n/,
+    });
+    others.push(child);
+    return child.ready[1]!;
+  }
+
+  const post = (url: string, body: object) =>
+    fetch(`${url}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', ...body }),
+    });
+
+  it('two proxies on one Redis: a response stored through one continues through the other; the startup line names the store without its password; SIGTERM closes the store and exits 0', async () => {
+    upstream = await startScriptedUpstream([
+      { text: 'My name is Scripted.' },
+      { text: 'You asked.' },
+    ]);
+    proxy = await startCli(
+      [
+        'proxy',
+        '--upstream',
+        upstream.url,
+        '--port',
+        '0',
+        '--store',
+        storeUrl(),
+        '--store-prefix',
+        'cli1:',
+      ],
+      { env: { ...process.env }, readyWhen: /listening on (\S+)\n[\s\S]*?\n {2}store ([^\n]*)\n/ },
+    );
+    const a = proxy.ready[1]!;
+    expect(proxy.ready[2]).toBe(
+      `redis://127.0.0.1:${redis!.port}/0 (stored responses for previous_response_id)`,
+    );
+    // The other instance takes the store from the environment.
+    const b = await another(['--upstream', upstream.url, '--port', '0'], {
+      TOOLWIRE_STORE: storeUrl(),
+      TOOLWIRE_STORE_PREFIX: 'cli1:',
+    });
+    const first = await post(a, { input: 'What is your name?' });
+    expect(first.status).toBe(200);
+    const { id } = (await first.json()) as { id: string };
+    const second = await post(b, { input: 'What did I ask?', previous_response_id: id });
+    expect(second.status).toBe(200);
+    expect(await second.json()).toMatchObject({ output: [{ content: [{ text: 'You asked.' }] }] });
+    expect(upstream.requests[1]!.messages.map((message) => message.content)).toEqual([
+      'What is your name?',
+      'My name is Scripted.',
+      'What did I ask?',
+    ]);
+    // It is in Redis under the prefix.
+    const reader = await createRedisRunStore(storeUrl(), { prefix: 'cli1:' });
+    try {
+      expect(await reader.responses.get(id)).toContain('My name is Scripted.');
+    } finally {
+      await reader.close();
+    }
+    // The Redis connection would keep the process up: it exits because the store was closed.
+    expect(await proxy.stop('SIGTERM')).toBe(0);
+    expect(proxy.output()).not.toContain('hunter2-secret');
+    proxy = undefined;
+  });
+
+  it('--max-stored-responses bounds the Redis store too', async () => {
+    upstream = await startScriptedUpstream([{ text: 'one' }, { text: 'two' }]);
+    const url = await another([
+      '--upstream',
+      upstream.url,
+      '--port',
+      '0',
+      '--store',
+      storeUrl(),
+      '--store-prefix',
+      'cli2:',
+      '--max-stored-responses',
+      '0',
+    ]);
+    const first = await post(url, { input: 'hi' });
+    const { id } = (await first.json()) as { id: string };
+    const next = await post(url, { input: 'and?', previous_response_id: id });
+    expect(next.status).toBe(404);
+  });
+
+  it('a Redis that is not there: one line without the password, exit 1; a bad --store is a usage error', async () => {
+    const nowhere = await startRedis();
+    const port = nowhere.port;
+    await nowhere.stop();
+    const result = run([
+      'proxy',
+      '--upstream',
+      'http://127.0.0.1:9/v1',
+      '--port',
+      '0',
+      '--store',
+      `redis://:hunter2-secret@127.0.0.1:${port}`,
+    ]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`^toolwire: the run store \\(Redis at 127\\.0\\.0\\.1:${port}\\b.*\\n$`),
+    );
+    expect(result.stderr + result.stdout).not.toContain('hunter2-secret');
+    const bad = run(['proxy', '--upstream', 'http://127.0.0.1:9/v1', '--store', 'postgres://x']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--store takes memory or redis://');
+  });
+});
+
+describe('toolwire proxy --store memory', () => {
+  it('is the default, named at startup; --store-prefix with it is a usage error', async () => {
+    upstream = await startScriptedUpstream([{ text: 'hi' }]);
+    proxy = await startCli(
+      ['proxy', '--upstream', upstream.url, '--port', '0', '--store', 'memory'],
+      {
+        env: { ...process.env, TOOLWIRE_STORE: '' },
+        readyWhen: /\n {2}store ([^\n]*)\n/,
+      },
+    );
+    expect(proxy.ready[1]).toBe('memory (stored responses for previous_response_id)');
+    const prefixed = run(['proxy', '--upstream', 'http://127.0.0.1:9/v1', '--store-prefix', 'x:'], {
+      TOOLWIRE_STORE: '',
+    });
+    expect(prefixed.status).toBe(2);
+    expect(prefixed.stderr).toContain('--store-prefix applies to a redis:// store');
   });
 });
