@@ -75,6 +75,7 @@ import {
 } from './peer.ts';
 import { benchProxyInChild, benchProxyOnly, proxyTables, reportProxyFailures } from './proxy.ts';
 import { benchSelection } from './sections.ts';
+import { benchStoreInChild, benchStoreOnly, reportStoreFailures, storeTables } from './store.ts';
 
 const benchStarted = performance.now();
 const PEER_TOOLS = peerTools(TOOLS);
@@ -791,6 +792,7 @@ async function main(): Promise<void> {
   if (selection === 'families') return benchFamiliesOnly(resultsFile);
   if (selection === 'derive') return benchDeriveOnly(resultsFile);
   if (selection === 'grammar') return benchGrammarOnly(resultsFile);
+  if (selection === 'store') return benchStoreOnly(resultsFile);
   const warnings: string[] = [];
   const streaming = await benchStreaming(warnings);
   const large = await benchLarge(warnings);
@@ -808,6 +810,8 @@ async function main(): Promise<void> {
   const derive = await benchDeriveInChild();
   progress('grammars from the spec, compiled by xgrammar (child process)');
   const grammar = await benchGrammarInChild();
+  progress('the run store, memory against Redis (child process)');
+  const store = await benchStoreInChild();
   const targetList = [
     ...targets(large.cases, whole),
     ...floor.targets,
@@ -860,6 +864,8 @@ async function main(): Promise<void> {
     '',
     `11. ${grammarTables(grammar)}`,
     '',
+    `12. ${storeTables(store)}`,
+    '',
     'Targets',
     formatTable(
       ['target', 'value', 'result'],
@@ -898,6 +904,7 @@ async function main(): Promise<void> {
     families,
     derive,
     grammar,
+    store,
     targets: targetList,
     warnings,
     totalSeconds,
@@ -909,6 +916,7 @@ async function main(): Promise<void> {
   reportFamilyFailures(families);
   reportDeriveFailures(derive);
   reportGrammarFailures(grammar);
+  reportStoreFailures(store);
 }
 
 await main();

@@ -1,7 +1,7 @@
 /**
  * Which sections `npm run bench` runs, and how a section run alone updates the results file:
- * `TOOLWIRE_BENCH=formats`, `floor`, `proxy`, `families` or `derive` runs that one and replaces its
- * key of bench/results.json, keeping the others as they were.
+ * `TOOLWIRE_BENCH=formats`, `floor`, `proxy`, `families`, `derive`, `grammar` or `store` runs that
+ * one and replaces its key of bench/results.json, keeping the others as they were.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -13,6 +13,7 @@ export const BENCH_SELECTIONS = [
   'families',
   'derive',
   'grammar',
+  'store',
 ] as const;
 export type BenchSelection = (typeof BENCH_SELECTIONS)[number];
 

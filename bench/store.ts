@@ -14,6 +14,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import { MemoryRunStoreBacking } from '../src/store/memory/index.ts';
 import { createRedisRunStore } from '../src/store/redis/index.ts';
 import type { NewRun, RunLease, RunStore } from '../src/store/run-store.ts';
@@ -308,6 +309,8 @@ export interface StoreBenchResult {
   /** Why Redis was not measured, when it was not. */
   readonly redisSkipped?: string;
   readonly note: string;
+  /** The machine's 1-minute load average before and after (2 cores: above 2, others were busy too). */
+  readonly loadAverage: { readonly before: number; readonly after: number };
   readonly failures: readonly string[];
   readonly seconds: number;
 }
@@ -360,6 +363,7 @@ export function storeRows(
 
 export async function benchStore(rounds = ROUNDS): Promise<StoreBenchResult> {
   const started = performance.now();
+  const loadBefore = loadavg()[0]!;
   const failures: string[] = [];
   const memory: RoundFigures[] = [];
   const redis: RoundFigures[] = [];
@@ -392,6 +396,7 @@ export async function benchStore(rounds = ROUNDS): Promise<StoreBenchResult> {
     ...storeRows(memory, redis),
     ...(redisSkipped === undefined ? {} : { redisSkipped }),
     note: 'one process, the bench and redis-server sharing the machine with whatever else runs on it',
+    loadAverage: { before: loadBefore, after: loadavg()[0]! },
     failures: [...new Set(failures)],
     seconds: (performance.now() - started) / 1000,
   };
@@ -433,7 +438,7 @@ export function storeTables(result: StoreBenchResult): string {
       ]),
     ),
     ...failureLines(result.failures),
-    `   (${result.seconds.toFixed(0)} s; ${result.note})`,
+    `   (${result.seconds.toFixed(0)} s; ${result.note}; load average ${result.loadAverage.before.toFixed(1)} before, ${result.loadAverage.after.toFixed(1)} after)`,
   ].join('\n');
 }
 
