@@ -720,6 +720,17 @@ describe('the chat on toolwire serve (createServerApp, over HTTP)', () => {
       expect(await transport.reconnectToStream({ chatId: 'c1' })).toBeNull();
       const response = await fetch(`${server.url}/api/chat/c1/stream`);
       expect(response.status).toBe(204);
+      // The Stop route is the app's, behind the API's guards: a page elsewhere may not use it.
+      const foreign = await fetch(`${server.url}/api/chat/c1/abort`, {
+        method: 'POST',
+        headers: { origin: 'https://elsewhere.example' },
+      });
+      expect(foreign.status).toBe(403);
+      const late = await fetch(`${server.url}/api/chat/c1/abort`, { method: 'POST' });
+      expect(late.status).toBe(409);
+      expect(await late.json()).toMatchObject({
+        error: expect.stringMatching(/already finished \(completed\)/),
+      });
     } finally {
       await server.close();
     }
