@@ -3,13 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostSettings } from '../../src/cli/serve-command.ts';
 import { FORMATS, formatForModel, PROTOCOL_NAMES } from '../../src/protocols/index.ts';
 import { canonicalHost, isLoopbackHostname } from '../../src/server/index.ts';
+import { createRunStore } from '../../src/store/index.ts';
 import { spawnServe } from '../browser/support.ts';
-import { runCliAsync as runCli } from '../support/child-process.ts';
+import { runCliAsync as runCli, startCli } from '../support/child-process.ts';
+import { startFakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { runInProcess as inProcess } from '../support/in-process-cli.ts';
+import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
 import { postJson, statusFor, waitFor } from './helpers.ts';
 
 const RECORDING = fileURLToPath(new URL('../../examples/recorded-run.sse', import.meta.url));
@@ -40,6 +43,8 @@ describe('toolwire serve', () => {
     const serve = await spawnServe(['--base-url', 'http://127.0.0.1:9/v1', '--model', 'm1']);
     try {
       expect(serve.output()).toContain('model m1 at http://127.0.0.1:9/v1, protocol xml');
+      // Without --store, runs are kept in the process, as before: nothing else to start.
+      expect(serve.output()).toContain('\n  store memory\n');
       const info = (await (await fetch(`${serve.url}/api/info`)).json()) as Record<string, unknown>;
       expect(info).toMatchObject({ mode: 'live', model: 'm1', baseURL: 'http://127.0.0.1:9/v1' });
     } finally {
@@ -104,6 +109,12 @@ describe('toolwire serve', () => {
       [['--allow-host', 'a b'], '--allow-host "a b" is not a host name'],
       [['extra'], 'serve takes no arguments'],
       [['--nope'], 'unknown option --nope; see toolwire help serve'],
+      [
+        ['--store', 'memroy'],
+        '--store takes memory or redis://HOST:PORT[/DB]: "memroy" is neither',
+      ],
+      [['--store', 'redis://h:1/x'], 'the database after the port must be a number'],
+      [['--store-prefix', 'a:'], '--store-prefix applies to a redis:// store'],
     ];
     // In-process: a usage error is found before anything starts (one child process proves the
     // exit status reaches the shell; nineteen would only make the test slow on a busy machine).
@@ -120,6 +131,14 @@ describe('toolwire serve', () => {
     expect(help).toContain('[--protocol xml|NAME|auto|model | --chat-template FILE');
     expect(help).toContain('[--replay <file.sse> [--replay-delay MS]]');
     expect(help).toContain('--replay-delay waits MS milliseconds between its messages');
+    for (const command of ['serve', 'proxy']) {
+      const text = (await inProcess([command, '--help'])).stdout;
+      expect(text, command).toContain(
+        '[--store memory|redis://HOST:PORT[/DB]] [--store-prefix PREFIX]',
+      );
+      expect(text, command).toContain('Environment: TOOLWIRE_STORE, TOOLWIRE_STORE_PREFIX.');
+    }
+    expect((await inProcess(['serve', '--help'])).stdout).toContain('Advanced: TOOLWIRE_LEASE_MS');
   });
 
   it('--replay-delay paces the replay: the delay given is honoured, 0 is reported as such', async () => {
@@ -212,5 +231,111 @@ describe('toolwire serve: who may address it', () => {
     } finally {
       await serve.stop();
     }
+  });
+});
+
+describe('toolwire serve: TOOLWIRE_LEASE_MS', () => {
+  it('takes whole milliseconds from 100 to 3600000, else a usage error', async () => {
+    const saved = process.env.TOOLWIRE_LEASE_MS;
+    try {
+      for (const value of ['abc', '99', '3600001', '1.5', '-5', '1e4']) {
+        process.env.TOOLWIRE_LEASE_MS = value;
+        const run = await inProcess(['serve', '--replay', RECORDING]);
+        expect(run.status, value).toBe(2);
+        expect(run.stderr, value).toContain(
+          `TOOLWIRE_LEASE_MS must be a whole number of milliseconds from 100 to 3600000, not "${value}"`,
+        );
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TOOLWIRE_LEASE_MS;
+      else process.env.TOOLWIRE_LEASE_MS = saved;
+    }
+  });
+});
+
+describe.skipIf(skipRedisTests())('toolwire serve --store redis://', () => {
+  const PASSWORD = 'open-sesame-42';
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis({ args: ['--requirepass', PASSWORD] });
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('keeps runs in Redis with the server’s limits, never prints the password, and on SIGTERM lets a run write its end before it closes the store', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const fake = await startFakeOpenAIServer({
+      turns: ['<thinking>Working on it, step by step'],
+      beforeChunk: (_turn, sent) => (sent.length >= 20 ? held : undefined),
+    });
+    const url = `redis://:${PASSWORD}@127.0.0.1:${redis.port}/1`;
+    const store = await createRunStore(url, { prefix: 'serve-test:' });
+    const serve = await startCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--base-url',
+        fake.baseURL,
+        '--model',
+        'scripted',
+        '--store-prefix',
+        'serve-test:',
+      ],
+      {
+        readyWhen: /listening on (http:\/\/[^\s]+)\s[\s\S]*store [^\n]*\n/,
+        // From the environment, as a deployment would set it.
+        env: { ...process.env, TOOLWIRE_STORE: url, TOOLWIRE_LEASE_MS: '60000' },
+      },
+    );
+    try {
+      expect(serve.output()).toContain(
+        `\n  store redis://127.0.0.1:${redis.port}/1 (key prefix serve-test:)\n`,
+      );
+      const started = await postJson(`${serve.ready[1]}/api/runs`, { prompt: 'Explain login' });
+      const runId = started.headers.get('x-run-id')!;
+      // The shutdown closes this connection; the run's end is in the store.
+      void started.text().catch(() => {});
+      const running = await store.getRun(runId);
+      expect(running).toMatchObject({ status: 'running' });
+      // The lease is the server's (TOOLWIRE_LEASE_MS), counted by the store; it renews every 20 s.
+      expect(running!.leaseUntil! - running!.createdAt).toBe(60_000);
+
+      expect(await serve.stop('SIGTERM')).toBe(0);
+      // The shutdown aborted the run, and its end reached Redis before the store was closed.
+      expect(await store.getRun(runId)).toMatchObject({ status: 'finished', outcome: 'aborted' });
+      expect(serve.output()).not.toContain(PASSWORD);
+    } finally {
+      release();
+      await serve.stop('SIGKILL');
+      await store.close();
+      await fake.close();
+    }
+  });
+
+  it('a Redis that is not there: status 1 and one line naming it, no stack trace, no password, no wait', async () => {
+    const gone = await startRedis();
+    await gone.stop();
+    const run = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--replay',
+      RECORDING,
+      '--store',
+      `redis://:${PASSWORD}@127.0.0.1:${gone.port}`,
+    ]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^toolwire: the run store \\(Redis at 127\\.0\\.0\\.1:${gone.port}/0\\) failed connect: [^\n]+\n$`,
+      ),
+    );
+    expect(run.stderr).not.toContain(PASSWORD);
   });
 });
