@@ -220,10 +220,20 @@ function noteRun(current: Session): void {
   saveRunPointer(storage, { runId: current.runId, lastEventId: current.reader.lastEventId, turn });
 }
 
-/** The stream says how the run stands (it completed, waits, or ended in an error). */
-function streamSettled(current: Session): boolean {
-  const outcome = current.turn.view.streamOutcome;
-  return outcome.final || outcome.awaiting !== undefined || outcome.error;
+/**
+ * An event after which the server sends nothing more: the run completed, waits for answers, or
+ * stopped in an error. A call the model wrote malformed is an error block too, but the run
+ * goes on after it.
+ */
+function endsStream(event: DecodedEvent): boolean {
+  if (event.type === 'meta-final' || event.type === 'awaiting-frontend-tools') return true;
+  if (event.type !== 'error') return false;
+  const { error } = event;
+  const kind =
+    typeof error === 'object' && error !== null && !Array.isArray(error)
+      ? (error as { readonly type?: unknown }).type
+      : undefined;
+  return kind !== 'malformed_call';
 }
 
 /** Waits `ms` before a reconnect, or less when Stop wakes it or the page moves on. */
@@ -250,8 +260,11 @@ function reconnectWait(current: Session, ms: number): Promise<void> {
 async function consume(current: Session, response: Response): Promise<void> {
   const { view } = current.turn;
   view.beginStream();
+  /** The last event read ended the stream: there is nothing to reconnect for. */
+  let settled = false;
   const onEvents = (events: DecodedEvent[]) => {
     view.apply(events);
+    if (events.length > 0) settled = endsStream(events.at(-1)!);
     noteRun(current);
   };
   noteRun(current);
@@ -271,7 +284,7 @@ async function consume(current: Session, response: Response): Promise<void> {
     }
     if (session !== current) return;
     // A recording is played to this page only: there is nothing to read again.
-    if (streamSettled(current) || current.runId === undefined || current.replay) break;
+    if (settled || current.runId === undefined || current.replay) break;
     current.reader.dropPartialMessage();
     idle++;
     if (idle > MAX_RECONNECTS || unreachable >= MAX_UNREACHABLE) break;
@@ -302,7 +315,7 @@ async function consume(current: Session, response: Response): Promise<void> {
   if (outcome.final) setState('done');
   else if (outcome.awaiting) setState('waiting');
   else if (current.stopRequested) setState('stopped');
-  else if (outcome.error) setState('failed');
+  else if (settled) setState('failed');
   else {
     view.showError({
       type: 'stream_broken',
