@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentResult } from '../agent/index.ts';
-import { BlockEncoder, type BlockEvent, type MetaInitData } from '../stream/index.ts';
+import { BlockEncoder, type BlockEvent, frameSse, type MetaInitData } from '../stream/index.ts';
+import { TAG } from '../stream/tags.ts';
 import type { AgentBlockAdapter } from './agent-blocks.ts';
 import type { WireEncoder } from './wire-encoder.ts';
 
@@ -59,4 +60,40 @@ export class BlocksWire implements WireEncoder {
 
 function nonEmpty(frame: string): boolean {
   return frame.length > 0;
+}
+
+/** The blocks a frame may leave open: their start tag is a frame of its own. */
+const STREAMED_BLOCK_TAGS = [TAG.thinking, TAG.text, TAG.toolCall, TAG.serverToolCall];
+
+/**
+ * What a reader of a content-block log has open, from the frames it was sent (a reader on any
+ * instance has only those), so a store failure mid-read ends its stream well formed: the open
+ * block closed, then the `store_unavailable` error. The encoder writes a streamed block's start
+ * tag as a frame of its own and its end tag as another (attribute values are escaped, so an
+ * end tag is never inside a start tag).
+ */
+export class BlocksReadFailure {
+  private openTag: string | undefined;
+
+  /** Notes a frame sent to the reader. */
+  sent(frame: string): void {
+    const xml = frame.startsWith('data: ') ? frame.slice(6) : frame;
+    if (xml.startsWith('</')) {
+      this.openTag = undefined;
+      return;
+    }
+    if (!xml.startsWith('<') || xml.includes('</')) return;
+    const name = xml.slice(1).split(/[\s>]/, 1)[0];
+    const tag = STREAMED_BLOCK_TAGS.find((candidate) => candidate === name);
+    if (tag !== undefined) this.openTag = tag;
+  }
+
+  /** The frames that end the reader's stream: the open block closed, then the error. */
+  frame(message: string): string {
+    const close = this.openTag === undefined ? '' : frameSse(`</${this.openTag}>`);
+    return (
+      close +
+      new BlockEncoder().encode({ type: 'error', error: { type: 'store_unavailable', message } })
+    );
+  }
 }

@@ -24,8 +24,13 @@ export interface LogStreamOptions {
    * run this instance runs); returns the unsubscribe.
    */
   readonly onInterrupt?: (listener: (message: string) => void) => () => void;
-  /** The frame that tells the reader the store failed mid-read (the log's own wire format). */
+  /**
+   * The frame that tells the reader the store failed mid-read (the log's own wire format), after
+   * what closes the stream as the reader got it (see `onFrame`).
+   */
   readonly failureFrame?: (message: string) => string;
+  /** Called with each frame as it is sent, so `failureFrame` knows what the reader has open. */
+  readonly onFrame?: (frame: string) => void;
   /** What the 404 says when the log is unknown. */
   readonly unknown?: string;
   /** Idle time after which a comment (`:`, not an event) is sent. Default `KEEP_ALIVE_MS`. */
@@ -135,10 +140,14 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
             controller.close();
             return;
           }
+          options.onFrame?.(next.value.frame);
           controller.enqueue(utf8.encode(`id: ${next.value.id}\n${next.value.frame}`));
         } catch (error) {
+          // Asked before finish(), which aborts the read itself: only a client that left (or a
+          // store closing its reads) ends quietly; a read the store failed says so.
+          const leaving = reading.signal.aborted;
           finish();
-          if (reading.signal.aborted) {
+          if (leaving) {
             controller.close();
             return;
           }

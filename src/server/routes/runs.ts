@@ -15,9 +15,9 @@ import { formatBytes } from '../../http/memory-estimate.ts';
 import { sseResponse } from '../../http/sse-response.ts';
 import { type ProtocolName, protocolNameFor } from '../../protocols/index.ts';
 import type { RunLease, RunStore, StoredRun } from '../../store/run-store.ts';
-import { BlockEncoder, type MetaInitData } from '../../stream/index.ts';
+import type { MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
-import { BlocksWire } from '../blocks-wire.ts';
+import { BlocksReadFailure, BlocksWire } from '../blocks-wire.ts';
 import { parseConversationInput } from '../conversation-input.ts';
 import { idBefore, logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
@@ -89,8 +89,9 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
     });
 
   /** The response that reads a run's log after `after` (undefined: from its start). */
-  const readRun = (c: Context, runId: string, log: string, after: string | undefined) =>
-    logResponse({
+  const readRun = (c: Context, runId: string, log: string, after: string | undefined) => {
+    const failure = new BlocksReadFailure();
+    return logResponse({
       store,
       log,
       after,
@@ -103,10 +104,11 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
         return live.reading(runId);
       },
       onInterrupt: (listener) => live.onInterrupt(runId, listener),
-      failureFrame: (message) =>
-        new BlockEncoder().encode({ type: 'error', error: { type: 'store_unavailable', message } }),
+      onFrame: (frame) => failure.sent(frame),
+      failureFrame: (message) => failure.frame(message),
       unknown: unknownRun(runId),
     });
+  };
 
   /** Runs `run` here under `lease` into the store as content blocks; resolves with the first id. */
   const drive = (lease: RunLease, run: AgentRun, controller: AbortController, meta: MetaInitData) =>
