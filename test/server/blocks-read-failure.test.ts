@@ -23,7 +23,10 @@ function readWithFailure(events: readonly BlockEvent[]): string[] {
 }
 
 describe('BlocksReadFailure', () => {
-  const meta: BlockEvent = { type: 'meta-init', data: { runId: 'r1' } };
+  const meta: BlockEvent = {
+    type: 'meta-init',
+    data: { format: 'xml', user_query: 'q', agent_uuid: 'r1', model: 'm' },
+  };
 
   it('closes an open thinking or text block before the error', () => {
     expect(
@@ -40,7 +43,7 @@ describe('BlocksReadFailure', () => {
   it('closes a streamed call, and leaves alone a whole call or a block already closed', () => {
     const streamed = readWithFailure([
       meta,
-      { type: 'tool-call-start', id: 'c1', name: 'read</x>', kind: 'tool' },
+      { type: 'tool-call-start', id: 'c1', name: 'read</x>', kind: 'client' },
       { type: 'tool-call-delta', id: 'c1', delta: '{"a":' },
     ]);
     expect(streamed.slice(-2)).toEqual(['tool-call-end', 'error']);
@@ -48,7 +51,7 @@ describe('BlocksReadFailure', () => {
       meta,
       { type: 'text-start' },
       { type: 'text-end' },
-      { type: 'tool-call', id: 'c2', name: 'f', arguments: '{}', kind: 'tool' },
+      { type: 'tool-call', id: 'c2', name: 'f', arguments: '{}', kind: 'client' },
     ]);
     expect(closed).toEqual(['meta-init', 'text-start', 'text-end', 'tool-call', 'error']);
   });
