@@ -16,7 +16,7 @@ import { el } from './dom.ts';
 import { showModelNotice } from './model-notice.ts';
 import { forgetRunPointer, loadRunPointer, saveRunPointer } from './run-pointer.ts';
 import { tabStorage } from './saved-conversation.ts';
-import { RunStreamReader } from './stream-reader.ts';
+import { endsStream, RunStreamReader } from './stream-reader.ts';
 
 /** Where the page is; `#status` carries it as `data-state` (tests and styles read it). */
 type PageState =
@@ -218,22 +218,6 @@ function noteRun(current: Session): void {
   const turn = conversation.turns.indexOf(current.turn);
   if (turn < 0) return;
   saveRunPointer(storage, { runId: current.runId, lastEventId: current.reader.lastEventId, turn });
-}
-
-/**
- * An event after which the server sends nothing more: the run completed, waits for answers, or
- * stopped in an error. A call the model wrote malformed is an error block too, but the run
- * goes on after it.
- */
-function endsStream(event: DecodedEvent): boolean {
-  if (event.type === 'meta-final' || event.type === 'awaiting-frontend-tools') return true;
-  if (event.type !== 'error') return false;
-  const { error } = event;
-  const kind =
-    typeof error === 'object' && error !== null && !Array.isArray(error)
-      ? (error as { readonly type?: unknown }).type
-      : undefined;
-  return kind !== 'malformed_call';
 }
 
 /** Waits `ms` before a reconnect, or less when Stop wakes it or the page moves on. */

@@ -50,3 +50,19 @@ export class RunStreamReader {
     if (rest.length > 0) onEvents(rest);
   }
 }
+
+/**
+ * An event after which the server sends nothing more: the run completed, waits for answers, or
+ * stopped in an error. A call the model wrote malformed is an error block too, but the run
+ * goes on after it.
+ */
+export function endsStream(event: DecodedEvent): boolean {
+  if (event.type === 'meta-final' || event.type === 'awaiting-frontend-tools') return true;
+  if (event.type !== 'error') return false;
+  const { error } = event;
+  const kind =
+    typeof error === 'object' && error !== null && !Array.isArray(error)
+      ? (error as { readonly type?: unknown }).type
+      : undefined;
+  return kind !== 'malformed_call';
+}
