@@ -61,10 +61,21 @@ function turnText(n: number, turn: number): string {
 
 /**
  * A model serving every run at once: the run's number is in its prompt (`load-N`), its turn is
- * the count of assistant messages so far. Each chunk waits a macrotask, so the runs interleave.
+ * the count of assistant messages so far. Each chunk waits a macrotask, so the runs interleave,
+ * and every first turn holds after its first words until all the runs have started (`allStarted`)
+ * and the test lets them go on (`release`), so the 200 are running at the same time.
  */
-function loadModel(): LanguageModelV4 {
-  return {
+function loadModel(): { model: LanguageModelV4; allStarted: Promise<void>; release: () => void } {
+  let firstTurns = 0;
+  let started: () => void = () => {};
+  const allStarted = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const model: LanguageModelV4 = {
     specificationVersion: 'v4',
     provider: 'load',
     modelId: 'load',
@@ -74,6 +85,7 @@ function loadModel(): LanguageModelV4 {
       const prompt = JSON.stringify(call.prompt);
       const n = Number(/load-([0-9]+)/.exec(prompt)?.[1]);
       const turn = call.prompt.filter((message) => message.role === 'assistant').length;
+      if (turn === 0 && ++firstTurns === RUNS) started();
       const text = turnText(n, turn);
       const parts: LanguageModelV4StreamPart[] = [
         { type: 'stream-start', warnings: [] },
@@ -96,6 +108,7 @@ function loadModel(): LanguageModelV4 {
       return {
         stream: new ReadableStream<LanguageModelV4StreamPart>({
           async pull(controller) {
+            if (turn === 0 && next === 4) await released;
             await new Promise((resolve) => setImmediate(resolve));
             if (next >= parts.length) controller.close();
             else controller.enqueue(parts[next++]!);
@@ -104,6 +117,7 @@ function loadModel(): LanguageModelV4 {
       };
     },
   };
+  return { model, allStarted, release };
 }
 
 /** The SSE messages of a text (each ends with a blank line). */
@@ -218,10 +232,13 @@ interface Instances {
   readonly a: TestServer;
   readonly b: TestServer;
   readonly stores: readonly RunStore[];
+  /** Resolves once every run's first turn has begun (each then holds until `release`). */
+  readonly allStarted: Promise<void>;
+  readonly release: () => void;
 }
 
 async function instances(open: (instanceId: string) => Promise<RunStore>): Promise<Instances> {
-  const model = loadModel();
+  const { model, allStarted, release } = loadModel();
   const tools = serverTools(repository());
   const stores: RunStore[] = [];
   const server = async (instanceId: string) => {
@@ -235,13 +252,14 @@ async function instances(open: (instanceId: string) => Promise<RunStore>): Promi
       limits: { maxConcurrentRuns: RUNS },
     });
   };
-  return { a: await server('A'), b: await server('B'), stores };
+  return { a: await server('A'), b: await server('B'), stores, allStarted, release };
 }
 
 let running: Instances | undefined;
 
 afterEach(async () => {
   if (running === undefined) return;
+  running.release();
   for (const server of [running.a, running.b]) {
     server.server.close();
     await server.close();
@@ -253,10 +271,21 @@ afterEach(async () => {
 /** Starts every run at once, waits for all, and checks each; returns the counts. */
 async function loadRuns(open: (instanceId: string) => Promise<RunStore>) {
   running = await instances(open);
-  const { a, b } = running;
+  const { a, b, allStarted, release } = running;
+  // Taken while every run holds in its first turn: all of them are running, on both instances.
+  const runningAtOnce = allStarted.then(async () => {
+    const counts = {
+      store: (await a.server.store.stats()).running,
+      onA: a.server.live.active,
+      onB: b.server.live.active,
+    };
+    release();
+    return counts;
+  });
   const results = await Promise.all(
     Array.from({ length: RUNS }, (_, n) => (n % 2 === 0 ? oneRun(n, a, b) : oneRun(n, b, a))),
   );
+  expect(await runningAtOnce).toEqual({ store: RUNS, onA: RUNS / 2, onB: RUNS / 2 });
   let events = 0;
   let bytes = 0;
   let lost = 0;
