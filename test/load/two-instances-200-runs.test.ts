@@ -1,6 +1,7 @@
 /**
  * Load: 200 runs started at once on two server instances sharing one store (a real Redis, and
- * one memory backing), behind real HTTP listeners on loopback. A third of the runs only write
+ * one memory backing), behind real HTTP listeners on loopback, all 200 running at the same time
+ * (checked while each holds in its first turn: 100 owned by each instance). A third only write
  * text, a third call a server tool, a third pause on a front-end tool and are answered on the
  * other instance. Every run is read on the other instance through `GET /api/runs/:id/events`
  * (a quarter of them dropped mid-stream and read again after `Last-Event-ID`), and for every run
