@@ -3,15 +3,18 @@
  * `createServerApp` wires them (src/server/app.ts): the run is owned by this instance's
  * `LiveRuns` while a `RunDriver` writes it to the store, and an `HttpError` is answered with its
  * status. For tests that open several instances on one store without the whole app (its
- * heartbeat timers, guards and page).
+ * heartbeat timers, guards and page), on memory or on a real Redis (`redisStorePairs`).
  */
 import { Hono } from 'hono';
+import { afterAll, beforeAll } from 'vitest';
 import { HttpError } from '../../src/http/http-error.ts';
 import type { ServerSettings } from '../../src/server/options.ts';
 import type { RunRouteContext } from '../../src/server/routes/runs.ts';
 import { type DriveRun, RunDriver } from '../../src/server/run-driver.ts';
 import { LiveRuns } from '../../src/server/run-registry.ts';
+import { createRunStore } from '../../src/store/create-run-store.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
+import { type RedisServer, startRedis } from '../support/redis-server.ts';
 
 /** The app's drive: the run owned here while the RunDriver writes it to the store. */
 export function driveInto(store: RunStore, live: LiveRuns, now: () => number): DriveRun {
@@ -73,4 +76,29 @@ function answerError(error: Error): Response {
   return HttpError.isInstance(error)
     ? Response.json({ error: error.message, ...error.extra }, { status: error.status })
     : Response.json({ error: String(error) }, { status: 500 });
+}
+
+/**
+ * For a `describe` on Redis: starts a redis-server before its tests and stops it after, closing
+ * every store opened. Returns what opens two handles, instances `A` and `B`, under `prefix`.
+ */
+export function redisStorePairs(): (prefix: string) => Promise<[RunStore, RunStore]> {
+  let redis: RedisServer | undefined;
+  const stores: RunStore[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await redis?.stop();
+  });
+  return async (prefix) => {
+    if (redis === undefined) throw new Error('redis-server has not started');
+    const { url } = redis;
+    const opened = await Promise.all(
+      ['A', 'B'].map((instanceId) => createRunStore(url, { prefix, instanceId })),
+    );
+    stores.push(...opened);
+    return opened as [RunStore, RunStore];
+  };
 }

@@ -7,7 +7,7 @@ import { type BaseEvent, HttpAgent, verifyEvents } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { Hono } from 'hono';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/index.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
 import { createServerApp } from '../../../src/server/app.ts';
@@ -21,15 +21,14 @@ import {
   parseAgUiRequest,
 } from '../../../src/server/routes/ag-ui.ts';
 import type { LiveRuns } from '../../../src/server/run-registry.ts';
-import { createRunStore } from '../../../src/store/index.ts';
 import {
   MemoryRunStore,
   MemoryRunStoreBacking,
 } from '../../../src/store/memory/memory-run-store.ts';
 import { DEFAULT_RUN_STORE_LIMITS, type RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
-import { type RedisServer, skipRedisTests, startRedis } from '../../support/redis-server.ts';
-import { mountRunRoutes } from '../drive-app.ts';
+import { skipRedisTests } from '../../support/redis-server.ts';
+import { mountRunRoutes, redisStorePairs } from '../drive-app.ts';
 
 const OPTIONS = { limits: DEFAULT_CONVERSATION_LIMITS, serverTools: ['get_weather'] };
 const IDS = { threadId: 'th', runId: 'r1' };
@@ -577,23 +576,9 @@ describe('the server app serves AG-UI', () => {
 });
 
 describe.skipIf(skipRedisTests())('POST /api/ag-ui on a Redis store', () => {
-  let redis: RedisServer;
-  const stores: RunStore[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    await redis?.stop();
-  });
+  const storePair = redisStorePairs();
 
   it('a client tool: started on A, answered on B, read on both', async () => {
-    await clientToolAcrossInstances(async () => {
-      const opened = await Promise.all(
-        ['A', 'B'].map((instanceId) => createRunStore(redis.url, { prefix: 'agui:', instanceId })),
-      );
-      stores.push(...opened);
-      return opened as [RunStore, RunStore];
-    });
+    await clientToolAcrossInstances(() => storePair('agui:'));
   });
 });

@@ -15,7 +15,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import type { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type AgentEvent,
   type AgentRun,
@@ -34,12 +34,11 @@ import {
   parseChatRequest,
   UIMessageWire,
 } from '../../../src/server/routes/chat.ts';
-import { createRunStore } from '../../../src/store/create-run-store.ts';
 import { MemoryRunStore, MemoryRunStoreBacking } from '../../../src/store/memory/index.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
-import { type RedisServer, skipRedisTests, startRedis } from '../../support/redis-server.ts';
-import { mountRunRoutes } from '../drive-app.ts';
+import { skipRedisTests } from '../../support/redis-server.ts';
+import { mountRunRoutes, redisStorePairs } from '../drive-app.ts';
 import { startTestServer } from '../helpers.ts';
 
 const tools: AgentTools = {
@@ -836,29 +835,13 @@ async function stopAcrossInstances([storeA, storeB]: readonly [RunStore, RunStor
 }
 
 describe.skipIf(skipRedisTests())('the chat on a Redis store', () => {
-  let redis: RedisServer;
-  const stores: RunStore[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    await redis?.stop();
-  });
+  const storePair = redisStorePairs();
 
   it('started on A, answered on B, read again on A while B runs it', async () => {
-    const opened = await Promise.all(
-      ['A', 'B'].map((instanceId) => createRunStore(redis.url, { prefix: 'chat:', instanceId })),
-    );
-    stores.push(...opened);
-    await chatAcrossInstances(opened as [RunStore, RunStore]);
+    await chatAcrossInstances(await storePair('chat:'));
   });
 
   it('Stop: POST /api/chat/:id/abort on B stops the run A runs; 409 once over, 404 for no run', async () => {
-    const opened = await Promise.all(
-      ['A', 'B'].map((instanceId) => createRunStore(redis.url, { prefix: 'stop:', instanceId })),
-    );
-    stores.push(...opened);
-    await stopAcrossInstances(opened as [RunStore, RunStore]);
+    await stopAcrossInstances(await storePair('stop:'));
   });
 });
