@@ -111,10 +111,17 @@ describe.skipIf(skipRedisTests())('a running server when Redis is killed', () =>
     await redis?.stop();
   });
 
-  async function instances(model: LanguageModelV4) {
+  async function instances(
+    model: LanguageModelV4,
+    options: { callDeadlineMs?: number; tailerBlockMs?: number } = {},
+  ) {
     const tools = serverTools(repository());
     const open = async (instanceId: string) => {
-      const store = await createRedisRunStore(redis.url, { prefix: 'restart:', instanceId });
+      const store = await createRedisRunStore(redis.url, {
+        prefix: 'restart:',
+        instanceId,
+        ...options,
+      });
       stores.push(store);
       const server = await startTestServer({ model, modelName: 'gated', tools, store });
       servers.push(server);
@@ -185,6 +192,32 @@ describe.skipIf(skipRedisTests())('a running server when Redis is killed', () =>
       const other = server === a ? b : a;
       const again = await decodeResponse(await fetch(`${other.url}/api/runs/${runId}/events`));
       expect(again).toEqual(events);
+    }
+  });
+
+  it('Redis that stops answering (SIGSTOP): the run’s streams end with store_unavailable within the store’s deadlines', async () => {
+    const { model, release } = gatedModel();
+    const { a, b } = await instances(model, { callDeadlineMs: 500, tailerBlockMs: 500 });
+    const started = await postJson(`${a.url}/api/runs`, { prompt: 'Explain login' });
+    const runId = started.headers.get('x-run-id')!;
+    const direct = new EventReader(started);
+    await direct.until((event) => event.type === 'thinking-delta');
+    const reader = new EventReader(await fetch(`${b.url}/api/runs/${runId}/events`));
+    await reader.until((event) => event.type === 'thinking-delta');
+
+    const pid = redis.pid();
+    process.kill(pid, 'SIGSTOP');
+    try {
+      release();
+      const ends = { direct: await direct.rest(), readerOnB: await reader.rest() };
+      for (const events of Object.values(ends)) {
+        expect(events.at(-1)).toMatchObject({
+          type: 'error',
+          error: { type: 'store_unavailable', message: expect.stringMatching(/run store/) },
+        });
+      }
+    } finally {
+      process.kill(pid, 'SIGCONT');
     }
   });
 });
