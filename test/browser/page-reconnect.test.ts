@@ -256,6 +256,54 @@ describe.skipIf(!HAS_CHROMIUM)('the page reconnects and resumes (Chromium)', () 
     },
   );
 
+  it(
+    title(
+      'a reload while the run waits for an answer shows its form again; the answer finishes it across a drop',
+    ),
+    async () => {
+      const fake = await startFakeOpenAIServer({
+        turns: [
+          '<ask_user>\n<question>Should I explain the session handling too?</question>\n</ask_user>',
+          `<attempt_completion><result>${ANSWER}</result></attempt_completion>`,
+        ],
+      });
+      cleanups.push(() => fake.close());
+      const serve = await startServe(fake);
+      // After the reload: the read of the run goes through, the answer's stream drops after 300 bytes.
+      const page = await openPage(serve.url, [null, 300]);
+      await ask(page, 'How does login work?');
+      const form = page.locator('[data-block="awaiting-frontend-tools"]');
+      await form.waitFor({ timeout: 20_000 });
+      await expect.poll(() => statusOf(page), { timeout: 10_000 }).toBe('waiting');
+      const [started] = await runRequests(page);
+      expect(started!.path).toBe('/api/runs');
+
+      await page.reload();
+      await expect.poll(() => statusOf(page), { timeout: 10_000 }).toBe('waiting');
+      const [again] = await runRequests(page);
+      expect(again).toMatchObject({ after: null, status: 200 });
+      expect(await page.locator('section.turn').count()).toBe(1);
+      expect(await form.getAttribute('data-state')).not.toBe('closed');
+      expect(await form.locator('label').textContent()).toBe(
+        'Should I explain the session handling too?',
+      );
+      await form.locator('textarea').fill('No, just the login.');
+      await form.locator('button[type="submit"].primary').click();
+      await expect.poll(() => statusOf(page), { timeout: 30_000 }).toBe('done');
+      expect(await page.evaluate('window.drops')).toBe(1);
+      const requests = await runRequests(page);
+      expect(
+        requests.map((request) => request.path.replace(/\/api\/runs\/[^/]+/, '/api/runs/ID')),
+      ).toEqual(['/api/runs/ID/events', '/api/runs/ID/tool-results', '/api/runs/ID/events']);
+      // The reconnect reads on after an event of the continuation, never the run from its start.
+      expect(requests[2]!.after).toMatch(/^\d+-\d+$/);
+      expect(await page.locator('[data-block="text"]').last().textContent()).toContain('中文');
+      expect(await page.locator('[data-block="error"]').count()).toBe(0);
+      expect(await page.locator('[data-block="meta-final"]').count()).toBe(1);
+      expect(JSON.stringify(fake.requests[1])).toContain('No, just the login.');
+    },
+  );
+
   it(title('Stop after a reconnect stops the run on the server (its abort route)'), async () => {
     const fake = await startFakeOpenAIServer({
       turns: [`<thinking>${'Thinking slowly. '.repeat(400)}</thinking>`],
