@@ -3,7 +3,8 @@
  * and a reader on another instance each end with a `store_unavailable` error block after the
  * open block is closed (never a hang, never a bare end); a run asked for while Redis is down is
  * a 503 that says the run store is unavailable; once Redis is back (empty: it keeps nothing on
- * disk), new runs stream to their end on both instances. Each step waits on what
+ * disk), new runs stream to their end on both instances. A Redis that stops answering (SIGSTOP)
+ * ends the run's streams the same way, within the store's deadlines. Each step waits on what
  * happened (Redis's exit, a response's end), not on a guessed time.
  */
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -211,6 +212,7 @@ describe.skipIf(skipRedisTests())('a running server when Redis is killed', () =>
       release();
       const ends = { direct: await direct.rest(), readerOnB: await reader.rest() };
       for (const events of Object.values(ends)) {
+        expect(events.filter((event) => event.type === 'decode-error')).toEqual([]);
         expect(events.at(-1)).toMatchObject({
           type: 'error',
           error: { type: 'store_unavailable', message: expect.stringMatching(/run store/) },
