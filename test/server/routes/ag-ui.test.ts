@@ -262,6 +262,8 @@ interface Instance {
   readonly live: LiveRuns;
   /** Every response body the instance's clients read, by request. */
   readonly bodies: string[];
+  /** `POST /api/ag-ui` with this body as JSON. */
+  readonly post: (body: object) => Promise<Response>;
   readonly fetch: (url: string, init?: RequestInit) => Promise<Response>;
 }
 
@@ -289,7 +291,13 @@ function instance(
     bodies.push(text);
     return new Response(text, { status: response.status, headers: response.headers });
   };
-  return { app, live, bodies, fetch };
+  const post = async (body: object) =>
+    app.request('/api/ag-ui', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  return { app, live, bodies, fetch, post };
 }
 
 const askUser = {
@@ -349,14 +357,10 @@ async function clientToolAcrossInstances(open: () => Promise<[RunStore, RunStore
   expect(await r1.text()).toBe(a.bodies[0]);
 
   // Nothing waits any more: the same results again are refused.
-  const again = await b.app.request('/api/ag-ui', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      threadId: onA.threadId,
-      runId: 'r-3',
-      messages: onB.messages.slice(0, -1),
-    }),
+  const again = await b.post({
+    threadId: onA.threadId,
+    runId: 'r-3',
+    messages: onB.messages.slice(0, -1),
   });
   expect(again.status).toBe(409);
 }
@@ -392,15 +396,11 @@ describe('POST /api/ag-ui', () => {
     const unknown = await a.app.request('/api/ag-ui/threads/nope/runs/nope/events');
     expect(unknown.status).toBe(404);
     // A client tool may not stand in for the completion tool either.
-    const completion = await a.app.request('/api/ag-ui', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        threadId: 't2',
-        runId: 'r',
-        messages: [{ id: 'u', role: 'user', content: 'hi' }],
-        tools: [{ name: 'attempt_completion', description: 'mine' }],
-      }),
+    const completion = await a.post({
+      threadId: 't2',
+      runId: 'r',
+      messages: [{ id: 'u', role: 'user', content: 'hi' }],
+      tools: [{ name: 'attempt_completion', description: 'mine' }],
     });
     expect(completion.status).toBe(400);
     expect(((await completion.json()) as { error: string }).error).toMatch(
@@ -425,11 +425,7 @@ describe('POST /api/ag-ui', () => {
       m.role === 'assistant' ? (m.toolCalls ?? []) : [],
     )[0]!;
     const post = (runId: string, messages: unknown[]) =>
-      a.app.request('/api/ag-ui', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ threadId: agent.threadId, runId, messages, tools: [askUser] }),
-      });
+      a.post({ threadId: agent.threadId, runId, messages, tools: [askUser] });
     const wrong = await post('r-2', [
       ...agent.messages,
       {
@@ -459,14 +455,10 @@ describe('POST /api/ag-ui', () => {
     const backing = new MemoryRunStoreBacking();
     const a = instance(backing.open('A'), model);
     const b = instance(backing.open('B'), model);
-    const response = await a.app.request('/api/ag-ui', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        threadId: 'th-stop',
-        runId: 'r-1',
-        messages: [{ id: 'u', role: 'user', content: 'Go' }],
-      }),
+    const response = await a.post({
+      threadId: 'th-stop',
+      runId: 'r-1',
+      messages: [{ id: 'u', role: 'user', content: 'Go' }],
     });
     expect(response.status).toBe(200);
     const stop = await b.app.request('/api/ag-ui/threads/th-stop/abort', { method: 'POST' });
@@ -485,15 +477,11 @@ describe('POST /api/ag-ui', () => {
   it('a paused run is stopped at once', async () => {
     const { model } = scriptedModel(['<tool_call>{"name":"ask_user","arguments":{}}</tool_call>']);
     const a = instance(new MemoryRunStore(), model);
-    const response = await a.app.request('/api/ag-ui', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        threadId: 'th-p',
-        runId: 'r-1',
-        messages: [{ id: 'u', role: 'user', content: 'Go' }],
-        tools: [askUser],
-      }),
+    const response = await a.post({
+      threadId: 'th-p',
+      runId: 'r-1',
+      messages: [{ id: 'u', role: 'user', content: 'Go' }],
+      tools: [askUser],
     });
     expect(await response.text()).toContain('pendingToolCallIds');
     const stop = await a.app.request('/api/ag-ui/threads/th-p/abort', { method: 'POST' });
@@ -506,14 +494,10 @@ describe('POST /api/ag-ui', () => {
     const backing = new MemoryRunStoreBacking({ clock: now });
     const a = instance(backing.open('A'), model, now);
     const other = backing.open('B');
-    const response = await a.app.request('/api/ag-ui', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        threadId: 'th-lost',
-        runId: 'r-1',
-        messages: [{ id: 'u', role: 'user', content: 'Go' }],
-      }),
+    const response = await a.post({
+      threadId: 'th-lost',
+      runId: 'r-1',
+      messages: [{ id: 'u', role: 'user', content: 'Go' }],
     });
     // Read until the text is in the log, then A stops renewing (it "dies"): its lease runs out.
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();

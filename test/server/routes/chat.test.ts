@@ -617,17 +617,11 @@ describe('POST /api/chat and GET /api/chat/:id/stream (RunDriver on the memory s
     const again = await postChat(app, [user, answered]);
     expect(again.status).toBe(200);
     expect(await again.text()).toBe(NOTHING_TO_ANSWER('run-1'));
-    const empty = await app.request('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        id: 'chat-8',
-        messages: [
-          { id: 'u', role: 'user', parts: [{ type: 'file', url: 'x', mediaType: 'image/png' }] },
-        ],
-        trigger: 'submit-message',
-      }),
-    });
+    const empty = await postChat(
+      app,
+      [{ id: 'u', role: 'user', parts: [{ type: 'file', url: 'x', mediaType: 'image/png' }] }],
+      'chat-8',
+    );
     expect(empty.status).toBe(400);
     expect(await empty.text()).toMatch(/no text to answer/);
   });
