@@ -38,18 +38,27 @@ afterEach(async () => {
  * (`POST /api/runs`, `GET …/events`, `POST …/tool-results`) breaks, as a dropped connection
  * does, after `window.dropAfter[n]` bytes (none when absent). The page's reader sees what it
  * would see: some bytes, often the start of a message, then a network error; the request to
- * the server is cancelled with it. Every run request is noted (`window.runRequests`).
+ * the server is cancelled with it. Every run request is noted (`window.runRequests`). With
+ * `holdReloadRead`, a read of a run from its start (what a reload sends) waits to be sent until
+ * `window.releaseRead()`; `window.readHeld` says one waits.
  * (A string, not a function: this code runs in the page, which the tests' types do not know.)
  */
-function dropHook(dropAfter: readonly (number | null)[]): string {
+function dropHook(dropAfter: readonly (number | null)[], holdReloadRead: boolean): string {
   return `{
     const dropAfter = ${JSON.stringify(dropAfter)};
+    const holdReloadRead = ${holdReloadRead};
     const requests = [];
     window.runRequests = requests;
     window.drops = 0;
+    window.readHeld = false;
+    const released = new Promise((resolve) => { window.releaseRead = resolve; });
     const pageFetch = window.fetch.bind(window);
     window.fetch = async (input, init) => {
       const url = new URL(typeof input === 'string' ? input : input.url, location.href);
+      if (holdReloadRead && url.pathname.endsWith('/events') && !new Headers(init?.headers).has('last-event-id')) {
+        window.readHeld = true;
+        await released;
+      }
       const response = await pageFetch(input, init);
       if (!/^\\/api\\/runs(\\/[^/]+\\/(events|tool-results))?$/.test(url.pathname)) return response;
       const headers = new Headers(init?.headers);
@@ -86,7 +95,11 @@ function dropHook(dropAfter: readonly (number | null)[]): string {
   }`;
 }
 
-async function openPage(url: string, dropAfter: readonly (number | null)[] = []): Promise<Page> {
+async function openPage(
+  url: string,
+  dropAfter: readonly (number | null)[] = [],
+  holdReloadRead = false,
+): Promise<Page> {
   const page = await browser!.newPage({ viewport: { width: 1100, height: 1300 } });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
@@ -94,7 +107,7 @@ async function openPage(url: string, dropAfter: readonly (number | null)[] = [])
     await page.close();
     expect(errors, 'errors in the page').toEqual([]);
   });
-  await page.addInitScript(dropHook(dropAfter));
+  await page.addInitScript(dropHook(dropAfter, holdReloadRead));
   await page.goto(url);
   return page;
 }
@@ -346,6 +359,36 @@ describe.skipIf(!HAS_CHROMIUM)('the page reconnects and resumes (Chromium)', () 
       await fetch(`${serve.url.replace(/\/$/, '')}/api/runs/${runId}/events`)
     ).text();
     expect(log).toContain('aborted');
+    expect(await page.evaluate(`sessionStorage.getItem('toolwire.run')`)).toBeNull();
+  });
+
+  it(title('Stop pressed while a reload asks for the run again stops it'), async () => {
+    const fake = await startFakeOpenAIServer({
+      turns: [`<thinking>${'Thinking slowly. '.repeat(400)}</thinking>`],
+      chunkSize: 3,
+      chunkDelayMs: 20,
+    });
+    cleanups.push(() => fake.close());
+    const serve = await startServe(fake);
+    const page = await openPage(serve.url, [], true);
+    const aborts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/abort'))
+        aborts.push(request.url());
+    });
+    await ask(page, 'Take your time');
+    await page.locator('[data-block="thinking"]').waitFor({ timeout: 20_000 });
+    await page.reload();
+    await expect.poll(() => page.evaluate('window.readHeld'), { timeout: 10_000 }).toBe(true);
+    expect(await statusOf(page)).toBe('connecting');
+    await page.click('#stop');
+    await expect.poll(() => aborts.length, { timeout: 10_000 }).toBe(1);
+    await page.evaluate('window.releaseRead()');
+    await expect.poll(() => statusOf(page), { timeout: 10_000 }).toBe('stopped');
+    expect(await page.locator('[data-block="error"]').getAttribute('data-error-type')).toBe(
+      'aborted',
+    );
+    expect(await page.locator('section.turn').count()).toBe(1);
     expect(await page.evaluate(`sessionStorage.getItem('toolwire.run')`)).toBeNull();
   });
 });

@@ -81,6 +81,8 @@ const MAX_RECONNECTS = 8;
 const MAX_UNREACHABLE = 3;
 
 let session: Session | undefined;
+/** The run a reload reads again, while its response is awaited (no session yet). */
+let resuming: { readonly runId: string; stopRequested: boolean } | undefined;
 let state: PageState = 'idle';
 let watchButton: HTMLButtonElement | undefined;
 const storage = tabStorage();
@@ -181,11 +183,14 @@ async function resumeAfterReload(runId: string): Promise<void> {
   const open = conversation.openTurn;
   if (!open) return;
   const connection = new AbortController();
+  const pending = { runId, stopRequested: false };
+  resuming = pending;
   setState('connecting');
   let response: Response;
   try {
     response = await followRun(runId, undefined, connection.signal);
   } catch (error) {
+    resuming = undefined;
     forgetRunPointer(storage);
     conversation.interrupted(
       open,
@@ -196,6 +201,7 @@ async function resumeAfterReload(runId: string): Promise<void> {
     setState('idle');
     return;
   }
+  resuming = undefined;
   // A question asked meanwhile is a turn of its own: this one is left as it was saved.
   if (session !== undefined || conversation.openTurn !== open) {
     connection.abort();
@@ -204,6 +210,9 @@ async function resumeAfterReload(runId: string): Promise<void> {
   const current = newSession(conversation.reopen(open));
   current.runId = runId;
   current.connection = connection;
+  // Stop pressed while the run was asked for: it was sent then; its end is read as usual.
+  current.stopRequested = pending.stopRequested;
+  if (current.stopRequested) setState('stopping');
   await consume(current, response);
 }
 
@@ -374,7 +383,14 @@ async function answer(form: FrontendToolsForm): Promise<void> {
  */
 async function stop(): Promise<void> {
   const current = session;
-  if (!current) return;
+  if (!current) {
+    if (resuming && !resuming.stopRequested) {
+      resuming.stopRequested = true;
+      setState('stopping');
+      await abortRun(resuming.runId).catch(() => {});
+    }
+    return;
+  }
   current.stopRequested = true;
   const wasWaiting = state === 'waiting';
   setState('stopping');
