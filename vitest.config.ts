@@ -14,6 +14,7 @@ const WAITING = {
   processes: [
     'test/cli/**/*.test.ts',
     'test/server/serve-command.test.ts',
+    'test/server/instance-lost-process.test.ts',
     'test/package/**/*.test.ts',
   ],
   clients: ['test/proxy/*-client.test.ts'],

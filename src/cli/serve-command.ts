@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { runStoreLimits } from '../server/app.ts';
 import {
   createServerApp,
   DEFAULT_LIMITS,
   openAICompatibleProbe,
   parseRecording,
   type Recording,
+  runStoreLimits,
   type ServerAppOptions,
   type ServerLimits,
   serverSystemPrompt,

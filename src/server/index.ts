@@ -23,6 +23,7 @@ export {
   type ReplaySettings,
   RUN_ID_HEADER,
   type RunSettings,
+  runStoreLimits,
   type ServerApp,
   type ServerAppOptions,
   type ServerLimits,
