@@ -248,12 +248,20 @@ async function startRedisServer(): Promise<{ url: string; stop: () => Promise<vo
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  // However this process ends, the server goes with it.
+  // However this process ends (an exit, a throw, Ctrl-C, a kill), the server goes with it.
+  const onSignal = (signal: NodeJS.Signals) => {
+    kill();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
   process.once('exit', kill);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const stop = async () => {
     kill();
     await exited;
     process.off('exit', kill);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
   let output = '';
   try {
