@@ -102,6 +102,19 @@ const stepFinish = (step = 1): AgentEvent => ({
   cut: false,
 });
 
+/** A call the model streams whole: its input's start, these deltas, its end, then the call. */
+const streamedCall = (
+  id: string,
+  toolName: string,
+  deltas: readonly string[],
+  input: unknown,
+): AgentEvent[] => [
+  { type: 'tool-input-start', id, toolName },
+  ...deltas.map((delta): AgentEvent => ({ type: 'tool-input-delta', id, delta })),
+  { type: 'tool-input-end', id },
+  { type: 'tool-call', toolCallId: id, toolName, input },
+];
+
 describe('toAgUiEvents: the mapping', () => {
   it('a run that answers in text: RUN_STARTED, a step, a message, RUN_FINISHED with usage', async () => {
     const events = await collect([
@@ -179,11 +192,7 @@ describe('toAgUiEvents: the mapping', () => {
       { type: 'step-start', step: 1 },
       { type: 'text-delta', id: 't', delta: 'Looking.' },
       { type: 'text-end', id: 't' },
-      { type: 'tool-input-start', id: 'c1', toolName: 'get_weather' },
-      { type: 'tool-input-delta', id: 'c1', delta: '{"city":' },
-      { type: 'tool-input-delta', id: 'c1', delta: '"Oslo"}' },
-      { type: 'tool-input-end', id: 'c1' },
-      { type: 'tool-call', toolCallId: 'c1', toolName: 'get_weather', input: { city: 'Oslo' } },
+      ...streamedCall('c1', 'get_weather', ['{"city":', '"Oslo"}'], { city: 'Oslo' }),
       stepFinish(),
       { type: 'tool-result', toolCallId: 'c1', toolName: 'get_weather', output: { temp: 3 } },
       finish('max-steps', { message: 'stopped after 1 steps' }),
@@ -265,15 +274,7 @@ describe('toAgUiEvents: the mapping', () => {
   it("the completion tool's result is the answer's text message, not a call", async () => {
     const events = await collect([
       { type: 'step-start', step: 1 },
-      { type: 'tool-input-start', id: 'done', toolName: 'attempt_completion' },
-      { type: 'tool-input-delta', id: 'done', delta: '{"result":"Sunny"}' },
-      { type: 'tool-input-end', id: 'done' },
-      {
-        type: 'tool-call',
-        toolCallId: 'done',
-        toolName: 'attempt_completion',
-        input: { result: 'Sunny' },
-      },
+      ...streamedCall('done', 'attempt_completion', ['{"result":"Sunny"}'], { result: 'Sunny' }),
       stepFinish(),
       finish('completed', { answer: 'Sunny' }),
     ]);
@@ -293,18 +294,9 @@ describe('toAgUiEvents: the mapping', () => {
   it("the completion tool's answer streams as it is written; what did not stream follows", async () => {
     const streamed = await collect([
       { type: 'step-start', step: 1 },
-      { type: 'tool-input-start', id: 'done', toolName: 'attempt_completion' },
-      { type: 'tool-input-delta', id: 'done', delta: '{"res' },
-      { type: 'tool-input-delta', id: 'done', delta: 'ult":"Sun' },
-      { type: 'tool-input-delta', id: 'done', delta: 'ny' },
-      { type: 'tool-input-delta', id: 'done', delta: '"}' },
-      { type: 'tool-input-end', id: 'done' },
-      {
-        type: 'tool-call',
-        toolCallId: 'done',
-        toolName: 'attempt_completion',
-        input: { result: 'Sunny' },
-      },
+      ...streamedCall('done', 'attempt_completion', ['{"res', 'ult":"Sun', 'ny', '"}'], {
+        result: 'Sunny',
+      }),
       stepFinish(),
       finish('completed', { answer: 'Sunny' }),
     ]);
@@ -329,10 +321,7 @@ describe('toAgUiEvents: the mapping', () => {
         toolName: 'attempt_completion',
         input: { result: 'Sunny' },
       },
-      { type: 'tool-input-start', id: 'b', toolName: 'attempt_completion' },
-      { type: 'tool-input-delta', id: 'b', delta: '{"result":"Rai' },
-      { type: 'tool-input-end', id: 'b' },
-      { type: 'tool-call', toolCallId: 'b', toolName: 'attempt_completion', input: { result: 7 } },
+      ...streamedCall('b', 'attempt_completion', ['{"result":"Rai'], { result: 7 }),
       stepFinish(),
       finish('completed'),
     ]);
