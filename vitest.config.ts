@@ -10,7 +10,7 @@ const jsonReport = process.env.TOOLWIRE_VITEST_JSON;
  * theirs alone to wait for: they run beside the files that compute.
  */
 const WAITING = {
-  browser: ['test/browser/page.test.ts'],
+  browser: ['test/browser/page.test.ts', 'test/browser/page-reconnect.test.ts'],
   processes: [
     'test/cli/**/*.test.ts',
     'test/server/serve-command.test.ts',

@@ -37,9 +37,8 @@ export function parseRunStoreSpec(spec: string): RunStoreSpec {
   const text = spec.trim();
   if (text.toLowerCase() === 'memory') return { kind: 'memory' };
   if (!/^redis:\/\//i.test(text)) {
-    const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
     return refuse(
-      `${JSON.stringify(shown)} is neither (rediss:// and other schemes are not supported)`,
+      `${JSON.stringify(shownSpec(text))} is neither (rediss:// and other schemes are not supported)`,
     );
   }
   let url: URL;
@@ -55,6 +54,18 @@ export function parseRunStoreSpec(spec: string): RunStoreSpec {
   if (database === null)
     return refuse('the database after the port must be a number (redis://HOST:PORT/2)');
   return { kind: 'redis', url: text, database: Number(database[1] ?? 0) };
+}
+
+/**
+ * A refused value as an error may show it: a scheme alone (what follows may hold a password),
+ * else what follows the last `@` (a password before it), at most 40 characters.
+ */
+function shownSpec(text: string): string {
+  const scheme = text.indexOf('://');
+  if (scheme !== -1) return `${text.slice(0, Math.min(scheme, 40))}://…`;
+  const at = text.lastIndexOf('@');
+  const rest = at === -1 ? text : `…@${text.slice(at + 1)}`;
+  return rest.length > 40 ? `${rest.slice(0, 40)}…` : rest;
 }
 
 function refuse(reason: string): never {

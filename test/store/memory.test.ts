@@ -330,6 +330,9 @@ describe('createRunStore', () => {
       'redis://cache:6379/1/2',
       'redis://cache:6379?db=1',
       'redis://user:hunter2@cache:6379/x',
+      'rediss://:hunter2@cache:6379',
+      'valkey://user:hunter2@cache:6379/0',
+      'user:hunter2@cache:6379',
     ]) {
       const error = await createRunStore(spec).catch((caught: unknown) => caught);
       expect(RunStoreSpecError.isInstance(error), spec).toBe(true);
