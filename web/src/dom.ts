@@ -1,3 +1,4 @@
+import { parseJsonText } from '../../src/core/parse-json.ts';
 /** A tiny element builder: no framework, and no HTML strings except the escaped Markdown. */
 export interface ElementProps {
   readonly class?: string;
@@ -23,7 +24,7 @@ export function prettyJson(text: string): string | undefined {
   const trimmed = text.trim();
   if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return undefined;
   try {
-    return JSON.stringify(JSON.parse(trimmed), null, 2);
+    return JSON.stringify(parseJsonText(trimmed), null, 2);
   } catch {
     return undefined;
   }

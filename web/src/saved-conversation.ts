@@ -6,6 +6,8 @@
  * reason, so a corrupt or foreign value never breaks the page.
  */
 
+import { parseJsonText } from '../../src/core/parse-json.ts';
+
 export const STORAGE_KEY = 'toolwire.conversation';
 const VERSION = 1;
 
@@ -52,7 +54,7 @@ export function loadConversation(storage: Storage | undefined): LoadedConversati
   if (text === null) return { conversation: EMPTY_CONVERSATION };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch {
     return discard(storage, 'it is not JSON');
   }
