@@ -13,7 +13,7 @@ import { infoRoutes } from './routes/info.ts';
 import { pageRoutes } from './routes/page.ts';
 import { runRoutes } from './routes/runs.ts';
 import { statusRoutes } from './routes/status.ts';
-import { type DriveRun, RunDriver } from './run-driver.ts';
+import { runDriving } from './run-driver.ts';
 import { RunHeartbeat } from './run-heartbeat.ts';
 import { LiveRuns } from './run-registry.ts';
 
@@ -77,24 +77,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   app.route('/api/info', infoRoutes(settings, live));
   app.route('/api/status', statusRoutes(settings));
-  // Every run driven here until it has written its end: `drained` waits for them.
-  const driving = new Set<Promise<void>>();
-  const drive: DriveRun = (lease, run, controller, wire) => {
-    const release = live.own({ runId: lease.runId, lease, controller });
-    const { firstId, done } = new RunDriver({
-      store,
-      lease,
-      run,
-      controller,
-      wire,
-      now,
-      onStoreFailure: (message) => live.interrupt(lease.runId, message),
-    }).start();
-    const ended = done.finally(release).catch(() => {});
-    driving.add(ended);
-    void ended.finally(() => driving.delete(ended));
-    return firstId;
-  };
+  const { drive, drained } = runDriving(store, live, now);
   const context = { store, live, now, drive, generateRunId: options.generateRunId ?? randomUUID };
   app.route('/api/runs', runRoutes(settings, context));
   app.route('/api/ag-ui', agUiRoutes(settings, context));
@@ -110,9 +93,6 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     // store is not closed: closing it would end those reads before they reach the end, and it
     // holds nothing but memory.
     live.closeAll('the server is closing');
-  };
-  const drained = async () => {
-    while (driving.size > 0) await Promise.all(driving);
   };
   return { app, store, live, heartbeat, limits, close, drained };
 }

@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentResult, AgentRun } from '../agent/index.ts';
 import { isErrorOfKind } from '../core/errors.ts';
 import type { RunLease, RunStore } from '../store/run-store.ts';
+import type { LiveRuns } from './run-registry.ts';
 import type { WireEncoder } from './wire-encoder.ts';
 
 export interface RunDriverOptions {
@@ -193,3 +194,40 @@ export type DriveRun = (
   controller: AbortController,
   wire: WireEncoder,
 ) => Promise<string>;
+
+/** The runs an instance drives: how to start one, and a wait for all of them to have ended. */
+export interface RunDriving {
+  readonly drive: DriveRun;
+  /** Resolves once every run driven so far has written its end (or failed to). */
+  drained(): Promise<void>;
+}
+
+/**
+ * Drives runs on this instance: each owned in `live` (so Stop and the heartbeat find it) from
+ * its start until its driver ends, a store failure interrupting its readers here.
+ */
+export function runDriving(store: RunStore, live: LiveRuns, now: () => number): RunDriving {
+  const driving = new Set<Promise<void>>();
+  const drive: DriveRun = (lease, run, controller, wire) => {
+    const release = live.own({ runId: lease.runId, lease, controller });
+    const { firstId, done } = new RunDriver({
+      store,
+      lease,
+      run,
+      controller,
+      wire,
+      now,
+      onStoreFailure: (message) => live.interrupt(lease.runId, message),
+    }).start();
+    const ended = done.finally(release).catch(() => {});
+    driving.add(ended);
+    void ended.finally(() => driving.delete(ended));
+    return firstId;
+  };
+  return {
+    drive,
+    drained: async () => {
+      while (driving.size > 0) await Promise.all(driving);
+    },
+  };
+}

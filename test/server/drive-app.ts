@@ -10,29 +10,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { HttpError } from '../../src/http/http-error.ts';
 import type { ServerSettings } from '../../src/server/options.ts';
 import type { RunRouteContext } from '../../src/server/routes/runs.ts';
-import { type DriveRun, RunDriver } from '../../src/server/run-driver.ts';
+import { runDriving } from '../../src/server/run-driver.ts';
 import { LiveRuns } from '../../src/server/run-registry.ts';
 import { createRunStore } from '../../src/store/create-run-store.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
 import { type RedisServer, startRedis } from '../support/redis-server.ts';
-
-/** The app's drive: the run owned here while the RunDriver writes it to the store. */
-export function driveInto(store: RunStore, live: LiveRuns, now: () => number): DriveRun {
-  return (lease, run, controller, wire) => {
-    const release = live.own({ runId: lease.runId, lease, controller });
-    const { firstId, done } = new RunDriver({
-      store,
-      lease,
-      run,
-      controller,
-      wire,
-      now,
-      onStoreFailure: (message) => live.interrupt(lease.runId, message),
-    }).start();
-    void done.finally(release);
-    return firstId;
-  };
-}
 
 /** What the chat's and AG-UI's route sets are made with. */
 export type RunRoutes = (settings: ServerSettings, context: RunRouteContext) => Hono;
@@ -66,7 +48,13 @@ export function mountRunRoutes(
   app.onError(answerError);
   app.route(
     path,
-    routes(settings, { store, live, now, generateRunId, drive: driveInto(store, live, now) }),
+    routes(settings, {
+      store,
+      live,
+      now,
+      generateRunId,
+      drive: runDriving(store, live, now).drive,
+    }),
   );
   return { app, live };
 }
