@@ -15,7 +15,7 @@ import { runRoutes } from './routes/runs.ts';
 import { statusRoutes } from './routes/status.ts';
 import { runDriving } from './run-driver.ts';
 import { RunHeartbeat } from './run-heartbeat.ts';
-import { LiveRuns } from './run-registry.ts';
+import { LiveRuns } from './live-runs.ts';
 
 export {
   DEFAULT_LIMITS,

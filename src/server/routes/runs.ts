@@ -25,7 +25,7 @@ import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
 import type { DriveRun } from '../run-driver.ts';
-import type { LiveRuns } from '../run-registry.ts';
+import type { LiveRuns } from '../live-runs.ts';
 
 /** The run id travels in this header of a run's response (and in `meta_init`'s agent_uuid). */
 export const RUN_ID_HEADER = 'x-run-id';
