@@ -1,7 +1,8 @@
 import { HttpError } from '../http/http-error.ts';
 import { sseResponse } from '../http/sse-response.ts';
-import { formatEventId, parseEventId } from '../store/event-id.ts';
+import { compareEventIds, formatEventId, parseEventId } from '../store/event-id.ts';
 import type { LogItem, RunStore } from '../store/run-store.ts';
+import type { LiveRuns } from './run-registry.ts';
 
 /** How long a response waits for its first event before it sends its headers anyway. */
 const HEADERS_WAIT_MS = 500;
@@ -29,8 +30,16 @@ export interface LogStreamOptions {
    * what closes the stream as the reader got it (see `onFrame`).
    */
   readonly failureFrame?: (message: string) => string;
-  /** Called with each frame as it is sent, so `failureFrame` knows what the reader has open. */
+  /**
+   * Called with each frame as it is sent, so `failureFrame` knows what the reader has open; on a
+   * read resumed after `after`, first with the log's frames up to `after` (what the reader had).
+   */
   readonly onFrame?: (frame: string) => void;
+  /**
+   * The reader has nothing open at `after` (it is just before a continuation's first entry, whose
+   * segment starts afresh): the frames before it are not read for `onFrame`.
+   */
+  readonly afterIsBoundary?: boolean;
   /** What the 404 says when the log is unknown. */
   readonly unknown?: string;
   /** Idle time after which a comment (`:`, not an event) is sent. Default `KEEP_ALIVE_MS`. */
@@ -69,22 +78,81 @@ export function idBefore(id: string): string {
 }
 
 /**
+ * What closes a reader's stream well formed when the store fails mid-read: it is told every
+ * frame the reader got (`sent`), and gives the frames that close what is open, then the
+ * failure (`frame`). Each wire has its own (blocks-wire.ts, routes/chat.ts, routes/ag-ui.ts).
+ */
+export interface ReadFailure {
+  sent(frame: string): void;
+  frame(message: string): string;
+}
+
+/** The store and the instance's live runs, as a route reads a run's log with them. */
+export interface RunReadContext {
+  readonly store: RunStore;
+  readonly live: Pick<LiveRuns, 'reading' | 'onInterrupt'>;
+  readonly now: () => number;
+}
+
+/**
+ * The reader bookkeeping of a read of run `runId`'s log, the same for every route: the read is
+ * noted in the store at once, not only at the next heartbeat (a client back just before the
+ * unread limit must not lose its run to a renewal that comes first), counted here while it
+ * lasts, and told when the store fails under the run this instance runs.
+ */
+export function runReadHooks(
+  context: RunReadContext,
+  runId: string,
+): Pick<LogStreamOptions, 'onRead' | 'onInterrupt'> {
+  const { store, live, now } = context;
+  return {
+    onRead: () => {
+      store.noteReaders([runId], now()).catch(() => {});
+      return live.reading(runId);
+    },
+    onInterrupt: (listener) => live.onInterrupt(runId, listener),
+  };
+}
+
+/** What a wait for the store gave: its value, the idle time passed, or the run's interruption. */
+type Waited<T> = { readonly value: T } | 'idle' | 'interrupted';
+
+/**
  * A log as an SSE response: every entry after `after` with its `id:` line, then the live ones
  * until the log ends (paused, finished, lost). The same bytes on every instance, and across
  * reconnects: what a client read before and after one, joined, is the uninterrupted stream.
  * An unknown log is a 404, an `after` whose entry was trimmed away a 410, both decided before
  * the response starts when the store answers within `HEADERS_WAIT_MS` (it does for either:
  * they come from the catch-up, not from waiting for live events).
+ *
+ * A read resumed after `after` with an `onFrame` first reads the log's entries up to `after`
+ * into `onFrame` only (not to the reader, who has them), so that a failure closes what the
+ * reader has open from before its reconnect: a read of the log's start, as a read from the start
+ * costs, paid once per resumed read (`afterIsBoundary` skips it).
  */
 export async function logResponse(options: LogStreamOptions): Promise<Response> {
   const { store, log, after, signal } = options;
+  const idleMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
   const reading = new AbortController();
   const stop = () => reading.abort();
   if (signal.aborted) stop();
   else signal.addEventListener('abort', stop, { once: true });
   const items = store.read(log, after, reading.signal)[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<LogItem>> | undefined = items.next();
-  const first = await firstOrNothing(pending);
+  const { onFrame } = options;
+  let seeding =
+    after !== undefined && onFrame !== undefined && options.afterIsBoundary !== true
+      ? replayUpTo(store, log, after, reading.signal, onFrame)
+      : undefined;
+  // Settled by the pull that waits for it; never left unhandled if the response ends first.
+  seeding?.catch(() => {});
+  let first: IteratorResult<LogItem> | undefined;
+  try {
+    first = await firstOrNothing(pending);
+  } catch (error) {
+    stop();
+    throw error;
+  }
   if (first !== undefined && !first.done && 'end' in first.value) {
     const { end } = first.value;
     if (end === 'gone' || end === 'trimmed') {
@@ -102,11 +170,38 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
   }
   const release = options.onRead?.() ?? (() => {});
   const utf8 = new TextEncoder();
-  let interrupt: (message: string) => void = () => {};
-  const interrupted = new Promise<{ readonly interrupted: string }>((resolve) => {
-    interrupt = (message) => resolve({ interrupted: message });
-  });
-  const unlisten = options.onInterrupt?.(interrupt) ?? (() => {});
+  // The store failed under the run: kept until a pull sees it. `wake` is the one pull waiting,
+  // if any: a listener, not a promise that every pull would race (and keep a reaction on).
+  let interruption: string | undefined;
+  let wake: (() => void) | undefined;
+  const unlisten =
+    options.onInterrupt?.((message) => {
+      interruption ??= message;
+      wake?.();
+    }) ?? (() => {});
+  const waitFor = <T>(promise: Promise<T>): Promise<Waited<T>> =>
+    new Promise((resolve, reject) => {
+      if (interruption !== undefined) {
+        resolve('interrupted');
+        return;
+      }
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (wake === interrupted) wake = undefined;
+        outcome();
+      };
+      const interrupted = () => settle(() => resolve('interrupted'));
+      const timer = setTimeout(() => settle(() => resolve('idle')), idleMs);
+      timer.unref?.();
+      wake = interrupted;
+      promise.then(
+        (value) => settle(() => resolve({ value })),
+        (error: unknown) => settle(() => reject(error)),
+      );
+    });
   const finish = () => {
     release();
     unlisten();
@@ -121,27 +216,41 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
     {
       async pull(controller) {
         try {
+          if (seeding !== undefined) {
+            const seeded = await waitFor(seeding);
+            if (seeded === 'idle') {
+              controller.enqueue(utf8.encode(KEEP_ALIVE));
+              return;
+            }
+            if (seeded === 'interrupted') {
+              finish();
+              failed(controller, interruption ?? '');
+              return;
+            }
+            seeding = undefined;
+          }
           const item = pending ?? items.next();
           pending = item;
-          const next = await firstOf(item, interrupted, options.keepAliveMs ?? KEEP_ALIVE_MS);
+          const next = await waitFor(item);
           if (next === 'idle') {
             // The same item is awaited at the next pull.
             controller.enqueue(utf8.encode(KEEP_ALIVE));
             return;
           }
-          pending = undefined;
-          if ('interrupted' in next) {
+          if (next === 'interrupted') {
             finish();
-            failed(controller, next.interrupted);
+            failed(controller, interruption ?? '');
             return;
           }
-          if (next.done || 'end' in next.value) {
+          pending = undefined;
+          const { value } = next;
+          if (value.done || 'end' in value.value) {
             finish();
             controller.close();
             return;
           }
-          options.onFrame?.(next.value.frame);
-          controller.enqueue(utf8.encode(`id: ${next.value.id}\n${next.value.frame}`));
+          onFrame?.(value.value.frame);
+          controller.enqueue(utf8.encode(`id: ${value.value.id}\n${value.value.frame}`));
         } catch (error) {
           // Asked before finish(), which aborts the read itself: only a client that left (or a
           // store closing its reads) ends quietly; a read the store failed says so.
@@ -167,6 +276,25 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
   return sseResponse(body, options.headers);
 }
 
+/** Feeds `onFrame` the log's frames up to `after` (inclusive): what a resumed reader has had. */
+async function replayUpTo(
+  store: RunStore,
+  log: string,
+  after: string,
+  signal: AbortSignal,
+  onFrame: (frame: string) => void,
+): Promise<void> {
+  const last = parseEventId(after);
+  if (last === undefined) return;
+  for await (const item of store.read(log, undefined, signal)) {
+    if ('end' in item) return;
+    const id = parseEventId(item.id);
+    if (id === undefined || compareEventIds(id, last) > 0) return;
+    onFrame(item.frame);
+    if (compareEventIds(id, last) === 0) return;
+  }
+}
+
 /** The first item if the store gives it soon, else undefined (the response starts without it). */
 function firstOrNothing(
   first: Promise<IteratorResult<LogItem>>,
@@ -185,18 +313,4 @@ function firstOrNothing(
       },
     );
   });
-}
-
-/** The item, the interruption, or `idle` when neither came within `idleMs`. */
-function firstOf<T, U>(
-  item: Promise<T>,
-  interrupted: Promise<U>,
-  idleMs: number,
-): Promise<T | U | 'idle'> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const idle = new Promise<'idle'>((resolve) => {
-    timer = setTimeout(() => resolve('idle'), idleMs);
-    timer.unref?.();
-  });
-  return Promise.race([item, interrupted, idle]).finally(() => clearTimeout(timer));
 }
