@@ -179,9 +179,9 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
       interruption ??= message;
       wake?.();
     }) ?? (() => {});
-  const waitFor = <T>(promise: Promise<T>): Promise<Waited<T>> =>
+  const waitFor = <T>(promise: Promise<T>, interruptible = true): Promise<Waited<T>> =>
     new Promise((resolve, reject) => {
-      if (interruption !== undefined) {
+      if (interruptible && interruption !== undefined) {
         resolve('interrupted');
         return;
       }
@@ -196,7 +196,7 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
       const interrupted = () => settle(() => resolve('interrupted'));
       const timer = setTimeout(() => settle(() => resolve('idle')), idleMs);
       timer.unref?.();
-      wake = interrupted;
+      if (interruptible) wake = interrupted;
       promise.then(
         (value) => settle(() => resolve({ value })),
         (error: unknown) => settle(() => reject(error)),
@@ -217,14 +217,9 @@ export async function logResponse(options: LogStreamOptions): Promise<Response> 
       async pull(controller) {
         try {
           if (seeding !== undefined) {
-            const seeded = await waitFor(seeding);
-            if (seeded === 'idle') {
+            // Not cut short by an interruption: the failure frame needs what the seed reads.
+            if ((await waitFor(seeding, false)) === 'idle') {
               controller.enqueue(utf8.encode(KEEP_ALIVE));
-              return;
-            }
-            if (seeded === 'interrupted') {
-              finish();
-              failed(controller, interruption ?? '');
               return;
             }
             seeding = undefined;

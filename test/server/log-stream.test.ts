@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { BlocksReadFailure } from '../../src/server/blocks-wire.ts';
 import { createServerApp, serverTools } from '../../src/server/index.ts';
 import { logResponse } from '../../src/server/log-stream.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
-import { decodeBlocks, frameSse } from '../../src/stream/index.ts';
+import { BlockEncoder, decodeBlocks, frameSse } from '../../src/stream/index.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import { repository } from './helpers.ts';
 
@@ -40,6 +41,63 @@ describe('logResponse', () => {
     await store.finish(lease, [], 'completed', Date.now());
     let done = false;
     while (!done) done = (await reader.read()).done;
+  });
+});
+
+describe('a read resumed after an id', () => {
+  it('closes the block the reader had open before it reconnected when the store fails', async () => {
+    const store = new MemoryRunStore();
+    const lease = await store.createRun(
+      {
+        runId: 'r1',
+        wire: 'blocks',
+        protocol: 'xml',
+        customProtocol: false,
+        prompt: 'Q',
+        tail: [],
+      },
+      Date.now(),
+    );
+    const encoder = new BlockEncoder();
+    const frames = [
+      encoder.encode({
+        type: 'meta-init',
+        data: { format: 'xml', user_query: 'Q', agent_uuid: 'r1', model: 'm' },
+      }),
+      encoder.encode({ type: 'thinking-start' }),
+      encoder.encode({ type: 'thinking-delta', delta: 'Reading' }),
+    ];
+    const ids = await store.append(lease, frames, []);
+    // The first connection got everything up to the delta, inside the thinking block.
+    const before = frames.join('');
+    const listeners = new Set<(message: string) => void>();
+    const failure = new BlocksReadFailure();
+    const response = await logResponse({
+      store,
+      log: 'r1',
+      after: ids[2],
+      signal: new AbortController().signal,
+      onInterrupt: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      onFrame: (frame) => failure.sent(frame),
+      failureFrame: (message) => failure.frame(message),
+    });
+    const reading = response.text();
+    // Waits for the read to listen (the reader's bookkeeping is set when it starts), by count.
+    for (let turn = 0; listeners.size === 0 && turn < 100; turn++) await Promise.resolve();
+    for (const listener of listeners) listener('the store refused the run');
+    const after = await reading;
+    const blocks = decodeBlocks(before + after.replace(/^id: .*\n/gm, ''));
+    expect(blocks.map((block) => block.type)).toEqual([
+      'meta-init',
+      'thinking-start',
+      'thinking-delta',
+      'thinking-end',
+      'error',
+    ]);
+    expect(blocks.at(-1)).toMatchObject({ error: { type: 'store_unavailable' } });
   });
 });
 
