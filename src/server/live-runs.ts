@@ -25,14 +25,29 @@ export interface OwnedRun {
 }
 
 /**
+ * A place among this instance's `maxConcurrentRuns`, taken before a request's first store round
+ * trip so that requests arriving meanwhile count it. `own` of the run named by `assign` (or
+ * given to `reserve`) takes the slot over; `release` gives back a slot no run took, and does
+ * nothing after. A route releases its slot on every path (`finally`).
+ */
+export interface RunSlot {
+  /** Names the run that will take the slot (a route that learns its run id after reserving). */
+  assign(runId: string): void;
+  release(): void;
+}
+
+/**
  * What one instance knows of runs that only it can know: the runs it runs (their leases and
- * abort controllers, counted against `maxConcurrentRuns`, which is per instance), and the runs
+ * abort controllers, counted against `maxConcurrentRuns`, which is per instance, with the slots
+ * requests reserved for runs not yet owned), and the runs
  * its responses are reading now (reported to the store so a read run is not aborted as
  * unread). Everything else about a run is in the store. Stops asked for on any instance reach
  * the owned run through the store's `onAbort`.
  */
 export class LiveRuns {
   private readonly owned = new Map<string, OwnedRun>();
+  /** Slots reserved and not yet taken by an owned run nor released. */
+  private readonly slots = new Set<{ runId: string | undefined }>();
   /** Run id → responses reading it now. */
   private readonly readers = new Map<string, number>();
   /** Run id → what tells its readers here that the store failed. */
@@ -50,14 +65,48 @@ export class LiveRuns {
     return this.owned.size;
   }
 
-  /** Throws `RunLimitError` when as many runs stream here as allowed. */
-  ensureCapacity(): void {
-    if (this.owned.size >= this.maxConcurrentRuns)
-      throw new RunLimitError(this.owned.size, this.maxConcurrentRuns);
+  /** Runs here and slots reserved for runs about to start: what the limit counts. */
+  private get taken(): number {
+    return this.owned.size + this.slots.size;
   }
 
-  /** Counts a run as running here until the returned release is called. */
+  /**
+   * Throws `RunLimitError` when as many runs stream here (or are reserved) as allowed. A check
+   * only: a request that awaits before its run is owned must `reserve` instead.
+   */
+  ensureCapacity(): void {
+    if (this.taken >= this.maxConcurrentRuns)
+      throw new RunLimitError(this.taken, this.maxConcurrentRuns);
+  }
+
+  /**
+   * Takes a slot now, synchronously, or throws `RunLimitError`: the check and the count are one
+   * step, so concurrent requests cannot all pass the check while the first waits on the store.
+   */
+  reserve(runId?: string): RunSlot {
+    this.ensureCapacity();
+    const slot = { runId };
+    this.slots.add(slot);
+    return {
+      assign: (id) => {
+        slot.runId = id;
+      },
+      release: () => {
+        this.slots.delete(slot);
+      },
+    };
+  }
+
+  /**
+   * Counts a run as running here until the returned release is called. A slot reserved for
+   * its id becomes the run's, so the run is not counted twice.
+   */
   own(run: OwnedRun): () => void {
+    for (const slot of this.slots)
+      if (slot.runId === run.runId) {
+        this.slots.delete(slot);
+        break;
+      }
     this.owned.set(run.runId, run);
     return () => {
       if (this.owned.get(run.runId) === run) this.owned.delete(run.runId);

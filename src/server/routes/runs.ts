@@ -19,13 +19,13 @@ import type { MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
 import { BlocksReadFailure, BlocksWire } from '../blocks-wire.ts';
 import { parseConversationInput } from '../conversation-input.ts';
+import type { LiveRuns } from '../live-runs.ts';
 import { idBefore, logResponse, resumeAfter } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
 import type { DriveRun } from '../run-driver.ts';
-import type { LiveRuns } from '../live-runs.ts';
 
 /** The run id travels in this header of a run's response (and in `meta_init`'s agent_uuid). */
 export const RUN_ID_HEADER = 'x-run-id';
@@ -132,39 +132,46 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
         ? settings.defaultProtocol
         : protocolNameFor(request.protocol, settings.modelId);
     const protocolName = typeof protocol === 'string' ? protocol : protocol.name;
-    live.ensureCapacity();
-    const runId = context.generateRunId();
-    const controller = new AbortController();
-    if (replaying) {
-      // A recording is replayable already: it is played to this reader, not logged.
-      const { recording } = playable!;
-      const release = live.own({ runId, controller });
-      const body = replayStream(recording, settings.playableDelayMs, controller.signal, release);
-      c.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true });
-      return sseResponse(body, { [RUN_ID_HEADER]: runId, [REPLAY_HEADER]: recording.label });
-    }
-    const lease = await store.createRun(
-      {
-        runId,
-        wire: 'blocks',
-        protocol: protocolName,
-        customProtocol: typeof protocol !== 'string',
+    // Taken before the first await: requests that come meanwhile count this run.
+    const slot = live.reserve();
+    try {
+      const runId = context.generateRunId();
+      slot.assign(runId);
+      const controller = new AbortController();
+      if (replaying) {
+        // A recording is replayable already: it is played to this reader, not logged.
+        const { recording } = playable!;
+        const release = live.own({ runId, controller });
+        const body = replayStream(recording, settings.playableDelayMs, controller.signal, release);
+        c.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true });
+        return sseResponse(body, { [RUN_ID_HEADER]: runId, [REPLAY_HEADER]: recording.label });
+      }
+      const lease = await store.createRun(
+        {
+          runId,
+          wire: 'blocks',
+          protocol: protocolName,
+          customProtocol: typeof protocol !== 'string',
+          prompt: request.prompt,
+          tail: [],
+        },
+        now(),
+      );
+      const run = runAgent({
+        ...options.runSettings,
+        model: options.model!,
+        protocol,
+        tools: settings.tools,
         prompt: request.prompt,
-        tail: [],
-      },
-      now(),
-    );
-    const run = runAgent({
-      ...options.runSettings,
-      model: options.model!,
-      protocol,
-      tools: settings.tools,
-      prompt: request.prompt,
-      ...(conversation === undefined ? {} : { conversation }),
-      signal: controller.signal,
-    });
-    await drive(lease, run, controller, metaFor(runId, request.prompt, protocolName, false));
-    return readRun(c, runId, lease.log, undefined);
+        ...(conversation === undefined ? {} : { conversation }),
+        signal: controller.signal,
+      });
+      await drive(lease, run, controller, metaFor(runId, request.prompt, protocolName, false));
+      return readRun(c, runId, lease.log, undefined);
+    } finally {
+      // A no-op once the run owns the slot; gives it back when the start failed.
+      slot.release();
+    }
   });
 
   const findRun = async (id: string): Promise<StoredRun> => {
@@ -201,55 +208,60 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
     const results = parseToolResults(await readBody(c));
     if (stored.status !== 'paused') throw notPaused(stored);
     const protocol = protocolToResume(stored);
-    live.ensureCapacity();
-    const claim = await store.claimPaused(stored.runId, now());
-    if (!claim.claimed) {
-      if (claim.run === undefined) throw new HttpError(404, unknownRun(stored.runId));
-      throw notPaused(claim.run);
-    }
-    const { lease } = claim;
-    const state = parseJsonText(claim.state) as RunState;
-    const controller = new AbortController();
-    let run: AgentRun;
+    // Taken before the claim's round trip; the resumed run takes it over.
+    const slot = live.reserve(stored.runId);
     try {
-      run = resumeAgent(
-        state,
-        results.map((result) => ({
-          toolCallId: result.toolUseId,
-          output: result.content,
-          isError: result.isError,
-        })),
-        {
-          ...options.runSettings,
-          model: options.model!,
-          protocol,
-          tools: settings.tools,
-          signal: controller.signal,
-        },
-      );
-    } catch (error) {
-      // Nothing ran: the run waits for its results again.
-      await store.pause(lease, [], claim.state, now());
-      if (error instanceof ResumeMismatchError)
-        throw new HttpError(422, error.message, {
-          cause: error,
-          extra: {
-            pending: state.pending.map((call) => ({
-              tool_use_id: call.toolCallId,
-              name: call.toolName,
-            })),
+      const claim = await store.claimPaused(stored.runId, now());
+      if (!claim.claimed) {
+        if (claim.run === undefined) throw new HttpError(404, unknownRun(stored.runId));
+        throw notPaused(claim.run);
+      }
+      const { lease } = claim;
+      const state = parseJsonText(claim.state) as RunState;
+      const controller = new AbortController();
+      let run: AgentRun;
+      try {
+        run = resumeAgent(
+          state,
+          results.map((result) => ({
+            toolCallId: result.toolUseId,
+            output: result.content,
+            isError: result.isError,
+          })),
+          {
+            ...options.runSettings,
+            model: options.model!,
+            protocol,
+            tools: settings.tools,
+            signal: controller.signal,
           },
-        });
-      throw error;
+        );
+      } catch (error) {
+        // Nothing ran: the run waits for its results again.
+        await store.pause(lease, [], claim.state, now());
+        if (error instanceof ResumeMismatchError)
+          throw new HttpError(422, error.message, {
+            cause: error,
+            extra: {
+              pending: state.pending.map((call) => ({
+                tool_use_id: call.toolCallId,
+                name: call.toolName,
+              })),
+            },
+          });
+        throw error;
+      }
+      const firstId = await drive(
+        lease,
+        run,
+        controller,
+        metaFor(stored.runId, stored.prompt, stored.protocol, true),
+      );
+      // The response is the continuation: it starts at the resumed meta_init.
+      return readRun(c, stored.runId, lease.log, idBefore(firstId));
+    } finally {
+      slot.release();
     }
-    const firstId = await drive(
-      lease,
-      run,
-      controller,
-      metaFor(stored.runId, stored.prompt, stored.protocol, true),
-    );
-    // The response is the continuation: it starts at the resumed meta_init.
-    return readRun(c, stored.runId, lease.log, idBefore(firstId));
   });
 
   routes.get('/:id/events', async (c) => {
