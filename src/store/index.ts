@@ -30,6 +30,8 @@ export {
   type LogEntry,
   type LogItem,
   type NewRun,
+  type PauseAnswer,
+  type PauseClosing,
   type PausedClaim,
   type RunLease,
   type RunStatus,

@@ -89,6 +89,12 @@ export interface LeaseNews {
   readonly lost: boolean;
 }
 
+/** What `pause` did: paused the run, or finished it instead (see `RunStore.pause`). */
+export type PauseAnswer = 'paused' | 'dropped' | 'aborted';
+
+/** The frames that end a log whose run `pause` finished instead, given its outcome. */
+export type PauseClosing = (outcome: string) => readonly string[];
+
 /** What `claimPaused` gives: the lease and the paused state, or why not. */
 export type PausedClaim =
   | {
@@ -163,13 +169,20 @@ export interface RunStore {
   append(lease: RunLease, frames: readonly string[], tail: readonly string[]): Promise<string[]>;
   /** Heartbeat: extends the lease; says whether a stop was asked for and whether anyone reads. */
   renew(lease: RunLease, now: number): Promise<LeaseNews>;
-  /** The run waits for front-end results: frames appended, then the log ends `paused`. */
+  /**
+   * The run waits for front-end results: frames appended, then the log ends `paused`. It does
+   * not pause, and writes none of `frames` (they ask for answers no one would take), when a stop
+   * was asked for it (`aborted`: it finishes `aborted`) or when it is larger than
+   * `maxRememberedBytes` would keep (`dropped`: it finishes with a `dropped: …` outcome); then
+   * `closing(outcome)` gives the frames that end its log instead (default: none).
+   */
   pause(
     lease: RunLease,
     frames: readonly string[],
     state: string,
     now: number,
-  ): Promise<'paused' | 'dropped'>;
+    closing?: PauseClosing,
+  ): Promise<PauseAnswer>;
   /** The run is over: frames appended, then the log ends `finished`. */
   finish(lease: RunLease, frames: readonly string[], outcome: string, now: number): Promise<void>;
   /**

@@ -293,6 +293,26 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
         expect(await readAll(a, 'r1', ids[2])).toEqual([{ end: 'finished' }]);
       });
 
+      it('a read after an id later than an ended log’s newest entry ends as a read at its end', async () => {
+        const { a, b } = await stores();
+        await finished(a, 'f1');
+        const future = '99999999999999-0';
+        expect(await readAll(b, 'f1', future)).toEqual([{ end: 'finished' }]);
+        expect(await readAll(a, 'f1', future)).toEqual([{ end: 'finished' }]);
+        await paused(a, 'p1');
+        expect(await readAll(b, 'p1', future)).toEqual([{ end: 'paused' }]);
+      });
+
+      it('a read after a later id of a live log waits as any live read, and ends when the log ends', async () => {
+        const { a, b } = await stores();
+        const lease = await running(a, 'r1');
+        await a.append(lease, [frame('1')], TAIL);
+        const reading = readAll(b, 'r1', '99999999999999-0');
+        await a.append(lease, [frame('2')], TAIL);
+        await a.finish(lease, [frame('3')], 'completed', T0);
+        expect(await reading).toEqual([{ end: 'finished' }]);
+      });
+
       it('an unknown log reads as gone', async () => {
         const { a } = await stores();
         expect(await readAll(a, 'nobody')).toEqual([{ end: 'gone' }]);
@@ -525,6 +545,51 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
       });
     });
 
+    describe('pause refused', () => {
+      const closing = (outcome: string) => [frame(`closed: ${outcome}`)];
+
+      it('a stop asked before the pause lands wins: the run finishes aborted, the asking frames unwritten', async () => {
+        const { a, b } = await stores();
+        const lease = await running(a, 'r1');
+        await a.append(lease, [frame('working')], TAIL);
+        expect(await b.requestAbort('r1', 'stopped by the user', T0)).toBe('aborting');
+        expect(await a.pause(lease, [frame('awaiting')], '{"pending":[]}', T0, closing)).toBe(
+          'aborted',
+        );
+        const run = await b.getRun('r1');
+        expect(run).toMatchObject({ status: 'finished', outcome: 'aborted' });
+        expect(run?.abort).toBeUndefined();
+        const items = await readAll(b, 'r1');
+        expect(framesOf(items)).toEqual([frame('working'), frame('closed: aborted')]);
+        expect(endOf(items)).toBe('finished');
+        // Nothing waits for answers: a claim finds a finished run.
+        expect(await b.claimPaused('r1', T0 + 1)).toMatchObject({ claimed: false });
+      });
+
+      it('without closing frames, a stopped run’s pause ends its log with nothing more', async () => {
+        const { a } = await stores();
+        const lease = await running(a, 'r1');
+        await a.requestAbort('r1', 'stop', T0);
+        expect(await a.pause(lease, [frame('awaiting')], '{}', T0)).toBe('aborted');
+        const items = await readAll(a, 'r1');
+        expect(framesOf(items)).toEqual([]);
+        expect(endOf(items)).toBe('finished');
+      });
+
+      it('a run too large to keep while it waits writes its closing frames, not the asking ones', async () => {
+        const { a } = await stores({ maxRememberedBytes: 8 * KIB });
+        const lease = await running(a, 'big');
+        expect(await a.pause(lease, [frame('awaiting')], 'x'.repeat(10 * KIB), T0, closing)).toBe(
+          'dropped',
+        );
+        const run = await a.getRun('big');
+        expect(run?.outcome).toMatch(/^dropped: its conversation/);
+        const items = await readAll(a, 'big');
+        expect(framesOf(items)).toEqual([frame(`closed: ${run?.outcome}`)]);
+        expect(endOf(items)).toBe('finished');
+      });
+    });
+
     describe('finish', () => {
       it('a finished run keeps its outcome only: no prompt, no state, no owner', async () => {
         const { a } = await stores();
@@ -737,6 +802,18 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
         }
         expect(await held(a, ids)).toEqual(['f3', 'f4', 'f5']);
         expect((await a.stats()).rememberedBytes).toBeGreaterThan(3 * 20 * KIB);
+      });
+
+      it('counts the bytes of a trimmed log’s kept entries only, the same on every store', async () => {
+        const { a } = await stores({ maxRunEvents: 10 });
+        const lease = await running(a, 'r1', { prompt: 'p'.repeat(100) });
+        const body = 'é'.repeat(50); // 100 bytes of UTF-8
+        for (let index = 0; index < 100; index++) await a.append(lease, [frame(body)], TAIL);
+        await a.finish(lease, [], 'completed', T0);
+        // Kept: nine frames and the end entry (32 bytes each besides the frame), the outcome,
+        // and a run's fixed share (256); a finished run keeps no prompt.
+        const entry = 32 + frame(body).length + 50;
+        expect((await a.stats()).rememberedBytes).toBe(256 + 'completed'.length + 9 * entry + 32);
       });
 
       it('frees bytes from finished runs first, then from the oldest paused', async () => {

@@ -96,6 +96,23 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       controller.abort();
     });
 
+    it('a follower of a log deleted under it (expired, flushed) ends gone instead of waiting forever', async () => {
+      const writer = await open('deleted:', 'writer');
+      const reader = await createRedisRunStore(redis.url, {
+        prefix: 'deleted:',
+        instanceId: 'reader',
+        tailerBlockMs: 50,
+      });
+      opened.push(reader);
+      const lease = await writer.createRun(newRun('r1'), T0);
+      await writer.append(lease, [frame('1')], TAIL);
+      const reading = readAll(reader, 'r1');
+      await waitUntil(async () => (await blockedClients()) >= 1);
+      await withClient((send) => send(['DEL', 'deleted:log:r1', 'deleted:run:r1']));
+      const items = await reading;
+      expect(items.at(-1)).toEqual({ end: 'gone' });
+    });
+
     it('refuses a read after something that is not an event id, and its other readers go on', async () => {
       const writer = await open('badid:', 'writer');
       const reader = await open('badid:', 'reader');
@@ -135,7 +152,7 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       await store.responses.put('resp_1', '{}');
       const keys = await redisKeys('*');
       const outside = keys.filter(
-        (key) => !/^(contract\d+|flush|many|unblock|badid|spec|mine):/.test(key),
+        (key) => !/^(contract\d+|flush|many|unblock|deleted|badid|spec|mine):/.test(key),
       );
       expect(outside).toEqual([]);
       const mine = keys.filter((key) => key.startsWith('mine:'));

@@ -14,6 +14,13 @@ export interface MemoryLogEntry {
 /** What each entry costs besides its frame: its id and bookkeeping, counted like Redis's. */
 export const LOG_ENTRY_OVERHEAD = 32;
 
+/** What entries holding these frames cost, counted as the Redis store counts them. */
+export function logEntriesBytes(frames: readonly string[]): number {
+  let bytes = 0;
+  for (const frame of frames) bytes += LOG_ENTRY_OVERHEAD + utf8Length(frame);
+  return bytes;
+}
+
 /** Where a reader stands: the entries it has not read start at `index` (absolute). */
 export type LogPosition =
   | { readonly found: true; readonly index: number }

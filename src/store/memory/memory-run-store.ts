@@ -1,7 +1,7 @@
 import { createIdGenerator } from '../../core/ids.ts';
 import { RUN_OVERHEAD, utf8Length } from '../bytes.ts';
 import { InvalidEventIdError, RunExistsError, RunLostError } from '../errors.ts';
-import { compareEventIds, parseEventId } from '../event-id.ts';
+import { compareEventIds, type EventId, parseEventId } from '../event-id.ts';
 import {
   ABORTED_OUTCOME,
   INSTANCE_LOST_OUTCOME,
@@ -13,6 +13,8 @@ import {
   type LeaseNews,
   type LogItem,
   type NewRun,
+  type PauseAnswer,
+  type PauseClosing,
   type PausedClaim,
   type RunLease,
   type RunStatus,
@@ -22,7 +24,7 @@ import {
   type RunWire,
   type StoredRun,
 } from '../run-store.ts';
-import { MemoryLog } from './memory-log.ts';
+import { LOG_ENTRY_OVERHEAD, logEntriesBytes, MemoryLog } from './memory-log.ts';
 import { MemoryResponses } from './memory-responses.ts';
 
 /** A run as the memory store keeps it; `StoredRun` is a copy of it. */
@@ -198,16 +200,29 @@ export class MemoryRunStore implements RunStore {
     frames: readonly string[],
     state: string,
     now: number,
-  ): Promise<'paused' | 'dropped'> {
+    closing: PauseClosing = () => [],
+  ): Promise<PauseAnswer> {
     const run = this.fence(lease);
-    this.write(run, frames);
-    const bytes = RUN_OVERHEAD + utf8Length(run.prompt) + utf8Length(state) + this.logBytes(run);
+    // A stop asked before the pause lands wins: the frames that ask for answers are not written.
+    if (run.abort !== undefined) {
+      this.write(run, closing(ABORTED_OUTCOME));
+      this.stop(run, 'finished', now, { outcome: ABORTED_OUTCOME });
+      return 'aborted';
+    }
+    const bytes =
+      RUN_OVERHEAD +
+      utf8Length(run.prompt) +
+      utf8Length(state) +
+      this.logBytes(run) +
+      logEntriesBytes(frames) +
+      LOG_ENTRY_OVERHEAD;
     if (bytes > this.limits.maxRememberedBytes) {
-      this.stop(run, 'finished', now, {
-        outcome: tooLargeToPauseOutcome(bytes, this.limits.maxRememberedBytes),
-      });
+      const outcome = tooLargeToPauseOutcome(bytes, this.limits.maxRememberedBytes);
+      this.write(run, closing(outcome));
+      this.stop(run, 'finished', now, { outcome });
       return 'dropped';
     }
+    this.write(run, frames);
     this.stop(run, 'paused', now, { state });
     return 'paused';
   }
@@ -309,7 +324,14 @@ export class MemoryRunStore implements RunStore {
       return;
     }
     let index = start.index;
-    let skipThrough = index === log.nextIndex ? afterId : undefined;
+    let skipThrough: EventId | undefined;
+    if (index === log.nextIndex && afterId !== undefined) {
+      // An id at or after the newest entry (a made-up header): what comes is skipped until it is
+      // passed, as XREAD does, but the newest entry is looked at again, so a log that has ended
+      // (or ends while the run is passed by) ends this read too.
+      skipThrough = afterId;
+      if (log.at(index - 1) !== undefined) index--;
+    }
     while (!signal.aborted && !this.closed) {
       if (log.deleted) {
         yield { end: 'gone' };
@@ -325,9 +347,14 @@ export class MemoryRunStore implements RunStore {
         continue;
       }
       index++;
-      // An id after the newest (a made-up header) skips what comes until it is passed, as XREAD does.
       if (skipThrough !== undefined) {
-        if (compareEventIds(entry.id, skipThrough) <= 0) continue;
+        if (compareEventIds(entry.id, skipThrough) <= 0) {
+          if (entry.end !== undefined && index === log.nextIndex) {
+            yield { end: entry.end };
+            return;
+          }
+          continue;
+        }
         skipThrough = undefined;
       }
       if (entry.end === undefined) {
@@ -484,6 +511,8 @@ export class MemoryRunStore implements RunStore {
     if (status === 'finished') run.prompt = '';
     const log = backing.logs.get(run.log);
     log?.close(how.end ?? status, backing.clock());
+    // Trimmed as an append is, so the end entry counts as Redis counts it.
+    log?.trim(this.limits.maxRunEvents, backing.clock() - this.limits.maxLogAgeMs);
     run.bytes =
       RUN_OVERHEAD +
       utf8Length(run.prompt) +

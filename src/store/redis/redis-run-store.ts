@@ -8,6 +8,7 @@ import { parseJsonText } from '../../core/parse-json.ts';
 import { InvalidEventIdError, RunExistsError, RunLostError } from '../errors.ts';
 import { formatEventId, parseEventId } from '../event-id.ts';
 import {
+  ABORTED_OUTCOME,
   INSTANCE_LOST_OUTCOME,
   tooLargeToPauseOutcome,
   WAITED_TOO_LONG_OUTCOME,
@@ -16,6 +17,8 @@ import type {
   LeaseNews,
   LogItem,
   NewRun,
+  PauseAnswer,
+  PauseClosing,
   PausedClaim,
   RunLease,
   RunStatus,
@@ -150,14 +153,15 @@ export class RedisRunStore implements RunStore {
     frames: readonly string[],
     state: string,
     now: number,
-  ): Promise<'paused' | 'dropped'> {
+    closing: PauseClosing = () => [],
+  ): Promise<PauseAnswer> {
     // The run's bytes are counted in the script; the outcome's words come from the shared list.
     const marker = 1.5 * 1024 * 1024 * 1024;
     const dropped = tooLargeToPauseOutcome(marker, this.limits.maxRememberedBytes).replace(
       '(1536 MiB)',
       '(%s)',
     );
-    const reply = await this.#scripts.run<string>('pause', [
+    const [answer, outcome] = await this.#scripts.run<string[]>('pause', [
       lease.runId,
       this.instanceId,
       lease.token,
@@ -167,9 +171,15 @@ export class RedisRunStore implements RunStore {
       ...this.#limitArgs(),
       ...frames,
     ]);
-    if (reply === 'lost') throw new RunLostError(lease.runId);
-    this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
-    return reply === 'dropped' ? 'dropped' : 'paused';
+    if (answer === 'paused') {
+      this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
+      return 'paused';
+    }
+    if (answer !== 'aborted' && answer !== 'dropped') throw new RunLostError(lease.runId);
+    // Not paused, and nothing written: the run is still ours, to finish with its closing frames.
+    const why = answer === 'aborted' ? ABORTED_OUTCOME : (outcome ?? dropped);
+    await this.finish(lease, closing(why), why, now);
+    return answer;
   }
 
   async finish(
@@ -265,8 +275,8 @@ export class RedisRunStore implements RunStore {
     if (after !== undefined && afterId === undefined) throw new InvalidEventIdError(after);
     let last = afterId === undefined ? undefined : formatEventId(afterId);
     while (!signal.aborted && !this.#closed) {
-      const [exists, trimmed, newest, entries] = await this.#scripts.run<
-        [number, string, string, [string, string[]][]]
+      const [exists, trimmed, newest, entries, newestEnd] = await this.#scripts.run<
+        [number, string, string, [string, string[]][], string]
       >('readPage', [log, last ?? '', String(READ_PAGE_SIZE)]);
       if (exists !== 1) {
         yield { end: 'gone' };
@@ -288,7 +298,16 @@ export class RedisRunStore implements RunStore {
         if (signal.aborted) return;
       }
       if (entries.length === READ_PAGE_SIZE) continue;
-      await this.#tailer.waitAfter(key, last ?? '0-0', signal);
+      // Nothing after `last`, though it is at or after the newest entry (a made-up id): a log
+      // that has ended ends this read as a read at its end would.
+      if (newestEnd !== '' && last !== undefined && !isBefore(last, newest)) {
+        yield { end: newestEnd as 'paused' | 'finished' | 'lost' };
+        return;
+      }
+      // Woken by any entry after the newest, even one before `last`, so an end is seen.
+      const from =
+        last === undefined || newest === '' ? '0-0' : isBefore(newest, last) ? newest : last;
+      await this.#tailer.waitAfter(key, from, signal);
     }
   }
 

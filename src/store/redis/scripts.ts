@@ -48,23 +48,38 @@ local function nowms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- What a log entry costs: its frame plus a fixed share, as src/store/memory/memory-log.ts counts.
+local ENTRY_OVERHEAD = 32
+local function entryBytes(entry)
+  local fields = entry[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'f' then return ENTRY_OVERHEAD + #fields[i + 1] end
+  end
+  return ENTRY_OVERHEAD
+end
+
 -- Trims a log to maxEvents entries and maxAgeMs of age, exactly, and records the newest id it
--- dropped, so a reader resuming after an older id learns it missed entries.
+-- dropped, so a reader resuming after an older id learns it missed entries. Returns the bytes
+-- the dropped entries held.
 local function trim(log, maxEvents, maxAgeMs)
   local key = lk(log)
   local dropped = nil
+  local freed = 0
   local len = redis.call('XLEN', key)
   if len > maxEvents then
     local gone = redis.call('XRANGE', key, '-', '+', 'COUNT', len - maxEvents)
+    for _, entry in ipairs(gone) do freed = freed + entryBytes(entry) end
     dropped = gone[#gone][1]
     redis.call('XTRIM', key, 'MAXLEN', '=', maxEvents)
   end
   local minid = string.format('%d', nowms() - maxAgeMs) .. '-0'
-  -- The oldest entry first (cheap): only a log that has entries past the age looks for the newest of them.
+  -- The oldest entry first (cheap): only a log that has entries past the age reads them.
   local first = redis.call('XRANGE', key, '-', '+', 'COUNT', 1)
   if #first > 0 and idless(first[1][1], minid) then
-    local old = redis.call('XREVRANGE', key, '(' .. minid, '-', 'COUNT', 1)
-    if dropped == nil or idless(dropped, old[1][1]) then dropped = old[1][1] end
+    local old = redis.call('XRANGE', key, '-', '(' .. minid)
+    for _, entry in ipairs(old) do freed = freed + entryBytes(entry) end
+    local newestOld = old[#old][1]
+    if dropped == nil or idless(dropped, newestOld) then dropped = newestOld end
     redis.call('XTRIM', key, 'MINID', '=', minid)
   end
   if dropped ~= nil then
@@ -72,20 +87,26 @@ local function trim(log, maxEvents, maxAgeMs)
     local ttl = redis.call('PTTL', key)
     if ttl > 0 then redis.call('PEXPIRE', tk(log), ttl) end
   end
+  return freed
 end
 
--- Appends frames (and an end entry when given) to a log; returns the frames' ids and bytes.
-local function add(log, frames, reason, maxEvents, maxAgeMs)
+-- Appends frames (and an end entry when given) to run id's log, trims it, and keeps the run's
+-- logBytes (what its kept entries hold); returns the frames' ids.
+local function add(id, log, frames, reason, maxEvents, maxAgeMs)
   local key = lk(log)
   local ids = {}
   local bytes = 0
   for i = 1, #frames do
     ids[i] = redis.call('XADD', key, '*', 'f', frames[i])
-    bytes = bytes + #frames[i]
+    bytes = bytes + ENTRY_OVERHEAD + #frames[i]
   end
-  if reason ~= nil then redis.call('XADD', key, '*', 'end', reason) end
-  trim(log, maxEvents, maxAgeMs)
-  return ids, bytes
+  if reason ~= nil then
+    redis.call('XADD', key, '*', 'end', reason)
+    bytes = bytes + ENTRY_OVERHEAD
+  end
+  bytes = bytes - trim(log, maxEvents, maxAgeMs)
+  redis.call('HINCRBY', rk(id), 'logBytes', bytes)
+  return ids
 end
 
 -- A run's keys (its hash, its log and its earlier segments' logs) expire together.
@@ -183,9 +204,8 @@ local log = owned(id, ARGV[3], ARGV[4])
 if log == nil then return {'lost'} end
 local frames = {}
 for i = 8, #ARGV do frames[#frames + 1] = ARGV[i] end
-local ids, bytes = add(log, frames, nil, tonumber(ARGV[6]), tonumber(ARGV[7]))
+local ids = add(id, log, frames, nil, tonumber(ARGV[6]), tonumber(ARGV[7]))
 redis.call('HSET', rk(id), 'tail', ARGV[5])
-redis.call('HINCRBY', rk(id), 'logBytes', bytes)
 local reply = {'ok'}
 for i = 1, #ids do reply[#reply + 1] = ids[i] end
 return reply
@@ -227,27 +247,26 @@ local maxEvents, maxAgeMs = tonumber(ARGV[${from + 4}]), tonumber(ARGV[${from + 
 
 /**
  * ARGV: P, runId, me, token, now, state, dropped outcome (with `%s` for the run's bytes),
- * limits(8-13), frames… → 'paused'|'dropped'|'lost'.
+ * limits(8-13), frames… → {'paused'}, {'lost'}, or, writing nothing and leaving the run running
+ * for the caller to finish: {'aborted'} (a stop was asked) or {'dropped', outcome} (too large).
  */
 const PAUSE = `
 ${LIMITS(8)}
 local id, now, state = ARGV[2], tonumber(ARGV[5]), ARGV[6]
 local log = owned(id, ARGV[3], ARGV[4])
-if log == nil then return 'lost' end
+if log == nil then return {'lost'} end
+if redis.call('HEXISTS', rk(id), 'abort') == 1 then return {'aborted'} end
 local frames = {}
 for i = 14, #ARGV do frames[#frames + 1] = ARGV[i] end
-local ids, bytes = add(log, frames, nil, maxEvents, maxAgeMs)
-redis.call('HINCRBY', rk(id), 'logBytes', bytes)
+-- What it would hold paused: prompt, state, its log with these frames and the end entry.
 local f = redis.call('HMGET', rk(id), 'prompt', 'logBytes')
-local total = #(f[1] or '') + #state + 256 + tonumber(f[2] or '0')
+local total = #(f[1] or '') + #state + 256 + tonumber(f[2] or '0') + ENTRY_OVERHEAD
+for i = 1, #frames do total = total + ENTRY_OVERHEAD + #frames[i] end
 if total > maxBytes then
-  add(log, {}, 'finished', maxEvents, maxAgeMs)
   local outcome = string.gsub(ARGV[7], '%%s', function() return fmtbytes(total) end)
-  finishRun(id, log, outcome, now, finishedTtl)
-  evict(maxRuns, maxBytes)
-  return 'dropped'
+  return {'dropped', outcome}
 end
-add(log, {}, 'paused', maxEvents, maxAgeMs)
+add(id, log, frames, 'paused', maxEvents, maxAgeMs)
 redis.call('HSET', rk(id), 'status', 'paused', 'state', state, 'stoppedAt', now)
 redis.call('HDEL', rk(id), 'owner', 'token', 'leaseUntil', 'abort')
 redis.call('ZREM', LEASES, id)
@@ -255,7 +274,7 @@ redis.call('ZADD', PAUSED, stopRank(), id)
 remember(id, state)
 expire(id, log, pausedTtl + finishedTtl + 60000)
 evict(maxRuns, maxBytes)
-return 'paused'
+return {'paused'}
 `;
 
 /** ARGV: P, runId, me, token, now, outcome, limits(7-12), frames… → 'finished'|'lost'. */
@@ -266,8 +285,7 @@ local log = owned(id, ARGV[3], ARGV[4])
 if log == nil then return 'lost' end
 local frames = {}
 for i = 13, #ARGV do frames[#frames + 1] = ARGV[i] end
-local ids, bytes = add(log, frames, 'finished', maxEvents, maxAgeMs)
-redis.call('HINCRBY', rk(id), 'logBytes', bytes)
+add(id, log, frames, 'finished', maxEvents, maxAgeMs)
 finishRun(id, log, ARGV[6], now, finishedTtl)
 evict(maxRuns, maxBytes)
 return 'finished'
@@ -315,7 +333,7 @@ if f[1] == 'running' then
   return 'aborting'
 end
 if f[1] == 'paused' then
-  add(f[3], {}, 'finished', maxEvents, maxAgeMs)
+  add(id, f[3], {}, 'finished', maxEvents, maxAgeMs)
   finishRun(id, f[3], 'aborted', now, finishedTtl)
   evict(maxRuns, maxBytes)
   return 'aborted'
@@ -334,8 +352,7 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', LEASES, '-inf', '(' .. ARGV[2], 
   if f[1] == 'running' and tonumber(f[2]) < now then
     local ok, frames = pcall(cjson.decode, f[3] or '[]')
     if not ok or type(frames) ~= 'table' then frames = {} end
-    local ids, bytes = add(f[4], frames, 'lost', maxEvents, maxAgeMs)
-    redis.call('HINCRBY', rk(id), 'logBytes', bytes)
+    add(id, f[4], frames, 'lost', maxEvents, maxAgeMs)
     finishRun(id, f[4], ARGV[3], now, finishedTtl)
   elseif f[1] ~= 'running' then
     redis.call('ZREM', LEASES, id)
@@ -347,7 +364,7 @@ for _, id in ipairs(redis.call('ZRANGE', PAUSED, 0, 49)) do
   if not f[1] then
     redis.call('ZREM', PAUSED, id)
   elseif tonumber(f[2]) + pausedTtl <= now then
-    add(f[1], {}, 'finished', maxEvents, maxAgeMs)
+    add(id, f[1], {}, 'finished', maxEvents, maxAgeMs)
     finishRun(id, f[1], ARGV[4], now, finishedTtl)
   else
     break
@@ -403,18 +420,25 @@ return {redis.call('ZCARD', LEASES), redis.call('ZCARD', PAUSED), redis.call('ZC
 
 /**
  * ARGV: P, log, after ('' = from the start), count → {exists, trimmed id or '', newest id or '',
- * entries}: one page of a log, with what a reader needs to tell a trimmed gap and the newest entry.
+ * entries, newest end or ''}: one page of a log, with what a reader needs to tell a trimmed gap,
+ * the newest entry, and whether the log has ended (its newest entry is an end).
  */
 const READ_PAGE = `
 local key = lk(ARGV[2])
-if redis.call('EXISTS', key) == 0 then return {0, '', '', {}} end
+if redis.call('EXISTS', key) == 0 then return {0, '', '', {}, ''} end
 local trimmed = redis.call('GET', tk(ARGV[2])) or ''
 local newest = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
-local newestId = ''
-if #newest > 0 then newestId = newest[1][1] end
+local newestId, newestEnd = '', ''
+if #newest > 0 then
+  newestId = newest[1][1]
+  local fields = newest[1][2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'end' then newestEnd = fields[i + 1] end
+  end
+end
 local from = '-'
 if ARGV[3] ~= '' then from = '(' .. ARGV[3] end
-return {1, trimmed, newestId, redis.call('XRANGE', key, from, '+', 'COUNT', tonumber(ARGV[4]))}
+return {1, trimmed, newestId, redis.call('XRANGE', key, from, '+', 'COUNT', tonumber(ARGV[4])), newestEnd}
 `;
 
 /** ARGV: P, id, json, ttlMs, maxCount, maxBytes → 1 kept, 0 too large. */

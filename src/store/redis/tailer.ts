@@ -12,6 +12,13 @@ import type { RedisConnection } from './connect.ts';
 /** How long one `XREAD` blocks before it is sent again (an unblock ends it sooner). */
 export const TAILER_BLOCK_MS = 5_000;
 
+/** Which of KEYS do not exist. */
+const MISSING_KEYS = `local gone = {}
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 0 then gone[#gone + 1] = key end
+end
+return gone`;
+
 interface Waiter {
   readonly after: string;
   readonly resolve: () => void;
@@ -35,6 +42,7 @@ export class LogTailer {
   #changed = false;
   #kicking = false;
   #closed = false;
+  #checkedGoneAt = Date.now();
 
   readonly #blockMs: number;
 
@@ -145,6 +153,12 @@ export class LogTailer {
           this.#inFlight = false;
         }
         for (const [key, newest] of newestByKey(reply)) this.wrote(key, newest);
+        // XREAD waits on a deleted stream as on one not yet made: its readers are woken to see it
+        // gone, at least once a block's time.
+        if (!Array.isArray(reply) || Date.now() - this.#checkedGoneAt >= this.#blockMs) {
+          this.#checkedGoneAt = Date.now();
+          await this.#wakeGone(keys);
+        }
       }
     } catch (error) {
       this.#clientId = undefined;
@@ -158,6 +172,19 @@ export class LogTailer {
       this.#running = false;
     }
     if (!this.#closed && this.#waiters.size > 0) this.#changedSet();
+  }
+
+  /** Wakes the waiters of those keys that no longer exist (their readers then end `gone`). */
+  async #wakeGone(keys: readonly string[]): Promise<void> {
+    const gone = await this.#commands.call<string[]>('EVAL', [
+      'EVAL',
+      MISSING_KEYS,
+      String(keys.length),
+      ...keys,
+    ]);
+    for (const key of gone ?? []) {
+      for (const waiter of [...(this.#waiters.get(key) ?? [])]) waiter.resolve();
+    }
   }
 
   async #connection(): Promise<RedisConnection> {
