@@ -1,3 +1,4 @@
+import { parseJsonText } from '../core/parse-json.ts';
 import { HttpError } from '../http/http-error.ts';
 import { sseResponse } from '../http/sse-response.ts';
 import { compareEventIds, formatEventId, parseEventId } from '../store/event-id.ts';
@@ -85,6 +86,30 @@ export function idBefore(id: string): string {
 export interface ReadFailure {
   sent(frame: string): void;
   frame(message: string): string;
+}
+
+const JSON_FRAME = 'data: {"type":"';
+
+/**
+ * The frame's JSON event when it is a `data: {"type":"…"` frame of one of `types` (the wire
+ * encoders write `type` first), else undefined: a `ReadFailure` parses only the few frames that
+ * open or close something, not every delta. A frame that is not JSON is undefined too.
+ */
+export function framedEvent(
+  frame: string,
+  types: ReadonlySet<string>,
+): Readonly<Record<string, unknown>> | undefined {
+  if (!frame.startsWith(JSON_FRAME)) return undefined;
+  const end = frame.indexOf('"', JSON_FRAME.length);
+  if (end === -1 || !types.has(frame.slice(JSON_FRAME.length, end))) return undefined;
+  try {
+    const event = parseJsonText(frame.slice('data: '.length));
+    return typeof event === 'object' && event !== null
+      ? (event as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The store and the instance's live runs, as a route reads a run's log with them. */

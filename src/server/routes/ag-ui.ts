@@ -9,7 +9,9 @@ import {
   runAgent,
 } from '../../agent/index.ts';
 import {
+  AG_UI_PROTOCOL_VERSION,
   AgUiEncoder,
+  type AgUiEvent,
   type AgUiEventOptions,
   AgUiInputError,
   type AgUiRunRequest,
@@ -26,7 +28,14 @@ import {
   checkToolAnswers,
   parseConversationInput,
 } from '../conversation-input.ts';
-import { logResponse, resumeAfter } from '../log-stream.ts';
+import {
+  framedEvent,
+  type LogStreamOptions,
+  logResponse,
+  type ReadFailure,
+  resumeAfter,
+  runReadHooks,
+} from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
@@ -118,6 +127,111 @@ export function agUiStoreFailureFrame(message: string): string {
   return frameAgUiEvent({ type: 'RUN_ERROR', code: 'store_unavailable', message });
 }
 
+/** The events that open or close something, as `AgUiReadFailure` follows them. */
+const OPENING_EVENTS = new Set([
+  'RUN_STARTED',
+  'RUN_FINISHED',
+  'RUN_ERROR',
+  'STEP_STARTED',
+  'STEP_FINISHED',
+  'TEXT_MESSAGE_START',
+  'TEXT_MESSAGE_END',
+  'REASONING_START',
+  'REASONING_END',
+  'REASONING_MESSAGE_START',
+  'REASONING_MESSAGE_END',
+  'TOOL_CALL_START',
+  'TOOL_CALL_END',
+]);
+
+/**
+ * What a reader of an AG-UI run's log has open, from the frames it was sent (a reader on any
+ * instance has only those), so that a store failure mid-read ends its stream as AG-UI wants it
+ * (and as the encoder's own `tail` would): the open message, reasoning and calls end, then the
+ * step, then one `RUN_ERROR` `store_unavailable`; `RUN_STARTED` first if the reader got none.
+ * Nothing once the reader got its terminal event.
+ */
+export class AgUiReadFailure implements ReadFailure {
+  private readonly ids: { readonly threadId: string; readonly runId: string };
+  private started = false;
+  private ended = false;
+  private step: string | undefined;
+  private text: string | undefined;
+  private reasoning: string | undefined;
+  private reasoningMessage: string | undefined;
+  private readonly openCalls = new Set<string>();
+
+  /** The AG-UI thread and run read (for a `RUN_STARTED` the reader never got). */
+  constructor(ids: { readonly threadId: string; readonly runId: string }) {
+    this.ids = ids;
+  }
+
+  sent(frame: string): void {
+    const event = framedEvent(frame, OPENING_EVENTS);
+    if (event === undefined) return;
+    const id = (key: string) => (typeof event[key] === 'string' ? event[key] : undefined);
+    switch (event.type) {
+      case 'RUN_STARTED':
+        this.started = true;
+        break;
+      case 'RUN_FINISHED':
+      case 'RUN_ERROR':
+        this.ended = true;
+        break;
+      case 'STEP_STARTED':
+        this.step = id('stepName');
+        break;
+      case 'STEP_FINISHED':
+        this.step = undefined;
+        break;
+      case 'TEXT_MESSAGE_START':
+        this.text = id('messageId');
+        break;
+      case 'TEXT_MESSAGE_END':
+        this.text = undefined;
+        break;
+      case 'REASONING_START':
+        this.reasoning = id('messageId');
+        break;
+      case 'REASONING_END':
+        this.reasoning = undefined;
+        break;
+      case 'REASONING_MESSAGE_START':
+        this.reasoningMessage = id('messageId');
+        break;
+      case 'REASONING_MESSAGE_END':
+        this.reasoningMessage = undefined;
+        break;
+      case 'TOOL_CALL_START': {
+        const callId = id('toolCallId');
+        if (callId !== undefined) this.openCalls.add(callId);
+        break;
+      }
+      case 'TOOL_CALL_END': {
+        const callId = id('toolCallId');
+        if (callId !== undefined) this.openCalls.delete(callId);
+        break;
+      }
+    }
+  }
+
+  frame(message: string): string {
+    if (this.ended) return '';
+    const out: AgUiEvent[] = [];
+    if (!this.started)
+      out.push({ type: 'RUN_STARTED', ...this.ids, protocolVersion: AG_UI_PROTOCOL_VERSION });
+    // Innermost first, the step last, as the encoder closes them.
+    if (this.text !== undefined) out.push({ type: 'TEXT_MESSAGE_END', messageId: this.text });
+    if (this.reasoningMessage !== undefined)
+      out.push({ type: 'REASONING_MESSAGE_END', messageId: this.reasoningMessage });
+    if (this.reasoning !== undefined)
+      out.push({ type: 'REASONING_END', messageId: this.reasoning });
+    for (const toolCallId of this.openCalls) out.push({ type: 'TOOL_CALL_END', toolCallId });
+    if (this.step !== undefined) out.push({ type: 'STEP_FINISHED', stepName: this.step });
+    return out.map(frameAgUiEvent).join('') + agUiStoreFailureFrame(message);
+  }
+}
+
 /**
  * A run as AG-UI's SSE frames, for the event log (the driver's `WireEncoder`): `RUN_STARTED` first, each agent event's AG-UI
  * events one frame each, one terminal event last. `tail` is what closes the stream as it stands
@@ -162,9 +276,22 @@ export class AgUiWire implements WireEncoder {
   }
 }
 
-/** The event log of one AG-UI run. */
+/**
+ * The event log of one AG-UI run. Both ids are the client's: each is encoded (`:` and `%`
+ * included), so no two thread/run pairs share a log (`a:b`/`c` and `a`/`b:c` would).
+ */
 export function agUiLog(threadId: string, runId: string): string {
-  return `agui:${threadId}:${runId}`;
+  return `agui:${encodeURIComponent(threadId)}:${encodeURIComponent(runId)}`;
+}
+
+/** A client's id in a route's path, held to what `POST /api/ag-ui` takes (it keys the store). */
+function idParam(c: Context, name: 'threadId' | 'runId', where: string): string {
+  const id = c.req.param(name) ?? '';
+  if (id.length > MAX_ID_CHARS)
+    throw new HttpError(400, `${where}: ${name} is longer than ${MAX_ID_CHARS} characters`, {
+      param: name,
+    });
+  return id;
 }
 
 export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): Hono {
@@ -195,17 +322,32 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
     return parts.length > 0 ? { system: parts.join('\n\n') } : {};
   };
 
-  const read = (c: Context, runId: string, log: string, after: string | undefined) =>
-    logResponse({
+  /**
+   * The response that reads AG-UI run `ids`'s log after `after` (undefined: from its start).
+   * `runId`: the stored run writing that log now, if known: its reader is noted and told when
+   * the store fails under it.
+   */
+  const read = (
+    c: Context,
+    ids: { readonly threadId: string; readonly runId: string },
+    runId: string | undefined,
+    after: string | undefined,
+  ) => {
+    const failure = new AgUiReadFailure(ids);
+    const hooks: Partial<LogStreamOptions> =
+      runId === undefined ? {} : runReadHooks(context, runId);
+    return logResponse({
       store,
-      log,
+      log: agUiLog(ids.threadId, ids.runId),
       after,
       signal: c.req.raw.signal,
-      headers: { [RUN_ID_HEADER]: runId },
-      onRead: () => live.reading(runId),
-      failureFrame: agUiStoreFailureFrame,
-      unknown: `no AG-UI run has the log ${JSON.stringify(log.slice(0, 2 * MAX_ID_CHARS + 6))}: it never ran here, or the server has forgotten it`,
+      headers: runId === undefined ? {} : { [RUN_ID_HEADER]: runId },
+      ...hooks,
+      onFrame: (frame) => failure.sent(frame),
+      failureFrame: (message) => failure.frame(message),
+      unknown: `no AG-UI run ${JSON.stringify(ids.runId)} of thread ${JSON.stringify(ids.threadId)} is known: it never ran here, or the server has forgotten it`,
     });
+  };
 
   /** A new agent run from the input's messages. */
   const start = async (request: AgUiRunRequest, log: string) => {
@@ -331,35 +473,34 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
         );
       throw error;
     }
-    return read(c, runId, log, undefined);
+    return read(c, request, runId, undefined);
   });
 
   routes.get('/threads/:threadId/runs/:runId/events', async (c) => {
+    const where = 'GET /api/ag-ui/threads/:threadId/runs/:runId/events';
+    const ids = { threadId: idParam(c, 'threadId', where), runId: idParam(c, 'runId', where) };
     const after = resumeAfter(c.req.raw);
-    const log = agUiLog(c.req.param('threadId'), c.req.param('runId'));
-    const pointer = await store.pointer('thread', c.req.param('threadId'));
-    return read(c, pointer?.run ?? log, log, after);
+    // The stored run that writes this log now: the thread's run, if its log is this one. An
+    // earlier AG-UI run of the thread has ended (its stored run paused there, or finished).
+    const current = (await store.pointer('thread', ids.threadId))?.run;
+    const stored = current === undefined ? undefined : await store.getRun(current);
+    const runId = stored?.log === agUiLog(ids.threadId, ids.runId) ? stored.runId : undefined;
+    return read(c, ids, runId, after);
   });
 
   // AG-UI clients stop a run by dropping its connection, which no longer stops it: this does.
   routes.post('/threads/:threadId/abort', async (c) => {
-    const threadId = c.req.param('threadId');
+    const threadId = idParam(c, 'threadId', 'POST /api/ag-ui/threads/:threadId/abort');
     const runId = (await store.pointer('thread', threadId))?.run;
     const answer =
       runId === undefined
         ? 'unknown'
         : await store.requestAbort(runId, 'stopped by the user', now());
     if (answer === 'unknown')
-      throw new HttpError(
-        404,
-        `no run of thread ${JSON.stringify(threadId.slice(0, MAX_ID_CHARS))} is known here`,
-      );
+      throw new HttpError(404, `no run of thread ${JSON.stringify(threadId)} is known here`);
     if (answer === 'aborting') return c.json({ threadId, status: 'aborting' }, 202);
     if (answer === 'aborted') return c.json({ threadId, status: 'aborted' });
-    throw new HttpError(
-      409,
-      `the run of thread ${JSON.stringify(threadId.slice(0, MAX_ID_CHARS))} has already finished`,
-    );
+    throw new HttpError(409, `the run of thread ${JSON.stringify(threadId)} has already finished`);
   });
 
   return routes;

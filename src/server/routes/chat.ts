@@ -16,6 +16,7 @@ import {
   UIMessageChunkEncoder,
   type UIMessageStreamOptions,
   type UIMessagesRun,
+  UNFINISHED_CALL,
   uiMessagesToRun,
 } from '../../agent/ui/ui-message-stream.ts';
 import { parseJsonText } from '../../core/parse-json.ts';
@@ -29,7 +30,13 @@ import {
   checkToolAnswers,
   parseConversationInput,
 } from '../conversation-input.ts';
-import { idBefore, logResponse } from '../log-stream.ts';
+import {
+  framedEvent,
+  idBefore,
+  logResponse,
+  type ReadFailure,
+  runReadHooks,
+} from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
@@ -171,6 +178,81 @@ export class UIMessageWire implements WireEncoder {
   }
 }
 
+/** The chunks that open or close a part, as `UIMessageReadFailure` follows them. */
+const PART_CHUNKS = new Set([
+  'text-start',
+  'text-end',
+  'reasoning-start',
+  'reasoning-end',
+  'tool-input-start',
+  'tool-input-available',
+  'tool-input-error',
+  'tool-output-available',
+  'tool-output-error',
+]);
+
+/**
+ * What a reader of a UI message stream log has open, from the frames it was sent (a reader on
+ * any instance has only those), so that a store failure mid-read ends its message complete, as
+ * the encoder's own `tail` would: open text and reasoning parts end, a call whose input was
+ * streaming gets an error, then the `error` and `[DONE]`. Nothing after `[DONE]`.
+ */
+export class UIMessageReadFailure implements ReadFailure {
+  private readonly texts = new Set<string>();
+  private readonly reasonings = new Set<string>();
+  private readonly streamingCalls = new Set<string>();
+  private done = false;
+
+  sent(frame: string): void {
+    if (frame === UI_MESSAGE_STREAM_DONE) {
+      this.done = true;
+      return;
+    }
+    const chunk = framedEvent(frame, PART_CHUNKS);
+    if (chunk === undefined) return;
+    const id = typeof chunk.id === 'string' ? chunk.id : undefined;
+    const callId = typeof chunk.toolCallId === 'string' ? chunk.toolCallId : undefined;
+    switch (chunk.type) {
+      case 'text-start':
+        if (id !== undefined) this.texts.add(id);
+        break;
+      case 'text-end':
+        if (id !== undefined) this.texts.delete(id);
+        break;
+      case 'reasoning-start':
+        if (id !== undefined) this.reasonings.add(id);
+        break;
+      case 'reasoning-end':
+        if (id !== undefined) this.reasonings.delete(id);
+        break;
+      case 'tool-input-start':
+        if (callId !== undefined) this.streamingCalls.add(callId);
+        break;
+      default:
+        // Its input is whole, or it has its output: the call's part is no longer streaming.
+        if (callId !== undefined) this.streamingCalls.delete(callId);
+    }
+  }
+
+  frame(message: string): string {
+    if (this.done) return '';
+    return [
+      ...[...this.texts].map((id) => frameUIMessageChunk({ type: 'text-end', id })),
+      ...[...this.reasonings].map((id) => frameUIMessageChunk({ type: 'reasoning-end', id })),
+      ...[...this.streamingCalls].map((toolCallId) =>
+        frameUIMessageChunk({
+          type: 'tool-output-error',
+          toolCallId,
+          errorText: UNFINISHED_CALL,
+          dynamic: true,
+        }),
+      ),
+      frameUIMessageChunk({ type: 'error', errorText: message }),
+      UI_MESSAGE_STREAM_DONE,
+    ].join('');
+  }
+}
+
 /** The run id travels in this header of a chat response too. */
 const RUN_ID_HEADER = 'x-run-id';
 /** How a logged frame of a tool's result starts (`tool-output-available` / `-error`). */
@@ -192,19 +274,37 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
       (read) => read.body,
     );
 
-  const readRun = (c: Context, runId: string, log: string, after: string | undefined) =>
-    logResponse({
+  /**
+   * The response that reads a run's log from its start, or from a continuation's first entry
+   * (`after` just before it: the message goes on there with nothing open).
+   */
+  const readRun = (c: Context, runId: string, log: string, after: string | undefined) => {
+    const failure = new UIMessageReadFailure();
+    return logResponse({
       store,
       log,
       after,
+      afterIsBoundary: true,
       signal: c.req.raw.signal,
       headers: { ...UI_MESSAGE_STREAM_HEADERS, [RUN_ID_HEADER]: runId },
-      onRead: () => live.reading(runId),
-      onInterrupt: (listener) => live.onInterrupt(runId, listener),
-      failureFrame: (message) =>
-        frameUIMessageChunk({ type: 'error', errorText: message }) + UI_MESSAGE_STREAM_DONE,
+      ...runReadHooks(context, runId),
+      onFrame: (frame) => failure.sent(frame),
+      failureFrame: (message) => failure.frame(message),
       unknown: `no chat run has the id ${JSON.stringify(runId)}`,
     });
+  };
+
+  /** The chat id in a route's path, held to what `POST /api/chat` takes (it keys the store). */
+  const chatIdParam = (c: Context, where: string) => {
+    const chatId = c.req.param('id') ?? '';
+    if (chatId.length > MAX_CHAT_ID_CHARS)
+      throw new HttpError(
+        400,
+        `${where}: the chat's id is longer than ${MAX_CHAT_ID_CHARS} characters`,
+        { param: 'id' },
+      );
+    return chatId;
+  };
 
   /** The protocol a paused run goes on in: its format's name, or this server's own object. */
   const protocolToResume = (run: StoredRun): ProtocolName | ToolCallProtocol => {
@@ -372,7 +472,7 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
   });
 
   routes.get('/:id/stream', async (c) => {
-    const pointer = await store.pointer('chat', c.req.param('id'));
+    const pointer = await store.pointer('chat', chatIdParam(c, 'GET /api/chat/:id/stream'));
     const runId = pointer?.run;
     const stored = runId === undefined ? undefined : await store.getRun(runId);
     // Only a running run is resumed; the client has what ended before.
@@ -383,13 +483,13 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
   // useChat's `stop()` only closes the connection, which no longer stops a run: this does, on
   // any instance, as `POST /api/runs/:id/abort` does for a run.
   routes.post('/:id/abort', async (c) => {
-    const chatId = c.req.param('id');
+    const chatId = chatIdParam(c, 'POST /api/chat/:id/abort');
     const runId = (await store.pointer('chat', chatId))?.run;
     const answer =
       runId === undefined
         ? 'unknown'
         : await store.requestAbort(runId, 'stopped by the user', now());
-    const named = JSON.stringify(chatId.slice(0, MAX_CHAT_ID_CHARS));
+    const named = JSON.stringify(chatId);
     if (runId === undefined || answer === 'unknown')
       throw new HttpError(
         404,
