@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentResult, AgentRun } from '../agent/index.ts';
 import { isErrorOfKind } from '../core/errors.ts';
+import { ABORTED_OUTCOME } from '../store/outcomes.ts';
 import type { RunLease, RunStore } from '../store/run-store.ts';
 import type { LiveRuns } from './run-registry.ts';
 import type { WireEncoder } from './wire-encoder.ts';
@@ -37,6 +38,8 @@ export class RunDriver {
   private broken = false;
   /** Set once the run paused or finished in the store. */
   private stopped = false;
+  /** Set when a stop came before the run could pause: it ends aborted, asking for nothing. */
+  private stoppedBeforePause = false;
 
   constructor(options: RunDriverOptions) {
     this.options = options;
@@ -85,16 +88,20 @@ export class RunDriver {
     const { run, wire } = this.options;
     try {
       for await (const event of run) {
-        if (this.stopped) continue;
-        const frames = wire.push(event);
+        if (this.stopped || this.stoppedBeforePause) continue;
         if (event.type === 'awaiting-tools') {
-          await this.pauseWith(frames, event);
+          await this.pauseWith(event);
           continue;
         }
-        this.queue(frames);
+        this.queue(wire.push(event));
       }
       const result: AgentResult = await run.result;
       if (this.stopped) return;
+      if (this.stoppedBeforePause) {
+        const aborted: AgentResult = { ...result, stopReason: 'aborted', message: ABORTED_MESSAGE };
+        await this.finishWith(wire.finish(aborted), ABORTED_OUTCOME);
+        return;
+      }
       await this.finishWith(wire.finish(result), outcomeOf(result));
     } catch (error) {
       // A bug in the adapter or the encoder (or a run that rejected): tell the reader rather
@@ -142,16 +149,40 @@ export class RunDriver {
     return rest;
   }
 
-  private async pauseWith(
-    frames: readonly string[],
-    event: Extract<AgentEvent, { type: 'awaiting-tools' }>,
-  ): Promise<void> {
+  /**
+   * The run waits for front-end answers: its frames and the pause go in one store call. A stop
+   * asked before then wins (the answers would never be taken): one seen here ends the run
+   * aborted without the frames that ask; one that reaches the store first, or a run too large
+   * to keep while it waits, makes the store finish it with the closing frames instead.
+   */
+  private async pauseWith(event: Extract<AgentEvent, { type: 'awaiting-tools' }>): Promise<void> {
     const rest = await this.drain();
+    if (this.broken) {
+      this.stopped = true;
+      return;
+    }
+    const { store, lease, now, controller, wire } = this.options;
+    if (controller.signal.aborted) {
+      // Ends with the run's result, after the frames still queued.
+      this.batch.unshift(...rest);
+      this.stoppedBeforePause = true;
+      return;
+    }
     this.stopped = true;
-    if (this.broken) return;
-    const { store, lease, now } = this.options;
+    // Taken before the asking frames end the stream (AG-UI and the UI message stream end there).
+    const endings = {
+      aborted: endingOf(wire, ABORTED_MESSAGE),
+      dropped: endingOf(wire, TOO_LARGE_TO_WAIT_MESSAGE),
+    };
+    const frames = wire.push(event);
+    const closing = (outcome: string): string[] => {
+      const ending = outcome === ABORTED_OUTCOME ? endings.aborted : endings.dropped;
+      const message =
+        outcome === ABORTED_OUTCOME ? ABORTED_MESSAGE : `the run was stopped: ${outcome}`;
+      return [...rest, ...(ending ?? wire.failure(message))];
+    };
     try {
-      await store.pause(lease, [...rest, ...frames], JSON.stringify(event.state), now());
+      await store.pause(lease, [...rest, ...frames], JSON.stringify(event.state), now(), closing);
     } catch (error) {
       this.fail(error);
     }
@@ -177,6 +208,21 @@ export class RunDriver {
     const reason: unknown = this.options.controller.signal.reason;
     return isErrorOfKind(reason, 'run-lost');
   }
+}
+
+/** What a run stopped before it could pause says, as the agent words an aborted run. */
+const ABORTED_MESSAGE = 'the run was aborted';
+
+const TOO_LARGE_TO_WAIT_MESSAGE =
+  'the run was stopped: it is larger than the server keeps for a run that waits for answers';
+
+/**
+ * What ends the stream as it stands with `message`, without changing the wire, when the wire
+ * can say it (an optional `ending(message)`, pure as `tail()` is); undefined otherwise.
+ */
+function endingOf(wire: WireEncoder, message: string): string[] | undefined {
+  const ending = (wire as { ending?: (message: string) => string[] }).ending;
+  return typeof ending === 'function' ? ending.call(wire, message) : undefined;
 }
 
 /** How the store remembers a run's end (the text a late request's 409 repeats). */

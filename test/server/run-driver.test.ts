@@ -229,6 +229,116 @@ describe('RunDriver', () => {
     expect(again).toEqual(blocks);
   });
 
+  describe('a run that asks a front-end tool', () => {
+    const ASK_TURN =
+      '<tool_call>{"name":"ask_user","arguments":{"question":"Which city?"}}</tool_call>';
+    const tools = {
+      ...serverTools(repository()),
+      ask_user: {
+        description: 'Ask the user a question',
+        inputSchema: {
+          type: 'object' as const,
+          properties: { question: { type: 'string' as const } },
+          required: ['question'],
+        },
+      },
+    };
+
+    /** Drives an asking run into `store` (its writes seen through `around`) to its end. */
+    async function driveAsking(
+      store: RunStore,
+      around: (store: RunStore, controller: AbortController) => RunStore = (inner) => inner,
+      prompt = 'Q',
+    ) {
+      const lease = await store.createRun(
+        {
+          runId: 'r1',
+          wire: 'blocks',
+          protocol: 'hermes',
+          customProtocol: false,
+          prompt,
+          tail: [],
+        },
+        Date.now(),
+      );
+      const controller = new AbortController();
+      // The agent runs to its pause whatever the controller says: the driver alone decides.
+      const run = runAgent({
+        model: scriptedModel([ASK_TURN]).model,
+        protocol: 'hermes',
+        tools,
+        prompt,
+      });
+      await new RunDriver({
+        store: around(store, controller),
+        lease,
+        run,
+        controller,
+        wire: new BlocksWire({ adapter: new AgentBlockAdapter(), meta: META }),
+        now: Date.now,
+      }).start().done;
+      return decodeBlocks((await logFrames(store, 'r1')).join(''));
+    }
+
+    /** The store, with `before` run ahead of each call of `method`. */
+    function ahead(store: RunStore, method: 'append' | 'pause', before: () => unknown) {
+      return new Proxy(store, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target);
+          if (key === method)
+            return async (...args: unknown[]) => {
+              await before();
+              return (value as (...args: unknown[]) => unknown).apply(target, args);
+            };
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    }
+
+    it('pauses, the block that asks written, when nothing stops it', async () => {
+      const store = new MemoryRunStore();
+      const blocks = await driveAsking(store);
+      expect(ofType(blocks, 'awaiting-frontend-tools')).toHaveLength(1);
+      expect((await store.getRun('r1'))?.status).toBe('paused');
+    });
+
+    it('a Stop that lands while its frames are written wins: it ends aborted, asking for nothing', async () => {
+      const store = new MemoryRunStore();
+      const blocks = await driveAsking(store, (inner, controller) =>
+        ahead(inner, 'append', () => controller.abort(new Error('stopped by the user'))),
+      );
+      expect(ofType(blocks, 'awaiting-frontend-tools')).toEqual([]);
+      expect(blocks.at(-1)).toMatchObject({ type: 'error', error: { type: 'aborted' } });
+      expect(await store.getRun('r1')).toMatchObject({ status: 'finished', outcome: 'aborted' });
+    });
+
+    it('a Stop that reaches the store just before the pause wins there too', async () => {
+      const store = new MemoryRunStore();
+      const blocks = await driveAsking(store, (inner) =>
+        ahead(inner, 'pause', () => inner.requestAbort('r1', 'stopped by the user', Date.now())),
+      );
+      expect(ofType(blocks, 'awaiting-frontend-tools')).toEqual([]);
+      expect(blocks.at(-1)).toMatchObject({
+        type: 'error',
+        error: { message: expect.stringContaining('aborted') },
+      });
+      expect(await store.getRun('r1')).toMatchObject({ status: 'finished', outcome: 'aborted' });
+    });
+
+    it('a run too large to keep while it waits ends saying so, not asking for answers', async () => {
+      // Paused, it would keep its prompt (in its state too); finished, it keeps its outcome only.
+      const store = new MemoryRunStore({ limits: { maxRememberedBytes: 4096 } });
+      const blocks = await driveAsking(store, undefined, 'Q'.repeat(3000));
+      expect(ofType(blocks, 'awaiting-frontend-tools')).toEqual([]);
+      const outcome = (await store.getRun('r1'))?.outcome;
+      expect(outcome).toMatch(/^dropped: its conversation/);
+      expect(blocks.at(-1)).toMatchObject({
+        type: 'error',
+        error: { message: `the run was stopped: ${outcome}` },
+      });
+    });
+  });
+
   it('a store that fails mid-run: the run is stopped and its readers here are told, not left hanging', async () => {
     const failing = failingStore(new MemoryRunStore());
     const server = await startTestServer({
