@@ -211,7 +211,13 @@ for i = 1, #ids do reply[#reply + 1] = ids[i] end
 return reply
 `;
 
-/** ARGV: P, runId, me, token, now, leaseMs, backstopMs, unreadMs → {'ok', unread, abort?} or {'lost'}. */
+/**
+ * ARGV: P, runId, me, token, now, leaseMs, backstopMs, unreadMs → {'ok', unread, abort?} or {'lost'}.
+ * Leases are times by the renewing instance's clock and SWEEP compares them with the sweeping
+ * instance's: the instances' clocks must agree to well within a lease (a fraction of `leaseMs`;
+ * NTP does), or a sweep ends healthy runs as `instance_lost`. Not Redis TIME: the contract and
+ * the server drive the time (`now`) so tests can, and memory and Redis must judge alike.
+ */
 const RENEW = `
 local id = ARGV[2]
 local log = owned(id, ARGV[3], ARGV[4])
