@@ -214,3 +214,38 @@ describe('LiveRuns slots', () => {
     third.release();
   });
 });
+
+// Known bug until chat.ts and ag-ui.ts reserve their slot (/work/requests/read.md, S6-FIX-CAPACITY):
+// `it.fails` pins that all three start today; it turns to `it` when the reservation lands.
+describe('--max-runs under concurrent requests: the chat and AG-UI routes (memory store)', () => {
+  const chatBody = (chatId: string) => ({
+    id: chatId,
+    trigger: 'submit-message',
+    messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Go' }] }],
+  });
+  const agUiBody = (threadId: string) => ({
+    threadId,
+    runId: 'r-1',
+    messages: [{ id: 'u1', role: 'user', content: 'Go' }],
+  });
+
+  it.fails('POST /api/chat: one of three concurrent chats runs with a limit of 1', async () => {
+    const { app, store } = serve([ANSWER_TURN, ANSWER_TURN, ANSWER_TURN]);
+    const responses = await concurrently(
+      store,
+      [1, 2, 3].map((n) => () => post(app, '/api/chat', chatBody(`chat-${n}`))),
+    );
+    expect(statuses(responses)).toEqual([200, 429, 429]);
+    await Promise.all(responses.map((response) => response.text()));
+  });
+
+  it.fails('POST /api/ag-ui: one of three concurrent threads runs with a limit of 1', async () => {
+    const { app, store } = serve([ANSWER_TURN, ANSWER_TURN, ANSWER_TURN]);
+    const responses = await concurrently(
+      store,
+      [1, 2, 3].map((n) => () => post(app, '/api/ag-ui', agUiBody(`thread-${n}`))),
+    );
+    expect(statuses(responses)).toEqual([200, 429, 429]);
+    await Promise.all(responses.map((response) => response.text()));
+  });
+});
