@@ -3,7 +3,7 @@ import { HttpError } from '../http/http-error.ts';
 import { sseResponse } from '../http/sse-response.ts';
 import { compareEventIds, formatEventId, parseEventId } from '../store/event-id.ts';
 import type { LogItem, RunStore } from '../store/run-store.ts';
-import type { LiveRuns } from './run-registry.ts';
+import type { LiveRuns } from './live-runs.ts';
 
 /** How long a response waits for its first event before it sends its headers anyway. */
 const HEADERS_WAIT_MS = 500;
