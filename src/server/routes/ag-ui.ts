@@ -28,6 +28,7 @@ import {
   checkToolAnswers,
   parseConversationInput,
 } from '../conversation-input.ts';
+import type { RunSlot } from '../live-runs.ts';
 import {
   framedEvent,
   type LogStreamOptions,
@@ -350,10 +351,11 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
   };
 
   /** A new agent run from the input's messages. */
-  const start = async (request: AgUiRunRequest, log: string) => {
+  const start = async (request: AgUiRunRequest, log: string, slot: RunSlot) => {
     const protocol = settings.defaultProtocol;
     const protocolName = typeof protocol === 'string' ? protocol : protocol.name;
     const runId = context.generateRunId();
+    slot.assign(runId);
     const lease = await store.createRun(
       {
         runId,
@@ -384,9 +386,10 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
   };
 
   /** The paused run of the thread, continued with the client's tool results. */
-  const resume = async (request: AgUiRunRequest, log: string) => {
+  const resume = async (request: AgUiRunRequest, log: string, slot: RunSlot) => {
     const waiting = await store.pointer('thread', request.threadId);
     const runId = waiting?.run;
+    if (runId !== undefined) slot.assign(runId);
     const nothingWaits = (why: string) =>
       new HttpError(
         409,
@@ -454,11 +457,14 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
       ],
     });
     const log = agUiLog(request.threadId, request.runId);
-    live.ensureCapacity();
+    // Taken before the first store round trip, so concurrent requests count it (--max-runs).
+    const slot = live.reserve();
     let runId: string;
     try {
       runId =
-        request.toolResults.length > 0 ? await resume(request, log) : await start(request, log);
+        request.toolResults.length > 0
+          ? await resume(request, log, slot)
+          : await start(request, log, slot);
     } catch (error) {
       // The store refuses a second run on a log: this AG-UI run has run already.
       if (
@@ -472,6 +478,8 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
           { cause: error },
         );
       throw error;
+    } finally {
+      slot.release();
     }
     return read(c, request, runId, undefined);
   });

@@ -330,44 +330,49 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
         `POST /api/chat: the last assistant message answers tool calls of run ${JSON.stringify(runId)}, which ${stored === undefined || stored.wire !== 'ui-message' ? 'this server does not know (or has forgotten)' : `is ${stored.status}, not waiting for them`}; send the conversation on with a new user message`,
       );
     const protocol = protocolToResume(stored);
-    live.ensureCapacity();
-    const claim = await store.claimPaused(runId, now());
-    if (!claim.claimed)
-      throw new HttpError(
-        409,
-        `POST /api/chat: run ${runId} is no longer waiting for tool results`,
-      );
-    const state = parseJsonText(claim.state) as RunState;
-    const pending = state.pending.map((call) => call.toolCallId);
-    const answers = input.results.filter((result) => pending.includes(result.toolCallId));
-    const controller = new AbortController();
-    let run: AgentRun;
+    // Taken before the first store round trip, so concurrent requests count it (--max-runs).
+    const slot = live.reserve(runId);
     try {
-      run = resumeAgent(state, answers, {
-        ...options.runSettings,
-        model: options.model!,
-        protocol,
-        tools: settings.tools,
-        signal: controller.signal,
-      });
-    } catch (error) {
-      // Nothing ran: the run waits for its answers again.
-      await store.pause(claim.lease, [], claim.state, now());
-      if (error instanceof ResumeMismatchError)
-        throw new HttpError(422, error.message, { cause: error });
-      throw error;
+      const claim = await store.claimPaused(runId, now());
+      if (!claim.claimed)
+        throw new HttpError(
+          409,
+          `POST /api/chat: run ${runId} is no longer waiting for tool results`,
+        );
+      const state = parseJsonText(claim.state) as RunState;
+      const pending = state.pending.map((call) => call.toolCallId);
+      const answers = input.results.filter((result) => pending.includes(result.toolCallId));
+      const controller = new AbortController();
+      let run: AgentRun;
+      try {
+        run = resumeAgent(state, answers, {
+          ...options.runSettings,
+          model: options.model!,
+          protocol,
+          tools: settings.tools,
+          signal: controller.signal,
+        });
+      } catch (error) {
+        // Nothing ran: the run waits for its answers again.
+        await store.pause(claim.lease, [], claim.state, now());
+        if (error instanceof ResumeMismatchError)
+          throw new HttpError(422, error.message, { cause: error });
+        throw error;
+      }
+      const wire = new UIMessageWire({ messageId: runId, resumedCalls: pending });
+      const firstId = await context.drive(claim.lease, run, controller, wire);
+      await store.setPointer(
+        'chat',
+        chatId,
+        { run: runId, log: claim.lease.log },
+        pointerTtlMs,
+        now(),
+      );
+      // The response is the continuation: it starts at its own `start`.
+      return readRun(c, runId, claim.lease.log, idBefore(firstId));
+    } finally {
+      slot.release();
     }
-    const wire = new UIMessageWire({ messageId: runId, resumedCalls: pending });
-    const firstId = await context.drive(claim.lease, run, controller, wire);
-    await store.setPointer(
-      'chat',
-      chatId,
-      { run: runId, log: claim.lease.log },
-      pointerTtlMs,
-      now(),
-    );
-    // The response is the continuation: it starts at its own `start`.
-    return readRun(c, runId, claim.lease.log, idBefore(firstId));
   };
 
   /**
@@ -435,40 +440,46 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
         { param: 'messages' },
       );
     const protocol = settings.defaultProtocol;
-    live.ensureCapacity();
-    await finishUnanswered(request.chatId);
-    const runId = context.generateRunId();
-    const lease = await store.createRun(
-      {
-        runId,
-        wire: 'ui-message',
-        protocol: typeof protocol === 'string' ? protocol : protocol.name,
-        customProtocol: typeof protocol !== 'string',
+    // Taken before the first store round trip, so concurrent requests count it (--max-runs).
+    const slot = live.reserve();
+    try {
+      await finishUnanswered(request.chatId);
+      const runId = context.generateRunId();
+      slot.assign(runId);
+      const lease = await store.createRun(
+        {
+          runId,
+          wire: 'ui-message',
+          protocol: typeof protocol === 'string' ? protocol : protocol.name,
+          customProtocol: typeof protocol !== 'string',
+          prompt: input.prompt,
+          tail: [],
+        },
+        now(),
+      );
+      const controller = new AbortController();
+      const run = runAgent({
+        ...options.runSettings,
+        model: options.model!,
+        protocol,
+        tools: settings.tools,
         prompt: input.prompt,
-        tail: [],
-      },
-      now(),
-    );
-    const controller = new AbortController();
-    const run = runAgent({
-      ...options.runSettings,
-      model: options.model!,
-      protocol,
-      tools: settings.tools,
-      prompt: input.prompt,
-      conversation: input.conversation,
-      signal: controller.signal,
-    });
-    // The assistant message's id is the run's: the answers to its front-end calls name it.
-    await context.drive(lease, run, controller, new UIMessageWire({ messageId: runId }));
-    await store.setPointer(
-      'chat',
-      request.chatId,
-      { run: runId, log: lease.log },
-      pointerTtlMs,
-      now(),
-    );
-    return readRun(c, runId, lease.log, undefined);
+        conversation: input.conversation,
+        signal: controller.signal,
+      });
+      // The assistant message's id is the run's: the answers to its front-end calls name it.
+      await context.drive(lease, run, controller, new UIMessageWire({ messageId: runId }));
+      await store.setPointer(
+        'chat',
+        request.chatId,
+        { run: runId, log: lease.log },
+        pointerTtlMs,
+        now(),
+      );
+      return readRun(c, runId, lease.log, undefined);
+    } finally {
+      slot.release();
+    }
   });
 
   routes.get('/:id/stream', async (c) => {
