@@ -101,6 +101,37 @@ describe('a read resumed after an id', () => {
   });
 });
 
+describe('a read after an id later than a finished log’s end', () => {
+  it('ends at once with nothing, the seed of a resumed read included (review-25 F1)', async () => {
+    const store = new MemoryRunStore();
+    const lease = await store.createRun(
+      {
+        runId: 'r1',
+        wire: 'blocks',
+        protocol: 'xml',
+        customProtocol: false,
+        prompt: 'Q',
+        tail: [],
+      },
+      Date.now(),
+    );
+    await store.append(lease, [frameSse('one')], []);
+    await store.finish(lease, [frameSse('two')], 'completed', Date.now());
+    const seen: string[] = [];
+    const response = await logResponse({
+      store,
+      log: 'r1',
+      after: '99999999999999-0',
+      signal: new AbortController().signal,
+      onFrame: (frame) => seen.push(frame),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+    // The seed read what the reader had: the whole log.
+    expect(seen).toEqual([frameSse('one'), frameSse('two')]);
+  });
+});
+
 describe('closing the app', () => {
   it('aborts the runs it runs, whose readers read why they stopped', async () => {
     const server = createServerApp({
