@@ -19,8 +19,10 @@ import { type ServerAppOptions, serverSettings } from '../../src/server/options.
 import { AgUiReadFailure, AgUiWire, agUiLog, agUiRoutes } from '../../src/server/routes/ag-ui.ts';
 import { chatRoutes, UIMessageReadFailure } from '../../src/server/routes/chat.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
+import type { RunStore } from '../../src/store/run-store.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
-import { mountRunRoutes } from './drive-app.ts';
+import { skipRedisTests } from '../support/redis-server.ts';
+import { mountRunRoutes, redisStorePairs } from './drive-app.ts';
 
 const LONG_ID = 'x'.repeat(201);
 
@@ -69,7 +71,7 @@ const weather = {
 
 function instance(
   path: '/api/ag-ui' | '/api/chat',
-  store: MemoryRunStore,
+  store: RunStore,
   model: ServerAppOptions['model'],
   now: () => number = Date.now,
 ) {
@@ -313,5 +315,51 @@ describe('ids in a path are capped as POST caps them', () => {
     await refused(app, `/api/ag-ui/threads/${LONG_ID}/runs/r/events`, 'GET', 'threadId');
     await refused(app, `/api/ag-ui/threads/t/runs/${LONG_ID}/events`, 'GET', 'runId');
     await refused(app, `/api/ag-ui/threads/${LONG_ID}/abort`, 'POST', 'threadId');
+  });
+});
+
+/**
+ * An AG-UI client reconnects (`Last-Event-ID`) inside a text message; the store then fails under
+ * the run: the resumed response closes that message, though it never sent its start (review-25
+ * F11), so what the client read before and after, joined, is a well-formed AG-UI stream.
+ */
+async function resumedInsideAMessage(store: RunStore): Promise<void> {
+  const { model } = scriptedModel([{ text: 'Half an answer', stall: true }]);
+  const a = instance('/api/ag-ui', store, model);
+  try {
+    const response = await a.post('/api/ag-ui', agUiRun('th-resumed', 'r-1'));
+    const runId = response.headers.get('x-run-id')!;
+    const first = await readUntil(response, (text) => text.includes('TEXT_MESSAGE_CONTENT'));
+    await first.reader.cancel();
+    const before = first.text.slice(0, first.text.lastIndexOf('\n\n') + 2);
+    const lastId = [...before.matchAll(/^id: (\S+)$/gm)].at(-1)![1]!;
+    const again = await a.app.request('/api/ag-ui/threads/th-resumed/runs/r-1/events', {
+      headers: { 'last-event-id': lastId },
+    });
+    expect(again.status).toBe(200);
+    a.live.interrupt(runId, 'the store refused the run');
+    const after = await again.text();
+    const events = await expectWellFormedAgUi(framesOf(before + after));
+    expect(events.slice(-3)).toEqual([
+      { type: 'TEXT_MESSAGE_END', messageId: 'r-1:text:1' },
+      { type: 'STEP_FINISHED', stepName: 'step-1' },
+      { type: 'RUN_ERROR', code: 'store_unavailable', message: 'the store refused the run' },
+    ]);
+  } finally {
+    a.live.closeAll('the test is over');
+  }
+}
+
+describe('an AG-UI read resumed inside a message, then a store failure', () => {
+  it('closes the message on the memory store', async () => {
+    await resumedInsideAMessage(new MemoryRunStore());
+  });
+});
+
+describe.skipIf(skipRedisTests())('an AG-UI read resumed inside a message, on Redis', () => {
+  const open = redisStorePairs();
+  it('closes the message, then RUN_ERROR store_unavailable', async () => {
+    const [store] = await open('readers:');
+    await resumedInsideAMessage(store);
   });
 });
