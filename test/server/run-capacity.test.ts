@@ -215,8 +215,6 @@ describe('LiveRuns slots', () => {
   });
 });
 
-// Known bug until chat.ts and ag-ui.ts reserve their slot (/work/requests/read.md, S6-FIX-CAPACITY):
-// `it.fails` pins that all three start today; it turns to `it` when the reservation lands.
 describe('--max-runs under concurrent requests: the chat and AG-UI routes (memory store)', () => {
   const chatBody = (chatId: string) => ({
     id: chatId,
@@ -229,7 +227,7 @@ describe('--max-runs under concurrent requests: the chat and AG-UI routes (memor
     messages: [{ id: 'u1', role: 'user', content: 'Go' }],
   });
 
-  it.fails('POST /api/chat: one of three concurrent chats runs with a limit of 1', async () => {
+  it('POST /api/chat: one of three concurrent chats runs with a limit of 1', async () => {
     const { app, store } = serve([ANSWER_TURN, ANSWER_TURN, ANSWER_TURN]);
     const responses = await concurrently(
       store,
@@ -239,7 +237,7 @@ describe('--max-runs under concurrent requests: the chat and AG-UI routes (memor
     await Promise.all(responses.map((response) => response.text()));
   });
 
-  it.fails('POST /api/ag-ui: one of three concurrent threads runs with a limit of 1', async () => {
+  it('POST /api/ag-ui: one of three concurrent threads runs with a limit of 1', async () => {
     const { app, store } = serve([ANSWER_TURN, ANSWER_TURN, ANSWER_TURN]);
     const responses = await concurrently(
       store,
@@ -247,5 +245,21 @@ describe('--max-runs under concurrent requests: the chat and AG-UI routes (memor
     );
     expect(statuses(responses)).toEqual([200, 429, 429]);
     await Promise.all(responses.map((response) => response.text()));
+  });
+  it('chat and AG-UI give the slot back when the store fails to start the run', async () => {
+    const { app, store } = serve([ANSWER_TURN, ANSWER_TURN]);
+    for (const [path, body] of [
+      ['/api/chat', chatBody('chat-1')],
+      ['/api/ag-ui', agUiBody('thread-1')],
+    ] as const) {
+      store.failNextCreate = true;
+      const failed = await post(app, path, body);
+      expect(failed.status).toBe(500);
+      await failed.text();
+      const next = await post(app, path, { ...body, runId: 'r-2' });
+      expect(next.status).toBe(200);
+      await next.text();
+      await app.drained();
+    }
   });
 });
