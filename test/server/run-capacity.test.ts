@@ -4,6 +4,7 @@
  * store are refused, and the slot comes back however the request or its run ends.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseJsonText } from '../../src/core/parse-json.ts';
 import { createServerApp, type ServerApp, serverTools } from '../../src/server/index.ts';
 import { LiveRuns, RunLimitError } from '../../src/server/live-runs.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
@@ -261,5 +262,50 @@ describe('--max-runs under concurrent requests: the chat and AG-UI routes (memor
       await next.text();
       await app.drained();
     }
+  });
+  it('POST /api/chat: a resume holds its slot while it claims the paused run', async () => {
+    const { app, store } = serve([ASK_TURN, ANSWER_TURN, ANSWER_TURN]);
+    const paused = await post(app, '/api/chat', chatBody('chat-1'));
+    const runId = paused.headers.get('x-run-id')!;
+    const asked = (await paused.text())
+      .split('\n\n')
+      .map((frame) => frame.slice(frame.indexOf('data: ') + 'data: '.length))
+      .filter((data) => data.startsWith('{'))
+      .map((data) => parseJsonText(data) as Record<string, unknown>)
+      .find((chunk) => chunk.type === 'tool-input-available')!;
+    await app.drained();
+    const answer = {
+      id: 'chat-1',
+      trigger: 'submit-message',
+      messages: [
+        chatBody('chat-1').messages[0],
+        {
+          id: runId,
+          role: 'assistant',
+          parts: [
+            {
+              type: 'dynamic-tool',
+              toolName: asked.toolName,
+              toolCallId: asked.toolCallId,
+              state: 'output-available',
+              input: asked.input,
+              output: 'login.js',
+            },
+          ],
+        },
+      ],
+    };
+    // The resume waits on its claim; a new chat meanwhile finds its slot taken.
+    store.close_();
+    const claiming = deferred();
+    store.onStartReached = claiming.resolve;
+    const resumed = post(app, '/api/chat', answer);
+    await claiming.promise;
+    const refused = await post(app, '/api/chat', chatBody('chat-2'));
+    expect(refused.status).toBe(429);
+    store.open();
+    const continued = await resumed;
+    expect(continued.status).toBe(200);
+    await continued.text();
   });
 });
