@@ -6,6 +6,7 @@ import { HttpError } from '../http/http-error.ts';
 import { hostGuard, hostPolicy, sameOriginGuard } from '../http/request-guard.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import type { RunStore, RunStoreLimits } from '../store/run-store.ts';
+import { LiveRuns } from './live-runs.ts';
 import { type ServerAppOptions, type ServerLimits, serverSettings } from './options.ts';
 import { agUiRoutes } from './routes/ag-ui.ts';
 import { chatRoutes } from './routes/chat.ts';
@@ -15,7 +16,6 @@ import { runRoutes } from './routes/runs.ts';
 import { statusRoutes } from './routes/status.ts';
 import { runDriving } from './run-driver.ts';
 import { RunHeartbeat } from './run-heartbeat.ts';
-import { LiveRuns } from './live-runs.ts';
 
 export {
   DEFAULT_LIMITS,
