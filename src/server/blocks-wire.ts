@@ -38,24 +38,38 @@ export class BlocksWire implements WireEncoder {
   }
 
   tail(): string[] {
-    // A copy: closing the block must not change the encoder that goes on writing.
-    const copy: BlockEncoder = Object.assign(
-      Object.create(Object.getPrototypeOf(this.encoder) as object) as BlockEncoder,
-      this.encoder,
+    return [this.copyOfEncoder().end(), new BlockEncoder().encode(INSTANCE_LOST_ERROR)].filter(
+      nonEmpty,
     );
-    return [copy.end(), new BlockEncoder().encode(INSTANCE_LOST_ERROR)].filter(nonEmpty);
   }
 
   failure(message: string): string[] {
-    return [
-      this.encoder.end(),
-      new BlockEncoder().encode({ type: 'error', error: { type: 'server_error', message } }),
-    ].filter(nonEmpty);
+    return failureFrames(this.encoder, message);
+  }
+
+  ending(message: string): string[] {
+    return failureFrames(this.copyOfEncoder(), message);
+  }
+
+  /** A copy: closing the block must not change the encoder that goes on writing. */
+  private copyOfEncoder(): BlockEncoder {
+    return Object.assign(
+      Object.create(Object.getPrototypeOf(this.encoder) as object) as BlockEncoder,
+      this.encoder,
+    );
   }
 
   private encode(events: readonly BlockEvent[]): string[] {
     return events.map((event) => this.encoder.encode(event)).filter(nonEmpty);
   }
+}
+
+/** The open block closed by `encoder`, then a `server_error` saying `message`. */
+function failureFrames(encoder: BlockEncoder, message: string): string[] {
+  return [
+    encoder.end(),
+    new BlockEncoder().encode({ type: 'error', error: { type: 'server_error', message } }),
+  ].filter(nonEmpty);
 }
 
 function nonEmpty(frame: string): boolean {

@@ -171,15 +171,18 @@ export class RunDriver {
     this.stopped = true;
     // Taken before the asking frames end the stream (AG-UI and the UI message stream end there).
     const endings = {
-      aborted: endingOf(wire, ABORTED_MESSAGE),
-      dropped: endingOf(wire, TOO_LARGE_TO_WAIT_MESSAGE),
+      aborted: wire.ending(ABORTED_MESSAGE),
+      dropped: wire.ending(TOO_LARGE_TO_WAIT_MESSAGE),
     };
     const frames = wire.push(event);
     const closing = (outcome: string): string[] => {
-      const ending = outcome === ABORTED_OUTCOME ? endings.aborted : endings.dropped;
+      // Said with the store's own words where the wire can still end (blocks: the asking frames
+      // left nothing open); else as taken before them.
       const message =
         outcome === ABORTED_OUTCOME ? ABORTED_MESSAGE : `the run was stopped: ${outcome}`;
-      return [...rest, ...(ending ?? wire.failure(message))];
+      const now = wire.ending(message);
+      if (now.length > 0) return [...rest, ...now];
+      return [...rest, ...(outcome === ABORTED_OUTCOME ? endings.aborted : endings.dropped)];
     };
     try {
       await store.pause(lease, [...rest, ...frames], JSON.stringify(event.state), now(), closing);
@@ -215,15 +218,6 @@ const ABORTED_MESSAGE = 'the run was aborted';
 
 const TOO_LARGE_TO_WAIT_MESSAGE =
   'the run was stopped: it is larger than the server keeps for a run that waits for answers';
-
-/**
- * What ends the stream as it stands with `message`, without changing the wire, when the wire
- * can say it (an optional `ending(message)`, pure as `tail()` is); undefined otherwise.
- */
-function endingOf(wire: WireEncoder, message: string): string[] | undefined {
-  const ending = (wire as { ending?: (message: string) => string[] }).ending;
-  return typeof ending === 'function' ? ending.call(wire, message) : undefined;
-}
 
 /** How the store remembers a run's end (the text a late request's 409 repeats). */
 function outcomeOf(result: AgentResult): string {

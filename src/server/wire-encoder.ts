@@ -20,4 +20,9 @@ export interface WireEncoder {
   tail(): string[];
   /** What closes the stream as it stands, then why the server cannot go on. */
   failure(message: string): string[];
+  /**
+   * What `failure(message)` would write now, without changing the encoder (as `tail()`): taken
+   * before frames that end the stream (a pause's), for when the store then refuses them.
+   */
+  ending(message: string): string[];
 }

@@ -272,6 +272,10 @@ export class AgUiWire implements WireEncoder {
     return this.encoder.end({ code: 'server_error', message }).map(frameAgUiEvent);
   }
 
+  ending(message: string): string[] {
+    return this.encoder.tail({ code: 'server_error', message }).map(frameAgUiEvent);
+  }
+
   tail(): string[] {
     return this.encoder.tail(AG_UI_INSTANCE_LOST).map(frameAgUiEvent);
   }

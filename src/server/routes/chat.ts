@@ -172,8 +172,13 @@ export class UIMessageWire implements WireEncoder {
 
   /** Ends the stream with an error saying why (the server could not go on); once. */
   failure(message: string): string[] {
-    if (this.doneSent) return [];
+    const frames = this.ending(message);
     this.doneSent = true;
+    return frames;
+  }
+
+  ending(message: string): string[] {
+    if (this.doneSent) return [];
     return [...this.encoder.tail(message).map(frameUIMessageChunk), UI_MESSAGE_STREAM_DONE];
   }
 }
