@@ -34,6 +34,7 @@ export {
   DEFAULT_CONVERSATION_LIMITS,
   parseConversationInput,
 } from './conversation-input.ts';
+export { LiveRuns, type OwnedRun, RunLimitError } from './live-runs.ts';
 export { logResponse, resumeAfter } from './log-stream.ts';
 export {
   checkModelServer,
@@ -44,7 +45,6 @@ export {
 export { parseRecording, type Recording } from './replay.ts';
 export { type DriveRun, RunDriver, type RunDriverOptions } from './run-driver.ts';
 export { RunHeartbeat, type RunHeartbeatOptions } from './run-heartbeat.ts';
-export { LiveRuns, type OwnedRun, RunLimitError } from './run-registry.ts';
 export { defaultWebRoot } from './static-page.ts';
 export { ASK_USER_TOOL, serverSystemPrompt, serverTools } from './tools.ts';
 export type { WireEncoder } from './wire-encoder.ts';

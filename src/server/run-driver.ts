@@ -2,7 +2,7 @@ import type { AgentEvent, AgentResult, AgentRun } from '../agent/index.ts';
 import { isErrorOfKind } from '../core/errors.ts';
 import { ABORTED_OUTCOME } from '../store/outcomes.ts';
 import type { RunLease, RunStore } from '../store/run-store.ts';
-import type { LiveRuns } from './run-registry.ts';
+import type { LiveRuns } from './live-runs.ts';
 import type { WireEncoder } from './wire-encoder.ts';
 
 export interface RunDriverOptions {

@@ -1,5 +1,5 @@
 import type { RunStore } from '../store/run-store.ts';
-import type { LiveRuns } from './run-registry.ts';
+import type { LiveRuns } from './live-runs.ts';
 
 export interface RunHeartbeatOptions {
   readonly store: RunStore;

@@ -8,10 +8,10 @@
 import { Hono } from 'hono';
 import { afterAll, beforeAll } from 'vitest';
 import { HttpError } from '../../src/http/http-error.ts';
+import { LiveRuns } from '../../src/server/live-runs.ts';
 import type { ServerSettings } from '../../src/server/options.ts';
 import type { RunRouteContext } from '../../src/server/routes/runs.ts';
 import { runDriving } from '../../src/server/run-driver.ts';
-import { LiveRuns } from '../../src/server/run-registry.ts';
 import { createRunStore } from '../../src/store/create-run-store.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
 import { type RedisServer, startRedis } from '../support/redis-server.ts';

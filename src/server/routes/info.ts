@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
+import type { LiveRuns } from '../live-runs.ts';
 import type { ServerSettings } from '../options.ts';
-import type { LiveRuns } from '../run-registry.ts';
 
 /** `GET /api/info`: what the page shows of this server (its mode, model, protocol, limits). */
 export function infoRoutes(settings: ServerSettings, live: LiveRuns): Hono {

@@ -20,7 +20,7 @@ import { AgentBlockAdapter } from '../agent-blocks.ts';
 import { BlocksReadFailure, BlocksWire } from '../blocks-wire.ts';
 import { parseConversationInput } from '../conversation-input.ts';
 import type { LiveRuns } from '../live-runs.ts';
-import { idBefore, logResponse, resumeAfter } from '../log-stream.ts';
+import { idBefore, logResponse, resumeAfter, runReadHooks } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
@@ -88,22 +88,26 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
         }),
     });
 
-  /** The response that reads a run's log after `after` (undefined: from its start). */
-  const readRun = (c: Context, runId: string, log: string, after: string | undefined) => {
+  /**
+   * The response that reads a run's log after `after` (undefined: from its start).
+   * `afterIsBoundary`: `after` is where a continuation starts, so nothing is open there.
+   */
+  const readRun = (
+    c: Context,
+    runId: string,
+    log: string,
+    after: string | undefined,
+    afterIsBoundary = false,
+  ) => {
     const failure = new BlocksReadFailure();
     return logResponse({
       store,
       log,
       after,
+      afterIsBoundary,
       signal: c.req.raw.signal,
       headers: { [RUN_ID_HEADER]: runId },
-      onRead: () => {
-        // Noted at once, not only at the next heartbeat: a client back just before the unread
-        // limit must not lose its run to a renewal that comes first.
-        store.noteReaders([runId], now()).catch(() => {});
-        return live.reading(runId);
-      },
-      onInterrupt: (listener) => live.onInterrupt(runId, listener),
+      ...runReadHooks(context, runId),
       onFrame: (frame) => failure.sent(frame),
       failureFrame: (message) => failure.frame(message),
       unknown: unknownRun(runId),
@@ -258,7 +262,7 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
         metaFor(stored.runId, stored.prompt, stored.protocol, true),
       );
       // The response is the continuation: it starts at the resumed meta_init.
-      return readRun(c, stored.runId, lease.log, idBefore(firstId));
+      return readRun(c, stored.runId, lease.log, idBefore(firstId), true);
     } finally {
       slot.release();
     }

@@ -12,6 +12,7 @@ import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/i
 import { HttpError } from '../../../src/http/http-error.ts';
 import { createServerApp } from '../../../src/server/app.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
+import type { LiveRuns } from '../../../src/server/live-runs.ts';
 import { type ServerAppOptions, serverSettings } from '../../../src/server/options.ts';
 import {
   AG_UI_INSTANCE_LOST,
@@ -20,7 +21,6 @@ import {
   agUiStoreFailureFrame,
   parseAgUiRequest,
 } from '../../../src/server/routes/ag-ui.ts';
-import type { LiveRuns } from '../../../src/server/run-registry.ts';
 import {
   MemoryRunStore,
   MemoryRunStoreBacking,
