@@ -203,7 +203,7 @@ describe.skipIf(skipRedisTests())('a running server when Redis is killed', () =>
     }
   });
 
-  it('Redis that stops answering (SIGSTOP): the run’s streams end with store_unavailable within the store’s deadlines', async () => {
+  it('Redis that stops answering (SIGSTOP): the run’s streams end with store_unavailable (the store’s call deadline ends each wait, never a hang)', async () => {
     const { model, release } = gatedModel();
     const { a, b } = await instances(model, { callDeadlineMs: 500, tailerBlockMs: 500 });
     const started = await postJson(`${a.url}/api/runs`, { prompt: 'Explain login' });
