@@ -13,6 +13,20 @@ export {
 } from '../http/host-names.ts';
 export { HttpError, type HttpErrorDetails } from '../http/http-error.ts';
 export { type RunningServer, type ServableApp, startServer } from '../http/node-server.ts';
+// The run store the app takes (`store`): memory, or Redis shared by instances.
+export {
+  createRunStore,
+  DEFAULT_RUN_STORE_LIMITS,
+  MemoryRunStore,
+  MemoryRunStoreBacking,
+  type MemoryRunStoreOptions,
+  parseRunStoreSpec,
+  type RunStore,
+  type RunStoreLimits,
+  type RunStoreOptions,
+  type RunStoreSpec,
+  RunStoreSpecError,
+} from '../store/index.ts';
 export {
   createProxyApp,
   DEFAULT_PROXY_LIMITS,

@@ -220,6 +220,12 @@ describe('what each entry point exports', () => {
   it('toolwire/server and toolwire/proxy export their apps', async () => {
     expect(await exportsOf('./server')).toContain('createServerApp');
     expect(await exportsOf('./proxy')).toContain('createProxyApp');
+    // And the run store they take, so several instances can share one Redis.
+    for (const entry of ['./server', './proxy'] as const) {
+      expect(await exportsOf(entry)).toEqual(
+        expect.arrayContaining(['createRunStore', 'MemoryRunStore', 'DEFAULT_RUN_STORE_LIMITS']),
+      );
+    }
   });
 
   it('no entry point offers an internal helper', async () => {
