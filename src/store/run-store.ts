@@ -147,6 +147,9 @@ export const DEFAULT_RUN_STORE_LIMITS: RunStoreLimits = {
   storedResponseTtlMs: 24 * 60 * 60_000,
 };
 
+/** How many of the oldest pointers the cap looks at for one whose run is not live. */
+export const POINTER_EVICTION_SCAN = 100;
+
 export interface RunStoreStats {
   readonly running: number;
   readonly paused: number;
@@ -207,7 +210,11 @@ export interface RunStore {
   /**
    * A small index kept beside the runs: a chat's or a thread's current run and log, found from
    * the id a client sends (the AI SDK's chat id, AG-UI's thread id); undefined when unknown or
-   * expired. At most `maxRememberedRuns` are kept (the keys come from clients).
+   * expired. At most `maxRememberedRuns` are kept (the keys come from clients). The field `run`
+   * names the run it points to: past the cap, the oldest pointer whose run is neither running nor
+   * paused goes (among the oldest `POINTER_EVICTION_SCAN`; if all of those name live runs, the
+   * oldest), so a waiting run stays reachable; and when that run stops (pauses or finishes), the
+   * pointer's `ttlMs` counts again from the stop, so a long run does not outlive its pointer.
    */
   pointer(
     kind: 'thread' | 'chat',

@@ -27,8 +27,14 @@ export interface ContractBacking {
   dispose(): Promise<void>;
 }
 
-/** A fresh, empty backing with these limits. */
-export type OpenContractBacking = (limits: RunStoreLimits) => Promise<ContractBacking>;
+/**
+ * A fresh, empty backing with these limits, and the store's clock when given (what pointer
+ * expiry is read from; Redis's own key expiry stays real time, so tests keep it near the real one).
+ */
+export type OpenContractBacking = (
+  limits: RunStoreLimits,
+  clock?: () => number,
+) => Promise<ContractBacking>;
 
 const T0 = 1_700_000_000_000;
 const KIB = 1024;
@@ -78,8 +84,8 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
     });
 
     /** Two handles ("instances" a and b) on one fresh backing. */
-    async function stores(limits: Partial<RunStoreLimits> = {}) {
-      const backing = await openBacking({ ...DEFAULT_RUN_STORE_LIMITS, ...limits });
+    async function stores(limits: Partial<RunStoreLimits> = {}, clock?: () => number) {
+      const backing = await openBacking({ ...DEFAULT_RUN_STORE_LIMITS, ...limits }, clock);
       cleanups.push(() => backing.dispose());
       const a = await backing.open('instance-a');
       const b = await backing.open('instance-b');
@@ -860,6 +866,89 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
         expect(await a.pointer('chat', 'k1')).toBeUndefined();
         for (const key of ['k2', 'k3', 'k4'])
           expect(await a.pointer('chat', key)).toEqual({ run: key });
+      });
+
+      it('the cap keeps the pointer of a paused or running run while pointers of finished or forgotten runs can go', async () => {
+        const { a, b } = await stores({ maxRememberedRuns: 2 });
+        const now = Date.now();
+        await paused(a, 'waits');
+        await a.setPointer('thread', 't', { run: 'waits' }, 60_000, now);
+        for (const id of ['f1', 'f2', 'f3']) {
+          await finished(b, id);
+          await b.setPointer('chat', id, { run: id }, 60_000, now);
+        }
+        expect(await held(a, ['waits', 'f1', 'f2', 'f3'])).toEqual(['waits', 'f3']);
+        expect(await a.pointer('thread', 't')).toEqual({ run: 'waits' });
+        expect(await a.pointer('chat', 'f1')).toBeUndefined();
+        expect(await a.pointer('chat', 'f2')).toBeUndefined();
+        expect(await a.pointer('chat', 'f3')).toEqual({ run: 'f3' });
+      });
+
+      it('the cap keeps a running run’s pointer too, and lets one whose run was forgotten go', async () => {
+        const { a, b } = await stores({ maxRememberedRuns: 3 });
+        const now = Date.now();
+        await running(a, 'runs');
+        await a.setPointer('chat', 'r', { run: 'runs' }, 60_000, now);
+        await a.setPointer('chat', 'gone', { run: 'forgotten' }, 60_000, now);
+        await a.setPointer('chat', 'none', { log: 'no run named' }, 60_000, now);
+        await finished(b, 'f1');
+        await b.setPointer('chat', 'f1', { run: 'f1' }, 60_000, now);
+        expect(await a.pointer('chat', 'gone')).toBeUndefined();
+        await b.setPointer('thread', 't', { run: 'runs' }, 60_000, now);
+        expect(await a.pointer('chat', 'none')).toBeUndefined();
+        await finished(b, 'f2');
+        await b.setPointer('chat', 'f2', { run: 'f2' }, 60_000, now);
+        expect(await a.pointer('chat', 'f1')).toBeUndefined();
+        for (const [kind, key, run] of [
+          ['chat', 'r', 'runs'],
+          ['thread', 't', 'runs'],
+          ['chat', 'f2', 'f2'],
+        ] as const)
+          expect(await b.pointer(kind, key)).toEqual({ run });
+      });
+
+      it('when the oldest 100 pointers all name live runs, the oldest goes as before', async () => {
+        const { a } = await stores({ maxRememberedRuns: 101 });
+        const now = Date.now();
+        for (let i = 0; i < 101; i++) {
+          await running(a, `r${i}`);
+          await a.setPointer('chat', `c${i}`, { run: `r${i}` }, 60_000, now);
+        }
+        await finished(a, 'done');
+        await a.setPointer('chat', 'done', { run: 'done' }, 60_000, now);
+        expect(await a.pointer('chat', 'c0')).toBeUndefined();
+        expect(await a.pointer('chat', 'c1')).toEqual({ run: 'r1' });
+        expect(await a.pointer('chat', 'c100')).toEqual({ run: 'r100' });
+        // The pointer just set is never the one that goes.
+        expect(await a.pointer('chat', 'done')).toEqual({ run: 'done' });
+      });
+
+      it('a pointer’s time counts again from when its run stops (paused or finished), so a long run keeps it', async () => {
+        const start = Date.now();
+        let now = start;
+        const { a, b } = await stores({}, () => now);
+        const long = await a.createRun(newRun('long'), start);
+        const other = await a.createRun(newRun('other'), start);
+        await a.setPointer('thread', 't', { run: 'long' }, 60_000, start);
+        await a.setPointer('chat', 'c', { run: 'other' }, 60_000, start);
+        await a.setPointer('chat', 'moved', { run: 'long' }, 60_000, start);
+        await a.setPointer('chat', 'moved', { run: 'elsewhere' }, 60_000, start);
+        // Paused 50 s after it started: its pointer lasts 60 s from the pause.
+        expect(await a.pause(long, [], '{"pending":[]}', start + 50_000)).toBe('paused');
+        now = start + 70_000;
+        expect(await b.pointer('thread', 't')).toEqual({ run: 'long' });
+        expect(await b.pointer('chat', 'c')).toBeUndefined();
+        // A pointer that names another run now is not the stopped run's to extend.
+        expect(await b.pointer('chat', 'moved')).toBeUndefined();
+        // Finished, its time counts from the finish.
+        const claim = await b.claimPaused('long', start + 100_000);
+        if (!claim.claimed) throw new Error('not claimed');
+        await b.finish(claim.lease, [], 'completed', start + 105_000);
+        now = start + 150_000;
+        expect(await a.pointer('thread', 't')).toEqual({ run: 'long' });
+        now = start + 165_000;
+        expect(await a.pointer('thread', 't')).toBeUndefined();
+        await a.finish(other, [], 'completed', start);
       });
     });
 

@@ -11,8 +11,8 @@ import {
 } from '../../src/store/index.ts';
 import { frame, newRun, readAll, runStoreContract, TAIL } from './contract.ts';
 
-runStoreContract('memory', async (limits) => {
-  const backing = new MemoryRunStoreBacking({ limits });
+runStoreContract('memory', async (limits, clock) => {
+  const backing = new MemoryRunStoreBacking({ limits, ...(clock === undefined ? {} : { clock }) });
   return { open: async (instanceId) => backing.open(instanceId), dispose: async () => {} };
 });
 

@@ -23,10 +23,16 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
     await redis?.stop();
   });
 
-  runStoreContract('redis', async (limits) => {
+  runStoreContract('redis', async (limits, clock) => {
     const prefix = `contract${++backings}:`;
     return {
-      open: (instanceId) => createRedisRunStore(redis.url, { prefix, instanceId, limits }),
+      open: (instanceId) =>
+        createRedisRunStore(redis.url, {
+          prefix,
+          instanceId,
+          limits,
+          ...(clock === undefined ? {} : { clock }),
+        }),
       dispose: async () => {},
     };
   });
@@ -144,6 +150,18 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       }
     });
 
+    it('moves a pointer key’s own expiry (the real-time backstop) when its run pauses, and keeps the JSON readable', async () => {
+      const store = await open('ptrttl:');
+      const start = Date.now();
+      const lease = await store.createRun(newRun('r1'), start);
+      await store.setPointer('thread', 't/é"', { run: 'r1', log: 'l"1' }, 60_000, start);
+      await store.pause(lease, [], '{}', start + 50_000);
+      const expiresAt = await withClient((send) => send(['PEXPIRETIME', 'ptrttl:thread:t/é"']));
+      expect(expiresAt).toBe(start + 110_000);
+      expect(await store.pointer('thread', 't/é"')).toEqual({ run: 'r1', log: 'l"1' });
+      expect(await store.getRun('r1')).toMatchObject({ status: 'paused' });
+    });
+
     it('writes only keys under its prefix', async () => {
       const store = await open('mine:');
       const lease = await store.createRun(newRun('r1'), T0);
@@ -152,7 +170,7 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       await store.responses.put('resp_1', '{}');
       const keys = await redisKeys('*');
       const outside = keys.filter(
-        (key) => !/^(contract\d+|flush|many|unblock|deleted|badid|spec|mine):/.test(key),
+        (key) => !/^(contract\d+|flush|many|unblock|deleted|badid|spec|mine|ptrttl):/.test(key),
       );
       expect(outside).toEqual([]);
       const mine = keys.filter((key) => key.startsWith('mine:'));

@@ -16,6 +16,7 @@ import {
   type PauseAnswer,
   type PauseClosing,
   type PausedClaim,
+  POINTER_EVICTION_SCAN,
   type RunLease,
   type RunStatus,
   type RunStore,
@@ -52,6 +53,15 @@ interface RunRecord {
   tail: readonly string[];
   /** What it counts against `maxRememberedBytes` while paused or finished. */
   bytes: number;
+  /** The pointers ever set to it (some may name another run since): refreshed when it stops. */
+  readonly pointers: Set<string>;
+}
+
+/** A chat's or a thread's pointer; `ttlMs` counts again when its run stops. */
+interface PointerRecord {
+  readonly fields: Readonly<Record<string, string>>;
+  expiresAt: number;
+  readonly ttlMs: number;
 }
 
 export interface MemoryRunStoreOptions {
@@ -89,10 +99,7 @@ export class MemoryRunStoreBacking {
   rememberedBytes = 0;
   readonly responses: MemoryResponses;
   /** Small indexes beside the runs (a chat's or a thread's current run), oldest set first. */
-  readonly pointers = new Map<
-    string,
-    { fields: Readonly<Record<string, string>>; expiresAt: number }
-  >();
+  readonly pointers = new Map<string, PointerRecord>();
   /** Abort listeners by the instance they belong to. */
   readonly abortListeners = new Map<string, Set<(runId: string, reason: string) => void>>();
 
@@ -163,6 +170,7 @@ export class MemoryRunStore implements RunStore {
       stoppedAt: undefined,
       tail: run.tail,
       bytes: 0,
+      pointers: new Set(),
     });
     logs.set(log, new MemoryLog());
     this.backing.running.add(run.runId);
@@ -419,7 +427,8 @@ export class MemoryRunStore implements RunStore {
 
   /**
    * Sets a pointer (every field replaced), to expire `ttlMs` after `now`. Keys come from clients,
-   * so there are at most `maxRememberedRuns` of them: beyond, the oldest set goes.
+   * so there are at most `maxRememberedRuns` of them: beyond, the oldest whose run is not live
+   * goes (`pointerToEvict`).
    */
   async setPointer(
     kind: 'thread' | 'chat',
@@ -431,11 +440,45 @@ export class MemoryRunStore implements RunStore {
     const { pointers } = this.backing;
     const id = pointerId(kind, key);
     pointers.delete(id);
-    pointers.set(id, { fields: { ...fields }, expiresAt: now + ttlMs });
+    pointers.set(id, { fields: { ...fields }, expiresAt: now + ttlMs, ttlMs });
+    if (fields.run !== undefined) this.backing.runs.get(fields.run)?.pointers.add(id);
     while (pointers.size > this.limits.maxRememberedRuns) {
-      const oldest = first(pointers);
-      if (oldest === undefined) break;
-      pointers.delete(oldest);
+      const victim = this.pointerToEvict(id, now);
+      if (victim === undefined) break;
+      pointers.delete(victim);
+    }
+  }
+
+  /**
+   * The oldest pointer (not `newest`, just set) whose run is neither running nor paused, or has
+   * expired, among the oldest `POINTER_EVICTION_SCAN`: a waiting run's pointer is how its client
+   * reaches it. If every one of those names a live run, the oldest.
+   */
+  private pointerToEvict(newest: string, now: number): string | undefined {
+    let scanned = 0;
+    for (const [id, pointer] of this.backing.pointers) {
+      if (scanned++ >= POINTER_EVICTION_SCAN) break;
+      if (id === newest) continue;
+      if (now >= pointer.expiresAt) return id;
+      const run = pointer.fields.run;
+      const status = run === undefined ? undefined : this.backing.runs.get(run)?.status;
+      if (status !== 'running' && status !== 'paused') return id;
+    }
+    return first(this.backing.pointers);
+  }
+
+  /** A run stopped at `now`: the pointers that still name it last `ttlMs` from now (never less). */
+  private refreshPointers(run: RunRecord, now: number): void {
+    // Most runs have none (runs of /api/runs): no walk at all then.
+    if (run.pointers.size === 0) return;
+    for (const id of run.pointers) {
+      const pointer = this.backing.pointers.get(id);
+      if (pointer?.fields.run !== run.runId) {
+        run.pointers.delete(id);
+        continue;
+      }
+      if (now < pointer.expiresAt)
+        pointer.expiresAt = Math.max(pointer.expiresAt, now + pointer.ttlMs);
     }
   }
 
@@ -521,6 +564,7 @@ export class MemoryRunStore implements RunStore {
       this.logBytes(run);
     (status === 'paused' ? backing.paused : backing.finished).add(run.runId);
     backing.rememberedBytes += run.bytes;
+    this.refreshPointers(run, now);
     this.evict();
   }
 

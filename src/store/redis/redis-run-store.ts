@@ -334,9 +334,11 @@ export class RedisRunStore implements RunStore {
   ): Promise<void> {
     await this.#scripts.run('setPointer', [
       `${kind}:${key}`,
-      JSON.stringify({ fields, expiresAt: now + ttlMs }),
+      JSON.stringify({ fields, expiresAt: now + ttlMs, ttlMs }),
       String(Math.ceil(now + ttlMs)),
       String(this.limits.maxRememberedRuns),
+      fields.run ?? '',
+      String(now),
     ]);
   }
 

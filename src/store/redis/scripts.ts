@@ -8,8 +8,11 @@
  * why the reading ends), `P trim:<log>` (the newest id trimmed away), `P leases` zset (runId →
  * leaseUntil), `P runs:paused` / `P runs:finished` zsets (runId → rank in the
  * order runs stopped: the eviction and TTL order), `P runs:stats` hash (`bytes` remembered), `P runs:seq` (the stop order), `P resp:<id>` strings with `P resp:order`,
- * `P resp:sizes`, `P resp:stats`, `P resp:seq`; channel `P abort`.
+ * `P resp:sizes`, `P resp:stats`, `P resp:seq`, `P chat:<key>` / `P thread:<key>` pointers with
+ * `P pointers` (their set order) and `P pointers:seq`; channel `P abort`.
  */
+
+import { POINTER_EVICTION_SCAN } from '../run-store.ts';
 
 /** What every run script shares: keys, exact trimming that remembers what it dropped, stopping, eviction. */
 const PRELUDE = `
@@ -138,6 +141,34 @@ local function forget(id)
   redis.call('DEL', rk(id))
 end
 
+-- A pointer (P .. 'chat:<key>' or 'thread:<key>') is JSON: {fields, expiresAt, ttlMs}.
+local function readPointer(pid)
+  local json = redis.call('GET', P .. pid)
+  if not json then return nil end
+  local ok, pointer = pcall(cjson.decode, json)
+  if not ok or type(pointer) ~= 'table' or type(pointer.fields) ~= 'table' then return nil end
+  return pointer
+end
+
+-- Run id stopped at now: the pointers that still name it (its 'pointers', a JSON list of ids)
+-- last their ttlMs from now, never less than they had.
+local function refreshPointers(id, now)
+  local listed = redis.call('HGET', rk(id), 'pointers')
+  if not listed then return end
+  for _, pid in ipairs(cjson.decode(listed)) do
+    local pointer = readPointer(pid)
+    local ends, ttl = nil, nil
+    if pointer and pointer.fields.run == id then
+      ends, ttl = tonumber(pointer.expiresAt), tonumber(pointer.ttlMs)
+    end
+    if ends and ttl and ends > now and now + ttl > ends then
+      pointer.expiresAt = now + ttl
+      redis.call('SET', P .. pid, cjson.encode(pointer))
+      redis.call('PEXPIREAT', P .. pid, string.format('%d', math.ceil(now + ttl)))
+    end
+  end
+end
+
 -- Oldest finished first, then oldest paused, while either bound is exceeded.
 local function evict(maxRuns, maxBytes)
   while true do
@@ -176,6 +207,7 @@ local function finishRun(id, log, outcome, now, finishedTtl)
   redis.call('ZADD', FINISHED, stopRank(), id)
   remember(id, outcome)
   expire(id, log, finishedTtl + 60000)
+  refreshPointers(id, now)
 end
 `;
 
@@ -279,6 +311,7 @@ redis.call('ZREM', LEASES, id)
 redis.call('ZADD', PAUSED, stopRank(), id)
 remember(id, state)
 expire(id, log, pausedTtl + finishedTtl + 60000)
+refreshPointers(id, now)
 evict(maxRuns, maxBytes)
 return {'paused'}
 `;
@@ -386,24 +419,55 @@ return 'ok'
 `;
 
 /**
- * ARGV: P, id ('chat:<key>'), json, expiresAt (ms), maxCount → 'ok'. A pointer (a chat's or a thread's
- * current run) is JSON text with its expiry; at most maxCount are kept, the oldest set go first.
+ * ARGV: P, id ('chat:<key>'), json, expiresAt (ms), maxCount, run id ('' = none), now → 'ok'. A
+ * pointer (a chat's or a thread's current run) is JSON text ({fields, expiresAt, ttlMs}); the run
+ * it names lists it (refreshPointers). At most maxCount are kept: past it, the oldest whose run is
+ * neither running nor paused goes, among the oldest POINTER_EVICTION_SCAN (else the oldest).
  */
 const SET_POINTER = `
 local ORDER, SEQ = P .. 'pointers', P .. 'pointers:seq'
-local id = ARGV[2]
+local id, run, now = ARGV[2], ARGV[6], tonumber(ARGV[7])
 redis.call('SET', P .. id, ARGV[3])
 -- At now + ttlMs by the store's clock; one already past is gone at once.
 redis.call('PEXPIREAT', P .. id, ARGV[4])
 redis.call('ZADD', ORDER, redis.call('INCR', SEQ), id)
+-- Listed on its run (only one that exists: a run's hash is never made here).
+if run ~= '' and redis.call('EXISTS', rk(run)) == 1 then
+  local listed = cjson.decode(redis.call('HGET', rk(run), 'pointers') or '[]')
+  local known = false
+  for _, pid in ipairs(listed) do if pid == id then known = true end end
+  if not known then
+    listed[#listed + 1] = id
+    redis.call('HSET', rk(run), 'pointers', cjson.encode(listed))
+  end
+end
 -- Pointers that expired by themselves leave the order as it is looked at.
 for _, old in ipairs(redis.call('ZRANGE', ORDER, 0, 19)) do
   if redis.call('EXISTS', P .. old) == 0 then redis.call('ZREM', ORDER, old) end
 end
+-- Whether pointer old may go before others: expired, or its run is not live (a waiting run's
+-- pointer is how its client reaches it).
+local function evictable(old)
+  if old == id then return false end
+  local pointer = readPointer(old)
+  local ends = pointer and tonumber(pointer.expiresAt)
+  if not ends or ends <= now then return true end
+  local target = pointer.fields.run
+  if type(target) ~= 'string' then return true end
+  local status = redis.call('HGET', rk(target), 'status')
+  return status ~= 'running' and status ~= 'paused'
+end
 while redis.call('ZCARD', ORDER) > tonumber(ARGV[5]) do
-  local oldest = redis.call('ZRANGE', ORDER, 0, 0)
-  redis.call('ZREM', ORDER, oldest[1])
-  redis.call('DEL', P .. oldest[1])
+  local oldest = redis.call('ZRANGE', ORDER, 0, ${POINTER_EVICTION_SCAN - 1})
+  local victim = oldest[1]
+  for _, old in ipairs(oldest) do
+    if evictable(old) then
+      victim = old
+      break
+    end
+  end
+  redis.call('ZREM', ORDER, victim)
+  redis.call('DEL', P .. victim)
 end
 return 'ok'
 `;
