@@ -20,7 +20,6 @@ import {
   pendingToolResults,
 } from '../../agent/ui/ag-ui.ts';
 import { ToolwireError } from '../../core/errors.ts';
-import { parseJsonText } from '../../core/parse-json.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import {
@@ -39,6 +38,7 @@ import {
 } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
+import { readPausedState } from '../resume-run.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
 import { RUN_ID_HEADER, type RunRouteContext } from './runs.ts';
 
@@ -409,7 +409,14 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
           : `its run is ${claim.run.status === 'running' ? 'running' : `over (${claim.run.outcome ?? 'ended'})`}`,
       );
     const { lease } = claim;
-    const state = parseJsonText(claim.state) as RunState;
+    let state: RunState;
+    try {
+      state = readPausedState(runId, claim.state);
+    } catch (error) {
+      // Given back, paused: this request cannot resume it.
+      await store.pause(lease, [], claim.state, now());
+      throw error;
+    }
     const protocol = resumeProtocol(settings, claim.run);
     if (protocol === undefined) {
       // Given back, paused, for an instance that has the protocol object.

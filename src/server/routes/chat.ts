@@ -5,7 +5,6 @@ import {
   type AgentResult,
   type AgentRun,
   ResumeMismatchError,
-  type RunState,
   resumeAgent,
   runAgent,
 } from '../../agent/index.ts';
@@ -39,6 +38,7 @@ import {
 } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
+import { readPausedState } from '../resume-run.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
 import type { RunRouteContext } from './runs.ts';
 
@@ -344,12 +344,13 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
           409,
           `POST /api/chat: run ${runId} is no longer waiting for tool results`,
         );
-      const state = parseJsonText(claim.state) as RunState;
-      const pending = state.pending.map((call) => call.toolCallId);
-      const answers = input.results.filter((result) => pending.includes(result.toolCallId));
       const controller = new AbortController();
+      let pending: string[];
       let run: AgentRun;
       try {
+        const state = readPausedState(runId, claim.state);
+        pending = state.pending.map((call) => call.toolCallId);
+        const answers = input.results.filter((result) => pending.includes(result.toolCallId));
         run = resumeAgent(state, answers, {
           ...options.runSettings,
           model: options.model!,

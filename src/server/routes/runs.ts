@@ -7,7 +7,6 @@ import {
   resumeAgent,
   runAgent,
 } from '../../agent/index.ts';
-import { parseJsonText } from '../../core/parse-json.ts';
 import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
@@ -25,6 +24,7 @@ import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
+import { readPausedState } from '../resume-run.ts';
 import type { DriveRun } from '../run-driver.ts';
 
 /** The run id travels in this header of a run's response (and in `meta_init`'s agent_uuid). */
@@ -221,10 +221,11 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
         throw notPaused(claim.run);
       }
       const { lease } = claim;
-      const state = parseJsonText(claim.state) as RunState;
       const controller = new AbortController();
+      let state: RunState | undefined;
       let run: AgentRun;
       try {
+        state = readPausedState(stored.runId, claim.state);
         run = resumeAgent(
           state,
           results.map((result) => ({
@@ -243,7 +244,7 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
       } catch (error) {
         // Nothing ran: the run waits for its results again.
         await store.pause(lease, [], claim.state, now());
-        if (error instanceof ResumeMismatchError)
+        if (error instanceof ResumeMismatchError && state !== undefined)
           throw new HttpError(422, error.message, {
             cause: error,
             extra: {
