@@ -1,6 +1,7 @@
 /**
  * docs/runs.md cannot rot: every route it names is mounted by `createServerApp`, every converter
- * it lists is exported by `toolwire/agent`, every store limit is named, and its two code examples
+ * it lists is exported by `toolwire/agent`, the run store by `toolwire/server` and
+ * `toolwire/proxy`, every store limit is named, and its two code examples
  * (the AG-UI client, a UI message stream route of one's own) run as the page writes them.
  */
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import {
   UI_MESSAGE_STREAM_HEADERS,
   uiMessagesToRun,
 } from '../../src/agent/index.ts';
+import * as proxyEntry from '../../src/proxy/index.ts';
+import * as serverEntry from '../../src/server/index.ts';
 import { createServerApp, type ServerApp } from '../../src/server/index.ts';
 import { DEFAULT_RUN_STORE_LIMITS } from '../../src/store/index.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
@@ -64,6 +67,21 @@ describe('docs/runs.md', () => {
     const more = [...table.matchAll(/^\| `[^`]+`, `([A-Za-z_]+)[`(]/gm)].map((match) => match[1]!);
     expect(names.length).toBeGreaterThanOrEqual(10);
     for (const name of [...names, ...more]) expect(agentEntry, name).toHaveProperty(name);
+  });
+
+  it('says toolwire/server and toolwire/proxy export the run store, and they do', () => {
+    const names = [
+      'createRunStore',
+      'DEFAULT_RUN_STORE_LIMITS',
+      'MemoryRunStore',
+      'MemoryRunStoreBacking',
+    ];
+    for (const name of [...names, 'runStoreLimits']) expect(DOC).toContain(name);
+    for (const name of names) {
+      expect(serverEntry, name).toHaveProperty(name);
+      expect(proxyEntry, name).toHaveProperty(name);
+    }
+    expect(serverEntry).toHaveProperty('runStoreLimits');
   });
 
   it('names every limit of the run store', () => {
