@@ -1,6 +1,71 @@
-import type { RunState } from '../agent/index.ts';
+import { type AgentRun, ResumeMismatchError, type RunState } from '../agent/index.ts';
 import { parseJsonText } from '../core/parse-json.ts';
 import { HttpError } from '../http/http-error.ts';
+import type { RunLease, RunStore, StoredRun } from '../store/run-store.ts';
+import { idBefore } from './log-stream.ts';
+import type { DriveRun } from './run-driver.ts';
+import type { WireEncoder } from './wire-encoder.ts';
+
+/** What `resumePaused` needs: the store, the route's own parts of a resume, and its answers. */
+export interface ResumePausedOptions {
+  readonly store: RunStore;
+  readonly now: () => number;
+  readonly drive: DriveRun;
+  readonly runId: string;
+  /** The log the continuation writes (an AG-UI run's own); default: the run's current one. */
+  readonly log?: string;
+  /** The error the route answers when the run cannot be claimed (not paused, forgotten). */
+  readonly notClaimed: (run: StoredRun | undefined) => Error;
+  /**
+   * The continuation of the claimed run from its checked state, stopped by `signal`. Nothing has
+   * run yet when it throws: the claim is given back and the error goes on (a
+   * `ResumeMismatchError` as `mismatch` answers it).
+   */
+  readonly start: (state: RunState, run: StoredRun, signal: AbortSignal) => AgentRun;
+  /** The wire the continuation writes its log in. */
+  readonly wire: (state: RunState) => WireEncoder;
+  /** The route's answer to results that do not match the pending calls (a 422). */
+  readonly mismatch: (error: ResumeMismatchError, state: RunState) => Error;
+  /** Done once the continuation started, before it is driven (AG-UI renews its thread's pointer). */
+  readonly beforeDrive?: () => Promise<void>;
+}
+
+/** A paused run going on here: its lease, and where its continuation starts in its log. */
+export interface ResumedRun {
+  readonly lease: RunLease;
+  /** The id just before the continuation's first entry: a read after it is the continuation. */
+  readonly after: string;
+}
+
+/**
+ * Resumes a paused run here, the one flow of every route that takes answers: claims it (only one
+ * instance can), reads and checks its stored state, starts the continuation, and drives it into
+ * the store. Until the continuation starts, any failure gives the claim back (the run is paused
+ * again, its state unchanged), so a refused or failed resume never leaves the run claimed by no
+ * one. Throws what the route answers.
+ */
+export async function resumePaused(options: ResumePausedOptions): Promise<ResumedRun> {
+  const { store, now, runId } = options;
+  const claim = await store.claimPaused(runId, now(), options.log);
+  if (!claim.claimed) throw options.notClaimed(claim.run);
+  const { lease } = claim;
+  const controller = new AbortController();
+  let state: RunState | undefined;
+  let run: AgentRun;
+  try {
+    state = readPausedState(runId, claim.state);
+    run = options.start(state, claim.run, controller.signal);
+  } catch (error) {
+    // Nothing ran: the run waits for its answers again.
+    await store.pause(lease, [], claim.state, now());
+    if (error instanceof ResumeMismatchError && state !== undefined)
+      throw options.mismatch(error, state);
+    throw error;
+  }
+  await options.beforeDrive?.();
+  const firstId = await options.drive(lease, run, controller, options.wire(state));
+  return { lease, after: idBefore(firstId) };
+}
 
 /**
  * The paused state the store holds for run `runId`, read and checked: the store is not trusted

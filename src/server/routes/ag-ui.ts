@@ -1,13 +1,5 @@
 import { type Context, Hono } from 'hono';
-import {
-  type AgentEvent,
-  type AgentResult,
-  type AgentRun,
-  ResumeMismatchError,
-  type RunState,
-  resumeAgent,
-  runAgent,
-} from '../../agent/index.ts';
+import { type AgentEvent, type AgentResult, resumeAgent, runAgent } from '../../agent/index.ts';
 import {
   AG_UI_PROTOCOL_VERSION,
   AgUiEncoder,
@@ -38,7 +30,7 @@ import {
 } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
-import { readPausedState } from '../resume-run.ts';
+import { resumePaused } from '../resume-run.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
 import { RUN_ID_HEADER, type RunRouteContext } from './runs.ts';
 
@@ -401,55 +393,45 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
       );
     if (runId === undefined)
       throw nothingWaits(`thread ${JSON.stringify(request.threadId)} has no run waiting for them`);
-    const claim = await store.claimPaused(runId, now(), log);
-    if (!claim.claimed)
-      throw nothingWaits(
-        claim.run === undefined
-          ? 'its run has been forgotten'
-          : `its run is ${claim.run.status === 'running' ? 'running' : `over (${claim.run.outcome ?? 'ended'})`}`,
-      );
-    const { lease } = claim;
-    let state: RunState;
-    try {
-      state = readPausedState(runId, claim.state);
-    } catch (error) {
-      // Given back, paused: this request cannot resume it.
-      await store.pause(lease, [], claim.state, now());
-      throw error;
-    }
-    const protocol = resumeProtocol(settings, claim.run);
-    if (protocol === undefined) {
-      // Given back, paused, for an instance that has the protocol object.
-      await store.pause(lease, [], claim.state, now());
-      throw new HttpError(
-        409,
-        `POST /api/ag-ui: the thread's run was started in the protocol object ${JSON.stringify(claim.run.protocol)}, which this server does not have`,
-      );
-    }
-    const controller = new AbortController();
-    let run: AgentRun;
-    try {
-      run = resumeAgent(state, pendingToolResults(request.toolResults, state.pending), {
-        ...options.runSettings,
-        // The instructions are not part of the paused state: the client sends them each run.
-        ...systemFor(request),
-        model: options.model!,
-        protocol: protocol as Parameters<typeof resumeAgent>[2]['protocol'],
-        tools: { ...settings.tools, ...request.tools },
-        signal: controller.signal,
-      });
-    } catch (error) {
-      // Nothing ran: the run waits for its results again.
-      await store.pause(lease, [], claim.state, now());
-      if (error instanceof ResumeMismatchError)
-        throw new HttpError(422, `POST /api/ag-ui: ${error.message}`, {
+    await resumePaused({
+      store,
+      now,
+      drive,
+      runId,
+      log,
+      notClaimed: (run) =>
+        nothingWaits(
+          run === undefined
+            ? 'its run has been forgotten'
+            : `its run is ${run.status === 'running' ? 'running' : `over (${run.outcome ?? 'ended'})`}`,
+        ),
+      start: (state, claimed, signal) => {
+        const protocol = resumeProtocol(settings, claimed);
+        if (protocol === undefined)
+          // Given back, paused, for an instance that has the protocol object.
+          throw new HttpError(
+            409,
+            `POST /api/ag-ui: the thread's run was started in the protocol object ${JSON.stringify(claimed.protocol)}, which this server does not have`,
+          );
+        return resumeAgent(state, pendingToolResults(request.toolResults, state.pending), {
+          ...options.runSettings,
+          // The instructions are not part of the paused state: the client sends them each run.
+          ...systemFor(request),
+          model: options.model!,
+          protocol: protocol as Parameters<typeof resumeAgent>[2]['protocol'],
+          tools: { ...settings.tools, ...request.tools },
+          signal,
+        });
+      },
+      wire: () => wireFor(request),
+      mismatch: (error, state) =>
+        new HttpError(422, `POST /api/ag-ui: ${error.message}`, {
           cause: error,
           extra: { pendingToolCallIds: state.pending.map((call) => call.toolCallId) },
-        });
-      throw error;
-    }
-    await store.setPointer('thread', request.threadId, { run: runId }, pointerTtlMs, now());
-    await drive(lease, run, controller, wireFor(request));
+        }),
+      beforeDrive: () =>
+        store.setPointer('thread', request.threadId, { run: runId }, pointerTtlMs, now()),
+    });
     return runId;
   };
 

@@ -1,13 +1,6 @@
 import type { UIMessage } from 'ai';
 import { type Context, Hono } from 'hono';
-import {
-  type AgentEvent,
-  type AgentResult,
-  type AgentRun,
-  ResumeMismatchError,
-  resumeAgent,
-  runAgent,
-} from '../../agent/index.ts';
+import { type AgentEvent, type AgentResult, resumeAgent, runAgent } from '../../agent/index.ts';
 import {
   frameUIMessageChunk,
   UI_MESSAGE_STREAM_DONE,
@@ -29,16 +22,10 @@ import {
   checkToolAnswers,
   parseConversationInput,
 } from '../conversation-input.ts';
-import {
-  framedEvent,
-  idBefore,
-  logResponse,
-  type ReadFailure,
-  runReadHooks,
-} from '../log-stream.ts';
+import { framedEvent, logResponse, type ReadFailure, runReadHooks } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
-import { readPausedState } from '../resume-run.ts';
+import { resumePaused } from '../resume-run.ts';
 import type { WireEncoder } from '../wire-encoder.ts';
 import type { RunRouteContext } from './runs.ts';
 
@@ -338,44 +325,35 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
     // Taken before the first store round trip, so concurrent requests count it (--max-runs).
     const slot = live.reserve(runId);
     try {
-      const claim = await store.claimPaused(runId, now());
-      if (!claim.claimed)
-        throw new HttpError(
-          409,
-          `POST /api/chat: run ${runId} is no longer waiting for tool results`,
-        );
-      const controller = new AbortController();
-      let pending: string[];
-      let run: AgentRun;
-      try {
-        const state = readPausedState(runId, claim.state);
-        pending = state.pending.map((call) => call.toolCallId);
-        const answers = input.results.filter((result) => pending.includes(result.toolCallId));
-        run = resumeAgent(state, answers, {
-          ...options.runSettings,
-          model: options.model!,
-          protocol,
-          tools: settings.tools,
-          signal: controller.signal,
-        });
-      } catch (error) {
-        // Nothing ran: the run waits for its answers again.
-        await store.pause(claim.lease, [], claim.state, now());
-        if (error instanceof ResumeMismatchError)
-          throw new HttpError(422, error.message, { cause: error });
-        throw error;
-      }
-      const wire = new UIMessageWire({ messageId: runId, resumedCalls: pending });
-      const firstId = await context.drive(claim.lease, run, controller, wire);
-      await store.setPointer(
-        'chat',
-        chatId,
-        { run: runId, log: claim.lease.log },
-        pointerTtlMs,
-        now(),
-      );
+      const { lease, after } = await resumePaused({
+        store,
+        now,
+        drive: context.drive,
+        runId,
+        notClaimed: () =>
+          new HttpError(409, `POST /api/chat: run ${runId} is no longer waiting for tool results`),
+        start: (state, _, signal) => {
+          // The messages carry the server's own results too: only the pending calls' go on.
+          const pending = new Set(state.pending.map((call) => call.toolCallId));
+          const answers = input.results.filter((result) => pending.has(result.toolCallId));
+          return resumeAgent(state, answers, {
+            ...options.runSettings,
+            model: options.model!,
+            protocol,
+            tools: settings.tools,
+            signal,
+          });
+        },
+        wire: (state) =>
+          new UIMessageWire({
+            messageId: runId,
+            resumedCalls: state.pending.map((call) => call.toolCallId),
+          }),
+        mismatch: (error) => new HttpError(422, error.message, { cause: error }),
+      });
+      await store.setPointer('chat', chatId, { run: runId, log: lease.log }, pointerTtlMs, now());
       // The response is the continuation: it starts at its own `start`.
-      return readRun(c, runId, claim.lease.log, idBefore(firstId));
+      return readRun(c, runId, lease.log, after);
     } finally {
       slot.release();
     }

@@ -1,30 +1,23 @@
 import { type Context, Hono } from 'hono';
-import {
-  type AgentRun,
-  describeRunError,
-  ResumeMismatchError,
-  type RunState,
-  resumeAgent,
-  runAgent,
-} from '../../agent/index.ts';
+import { describeRunError, resumeAgent, runAgent } from '../../agent/index.ts';
 import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import { formatBytes } from '../../http/memory-estimate.ts';
 import { sseResponse } from '../../http/sse-response.ts';
 import { type ProtocolName, protocolNameFor } from '../../protocols/index.ts';
-import type { RunLease, RunStore, StoredRun } from '../../store/run-store.ts';
+import type { RunStore, StoredRun } from '../../store/run-store.ts';
 import type { MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
 import { BlocksReadFailure, BlocksWire } from '../blocks-wire.ts';
 import { parseConversationInput } from '../conversation-input.ts';
 import type { LiveRuns } from '../live-runs.ts';
-import { idBefore, logResponse, resumeAfter, runReadHooks } from '../log-stream.ts';
+import { logResponse, resumeAfter, runReadHooks } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { replayStream } from '../replay.ts';
 import { parseStartRun, parseToolResults } from '../requests.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
-import { readPausedState } from '../resume-run.ts';
+import { resumePaused } from '../resume-run.ts';
 import type { DriveRun } from '../run-driver.ts';
 
 /** The run id travels in this header of a run's response (and in `meta_init`'s agent_uuid). */
@@ -114,9 +107,8 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
     });
   };
 
-  /** Runs `run` here under `lease` into the store as content blocks; resolves with the first id. */
-  const drive = (lease: RunLease, run: AgentRun, controller: AbortController, meta: MetaInitData) =>
-    context.drive(lease, run, controller, new BlocksWire({ adapter: adapterFor(), meta }));
+  /** A run's content-block wire, starting with `meta`. */
+  const blocksWire = (meta: MetaInitData) => new BlocksWire({ adapter: adapterFor(), meta });
 
   routes.post('/', async (c) => {
     const request = parseStartRun(await readBody(c));
@@ -170,7 +162,12 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
         ...(conversation === undefined ? {} : { conversation }),
         signal: controller.signal,
       });
-      await drive(lease, run, controller, metaFor(runId, request.prompt, protocolName, false));
+      await context.drive(
+        lease,
+        run,
+        controller,
+        blocksWire(metaFor(runId, request.prompt, protocolName, false)),
+      );
       return readRun(c, runId, lease.log, undefined);
     } finally {
       // A no-op once the run owns the slot; gives it back when the start failed.
@@ -215,37 +212,32 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
     // Taken before the claim's round trip; the resumed run takes it over.
     const slot = live.reserve(stored.runId);
     try {
-      const claim = await store.claimPaused(stored.runId, now());
-      if (!claim.claimed) {
-        if (claim.run === undefined) throw new HttpError(404, unknownRun(stored.runId));
-        throw notPaused(claim.run);
-      }
-      const { lease } = claim;
-      const controller = new AbortController();
-      let state: RunState | undefined;
-      let run: AgentRun;
-      try {
-        state = readPausedState(stored.runId, claim.state);
-        run = resumeAgent(
-          state,
-          results.map((result) => ({
-            toolCallId: result.toolUseId,
-            output: result.content,
-            isError: result.isError,
-          })),
-          {
-            ...options.runSettings,
-            model: options.model!,
-            protocol,
-            tools: settings.tools,
-            signal: controller.signal,
-          },
-        );
-      } catch (error) {
-        // Nothing ran: the run waits for its results again.
-        await store.pause(lease, [], claim.state, now());
-        if (error instanceof ResumeMismatchError && state !== undefined)
-          throw new HttpError(422, error.message, {
+      const { lease, after } = await resumePaused({
+        store,
+        now,
+        drive: context.drive,
+        runId: stored.runId,
+        notClaimed: (run) =>
+          run === undefined ? new HttpError(404, unknownRun(stored.runId)) : notPaused(run),
+        start: (state, _, signal) =>
+          resumeAgent(
+            state,
+            results.map((result) => ({
+              toolCallId: result.toolUseId,
+              output: result.content,
+              isError: result.isError,
+            })),
+            {
+              ...options.runSettings,
+              model: options.model!,
+              protocol,
+              tools: settings.tools,
+              signal,
+            },
+          ),
+        wire: () => blocksWire(metaFor(stored.runId, stored.prompt, stored.protocol, true)),
+        mismatch: (error, state) =>
+          new HttpError(422, error.message, {
             cause: error,
             extra: {
               pending: state.pending.map((call) => ({
@@ -253,17 +245,10 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
                 name: call.toolName,
               })),
             },
-          });
-        throw error;
-      }
-      const firstId = await drive(
-        lease,
-        run,
-        controller,
-        metaFor(stored.runId, stored.prompt, stored.protocol, true),
-      );
+          }),
+      });
       // The response is the continuation: it starts at the resumed meta_init.
-      return readRun(c, stored.runId, lease.log, idBefore(firstId), true);
+      return readRun(c, stored.runId, lease.log, after, true);
     } finally {
       slot.release();
     }
