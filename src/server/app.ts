@@ -54,8 +54,12 @@ export interface ServerApp {
 /**
  * The HTTP API and the page, as a Hono app (runs on Node through `@hono/node-server`; see
  * `startServer`). Routes: `POST /api/runs`, `POST /api/runs/:id/tool-results`,
- * `POST /api/runs/:id/abort`, `GET /api/runs/:id/events` (routes/runs.ts), `GET /api/info` (routes/info.ts),
- * `GET /api/status` (routes/status.ts), and the page at `GET /` (routes/page.ts).
+ * `POST /api/runs/:id/abort`, `GET /api/runs/:id/events` (routes/runs.ts); `POST /api/ag-ui`,
+ * `GET /api/ag-ui/threads/:threadId/runs/:runId/events`,
+ * `POST /api/ag-ui/threads/:threadId/abort` (routes/ag-ui.ts); `POST /api/chat`,
+ * `GET /api/chat/:id/stream`, `POST /api/chat/:id/abort` (routes/chat.ts); `GET /api/info`
+ * (routes/info.ts), `GET /api/status` (routes/status.ts), and the page at `GET /`
+ * (routes/page.ts).
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const settings = serverSettings(options);

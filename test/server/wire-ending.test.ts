@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../src/agent/index.ts';
+import { AgUiWire } from '../../src/server/ag-ui-wire.ts';
 import { AgentBlockAdapter } from '../../src/server/agent-blocks.ts';
 import { BlocksWire } from '../../src/server/blocks-wire.ts';
-import { AgUiWire } from '../../src/server/routes/ag-ui.ts';
-import { UIMessageWire } from '../../src/server/routes/chat.ts';
+import { UIMessageWire } from '../../src/server/ui-message-wire.ts';
 import type { WireEncoder } from '../../src/server/wire-encoder.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 

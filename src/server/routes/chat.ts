@@ -1,15 +1,10 @@
-import type { UIMessage } from 'ai';
 import { type Context, Hono } from 'hono';
-import { type AgentEvent, type AgentResult, resumeAgent, runAgent } from '../../agent/index.ts';
+import { resumeAgent, runAgent } from '../../agent/index.ts';
 import {
   frameUIMessageChunk,
   UI_MESSAGE_STREAM_DONE,
   UI_MESSAGE_STREAM_HEADERS,
-  UIMessageChunkEncoder,
-  type UIMessageStreamOptions,
   type UIMessagesRun,
-  UNFINISHED_CALL,
-  uiMessagesToRun,
 } from '../../agent/ui/ui-message-stream.ts';
 import { parseJsonText } from '../../core/parse-json.ts';
 import type { ToolCallProtocol } from '../../core/protocol.ts';
@@ -17,16 +12,12 @@ import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import type { ProtocolName } from '../../protocols/index.ts';
 import type { StoredRun } from '../../store/run-store.ts';
-import {
-  type ConversationLimits,
-  checkToolAnswers,
-  parseConversationInput,
-} from '../conversation-input.ts';
-import { framedEvent, logResponse, type ReadFailure, runReadHooks } from '../log-stream.ts';
+import { MAX_CHAT_ID_CHARS, parseChatRequest } from '../chat-request.ts';
+import { logResponse, runReadHooks } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
 import { resumeProtocol } from '../resume-protocol.ts';
 import { resumePaused } from '../resume-run.ts';
-import type { WireEncoder } from '../wire-encoder.ts';
+import { UIMessageReadFailure, UIMessageWire } from '../ui-message-wire.ts';
 import type { RunRouteContext } from './runs.ts';
 
 /**
@@ -35,215 +26,13 @@ import type { RunRouteContext } from './runs.ts';
  * (the assistant message's id is the run's), and `GET /api/chat/:id/stream` reads the chat's
  * running run again from its start (`204` when none runs), on any instance sharing the store;
  * `POST /api/chat/:id/abort` stops the chat's run (a dropped connection does not).
- * Each run is written to its log as UI message stream frames (`UIMessageWire`); a resumed run
- * appends to the same log, so reading it from the start rebuilds the whole assistant message.
+ * Each run is written to its log as UI message stream frames (`UIMessageWire`, in
+ * ui-message-wire.ts; the body is read in chat-request.ts); a resumed run appends to the same
+ * log, so reading it from the start rebuilds the whole assistant message.
  */
-
-/** What `POST /api/chat` carries, read and checked. */
-export interface ChatRequest {
-  /** The chat's id (`useChat`'s `id`). */
-  readonly chatId: string;
-  readonly trigger: 'submit-message' | 'regenerate-message';
-  /** The messages as the client holds them. */
-  readonly messages: readonly UIMessage[];
-  /** What a run needs from them: prompt, conversation, the front-end answers. */
-  readonly run: UIMessagesRun;
-}
-
-const TRIGGERS = new Set(['submit-message', 'regenerate-message']);
-/** A chat's id as `POST /api/chat` takes it; longer ones are cut in messages. */
-const MAX_CHAT_ID_CHARS = 200;
-
-/**
- * The body `DefaultChatTransport.sendMessages` posts (`{id, messages, trigger, messageId, …}`,
- * plus whatever the app adds through its `body` option, which is left alone). The messages are
- * the client's, so they are held to the limits of a run's `conversation`: the entries they make
- * and how deeply call inputs and tool outputs nest. Throws a 400 `HttpError` naming the place.
- */
-export function parseChatRequest(body: unknown, limits: ConversationLimits): ChatRequest {
-  const where = 'POST /api/chat';
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new HttpError(400, `${where}: the body must be a JSON object (what useChat sends)`);
-  const { id, messages, trigger } = body as Record<string, unknown>;
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_CHAT_ID_CHARS)
-    throw new HttpError(
-      400,
-      `${where}: "id" must be the chat's id, a string of 1 to ${MAX_CHAT_ID_CHARS} characters`,
-      {
-        param: 'id',
-      },
-    );
-  if (typeof trigger !== 'string' || !TRIGGERS.has(trigger))
-    throw new HttpError(400, `${where}: "trigger" must be submit-message or regenerate-message`, {
-      param: 'trigger',
-    });
-  if (!Array.isArray(messages))
-    throw new HttpError(400, `${where}: "messages" must be an array of UI messages`, {
-      param: 'messages',
-    });
-  let run: UIMessagesRun;
-  try {
-    run = uiMessagesToRun(messages as UIMessage[]);
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    throw new HttpError(400, `${where}: ${error.message}`, { param: 'messages' });
-  }
-  // The conversation and the answers, checked as a run's `conversation` is.
-  parseConversationInput(run.conversation, limits, where);
-  checkToolAnswers(run.results, limits, `${where} (tool outputs)`);
-  return {
-    chatId: id,
-    trigger: trigger as ChatRequest['trigger'],
-    messages: messages as UIMessage[],
-    run,
-  };
-}
 
 /** Why a chat's paused run ended when the chat went on without its answers. */
 export const UNANSWERED_RUN = 'the chat went on with a new message instead of answering';
-
-/** What a lost instance's run ends with in the UI message stream. */
-export const INSTANCE_LOST_TEXT =
-  'the server instance running this run stopped answering (its lease ran out); the run is over';
-
-/**
- * A run as the UI message stream's SSE frames, for the event log: `start` first, each agent
- * event's chunks, one frame each, and `data: [DONE]` after the last. `tail` and `failure` say
- * what closes the stream as it stands (open parts end, an `error`, `[DONE]`): `tail` if this
- * instance dies (it changes nothing, the run may go on), `failure` when the server cannot go on.
- */
-export class UIMessageWire implements WireEncoder {
-  private readonly encoder: UIMessageChunkEncoder;
-  private readonly messageId: string;
-  private doneSent = false;
-
-  /** `messageId`: the run's (a resumed run repeats it, with its pending calls as `resumedCalls`). */
-  constructor(options: UIMessageStreamOptions) {
-    this.encoder = new UIMessageChunkEncoder(options);
-    this.messageId = options.messageId;
-  }
-
-  /** The stream's first frame, `start`, written before the run's first event. */
-  start(): string[] {
-    return [frameUIMessageChunk({ type: 'start', messageId: this.messageId })];
-  }
-
-  push(event: AgentEvent): string[] {
-    const chunks = this.encoder.push(event);
-    // `start` went out with `start()`.
-    const frames = (
-      event.type === 'run-start' ? chunks.filter((c) => c.type !== 'start') : chunks
-    ).map(frameUIMessageChunk);
-    if (this.encoder.done && !this.doneSent) {
-      this.doneSent = true;
-      frames.push(UI_MESSAGE_STREAM_DONE);
-    }
-    return frames;
-  }
-
-  /**
-   * After the run's result: nothing when its `finish` event ended the stream (it always does);
-   * a run that ended without one says so rather than leave the client waiting.
-   */
-  finish(result: AgentResult): string[] {
-    return this.failure(result.message ?? `the run stopped (${result.stopReason})`);
-  }
-
-  tail(): string[] {
-    if (this.doneSent) return [];
-    return [
-      ...this.encoder.tail(INSTANCE_LOST_TEXT).map(frameUIMessageChunk),
-      UI_MESSAGE_STREAM_DONE,
-    ];
-  }
-
-  /** Ends the stream with an error saying why (the server could not go on); once. */
-  failure(message: string): string[] {
-    const frames = this.ending(message);
-    this.doneSent = true;
-    return frames;
-  }
-
-  ending(message: string): string[] {
-    if (this.doneSent) return [];
-    return [...this.encoder.tail(message).map(frameUIMessageChunk), UI_MESSAGE_STREAM_DONE];
-  }
-}
-
-/** The chunks that open or close a part, as `UIMessageReadFailure` follows them. */
-const PART_CHUNKS = new Set([
-  'text-start',
-  'text-end',
-  'reasoning-start',
-  'reasoning-end',
-  'tool-input-start',
-  'tool-input-available',
-  'tool-input-error',
-  'tool-output-available',
-  'tool-output-error',
-]);
-
-/**
- * What a reader of a UI message stream log has open, from the frames it was sent (a reader on
- * any instance has only those), so that a store failure mid-read ends its message complete, as
- * the encoder's own `tail` would: open text and reasoning parts end, a call whose input was
- * streaming gets an error, then the `error` and `[DONE]`. Nothing after `[DONE]`.
- */
-export class UIMessageReadFailure implements ReadFailure {
-  private readonly texts = new Set<string>();
-  private readonly reasonings = new Set<string>();
-  private readonly streamingCalls = new Set<string>();
-  private done = false;
-
-  sent(frame: string): void {
-    if (frame === UI_MESSAGE_STREAM_DONE) {
-      this.done = true;
-      return;
-    }
-    const chunk = framedEvent(frame, PART_CHUNKS);
-    if (chunk === undefined) return;
-    const id = typeof chunk.id === 'string' ? chunk.id : undefined;
-    const callId = typeof chunk.toolCallId === 'string' ? chunk.toolCallId : undefined;
-    switch (chunk.type) {
-      case 'text-start':
-        if (id !== undefined) this.texts.add(id);
-        break;
-      case 'text-end':
-        if (id !== undefined) this.texts.delete(id);
-        break;
-      case 'reasoning-start':
-        if (id !== undefined) this.reasonings.add(id);
-        break;
-      case 'reasoning-end':
-        if (id !== undefined) this.reasonings.delete(id);
-        break;
-      case 'tool-input-start':
-        if (callId !== undefined) this.streamingCalls.add(callId);
-        break;
-      default:
-        // Its input is whole, or it has its output: the call's part is no longer streaming.
-        if (callId !== undefined) this.streamingCalls.delete(callId);
-    }
-  }
-
-  frame(message: string): string {
-    if (this.done) return '';
-    return [
-      ...[...this.texts].map((id) => frameUIMessageChunk({ type: 'text-end', id })),
-      ...[...this.reasonings].map((id) => frameUIMessageChunk({ type: 'reasoning-end', id })),
-      ...[...this.streamingCalls].map((toolCallId) =>
-        frameUIMessageChunk({
-          type: 'tool-output-error',
-          toolCallId,
-          errorText: UNFINISHED_CALL,
-          dynamic: true,
-        }),
-      ),
-      frameUIMessageChunk({ type: 'error', errorText: message }),
-      UI_MESSAGE_STREAM_DONE,
-    ].join('');
-  }
-}
 
 /** The run id travels in this header of a chat response too. */
 const RUN_ID_HEADER = 'x-run-id';

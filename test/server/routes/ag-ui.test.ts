@@ -10,17 +10,17 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/index.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
+import { parseAgUiRequest } from '../../../src/server/ag-ui-request.ts';
+import {
+  AG_UI_INSTANCE_LOST,
+  AgUiWire,
+  agUiStoreFailureFrame,
+} from '../../../src/server/ag-ui-wire.ts';
 import { createServerApp } from '../../../src/server/app.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
 import type { LiveRuns } from '../../../src/server/live-runs.ts';
 import { type ServerAppOptions, serverSettings } from '../../../src/server/options.ts';
-import {
-  AG_UI_INSTANCE_LOST,
-  AgUiWire,
-  agUiRoutes,
-  agUiStoreFailureFrame,
-  parseAgUiRequest,
-} from '../../../src/server/routes/ag-ui.ts';
+import { agUiRoutes } from '../../../src/server/routes/ag-ui.ts';
 import {
   MemoryRunStore,
   MemoryRunStoreBacking,

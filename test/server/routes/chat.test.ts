@@ -26,14 +26,11 @@ import {
 } from '../../../src/agent/index.ts';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../../src/agent/ui/ui-message-stream.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
+import { parseChatRequest } from '../../../src/server/chat-request.ts';
 import { DEFAULT_CONVERSATION_LIMITS } from '../../../src/server/conversation-input.ts';
 import { type RunSettings, serverSettings } from '../../../src/server/options.ts';
-import {
-  chatRoutes,
-  INSTANCE_LOST_TEXT,
-  parseChatRequest,
-  UIMessageWire,
-} from '../../../src/server/routes/chat.ts';
+import { chatRoutes } from '../../../src/server/routes/chat.ts';
+import { INSTANCE_LOST_TEXT, UIMessageWire } from '../../../src/server/ui-message-wire.ts';
 import { MemoryRunStore, MemoryRunStoreBacking } from '../../../src/store/memory/index.ts';
 import type { RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
