@@ -72,7 +72,7 @@ export async function resumePaused(options: ResumePausedOptions): Promise<Resume
  * (a damaged or foreign value must not be cast to a state). Checks what a resume reads before
  * the agent does: the version, the counters, and that `batch`, `settled` and `pending` are
  * arrays, each call with a string id and name. Throws a 500 `HttpError` saying the stored state
- * is damaged; the caller gives its claim back first.
+ * is damaged; the caller then gives its claim back.
  */
 export function readPausedState(runId: string, text: string): RunState {
   let value: unknown;
