@@ -81,7 +81,7 @@ export function idBefore(id: string): string {
 /**
  * What closes a reader's stream well formed when the store fails mid-read: it is told every
  * frame the reader got (`sent`), and gives the frames that close what is open, then the
- * failure (`frame`). Each wire has its own (blocks-wire.ts, routes/chat.ts, routes/ag-ui.ts).
+ * failure (`frame`). Each wire has its own (blocks-wire.ts, ui-message-wire.ts, ag-ui-wire.ts).
  */
 export interface ReadFailure {
   sent(frame: string): void;

@@ -4,8 +4,8 @@ import type { AgentEvent, AgentResult } from '../agent/index.ts';
  * A run's wire format for its event log: the SSE messages (`data: …\n\n`, no `id:`, which the
  * log adds) a reader gets, made from the agent's events. The driver sends every frame to the
  * store; a log is read back in the format it was written in. Implemented for the content-block
- * stream (blocks-wire.ts), AG-UI (routes/ag-ui.ts) and the AI SDK's UI message stream
- * (routes/chat.ts).
+ * stream (blocks-wire.ts), AG-UI (ag-ui-wire.ts) and the AI SDK's UI message stream
+ * (ui-message-wire.ts).
  */
 export interface WireEncoder {
   /** The stream's first frames, never empty (blocks: `meta_init`); a response reads from the first. */
