@@ -30,6 +30,17 @@ export function compareEventIds(a: EventId, b: EventId): number {
   return a.ms === b.ms ? a.seq - b.seq : a.ms - b.ms;
 }
 
+/**
+ * Whether the id `a` comes before `b`, both as text (Redis's own ids); text that is not an id
+ * comes before anything it differs from, so a waiter holding one is woken rather than stuck.
+ */
+export function isEventIdBefore(a: string, b: string): boolean {
+  const left = parseEventId(a);
+  const right = parseEventId(b);
+  if (left === undefined || right === undefined) return a !== b;
+  return compareEventIds(left, right) < 0;
+}
+
 /** The id after `last` at time `now`: a later millisecond, or the next number in the same one. */
 export function nextEventId(last: EventId | undefined, now: number): EventId {
   if (last === undefined || now > last.ms) return { ms: now, seq: 0 };

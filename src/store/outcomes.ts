@@ -1,4 +1,4 @@
-import { formatBytes } from './bytes.ts';
+import { formatBytes } from '../http/memory-estimate.ts';
 
 /**
  * The outcomes a store writes itself (the server writes the others: `completed`, `aborted`, …),
@@ -16,5 +16,13 @@ export const WAITED_TOO_LONG_OUTCOME = 'dropped: it waited too long for its fron
 
 /** A paused run larger than `maxRememberedBytes` on its own. */
 export function tooLargeToPauseOutcome(bytes: number, maxRememberedBytes: number): string {
-  return `dropped: its conversation (${formatBytes(bytes)}) is larger than the server keeps for a paused run (${formatBytes(maxRememberedBytes)})`;
+  return tooLargeToPauseWords(formatBytes(bytes), maxRememberedBytes);
+}
+
+/**
+ * The same words with the conversation's size already written (`%s` where a Redis script, which
+ * alone knows the size, puts it).
+ */
+export function tooLargeToPauseWords(size: string, maxRememberedBytes: number): string {
+  return `dropped: its conversation (${size}) is larger than the server keeps for a paused run (${formatBytes(maxRememberedBytes)})`;
 }

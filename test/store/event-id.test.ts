@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   compareEventIds,
   formatEventId,
+  isEventIdBefore,
   nextEventId,
   parseEventId,
 } from '../../src/store/event-id.ts';
@@ -76,6 +77,15 @@ describe('event ids (MS-SEQ, as Redis Streams write them)', () => {
     expect(compare('5-9', '5-10')).toBe(-1);
     expect(compare('5-10', '5-10')).toBe(0);
     expect(compare('6-0', '5-99')).toBe(1);
+  });
+
+  it('compares ids as text the same way (what Redis replies), text that is no id before any other', () => {
+    expect(isEventIdBefore('9-0', '10-0')).toBe(true);
+    expect(isEventIdBefore('5-10', '5-9')).toBe(false);
+    expect(isEventIdBefore('5-10', '5-10')).toBe(false);
+    expect(isEventIdBefore('1700000000000-3', '9007199254740991-0')).toBe(true);
+    expect(isEventIdBefore('junk', '0-0')).toBe(true);
+    expect(isEventIdBefore('junk', 'junk')).toBe(false);
   });
 
   it('makes each next id after the last: a later millisecond starts at 0, the same or an earlier one counts on', () => {

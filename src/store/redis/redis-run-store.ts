@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { parseJsonText } from '../../core/parse-json.ts';
 import { InvalidEventIdError, RunExistsError, RunLostError } from '../errors.ts';
-import { formatEventId, parseEventId } from '../event-id.ts';
+import { formatEventId, isEventIdBefore, parseEventId } from '../event-id.ts';
 import {
   ABORTED_OUTCOME,
   INSTANCE_LOST_OUTCOME,
-  tooLargeToPauseOutcome,
+  tooLargeToPauseWords,
   WAITED_TOO_LONG_OUTCOME,
 } from '../outcomes.ts';
 import type {
@@ -156,11 +156,7 @@ export class RedisRunStore implements RunStore {
     closing: PauseClosing = () => [],
   ): Promise<PauseAnswer> {
     // The run's bytes are counted in the script; the outcome's words come from the shared list.
-    const marker = 1.5 * 1024 * 1024 * 1024;
-    const dropped = tooLargeToPauseOutcome(marker, this.limits.maxRememberedBytes).replace(
-      '(1536 MiB)',
-      '(%s)',
-    );
+    const dropped = tooLargeToPauseWords('%s', this.limits.maxRememberedBytes);
     const [answer, outcome] = await this.#scripts.run<string[]>('pause', [
       lease.runId,
       this.instanceId,
@@ -172,7 +168,7 @@ export class RedisRunStore implements RunStore {
       ...frames,
     ]);
     if (answer === 'paused') {
-      this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
+      this.#tailer.ended(this.#logKey(lease.log));
       return 'paused';
     }
     if (answer !== 'aborted' && answer !== 'dropped') throw new RunLostError(lease.runId);
@@ -198,7 +194,7 @@ export class RedisRunStore implements RunStore {
       ...frames,
     ]);
     if (reply === 'lost') throw new RunLostError(lease.runId);
-    this.#tailer.wrote(this.#logKey(lease.log), '9007199254740991-0');
+    this.#tailer.ended(this.#logKey(lease.log));
   }
 
   async claimPaused(runId: string, now: number, log?: string): Promise<PausedClaim> {
@@ -283,7 +279,7 @@ export class RedisRunStore implements RunStore {
         return;
       }
       // A reader whose next entry was trimmed away (at the start, or while it read) missed some.
-      if (trimmed !== '' && (last === undefined || isBefore(last, trimmed))) {
+      if (trimmed !== '' && (last === undefined || isEventIdBefore(last, trimmed))) {
         yield { end: 'trimmed' };
         return;
       }
@@ -300,13 +296,13 @@ export class RedisRunStore implements RunStore {
       if (entries.length === READ_PAGE_SIZE) continue;
       // Nothing after `last`, though it is at or after the newest entry (a made-up id): a log
       // that has ended ends this read as a read at its end would.
-      if (newestEnd !== '' && last !== undefined && !isBefore(last, newest)) {
+      if (newestEnd !== '' && last !== undefined && !isEventIdBefore(last, newest)) {
         yield { end: newestEnd as 'paused' | 'finished' | 'lost' };
         return;
       }
       // Woken by any entry after the newest, even one before `last`, so an end is seen.
       const from =
-        last === undefined || newest === '' ? '0-0' : isBefore(newest, last) ? newest : last;
+        last === undefined || newest === '' ? '0-0' : isEventIdBefore(newest, last) ? newest : last;
       await this.#tailer.waitAfter(key, from, signal);
     }
   }
@@ -382,12 +378,6 @@ export class RedisRunStore implements RunStore {
     await this.#subscriber?.close();
     await this.#connection.close();
   }
-}
-
-function isBefore(a: string, b: string): boolean {
-  const [ams = 0, aseq = 0] = a.split('-').map(Number);
-  const [bms = 0, bseq = 0] = b.split('-').map(Number);
-  return ams === bms ? aseq < bseq : ams < bms;
 }
 
 function entryFields(fields: readonly string[]): { frame?: string; end?: string } {

@@ -6,7 +6,7 @@
  * page at a time, on the command connection): the tailer only says "there is something after
  * your id", so no entry is ever handed out twice or skipped.
  */
-import { compareEventIds, parseEventId } from '../event-id.ts';
+import { isEventIdBefore } from '../event-id.ts';
 import type { RedisConnection } from './connect.ts';
 
 /** How long one `XREAD` blocks before it is sent again (an unblock ends it sooner). */
@@ -23,13 +23,6 @@ interface Waiter {
   readonly after: string;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
-}
-
-function idBefore(a: string, b: string): boolean {
-  const left = parseEventId(a);
-  const right = parseEventId(b);
-  if (left === undefined || right === undefined) return a !== b;
-  return compareEventIds(left, right) < 0;
 }
 
 export class LogTailer {
@@ -96,8 +89,13 @@ export class LogTailer {
   /** Wakes this instance's own waiters on `key` at once (it just wrote up to `newest`). */
   wrote(key: string, newest: string): void {
     for (const waiter of [...(this.#waiters.get(key) ?? [])]) {
-      if (idBefore(waiter.after, newest)) waiter.resolve();
+      if (isEventIdBefore(waiter.after, newest)) waiter.resolve();
     }
+  }
+
+  /** Wakes every waiter on `key` at once: this instance just ended its log (paused, finished). */
+  ended(key: string): void {
+    for (const waiter of [...(this.#waiters.get(key) ?? [])]) waiter.resolve();
   }
 
   #changedSet(): void {
@@ -220,7 +218,7 @@ export class LogTailer {
 function oldestAfter(waiters: Set<Waiter> | undefined): string {
   let oldest: string | undefined;
   for (const waiter of waiters ?? []) {
-    if (oldest === undefined || idBefore(waiter.after, oldest)) oldest = waiter.after;
+    if (oldest === undefined || isEventIdBefore(waiter.after, oldest)) oldest = waiter.after;
   }
   return oldest ?? '0-0';
 }
