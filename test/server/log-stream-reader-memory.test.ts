@@ -10,23 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { logResponse } from '../../src/server/log-stream.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import { frameSse } from '../../src/stream/index.ts';
+import { createBlocksRun } from './run-fixtures.ts';
 
 const FRAMES = 3000;
 
 describe('a reader of a long log', () => {
   it('keeps no promise per frame it read while its run may still be interrupted', async () => {
     const store = new MemoryRunStore({ limits: { maxRunEvents: FRAMES * 2 } });
-    const lease = await store.createRun(
-      {
-        runId: 'r1',
-        wire: 'blocks',
-        protocol: 'xml',
-        customProtocol: false,
-        prompt: 'Q',
-        tail: [],
-      },
-      0,
-    );
+    const lease = await createBlocksRun(store, {}, 0);
     await store.append(
       lease,
       Array.from({ length: FRAMES }, (_, index) => frameSse(`frame ${index}`)),

@@ -6,21 +6,12 @@ import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import { BlockEncoder, decodeBlocks, frameSse } from '../../src/stream/index.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import { repository } from './helpers.ts';
+import { createBlocksRun, readRest, readUntil } from './run-fixtures.ts';
 
 describe('logResponse', () => {
   it('sends a comment (not an event) while the log is idle, and goes on with the next entry', async () => {
     const store = new MemoryRunStore();
-    const lease = await store.createRun(
-      {
-        runId: 'r1',
-        wire: 'blocks',
-        protocol: 'xml',
-        customProtocol: false,
-        prompt: 'Q',
-        tail: [],
-      },
-      Date.now(),
-    );
+    const lease = await createBlocksRun(store);
     const [first] = await store.append(lease, [frameSse('one')], []);
     const response = await logResponse({
       store,
@@ -47,17 +38,7 @@ describe('logResponse', () => {
 describe('a read resumed after an id', () => {
   it('closes the block the reader had open before it reconnected when the store fails', async () => {
     const store = new MemoryRunStore();
-    const lease = await store.createRun(
-      {
-        runId: 'r1',
-        wire: 'blocks',
-        protocol: 'xml',
-        customProtocol: false,
-        prompt: 'Q',
-        tail: [],
-      },
-      Date.now(),
-    );
+    const lease = await createBlocksRun(store);
     const encoder = new BlockEncoder();
     const frames = [
       encoder.encode({
@@ -104,17 +85,7 @@ describe('a read resumed after an id', () => {
 describe('a read after an id later than a finished log’s end', () => {
   it('ends at once with nothing, the seed of a resumed read included (review-25 F1)', async () => {
     const store = new MemoryRunStore();
-    const lease = await store.createRun(
-      {
-        runId: 'r1',
-        wire: 'blocks',
-        protocol: 'xml',
-        customProtocol: false,
-        prompt: 'Q',
-        tail: [],
-      },
-      Date.now(),
-    );
+    const lease = await createBlocksRun(store);
     await store.append(lease, [frameSse('one')], []);
     await store.finish(lease, [frameSse('two')], 'completed', Date.now());
     const seen: string[] = [];
@@ -145,16 +116,9 @@ describe('closing the app', () => {
       body: JSON.stringify({ prompt: 'Hi' }),
     });
     const reader = response.body!.getReader();
-    let text = '';
-    while (text.split('CDATA[').length < 3)
-      text += new TextDecoder().decode((await reader.read()).value);
+    const text = await readUntil(reader, (read) => read.split('CDATA[').length > 2);
     server.close();
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    const blocks = decodeBlocks(text);
+    const blocks = decodeBlocks(await readRest(reader, text));
     expect(blocks.at(-2)?.type).toBe('thinking-end');
     expect(blocks.at(-1)).toMatchObject({ type: 'error', error: { type: 'aborted' } });
     expect(server.live.active).toBe(0);

@@ -15,6 +15,14 @@ import {
   type TestServer,
   waitForAsync,
 } from './helpers.ts';
+import {
+  closeServers,
+  createBlocksRun,
+  readRest,
+  readUntil,
+  startStalledRun,
+  storeWith,
+} from './run-fixtures.ts';
 
 const SEARCH_TURN =
   '<thinking>Find the login code.</thinking>\n<search>\n<query>loginUser</query>\n</search>';
@@ -23,12 +31,7 @@ const ANSWER_TURN =
 const META: MetaInitData = { format: 'xml', user_query: 'Q', agent_uuid: 'r1', model: 'scripted' };
 
 const servers: TestServer[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.server.close();
-    await server.close();
-  }
-});
+afterEach(() => closeServers(servers));
 
 /** Every frame of a stopped log, in order. */
 async function logFrames(store: RunStore, log: string): Promise<string[]> {
@@ -43,13 +46,9 @@ function failingStore(store: RunStore): { store: RunStore; fail(): void } {
   let failing = false;
   const refuse = () =>
     Promise.reject(new ToolwireError('store-unavailable', 'the store does not answer'));
-  const wrapped = new Proxy(store, {
-    get(target, key) {
-      if (failing && (key === 'append' || key === 'pause' || key === 'finish')) return refuse;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const wrapped = storeWith(store, (key) =>
+    failing && (key === 'append' || key === 'pause' || key === 'finish') ? refuse : undefined,
+  );
   return {
     store: wrapped,
     fail: () => {
@@ -79,28 +78,15 @@ describe('RunDriver', () => {
 
     const store = new MemoryRunStore();
     const appends: number[] = [];
-    const counting = new Proxy(store, {
-      get(target, key) {
-        const value: unknown = Reflect.get(target, key, target);
-        if (key === 'append')
-          return (...args: Parameters<RunStore['append']>) => {
+    const counting = storeWith(store, (key, target) =>
+      key === 'append'
+        ? (...args: Parameters<RunStore['append']>) => {
             appends.push(args[1].length);
             return target.append(...args);
-          };
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const lease = await store.createRun(
-      {
-        runId: 'r1',
-        wire: 'blocks',
-        protocol: 'xml',
-        customProtocol: false,
-        prompt: 'Q',
-        tail: [],
-      },
-      Date.now(),
+          }
+        : undefined,
     );
+    const lease = await createBlocksRun(store);
     const controller = new AbortController();
     const run = runAgent({
       model: scriptedModel(turns).model,
@@ -137,31 +123,18 @@ describe('RunDriver', () => {
       release = resolve;
     });
     let first = true;
-    const slowFirst = new Proxy(store, {
-      get(target, key) {
-        const value: unknown = Reflect.get(target, key, target);
-        if (key === 'append')
-          return async (...args: Parameters<RunStore['append']>) => {
+    const slowFirst = storeWith(store, (key, target) =>
+      key === 'append'
+        ? async (...args: Parameters<RunStore['append']>) => {
             if (first) {
               first = false;
               await gate;
             }
             return target.append(...args);
-          };
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const lease = await store.createRun(
-      {
-        runId: 'r1',
-        wire: 'blocks',
-        protocol: 'xml',
-        customProtocol: false,
-        prompt: 'Q',
-        tail: [],
-      },
-      Date.now(),
+          }
+        : undefined,
     );
+    const lease = await createBlocksRun(store);
     const scripted = scriptedModel([{ text: '<thinking>Working on it', stall: true }]);
     const controller = new AbortController();
     const run = runAgent({
@@ -197,28 +170,17 @@ describe('RunDriver', () => {
   it('a lost instance: the sweep of another ends its run with the blocks it left open closed and instance_lost', async () => {
     let now = 7_000_000;
     const backing = new MemoryRunStoreBacking({ clock: () => now });
-    const a = await startTestServer({
-      model: scriptedModel([{ text: '<thinking>Working on it', stall: true }]).model,
-      tools: serverTools(repository()),
-      store: backing.open('A'),
-      clock: () => now,
-    });
-    servers.push(a);
-    const response = await postJson(`${a.url}/api/runs`, { prompt: 'Hi' });
-    const runId = response.headers.get('x-run-id')!;
-    const reader = response.body!.getReader();
-    let text = '';
-    while (text.split('CDATA[').length < 3)
-      text += new TextDecoder().decode((await reader.read()).value);
+    // Read into the thinking block (the first CDATA is meta_init's), which the sweep must close.
+    const {
+      server: a,
+      runId,
+      reader,
+      text,
+    } = await startStalledRun(servers, { store: backing.open('A'), clock: () => now }, 2);
     // A stops renewing (as a process killed -9 would); B sweeps once the lease ran out.
     now += backing.limits.leaseMs + 1;
     await backing.open('B').sweep(now);
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    const blocks = decodeBlocks(text);
+    const blocks = decodeBlocks(await readRest(reader, text));
     expect(blocks.at(-2)?.type).toBe('thinking-end');
     expect(blocks.at(-1)).toMatchObject({ type: 'error', error: { type: 'instance_lost' } });
     expect((await backing.open('B').getRun(runId))?.outcome).toBe('instance_lost');
@@ -250,17 +212,7 @@ describe('RunDriver', () => {
       around: (store: RunStore, controller: AbortController) => RunStore = (inner) => inner,
       prompt = 'Q',
     ) {
-      const lease = await store.createRun(
-        {
-          runId: 'r1',
-          wire: 'blocks',
-          protocol: 'hermes',
-          customProtocol: false,
-          prompt,
-          tail: [],
-        },
-        Date.now(),
-      );
+      const lease = await createBlocksRun(store, { protocol: 'hermes', prompt });
       const controller = new AbortController();
       // The agent runs to its pause whatever the controller says: the driver alone decides.
       const run = runAgent({
@@ -282,17 +234,14 @@ describe('RunDriver', () => {
 
     /** The store, with `before` run ahead of each call of `method`. */
     function ahead(store: RunStore, method: 'append' | 'pause', before: () => unknown) {
-      return new Proxy(store, {
-        get(target, key) {
-          const value: unknown = Reflect.get(target, key, target);
-          if (key === method)
-            return async (...args: unknown[]) => {
+      return storeWith(store, (key, target) =>
+        key === method
+          ? async (...args: unknown[]) => {
               await before();
-              return (value as (...args: unknown[]) => unknown).apply(target, args);
-            };
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+              return (target[method] as (...args: unknown[]) => unknown).apply(target, args);
+            }
+          : undefined,
+      );
     }
 
     it('pauses, the block that asks written, when nothing stops it', async () => {
@@ -349,16 +298,9 @@ describe('RunDriver', () => {
     servers.push(server);
     const response = await postJson(`${server.url}/api/runs`, { prompt: 'Hi' });
     const reader = response.body!.getReader();
-    let text = '';
-    while (!text.includes('meta_init'))
-      text += new TextDecoder().decode((await reader.read()).value);
+    const text = await readUntil(reader, (read) => read.includes('meta_init'));
     failing.fail();
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    const errors = ofType(decodeBlocks(text), 'error');
+    const errors = ofType(decodeBlocks(await readRest(reader, text)), 'error');
     expect(errors.at(-1)).toMatchObject({
       error: { type: 'store_unavailable', message: expect.stringContaining('does not answer') },
     });
@@ -368,14 +310,11 @@ describe('RunDriver', () => {
   it('a store that does not answer a request: 503, saying so', async () => {
     const failing = failingStore(new MemoryRunStore());
     failing.fail();
-    const down = new Proxy(failing.store, {
-      get(target, key) {
-        if (key === 'getRun' || key === 'createRun')
-          return () => Promise.reject(new ToolwireError('store-unavailable', 'connection refused'));
-        const value: unknown = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const down = storeWith(failing.store, (key) =>
+      key === 'getRun' || key === 'createRun'
+        ? () => Promise.reject(new ToolwireError('store-unavailable', 'connection refused'))
+        : undefined,
+    );
     const server = await startTestServer({
       model: scriptedModel([ANSWER_TURN]).model,
       tools: serverTools(repository()),

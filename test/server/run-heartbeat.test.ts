@@ -1,56 +1,30 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolwireError } from '../../src/core/errors.ts';
-import { serverTools } from '../../src/server/index.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
 import { decodeBlocks } from '../../src/stream/index.ts';
-import { scriptedModel } from '../agent/scripted-model.ts';
-import { ofType, postJson, repository, startTestServer, type TestServer } from './helpers.ts';
+import { ofType, postJson, type TestServer } from './helpers.ts';
+import { closeServers, readRest, startStalledRun, storeWith } from './run-fixtures.ts';
 
 const servers: TestServer[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.server.close();
-    await server.close();
-  }
-});
+afterEach(() => closeServers(servers));
 
 /** The store with its stop messages lost (as pub/sub loses them while it reconnects). */
 function deafStore(store: RunStore): RunStore {
-  return new Proxy(store, {
-    get(target, key) {
-      if (key === 'onAbort') return () => () => {};
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return storeWith(store, (key) => (key === 'onAbort' ? () => () => {} : undefined));
 }
 
 describe('RunHeartbeat', () => {
   it('a stop whose message was lost is still carried out at the next renewal', async () => {
-    const store = deafStore(new MemoryRunStore());
-    const server = await startTestServer({
-      model: scriptedModel([{ text: '<thinking>Working', stall: true }]).model,
-      tools: serverTools(repository()),
-      store,
+    const { server, runId, reader, text } = await startStalledRun(servers, {
+      store: deafStore(new MemoryRunStore()),
     });
-    servers.push(server);
-    const response = await postJson(`${server.url}/api/runs`, { prompt: 'Hi' });
-    const runId = response.headers.get('x-run-id')!;
-    const reader = response.body!.getReader();
-    let text = '';
-    while (!text.includes('CDATA[')) text += new TextDecoder().decode((await reader.read()).value);
     expect((await postJson(`${server.url}/api/runs/${runId}/abort`, {})).status).toBe(202);
     // Nothing reached the owner: the run goes on until the heartbeat renews its lease.
     expect(server.server.live.get(runId)?.controller.signal.aborted).toBe(false);
     await server.server.heartbeat.renew();
     expect(server.server.live.get(runId)?.controller.signal.aborted).toBe(true);
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    expect(ofType(decodeBlocks(text), 'error').at(-1)).toMatchObject({
+    expect(ofType(decodeBlocks(await readRest(reader, text)), 'error').at(-1)).toMatchObject({
       error: { type: 'aborted' },
     });
   });
@@ -58,28 +32,15 @@ describe('RunHeartbeat', () => {
   it('a run whose lease was lost is stopped at the renewal, and nothing more is written', async () => {
     let now = 3_000_000;
     const store = new MemoryRunStore({ clock: () => now });
-    const server = await startTestServer({
-      model: scriptedModel([{ text: '<thinking>Working', stall: true }]).model,
-      tools: serverTools(repository()),
+    const { server, runId, reader, text } = await startStalledRun(servers, {
       store,
       clock: () => now,
     });
-    servers.push(server);
-    const response = await postJson(`${server.url}/api/runs`, { prompt: 'Hi' });
-    const runId = response.headers.get('x-run-id')!;
-    const reader = response.body!.getReader();
-    let text = '';
-    while (!text.includes('CDATA[')) text += new TextDecoder().decode((await reader.read()).value);
     now += store.limits.leaseMs + 1;
     await store.sweep(now);
     await server.server.heartbeat.renew();
     expect(server.server.live.get(runId)?.controller.signal.aborted ?? true).toBe(true);
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    expect(decodeBlocks(text).at(-1)).toMatchObject({
+    expect(decodeBlocks(await readRest(reader, text)).at(-1)).toMatchObject({
       type: 'error',
       error: { type: 'instance_lost' },
     });
@@ -89,15 +50,11 @@ describe('RunHeartbeat', () => {
 /** The store with `renew` refused while `refusing` is set (a Redis failover, a call deadline). */
 function flakyRenewals(store: RunStore): { store: RunStore; refusing: boolean } {
   const control = { store, refusing: false };
-  control.store = new Proxy(store, {
-    get(target, key) {
-      if (key === 'renew' && control.refusing)
-        return () =>
-          Promise.reject(new ToolwireError('store-unavailable', 'no answer within 5000 ms'));
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  control.store = storeWith(store, (key) =>
+    key === 'renew' && control.refusing
+      ? () => Promise.reject(new ToolwireError('store-unavailable', 'no answer within 5000 ms'))
+      : undefined,
+  );
   return control;
 }
 
@@ -115,37 +72,21 @@ function slowFinish(store: RunStore): {
   const finishing = new Promise<void>((resolve) => {
     started = resolve;
   });
-  const wrapped = new Proxy(store, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      if (key === 'finish')
-        return async (...args: Parameters<RunStore['finish']>) => {
+  const wrapped = storeWith(store, (key, target) =>
+    key === 'finish'
+      ? async (...args: Parameters<RunStore['finish']>) => {
           started();
           await gate;
           return target.finish(...args);
-        };
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+        }
+      : undefined,
+  );
   return { store: wrapped, release: () => release(), finishing };
 }
 
 describe('RunHeartbeat: leases', () => {
-  async function stalledRun(store: RunStore, clock: () => number) {
-    const server = await startTestServer({
-      model: scriptedModel([{ text: '<thinking>Working', stall: true }]).model,
-      tools: serverTools(repository()),
-      store,
-      clock,
-    });
-    servers.push(server);
-    const response = await postJson(`${server.url}/api/runs`, { prompt: 'Hi' });
-    const runId = response.headers.get('x-run-id')!;
-    const reader = response.body!.getReader();
-    let text = '';
-    while (!text.includes('CDATA[')) text += new TextDecoder().decode((await reader.read()).value);
-    return { server, runId, reader };
-  }
+  const stalledRun = (store: RunStore, clock: () => number) =>
+    startStalledRun(servers, { store, clock });
 
   it('one failed renewal does not stop a run whose lease has time left; the next renews it', async () => {
     let now = 5_000_000;
@@ -200,13 +141,10 @@ describe('RunHeartbeat: leases', () => {
     }
     expect((await memory.getRun(runId))?.status).toBe('running');
     slow.release();
-    let text = '';
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    expect(decodeBlocks(text).at(-1)).toMatchObject({ type: 'error', error: { type: 'aborted' } });
+    expect(decodeBlocks(await readRest(reader)).at(-1)).toMatchObject({
+      type: 'error',
+      error: { type: 'aborted' },
+    });
     expect((await memory.getRun(runId))?.outcome).toBe('aborted');
   });
 });
