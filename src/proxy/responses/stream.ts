@@ -24,14 +24,6 @@ export interface ResponseEventsSettings {
   readonly request: ResponsesRequest;
   /** Ids of output items; default random (`msg_…`). */
   readonly newId?: (prefix: string) => string;
-  /**
-   * Called once the reply has ended well, with the response `response.completed` (or
-   * `response.incomplete`) carries and the assistant's turn: where it is stored.
-   */
-  readonly onFinish?: (
-    response: ResponseObject,
-    turn: Turn & { readonly role: 'assistant' },
-  ) => void;
 }
 
 /**
@@ -72,16 +64,10 @@ export class ResponseEvents {
     return this.take();
   }
 
-  /** Finishes the open items, then `response.completed` (or `response.incomplete`) with the whole response. */
-  finish(end: ReplyEnd): string {
-    const { response, turn } = this.ended(end);
-    this.settings.onFinish?.(response, turn);
-    return this.completed(response);
-  }
-
   /**
    * The whole response and the assistant's turn, its open items finished (their events wait for
-   * `completed`, or `error` if the response cannot be kept): for a caller that stores it first.
+   * `completed`, or `error` if the response cannot be kept): the stream's end is `ended`, then
+   * `completed` once the response is stored (`responseStreamWriter` in route.ts).
    */
   ended(end: ReplyEnd): {
     response: ResponseObject;

@@ -47,15 +47,15 @@ function streamed(
 ): { events: StreamEvent[]; finished: ResponseObject[] } {
   const request = readResponsesRequest({ model: 'qwen3', ...body });
   const finished: ResponseObject[] = [];
-  const writer = new ResponseEvents({
-    identity,
-    request,
-    newId: counter(),
-    onFinish: (response) => finished.push(response),
-  });
+  const writer = new ResponseEvents({ identity, request, newId: counter() });
   let text = writer.start();
   for (const batch of batches) text += writer.encode(batch);
-  text += end instanceof HttpError ? writer.error(end) : writer.finish(end);
+  if (end instanceof HttpError) text += writer.error(end);
+  else {
+    const { response } = writer.ended(end);
+    finished.push(response);
+    text += writer.completed(response);
+  }
   return { events: parse(text), finished };
 }
 
@@ -260,14 +260,8 @@ describe('streaming a response as Responses events', () => {
   });
 
   it('stores the turn as a whole response would: a withdrawn call is no call, its text is text', () => {
-    const turns: unknown[] = [];
     const request = readResponsesRequest({ model: 'qwen3', input: 'x', tools: [weather] });
-    const writer = new ResponseEvents({
-      identity,
-      request,
-      newId: counter(),
-      onFinish: (_, turn) => turns.push(turn),
-    });
+    const writer = new ResponseEvents({ identity, request, newId: counter() });
     const events: ReplyEvent[] = [
       { type: 'reasoning', delta: 'Think.' },
       { type: 'call-start', id: 'call_x', name: 'get_weather' },
@@ -276,14 +270,17 @@ describe('streaming a response as Responses events', () => {
     ];
     writer.start();
     writer.encode(events);
-    writer.finish(stop);
+    const { turn } = writer.ended(stop);
     const builder = new ResponseBuilder(request, counter());
     builder.add(events);
     builder.build(identity, stop);
-    expect(turns).toEqual([
-      { role: 'assistant', text: '<tool_call>{', calls: [], reasoning: 'Think.' },
-    ]);
-    expect(turns[0]).toEqual(builder.turn());
+    expect(turn).toEqual({
+      role: 'assistant',
+      text: '<tool_call>{',
+      calls: [],
+      reasoning: 'Think.',
+    });
+    expect(turn).toEqual(builder.turn());
   });
 
   it('white space around calls makes no message; a call read whole goes out at once', () => {
