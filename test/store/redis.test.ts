@@ -42,11 +42,12 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
     afterAll(async () => {
       for (const store of opened) await store.close();
     });
-    async function open(prefix: string, instanceId = 'only') {
+    async function open(prefix: string, instanceId = 'only', tailerBlockMs?: number) {
       const store = await createRedisRunStore(redis.url, {
         prefix,
         instanceId,
         limits: DEFAULT_RUN_STORE_LIMITS,
+        ...(tailerBlockMs === undefined ? {} : { tailerBlockMs }),
       });
       opened.push(store);
       return store;
@@ -83,12 +84,7 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
     it('a reader that joins while the tailer blocks on other logs is woken at once (CLIENT UNBLOCK)', async () => {
       // The XREAD blocks for 10 minutes: only the unblock can make it read the new log in time.
       const writer = await open('unblock:', 'writer');
-      const reader = await createRedisRunStore(redis.url, {
-        prefix: 'unblock:',
-        instanceId: 'reader',
-        tailerBlockMs: 600_000,
-      });
-      opened.push(reader);
+      const reader = await open('unblock:', 'reader', 600_000);
       const first = await writer.createRun(newRun('first'), T0);
       const second = await writer.createRun(newRun('second'), T0);
       const controller = new AbortController();
@@ -104,12 +100,7 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
 
     it('a follower of a log deleted under it (expired, flushed) ends gone instead of waiting forever', async () => {
       const writer = await open('deleted:', 'writer');
-      const reader = await createRedisRunStore(redis.url, {
-        prefix: 'deleted:',
-        instanceId: 'reader',
-        tailerBlockMs: 50,
-      });
-      opened.push(reader);
+      const reader = await open('deleted:', 'reader', 50);
       const lease = await writer.createRun(newRun('r1'), T0);
       await writer.append(lease, [frame('1')], TAIL);
       const reading = readAll(reader, 'r1');
