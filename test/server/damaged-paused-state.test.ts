@@ -11,6 +11,7 @@ import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import type { NewRun } from '../../src/store/run-store.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import { repository } from './helpers.ts';
+import { createBlocksRun } from './run-fixtures.ts';
 
 const apps: ServerApp[] = [];
 afterEach(async () => {
@@ -55,18 +56,7 @@ async function pausedRun(runId: string, state: string, run: Partial<NewRun>) {
     clock: () => time++,
   });
   apps.push(app);
-  const lease = await store.createRun(
-    {
-      runId,
-      wire: 'blocks',
-      protocol: 'xml',
-      customProtocol: false,
-      prompt: 'ask me',
-      tail: [],
-      ...run,
-    },
-    time,
-  );
+  const lease = await createBlocksRun(store, { runId, prompt: 'ask me', ...run }, time);
   expect(await store.pause(lease, [], state, time)).toBe('paused');
   return { app, store };
 }

@@ -20,6 +20,7 @@ import {
   startTestServer,
   type TestServer,
 } from './helpers.ts';
+import { closeServers } from './run-fixtures.ts';
 
 const FIRST = '<thinking>Reading the login code';
 const REST =
@@ -102,10 +103,7 @@ describe.skipIf(skipRedisTests())('a running server when Redis is killed', () =>
     await redis.start();
   });
   afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      server.server.close();
-      await server.close();
-    }
+    await closeServers(servers);
     for (const store of stores.splice(0)) await store.close();
   });
   afterAll(async () => {

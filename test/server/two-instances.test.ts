@@ -10,6 +10,7 @@ import { decodeBlocks } from '../../src/stream/index.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
 import { ofType, postJson, repository, startTestServer, type TestServer } from './helpers.ts';
+import { closeServers } from './run-fixtures.ts';
 
 const ASK_TURN = '<ask_user>\n<question>Which file should I explain?</question>\n</ask_user>';
 const ANSWER_TURN =
@@ -57,10 +58,7 @@ describe.skipIf(skipRedisTests())('two instances on one Redis', () => {
     redis = await startRedis();
   });
   afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      server.server.close();
-      await server.close();
-    }
+    await closeServers(servers);
     for (const store of stores.splice(0)) await store.close();
   });
   afterAll(async () => {

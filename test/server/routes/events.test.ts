@@ -12,6 +12,7 @@ import {
   waitFor,
   waitForAsync,
 } from '../helpers.ts';
+import { closeServers } from '../run-fixtures.ts';
 
 const SEARCH_TURN =
   '<thinking>Find the login code.</thinking>\n<search>\n<query>loginUser</query>\n</search>';
@@ -20,12 +21,7 @@ const ANSWER_TURN =
   '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
 
 const servers: TestServer[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.server.close();
-    await server.close();
-  }
-});
+afterEach(() => closeServers(servers));
 
 type Options = Parameters<typeof startTestServer>[0];
 
