@@ -1,37 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { parseJsonText } from '../../src/core/parse-json.ts';
-import { repository } from '../server/helpers.ts';
-import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
-import {
-  buildPage,
-  HAS_CHROMIUM,
-  launchChromium,
-  type ServeProcess,
-  SKIP_REASON,
-  spawnServe,
-} from './support.ts';
+import { startFakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { ask, HAS_CHROMIUM, pageSession, type ServeProcess } from './support.ts';
 
-if (!HAS_CHROMIUM) console.warn(`test/browser/page-reconnect.test.ts: ${SKIP_REASON}`);
-
-const title = (name: string) => (HAS_CHROMIUM ? name : `${name} (${SKIP_REASON})`);
-
-let browser: Browser | undefined;
-let webDir = '';
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  if (!HAS_CHROMIUM) return;
-  [webDir, browser] = await Promise.all([buildPage(), launchChromium()]);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { title, cleanups, startServe, ...session } = pageSession(
+  'test/browser/page-reconnect.test.ts',
+);
 
 /**
  * The test hook, run in the page before its own code: the body of the n-th response of a run
@@ -95,42 +70,11 @@ function dropHook(dropAfter: readonly (number | null)[], holdReloadRead: boolean
   }`;
 }
 
-async function openPage(
+const openPage = (
   url: string,
   dropAfter: readonly (number | null)[] = [],
   holdReloadRead = false,
-): Promise<Page> {
-  const page = await browser!.newPage({ viewport: { width: 1100, height: 1300 } });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  cleanups.push(async () => {
-    await page.close();
-    expect(errors, 'errors in the page').toEqual([]);
-  });
-  await page.addInitScript(dropHook(dropAfter, holdReloadRead));
-  await page.goto(url);
-  return page;
-}
-
-async function ask(page: Page, question: string): Promise<void> {
-  await page.fill('#prompt', question);
-  await page.press('#prompt', 'Enter');
-}
-
-async function startServe(fake: FakeServer): Promise<ServeProcess> {
-  const serve = await spawnServe([
-    '--base-url',
-    fake.baseURL,
-    '--model',
-    'test-model',
-    '--root',
-    repository(),
-    '--web-dir',
-    webDir,
-  ]);
-  cleanups.push(() => serve.stop());
-  return serve;
-}
+) => session.openPage(url, dropHook(dropAfter, holdReloadRead));
 
 const statusOf = (page: Page) => page.getAttribute('#status', 'data-state');
 

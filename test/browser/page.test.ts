@@ -1,86 +1,33 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseRecording } from '../../src/server/index.ts';
 import { type BlockEvent, encodeBlocks } from '../../src/stream/index.ts';
-import { repository, startTestServer, type TestServer } from '../server/helpers.ts';
-import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
-import {
-  buildPage,
-  HAS_CHROMIUM,
-  launchChromium,
-  SCREENSHOTS,
-  type ServeProcess,
-  SKIP_REASON,
-  spawnServe,
-} from './support.ts';
+import { startTestServer, type TestServer } from '../server/helpers.ts';
+import { startFakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { ask, HAS_CHROMIUM, pageSession, SCREENSHOTS, spawnServe } from './support.ts';
 
-if (!HAS_CHROMIUM) console.warn(`test/browser/page.test.ts: ${SKIP_REASON}`);
+const { title, webDir, cleanups, startServe, ...session } = pageSession(
+  'test/browser/page.test.ts',
+);
 
-const title = (name: string) => (HAS_CHROMIUM ? name : `${name} (${SKIP_REASON})`);
+/**
+ * Records every text the call card's arguments showed, to see them fill in.
+ * (A string, not a function: this code runs in the page, which the tests' types do not know.)
+ */
+const RECORD_ARGUMENT_TEXTS = `{
+  const seen = [];
+  window.argumentTexts = seen;
+  new MutationObserver(() => {
+    for (const args of document.querySelectorAll('[data-block="tool-call"] .tool-args')) {
+      const text = args.textContent ?? '';
+      if (seen.at(-1) !== text) seen.push(text);
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+}`;
 
-let browser: Browser | undefined;
-let webDir = '';
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  if (!HAS_CHROMIUM) return;
-  [webDir, browser] = await Promise.all([buildPage(), launchChromium()]);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function openPage(url: string): Promise<Page> {
-  const page = await browser!.newPage({ viewport: { width: 1100, height: 1300 } });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  cleanups.push(async () => {
-    await page.close();
-    expect(errors, 'errors in the page').toEqual([]);
-  });
-  // Records every text the call card's arguments showed, to see them fill in.
-  // (Strings, not functions: this code runs in the page, which the tests' types do not know.)
-  await page.addInitScript(`{
-    const seen = [];
-    window.argumentTexts = seen;
-    new MutationObserver(() => {
-      for (const args of document.querySelectorAll('[data-block="tool-call"] .tool-args')) {
-        const text = args.textContent ?? '';
-        if (seen.at(-1) !== text) seen.push(text);
-      }
-    }).observe(document, { subtree: true, childList: true, characterData: true });
-  }`);
-  await page.goto(url);
-  return page;
-}
-
-async function ask(page: Page, question: string): Promise<void> {
-  await page.fill('#prompt', question);
-  await page.press('#prompt', 'Enter');
-}
-
-async function startServe(fake: FakeServer, extra: string[] = []): Promise<ServeProcess> {
-  const serve = await spawnServe([
-    '--base-url',
-    fake.baseURL,
-    '--model',
-    'test-model',
-    '--root',
-    repository(),
-    '--web-dir',
-    webDir,
-    ...extra,
-  ]);
-  cleanups.push(() => serve.stop());
-  return serve;
-}
+const openPage = (url: string) => session.openPage(url, RECORD_ARGUMENT_TEXTS);
 
 const statusOf = (page: Page) => page.getAttribute('#status', 'data-state');
 
@@ -180,7 +127,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
     const fake = await startFakeOpenAIServer({ turns: [] });
     const deadURL = fake.baseURL;
     await fake.close();
-    const serve = await spawnServe(['--base-url', deadURL, '--web-dir', webDir]);
+    const serve = await spawnServe(['--base-url', deadURL, '--web-dir', webDir()]);
     cleanups.push(() => serve.stop());
     const page = await openPage(serve.url);
     await ask(page, 'Hello?');
@@ -351,7 +298,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
       const fake = await startFakeOpenAIServer({ turns: [] });
       const deadURL = fake.baseURL;
       await fake.close();
-      const serve = await spawnServe(['--base-url', deadURL, '--web-dir', webDir]);
+      const serve = await spawnServe(['--base-url', deadURL, '--web-dir', webDir()]);
       cleanups.push(() => serve.stop());
       const page = await openPage(serve.url);
       const notice = page.locator('#model-notice');
@@ -445,7 +392,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
       );
       server = await startTestServer({
         replay: { recording: parseRecording(text, 'recorded-run.sse'), delayMs: 0 },
-        webRoot: webDir,
+        webRoot: webDir(),
       });
       const page = await openPage(server.url);
       await expect.poll(() => page.isVisible('#banner'), { timeout: 10_000 }).toBe(true);
@@ -576,7 +523,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
       );
       server = await startTestServer({
         replay: { recording: parseRecording(body, 'all.sse'), delayMs: 0 },
-        webRoot: webDir,
+        webRoot: webDir(),
       });
       const page = await openPage(server.url);
       await ask(page, 'Everything');
@@ -653,7 +600,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
         ];
         server = await startTestServer({
           replay: { recording: parseRecording(encodeBlocks(events), 'errors.sse'), delayMs: 0 },
-          webRoot: webDir,
+          webRoot: webDir(),
         });
         const page = await openPage(server.url);
         await ask(page, 'Errors please');
@@ -738,7 +685,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page in Chromium', () => {
       ];
       server = await startTestServer({
         replay: { recording: parseRecording(encodeBlocks(events), 'fast.sse'), delayMs: 0 },
-        webRoot: webDir,
+        webRoot: webDir(),
       });
       const page = await openPage(server.url);
       await page.evaluate(`{

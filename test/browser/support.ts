@@ -3,8 +3,11 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { repository } from '../server/helpers.ts';
 import { startCli } from '../support/child-process.ts';
+import type { FakeServer } from '../support/fake-openai-server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -74,3 +77,80 @@ export async function spawnServe(args: string[]): Promise<ServeProcess> {
 }
 
 export const SCREENSHOTS = join(ROOT, 'test-results');
+
+export interface PageSession {
+  /** `it`'s title, saying why the test is skipped when Chromium is absent. */
+  title(name: string): string;
+  /** The built page's folder (set once the file's `beforeAll` ran). */
+  webDir(): string;
+  /** Run after each test, last pushed first. */
+  readonly cleanups: (() => Promise<void>)[];
+  /**
+   * A page at `url` whose own errors fail the test; `initScript` (a string: it runs in the page,
+   * which the tests' types do not know) runs before the page's code.
+   */
+  openPage(url: string, initScript?: string): Promise<Page>;
+  /** `toolwire serve` on the fake model, the test repository and the built page. */
+  startServe(fake: FakeServer, extra?: string[]): Promise<ServeProcess>;
+}
+
+/**
+ * The Chromium set-up a page test file shares: builds the page and launches the browser once,
+ * closes it at the end, and runs the cleanups after each test. Call it at the file's top level.
+ */
+export function pageSession(file: string): PageSession {
+  if (!HAS_CHROMIUM) console.warn(`${file}: ${SKIP_REASON}`);
+  let browser: Browser | undefined;
+  let webDir = '';
+  const cleanups: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    [webDir, browser] = await Promise.all([buildPage(), launchChromium()]);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  return {
+    title: (name) => (HAS_CHROMIUM ? name : `${name} (${SKIP_REASON})`),
+    webDir: () => webDir,
+    cleanups,
+    async openPage(url, initScript) {
+      const page = await browser!.newPage({ viewport: { width: 1100, height: 1300 } });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      cleanups.push(async () => {
+        await page.close();
+        expect(errors, 'errors in the page').toEqual([]);
+      });
+      if (initScript !== undefined) await page.addInitScript(initScript);
+      await page.goto(url);
+      return page;
+    },
+    async startServe(fake, extra = []) {
+      const serve = await spawnServe([
+        '--base-url',
+        fake.baseURL,
+        '--model',
+        'test-model',
+        '--root',
+        repository(),
+        '--web-dir',
+        webDir,
+        ...extra,
+      ]);
+      cleanups.push(() => serve.stop());
+      return serve;
+    },
+  };
+}
+
+/** Types `question` into the prompt and sends it. */
+export async function ask(page: Page, question: string): Promise<void> {
+  await page.fill('#prompt', question);
+  await page.press('#prompt', 'Enter');
+}
