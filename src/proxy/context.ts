@@ -173,9 +173,10 @@ function upstreamConstraint(
     if (detection !== undefined) return detection;
     const started = settings.detectUpstream(closing).then(
       (found) => {
-        // Nothing learned (no answer, or only 5xx/429 while the server loads): not kept, the
-        // next request that wants a constraint asks again.
-        if (found.unreachable === true || found.retryable === true) detection = undefined;
+        // Nothing learned (no answer, or only 5xx/429 while the server loads; `retryable` is
+        // set whenever `unreachable` is): not kept, the next request that wants a constraint
+        // asks again.
+        if (found.retryable === true) detection = undefined;
         else
           log(
             `upstream kind ${found.kind}${found.version === undefined ? '' : ` ${found.version}`} (${found.evidence})`,
