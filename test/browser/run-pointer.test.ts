@@ -29,13 +29,13 @@ function memoryStorage(refuse = false): Storage & { readonly items: Map<string, 
 }
 
 describe('page: the run a reload reads again (run-pointer)', () => {
-  it('keeps, reads back and forgets {runId, lastEventId, turn}', () => {
+  it('keeps, reads back and forgets {runId, turn}', () => {
     const storage = memoryStorage();
     expect(loadRunPointer(storage)).toBeUndefined();
-    saveRunPointer(storage, { runId: 'r1', lastEventId: '17-3', turn: 2 });
-    expect(loadRunPointer(storage)).toEqual({ runId: 'r1', lastEventId: '17-3', turn: 2 });
-    saveRunPointer(storage, { runId: 'r1', lastEventId: undefined, turn: 0 });
-    expect(loadRunPointer(storage)).toEqual({ runId: 'r1', lastEventId: undefined, turn: 0 });
+    saveRunPointer(storage, { runId: 'r1', turn: 2 });
+    expect(loadRunPointer(storage)).toEqual({ runId: 'r1', turn: 2 });
+    saveRunPointer(storage, { runId: 'r2', turn: 0 });
+    expect(loadRunPointer(storage)).toEqual({ runId: 'r2', turn: 0 });
     forgetRunPointer(storage);
     expect(storage.items.has(RUN_POINTER_KEY)).toBe(false);
   });
@@ -48,7 +48,7 @@ describe('page: the run a reload reads again (run-pointer)', () => {
       '{"runId":"","turn":0}',
       '{"runId":"r","turn":-1}',
       '{"runId":"r","turn":1.5}',
-      '{"runId":"r","turn":0,"lastEventId":7}',
+      '{"runId":7,"turn":0}',
       '{"turn":0}',
     ]) {
       const storage = memoryStorage();
@@ -60,10 +60,10 @@ describe('page: the run a reload reads again (run-pointer)', () => {
 
   it('a storage that refuses, or none, keeps nothing and throws nothing', () => {
     const refusing = memoryStorage(true);
-    saveRunPointer(refusing, { runId: 'r', lastEventId: undefined, turn: 0 });
+    saveRunPointer(refusing, { runId: 'r', turn: 0 });
     expect(loadRunPointer(refusing)).toBeUndefined();
     forgetRunPointer(refusing);
-    saveRunPointer(undefined, { runId: 'r', lastEventId: undefined, turn: 0 });
+    saveRunPointer(undefined, { runId: 'r', turn: 0 });
     expect(loadRunPointer(undefined)).toBeUndefined();
   });
 });

@@ -221,12 +221,15 @@ function keep(current: Session, ended: boolean): void {
   ui.keepNote.hidden = conversation.settle(current.turn, ended);
 }
 
-/** The run's id and the last event read, so a reload can find the run again. */
+/**
+ * The run's id and its turn, so a reload can find the run again (it reads the run from the
+ * start, so nothing that changes while it is read is kept).
+ */
 function noteRun(current: Session): void {
   if (current.runId === undefined || current.replay || session !== current) return;
   const turn = conversation.turns.indexOf(current.turn);
   if (turn < 0) return;
-  saveRunPointer(storage, { runId: current.runId, lastEventId: current.reader.lastEventId, turn });
+  saveRunPointer(storage, { runId: current.runId, turn });
 }
 
 /** Waits `ms` before a reconnect, or less when Stop wakes it or the page moves on. */
@@ -258,7 +261,6 @@ async function consume(current: Session, response: Response): Promise<void> {
   const onEvents = (events: DecodedEvent[]) => {
     view.apply(events);
     if (events.length > 0) settled = endsStream(events.at(-1)!);
-    noteRun(current);
   };
   noteRun(current);
   let next: Response | undefined = response;

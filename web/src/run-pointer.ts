@@ -9,8 +9,6 @@ export const RUN_POINTER_KEY = 'toolwire.run';
 
 export interface RunPointer {
   readonly runId: string;
-  /** The last event the page read of it. */
-  readonly lastEventId: string | undefined;
   /** Which turn of the conversation reads it (0-based). */
   readonly turn: number;
 }
@@ -52,11 +50,10 @@ export function loadRunPointer(storage: Storage | undefined): RunPointer | undef
     pointer !== null &&
     typeof pointer.runId === 'string' &&
     pointer.runId.length > 0 &&
-    (pointer.lastEventId === undefined || typeof pointer.lastEventId === 'string') &&
     Number.isSafeInteger(pointer.turn) &&
     (pointer.turn as number) >= 0
   )
-    return { runId: pointer.runId, lastEventId: pointer.lastEventId, turn: pointer.turn as number };
+    return { runId: pointer.runId, turn: pointer.turn as number };
   forgetRunPointer(storage);
   return undefined;
 }
