@@ -21,7 +21,7 @@ import type { NewRun, RunLease, RunStore } from '../src/store/run-store.ts';
 import { benchInChild, collectGarbage, formatRatio, formatTable, median } from './measure.ts';
 import { failureLines, reportSectionFailures, runSectionAlone } from './sections.ts';
 
-export const REDIS_SERVER_PATH = '/usr/bin/redis-server';
+const REDIS_SERVER_PATH = '/usr/bin/redis-server';
 const ROUNDS = 5;
 /** Events each latency round sends, one at a time (the next after the reader has the last). */
 const LATENCY_EVENTS = 400;
@@ -369,7 +369,7 @@ export function storeRows(
   };
 }
 
-export async function benchStore(rounds = ROUNDS): Promise<StoreBenchResult> {
+async function benchStore(rounds = ROUNDS): Promise<StoreBenchResult> {
   const started = performance.now();
   const loadBefore = loadavg()[0]!;
   const failures: string[] = [];

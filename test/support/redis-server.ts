@@ -11,7 +11,7 @@ import { type StartedChild, startChild } from './child-process.ts';
 export const REDIS_SERVER_PATH = '/usr/bin/redis-server';
 
 /** Why the Redis tests cannot run here, or undefined when they can. */
-export function redisMissingReason(): string | undefined {
+function redisMissingReason(): string | undefined {
   if (existsSync(REDIS_SERVER_PATH)) return undefined;
   return `${REDIS_SERVER_PATH} is not installed (apt-get install redis-server)`;
 }

@@ -1,5 +1,3 @@
-export { LOG_ENTRY_OVERHEAD } from './memory-log.ts';
-export { MemoryResponses } from './memory-responses.ts';
 export {
   MemoryRunStore,
   MemoryRunStoreBacking,

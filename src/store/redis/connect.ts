@@ -14,8 +14,8 @@ export interface RedisConnectOptions {
   readonly connectDeadlineMs?: number;
 }
 
-export const DEFAULT_CALL_DEADLINE_MS = 5_000;
-export const DEFAULT_CONNECT_DEADLINE_MS = 5_000;
+const DEFAULT_CALL_DEADLINE_MS = 5_000;
+const DEFAULT_CONNECT_DEADLINE_MS = 5_000;
 
 /** Redis could not be reached, did not answer in time, or answered with an error. */
 export class RedisStoreError extends ToolwireError {

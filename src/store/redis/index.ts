@@ -22,7 +22,7 @@ export interface RedisRunStoreOptions extends RedisConnectOptions {
   readonly clock?: () => number;
 }
 
-export const DEFAULT_REDIS_PREFIX = 'tw:';
+const DEFAULT_REDIS_PREFIX = 'tw:';
 
 /** Connects to Redis (failing fast with a `store-unavailable` error) and gives the store. */
 export async function createRedisRunStore(

@@ -544,7 +544,7 @@ end
 return 1
 `;
 
-export const SCRIPT_SOURCES = {
+const SCRIPT_SOURCES = {
   createRun: CREATE_RUN,
   append: APPEND,
   renew: RENEW,
