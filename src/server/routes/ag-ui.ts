@@ -158,13 +158,8 @@ export function agUiRoutes(settings: ServerSettings, context: RunRouteContext): 
             : `its run is ${run.status === 'running' ? 'running' : `over (${run.outcome ?? 'ended'})`}`,
         ),
       start: (state, claimed, signal) => {
-        const protocol = resumeProtocol(settings, claimed);
-        if (protocol === undefined)
-          // Given back, paused, for an instance that has the protocol object.
-          throw new HttpError(
-            409,
-            `POST /api/ag-ui: the thread's run was started in the protocol object ${JSON.stringify(claimed.protocol)}, which this server does not have`,
-          );
+        // A 409 when this server lacks the run's protocol object: the run is given back, paused.
+        const protocol = resumeProtocol(settings, claimed, "POST /api/ag-ui: the thread's run");
         return resumeAgent(state, pendingToolResults(request.toolResults, state.pending), {
           ...options.runSettings,
           // The instructions are not part of the paused state: the client sends them each run.

@@ -7,11 +7,8 @@ import {
   type UIMessagesRun,
 } from '../../agent/ui/ui-message-stream.ts';
 import { parseJsonText } from '../../core/parse-json.ts';
-import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
-import type { ProtocolName } from '../../protocols/index.ts';
-import type { StoredRun } from '../../store/run-store.ts';
 import { MAX_CHAT_ID_CHARS, parseChatRequest } from '../chat-request.ts';
 import { logResponse, runReadHooks } from '../log-stream.ts';
 import type { ServerSettings } from '../options.ts';
@@ -87,16 +84,6 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
     return chatId;
   };
 
-  /** The protocol a paused run goes on in: its format's name, or this server's own object. */
-  const protocolToResume = (run: StoredRun): ProtocolName | ToolCallProtocol => {
-    const protocol = resumeProtocol(settings, run);
-    if (protocol !== undefined) return protocol;
-    throw new HttpError(
-      409,
-      `run ${run.runId} was started in the protocol object ${JSON.stringify(run.protocol)}, which this server does not have; answer it on a server configured with it`,
-    );
-  };
-
   const resume = async (c: Context, chatId: string, runId: string, input: UIMessagesRun) => {
     const stored = await store.getRun(runId);
     if (
@@ -110,7 +97,7 @@ export function chatRoutes(settings: ServerSettings, context: RunRouteContext): 
         409,
         `POST /api/chat: the last assistant message answers tool calls of run ${JSON.stringify(runId)}, which ${stored === undefined || stored.wire !== 'ui-message' ? 'this server does not know (or has forgotten)' : `is ${stored.status}, not waiting for them`}; send the conversation on with a new user message`,
       );
-    const protocol = protocolToResume(stored);
+    const protocol = resumeProtocol(settings, stored);
     // Taken before the first store round trip, so concurrent requests count it (--max-runs).
     const slot = live.reserve(runId);
     try {

@@ -1,11 +1,10 @@
 import { type Context, Hono } from 'hono';
 import { describeRunError, resumeAgent, runAgent } from '../../agent/index.ts';
-import type { ToolCallProtocol } from '../../core/protocol.ts';
 import { HttpError } from '../../http/http-error.ts';
 import { readJsonBody } from '../../http/json-body.ts';
 import { formatBytes } from '../../http/memory-estimate.ts';
 import { sseResponse } from '../../http/sse-response.ts';
-import { type ProtocolName, protocolNameFor } from '../../protocols/index.ts';
+import { protocolNameFor } from '../../protocols/index.ts';
 import type { RunStore, StoredRun } from '../../store/run-store.ts';
 import type { MetaInitData } from '../../stream/index.ts';
 import { AgentBlockAdapter } from '../agent-blocks.ts';
@@ -184,16 +183,6 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
   const unknownRun = (id: string) =>
     `no run has the id ${JSON.stringify(id)}: it never existed, or the server has forgotten it (finished runs are kept for ${minutes(store.limits.finishedRunTtlMs)}; beyond ${store.limits.maxRememberedRuns} runs or ${formatBytes(store.limits.maxRememberedBytes)} the oldest are forgotten first)`;
 
-  /** The protocol a paused run goes on in: its format's name, or this server's own object. */
-  const protocolToResume = (run: StoredRun): ProtocolName | ToolCallProtocol => {
-    const protocol = resumeProtocol(settings, run);
-    if (protocol !== undefined) return protocol;
-    throw new HttpError(
-      409,
-      `run ${run.runId} was started in the protocol object ${JSON.stringify(run.protocol)}, which this server does not have; answer it on a server configured with it`,
-    );
-  };
-
   const notPaused = (run: StoredRun) =>
     new HttpError(
       409,
@@ -208,7 +197,7 @@ export function runRoutes(settings: ServerSettings, context: RunRouteContext): H
     const stored = await findRun(c.req.param('id'));
     const results = parseToolResults(await readBody(c));
     if (stored.status !== 'paused') throw notPaused(stored);
-    const protocol = protocolToResume(stored);
+    const protocol = resumeProtocol(settings, stored);
     // Taken before the claim's round trip; the resumed run takes it over.
     const slot = live.reserve(stored.runId);
     try {
