@@ -43,7 +43,7 @@ interface Output {
  * `TOOLWIRE_LEASE_MS`: how long this instance holds a run without renewing it (an instance that
  * dies is found out within it and the next sweep). Advanced: an environment variable, not a flag.
  */
-export function leaseSetting(value: string | undefined): number | undefined {
+function leaseSetting(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const ms = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
   if (!(ms >= LEASE_MS_RANGE.min && ms <= LEASE_MS_RANGE.max))

@@ -5,6 +5,7 @@
  * startup line or help text here repeats what stands before its `@`.
  */
 import { isErrorOfKind } from '../core/errors.ts';
+import { redactCredentials } from '../proxy/index.ts';
 import { createRunStore, parseRunStoreSpec, RunStoreSpecError } from '../store/create-run-store.ts';
 import type { RunStore, RunStoreLimits } from '../store/run-store.ts';
 import { neutraliseControls } from './terminal-text.ts';
@@ -16,7 +17,7 @@ export const STORE_FLAGS = {
   'store-prefix': { type: 'string' },
 } as const;
 
-export const DEFAULT_STORE = 'memory';
+const DEFAULT_STORE = 'memory';
 
 /** The longest `--store-prefix`: it is put before every Redis key. */
 const MAX_PREFIX_LENGTH = 64;
@@ -137,16 +138,13 @@ function redisAddress(spec: string, source: string): string {
   return `redis://${url.hostname}:${url.port || '6379'}/${Number(database)}`;
 }
 
-/** The text with whatever stands between `//` and the last `@` of the authority replaced. */
+/**
+ * The text with a URL's credentials redacted (`redactCredentials`); text that is no URL but has
+ * an `@` may still hold a password before it, and is shown as nothing.
+ */
 function withoutCredentials(text: string): string {
-  const start = text.indexOf('//');
-  if (start < 0) return text.includes('@') ? '…' : text;
-  const rest = text.slice(start + 2);
-  const end = rest.search(/[/?#]/);
-  const authority = end < 0 ? rest : rest.slice(0, end);
-  const at = authority.lastIndexOf('@');
-  if (at < 0) return text;
-  return `${text.slice(0, start + 2)}***${text.slice(start + 2 + at)}`;
+  const redacted = redactCredentials(text);
+  return redacted === text && text.includes('@') ? '…' : redacted;
 }
 
 function checkPrefix(prefix: string, fromEnv: boolean): void {

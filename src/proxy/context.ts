@@ -135,7 +135,7 @@ const UNKNOWN_FIELD_WORDS = [
 ];
 
 /** The refusal says the server does not take `field` (its top-level body key is named). */
-export function saysFieldUnknown(option: ConstraintOption, detail: string | undefined): boolean {
+function saysFieldUnknown(option: ConstraintOption, detail: string | undefined): boolean {
   if (detail === undefined) return false;
   const text = detail.toLowerCase();
   const named = Object.keys(option.fields).some((key) => text.includes(key.toLowerCase()));
