@@ -69,6 +69,16 @@ export async function readAll(
   return items;
 }
 
+/** What `promise` rejects with; throws when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
 const framesOf = (items: readonly LogItem[]) => items.filter(isEntry).map((item) => item.frame);
 const endOf = (items: readonly LogItem[]) => {
   const last = items.at(-1);
@@ -121,15 +131,6 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
       const kept: string[] = [];
       for (const id of ids) if ((await store.getRun(id)) !== undefined) kept.push(id);
       return kept;
-    }
-
-    async function rejection(promise: Promise<unknown>): Promise<unknown> {
-      try {
-        await promise;
-      } catch (error) {
-        return error;
-      }
-      throw new Error('expected a rejection');
     }
 
     describe('runs and leases', () => {

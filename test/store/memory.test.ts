@@ -9,7 +9,7 @@ import {
   parseRunStoreSpec,
   RunStoreSpecError,
 } from '../../src/store/index.ts';
-import { frame, newRun, readAll, runStoreContract, TAIL } from './contract.ts';
+import { frame, newRun, readAll, rejection, runStoreContract, TAIL } from './contract.ts';
 
 runStoreContract('memory', async (limits, clock) => {
   const backing = new MemoryRunStoreBacking({ limits, ...(clock === undefined ? {} : { clock }) });
@@ -165,9 +165,7 @@ describe('MemoryRunStore: handles', () => {
   it('refuses a second run on a log in use: a log is written by one run', async () => {
     const store = new MemoryRunStore();
     await store.createRun(newRun('r1', { log: 'chat:c1:1' }), T0);
-    const error = await store
-      .createRun(newRun('r2', { log: 'chat:c1:1' }), T0)
-      .catch((caught: unknown) => caught);
+    const error = await rejection(store.createRun(newRun('r2', { log: 'chat:c1:1' }), T0));
     expect(isErrorOfKind(error, 'request-refused')).toBe(true);
     expect(await store.getRun('r2')).toBeUndefined();
   });
@@ -217,7 +215,7 @@ describe('MemoryRunStore: handles', () => {
 
   it('refuses to read after something that is not an event id', async () => {
     const store = new MemoryRunStore();
-    const error = await readAll(store, 'r1', 'yesterday').catch((caught: unknown) => caught);
+    const error = await rejection(readAll(store, 'r1', 'yesterday'));
     expect(InvalidEventIdError.isInstance(error)).toBe(true);
     expect(isErrorOfKind(error, 'request-refused')).toBe(true);
   });
@@ -231,7 +229,7 @@ describe('MemoryRunStore: handles', () => {
   });
 });
 
-describe('MemoryRunStore: what the registry kept, now in the store', () => {
+describe('MemoryRunStore: counters and sizes', () => {
   it('keeps counters: stats and a run’s start, pause and finish walk no collection', async () => {
     const store = new MemoryRunStore({ limits: { maxRememberedRuns: 20_000 } });
     for (let index = 0; index < 2000; index++) {
@@ -335,7 +333,7 @@ describe('createRunStore', () => {
       'valkey://user:hunter2@cache:6379/0',
       'user:hunter2@cache:6379',
     ]) {
-      const error = await createRunStore(spec).catch((caught: unknown) => caught);
+      const error = await rejection(createRunStore(spec));
       expect(RunStoreSpecError.isInstance(error), spec).toBe(true);
       expect(isErrorOfKind(error, 'usage')).toBe(true);
       expect((error as Error).message).toContain('memory or redis://HOST:PORT[/DB]');

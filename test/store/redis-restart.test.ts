@@ -10,18 +10,13 @@ import { isErrorOfKind } from '../../src/core/errors.ts';
 import { createRedisRunStore, type RedisRunStore } from '../../src/store/redis/index.ts';
 import type { LogItem } from '../../src/store/run-store.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
-import { frame, newRun, TAIL } from './contract.ts';
+import { frame, newRun, rejection, TAIL } from './contract.ts';
 
 const T0 = 1_700_000_000_000;
 const PASSWORD = 'pa55-w0rd-never-shown';
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
+  return (await rejection(promise)) as Error;
 }
 
 function expectStoreUnavailable(error: Error, what: RegExp, port: number): void {

@@ -9,7 +9,7 @@ import { createRunStore } from '../../src/store/index.ts';
 import { createRedisRunStore, RedisRunStore } from '../../src/store/redis/index.ts';
 import { DEFAULT_RUN_STORE_LIMITS, type LogItem } from '../../src/store/run-store.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
-import { frame, newRun, readAll, runStoreContract, TAIL } from './contract.ts';
+import { frame, newRun, readAll, rejection, runStoreContract, TAIL } from './contract.ts';
 
 const T0 = 1_700_000_000_000;
 let redis: RedisServer;
@@ -118,10 +118,7 @@ describe.skipIf(skipRedisTests())('the Redis run store', () => {
       const following = firstFrame(reader, 'r1', controller.signal);
       await waitUntil(async () => (await blockedClients()) >= 1);
       for (const bad of ['abc', '1-x', '$', '+', '1-2-3']) {
-        const error = await readAll(reader, 'r1', bad).then(
-          () => undefined,
-          (caught: unknown) => caught,
-        );
+        const error = await rejection(readAll(reader, 'r1', bad));
         expect(isErrorOfKind(error, 'request-refused')).toBe(true);
       }
       await writer.append(lease, [frame('still here')], TAIL);
