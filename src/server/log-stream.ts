@@ -8,7 +8,7 @@ import type { LiveRuns } from './live-runs.ts';
 /** How long a response waits for its first event before it sends its headers anyway. */
 const HEADERS_WAIT_MS = 500;
 /** A comment line after this long without an event keeps proxies from closing an idle stream. */
-export const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE_MS = 15_000;
 const KEEP_ALIVE = ':\n\n';
 
 export interface LogStreamOptions {
@@ -309,9 +309,10 @@ async function replayUpTo(
   for await (const item of store.read(log, undefined, signal)) {
     if ('end' in item) return;
     const id = parseEventId(item.id);
-    if (id === undefined || compareEventIds(id, last) > 0) return;
+    const order = id === undefined ? 1 : compareEventIds(id, last);
+    if (order > 0) return;
     onFrame(item.frame);
-    if (compareEventIds(id, last) === 0) return;
+    if (order === 0) return;
   }
 }
 

@@ -74,7 +74,7 @@ export async function resumePaused(options: ResumePausedOptions): Promise<Resume
  * arrays, each call with a string id and name. Throws a 500 `HttpError` saying the stored state
  * is damaged; the caller then gives its claim back.
  */
-export function readPausedState(runId: string, text: string): RunState {
+function readPausedState(runId: string, text: string): RunState {
   let value: unknown;
   try {
     value = parseJsonText(text);

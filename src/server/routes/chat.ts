@@ -29,7 +29,7 @@ import type { RunRouteContext } from './runs.ts';
  */
 
 /** Why a chat's paused run ended when the chat went on without its answers. */
-export const UNANSWERED_RUN = 'the chat went on with a new message instead of answering';
+const UNANSWERED_RUN = 'the chat went on with a new message instead of answering';
 
 /** The run id travels in this header of a chat response too. */
 const RUN_ID_HEADER = 'x-run-id';
