@@ -19,6 +19,7 @@ import { MemoryRunStoreBacking } from '../src/store/memory/index.ts';
 import { createRedisRunStore } from '../src/store/redis/index.ts';
 import type { NewRun, RunLease, RunStore } from '../src/store/run-store.ts';
 import { benchInChild, collectGarbage, formatRatio, formatTable, median } from './measure.ts';
+import { percentile } from './proxy-figures.ts';
 import { failureLines, reportSectionFailures, runSectionAlone } from './sections.ts';
 
 const REDIS_SERVER_PATH = '/usr/bin/redis-server';
@@ -138,11 +139,6 @@ async function throughput(
   return (passes * entry.runs * entry.events) / (ms / 1000);
 }
 
-function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
-}
-
 export interface Latency {
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -173,8 +169,8 @@ async function latency(pair: StorePair, reader: RunStore, failures: string[]): P
   failures.push(
     ...checkFrames(await reading, LATENCY_EVENTS, `latency (${reader === pair.a ? 'A' : 'B'})`),
   );
-  const sorted = took.slice(LATENCY_WARMUP).sort((x, y) => x - y);
-  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
+  const counted = took.slice(LATENCY_WARMUP);
+  return { p50Ms: percentile(counted, 50), p99Ms: percentile(counted, 99) };
 }
 
 interface RoundFigures {
