@@ -1,10 +1,14 @@
 /**
  * Sizes as a store holds them: strings as UTF-8 bytes (what Redis keeps), plus a fixed share per
- * run for its fields. Both stores count alike, so `maxRememberedBytes` means the same in each.
+ * run and per log entry for their fields. Both stores count alike (the Redis scripts take these
+ * constants), so `maxRememberedBytes` means the same in each.
  */
 
 /** What a remembered run costs besides its strings: its fields and bookkeeping. */
 export const RUN_OVERHEAD = 256;
+
+/** What each log entry costs besides its frame: its id and bookkeeping. */
+export const LOG_ENTRY_OVERHEAD = 32;
 
 /** The UTF-8 length of `text`, counted without encoding it. */
 export function utf8Length(text: string): number {

@@ -1,4 +1,4 @@
-import { utf8Length } from '../bytes.ts';
+import { LOG_ENTRY_OVERHEAD, utf8Length } from '../bytes.ts';
 import { compareEventIds, type EventId, formatEventId, nextEventId } from '../event-id.ts';
 import type { LogEnd } from '../run-store.ts';
 
@@ -10,9 +10,6 @@ export interface MemoryLogEntry {
   readonly end: Exclude<LogEnd, 'trimmed' | 'gone'> | undefined;
   readonly bytes: number;
 }
-
-/** What each entry costs besides its frame: its id and bookkeeping, counted like Redis's. */
-export const LOG_ENTRY_OVERHEAD = 32;
 
 /** What entries holding these frames cost, counted as the Redis store counts them. */
 export function logEntriesBytes(frames: readonly string[]): number {

@@ -1,5 +1,5 @@
 import { createIdGenerator } from '../../core/ids.ts';
-import { RUN_OVERHEAD, utf8Length } from '../bytes.ts';
+import { LOG_ENTRY_OVERHEAD, RUN_OVERHEAD, utf8Length } from '../bytes.ts';
 import { InvalidEventIdError, RunExistsError, RunLostError } from '../errors.ts';
 import { compareEventIds, type EventId, parseEventId } from '../event-id.ts';
 import {
@@ -25,7 +25,7 @@ import {
   type RunWire,
   type StoredRun,
 } from '../run-store.ts';
-import { LOG_ENTRY_OVERHEAD, logEntriesBytes, MemoryLog } from './memory-log.ts';
+import { logEntriesBytes, MemoryLog } from './memory-log.ts';
 import { MemoryResponses } from './memory-responses.ts';
 
 /** A run as the memory store keeps it; `StoredRun` is a copy of it. */

@@ -12,6 +12,7 @@
  * `P pointers` (their set order) and `P pointers:seq`; channel `P abort`.
  */
 
+import { LOG_ENTRY_OVERHEAD, RUN_OVERHEAD } from '../bytes.ts';
 import { POINTER_EVICTION_SCAN } from '../run-store.ts';
 
 /** What every run script shares: keys, exact trimming that remembers what it dropped, stopping, eviction. */
@@ -51,8 +52,9 @@ local function nowms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- What a log entry costs: its frame plus a fixed share, as src/store/memory/memory-log.ts counts.
-local ENTRY_OVERHEAD = 32
+-- What a log entry and a remembered run cost besides their strings (src/store/bytes.ts).
+local ENTRY_OVERHEAD = ${LOG_ENTRY_OVERHEAD}
+local RUN_OVERHEAD = ${RUN_OVERHEAD}
 local function entryBytes(entry)
   local fields = entry[2]
   for i = 1, #fields, 2 do
@@ -191,7 +193,7 @@ end
 -- Stopped bytes: what a remembered run holds (its prompt, state or outcome, its log's frames).
 local function remember(id, held)
   local f = redis.call('HMGET', rk(id), 'prompt', 'logBytes', 'bytes')
-  local bytes = #(f[1] or '') + #held + 256 + tonumber(f[2] or '0')
+  local bytes = #(f[1] or '') + #held + RUN_OVERHEAD + tonumber(f[2] or '0')
   redis.call('HINCRBY', STATS, 'bytes', bytes - tonumber(f[3] or '0'))
   redis.call('HSET', rk(id), 'bytes', bytes)
   return bytes
@@ -298,7 +300,7 @@ local frames = {}
 for i = 14, #ARGV do frames[#frames + 1] = ARGV[i] end
 -- What it would hold paused: prompt, state, its log with these frames and the end entry.
 local f = redis.call('HMGET', rk(id), 'prompt', 'logBytes')
-local total = #(f[1] or '') + #state + 256 + tonumber(f[2] or '0') + ENTRY_OVERHEAD
+local total = #(f[1] or '') + #state + RUN_OVERHEAD + tonumber(f[2] or '0') + ENTRY_OVERHEAD
 for i = 1, #frames do total = total + ENTRY_OVERHEAD + #frames[i] end
 if total > maxBytes then
   local outcome = string.gsub(ARGV[7], '%%s', function() return fmtbytes(total) end)
