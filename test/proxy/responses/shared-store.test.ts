@@ -127,7 +127,15 @@ function completedId(events: readonly ResponseStreamEvent[]): string {
   return last.response.id;
 }
 
-function expectNotFound(error: unknown, id: string): void {
+/** Continuing `id` through `instance` is a 404 previous_response_not_found naming it. */
+async function expectNotFound(instance: Instance, id: string): Promise<void> {
+  const error = await failure(
+    instance.client.responses.create({
+      model: 'scripted-model',
+      previous_response_id: id,
+      input: 'Go on',
+    }),
+  );
   expect(error).toBeInstanceOf(APIError);
   expect((error as APIError).status).toBe(404);
   expect((error as APIError).code).toBe('previous_response_not_found');
@@ -250,28 +258,10 @@ function sharedStoreTests(name: string, shared: SharedStore) {
         store: false,
       });
       for (const instance of [a, b]) {
-        expectNotFound(
-          await failure(
-            instance.client.responses.create({
-              model: 'scripted-model',
-              previous_response_id: kept.id,
-              input: 'Again',
-            }),
-          ),
-          kept.id,
-        );
+        await expectNotFound(instance, kept.id);
       }
       const long = `resp_${'x'.repeat(300)}`;
-      expectNotFound(
-        await failure(
-          b.client.responses.create({
-            model: 'scripted-model',
-            previous_response_id: long,
-            input: 'Again',
-          }),
-        ),
-        long,
-      );
+      await expectNotFound(b, long);
       expect(upstream.requests).toHaveLength(1);
     });
 
@@ -316,16 +306,7 @@ function sharedStoreTests(name: string, shared: SharedStore) {
       const ids: string[] = [];
       for (const input of ['1', '2', '3'])
         ids.push((await a.client.responses.create({ model: 'scripted-model', input })).id);
-      expectNotFound(
-        await failure(
-          b.client.responses.create({
-            model: 'scripted-model',
-            previous_response_id: ids[0]!,
-            input: 'Go on',
-          }),
-        ),
-        ids[0]!,
-      );
+      await expectNotFound(b, ids[0]!);
       const kept = await b.client.responses.create({
         model: 'scripted-model',
         previous_response_id: ids[2]!,
@@ -343,16 +324,7 @@ function sharedStoreTests(name: string, shared: SharedStore) {
       const small = await a.client.responses.create({ model: 'scripted-model', input: 'Hi' });
       const large = await a.client.responses.create({ model: 'scripted-model', input: 'Long' });
       expect(large.status).toBe('completed');
-      expectNotFound(
-        await failure(
-          b.client.responses.create({
-            model: 'scripted-model',
-            previous_response_id: large.id,
-            input: 'Go on',
-          }),
-        ),
-        large.id,
-      );
+      await expectNotFound(b, large.id);
       const continued = await b.client.responses.create({
         model: 'scripted-model',
         previous_response_id: small.id,
@@ -408,16 +380,7 @@ describe('the store time limit', () => {
     });
     expect(kept.output_text).toBe('two');
     now = T0 + 60_000;
-    expectNotFound(
-      await failure(
-        b.client.responses.create({
-          model: 'scripted-model',
-          previous_response_id: first.id,
-          input: 'Go on',
-        }),
-      ),
-      first.id,
-    );
+    await expectNotFound(b, first.id);
   });
 });
 
