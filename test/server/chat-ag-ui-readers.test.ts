@@ -1,16 +1,5 @@
-/**
- * Readers of chat and AG-UI runs (review-25 F4, F5, F9, F14): a read is noted in the store when
- * it starts (a client back just before the unread limit keeps its run), and the AG-UI events
- * route notes the run that writes the log read, not the thread's newest; a store failure under
- * the run reaches the reader, whose stream ends well formed (open parts, messages and calls
- * closed, then the error); AG-UI log ids cannot collide whatever the client's ids hold; ids in a
- * GET or abort path are capped as POST caps them. Clocks are injected; nothing waits on time.
- */
-import { type BaseEvent, verifyEvents } from '@ag-ui/client';
-import { EventSchemas } from '@ag-ui/core/schemas';
 import { readUIMessageStream, type UIMessageChunk } from 'ai';
 import type { Hono } from 'hono';
-import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../src/agent/index.ts';
 import { frameUIMessageChunk, UNFINISHED_CALL } from '../../src/agent/ui/ui-message-stream.ts';
@@ -24,6 +13,7 @@ import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import { skipRedisTests } from '../support/redis-server.ts';
+import { expectWellFormedAgUi } from './ag-ui-frames.ts';
 import { mountRunRoutes, redisStorePairs } from './drive-app.ts';
 
 const LONG_ID = 'x'.repeat(201);
@@ -34,18 +24,6 @@ function framesOf(text: string): string[] {
     .split('\n')
     .filter((line) => line.startsWith('data: '))
     .map((line) => `${line}\n\n`);
-}
-
-async function expectWellFormedAgUi(frames: readonly string[]): Promise<BaseEvent[]> {
-  const events = frames.map((frame) => parseJsonText(frame.slice('data: '.length)) as BaseEvent);
-  for (const event of events) EventSchemas.parse(event);
-  await expect(lastValueFrom(from(events).pipe(verifyEvents(), toArray()))).resolves.toHaveLength(
-    events.length,
-  );
-  const terminal = events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR');
-  expect(terminal).toHaveLength(1);
-  expect(events.at(-1)).toBe(terminal[0]);
-  return events;
 }
 
 /** Reads a response until `enough` holds of its text; the reader stays open. */

@@ -3,10 +3,9 @@
  * place), and the run as AG-UI's SSE frames for the event log, whose tail closes a stream cut
  * anywhere into one `@ag-ui/client`'s `verifyEvents` accepts (the instance_lost guarantee).
  */
-import { type BaseEvent, HttpAgent, verifyEvents } from '@ag-ui/client';
+import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { Hono } from 'hono';
-import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { type AgentEvent, type AgentTools, runAgent } from '../../../src/agent/index.ts';
 import { HttpError } from '../../../src/http/http-error.ts';
@@ -28,29 +27,11 @@ import {
 import { DEFAULT_RUN_STORE_LIMITS, type RunStore } from '../../../src/store/run-store.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 import { skipRedisTests } from '../../support/redis-server.ts';
+import { agUiEventsOf, expectWellFormedAgUi } from '../ag-ui-frames.ts';
 import { mountRunRoutes, redisStorePairs } from '../drive-app.ts';
 
 const OPTIONS = { limits: DEFAULT_CONVERSATION_LIMITS, serverTools: ['get_weather'] };
 const IDS = { threadId: 'th', runId: 'r1' };
-
-/** The events in SSE frames, each frame one `data:` line and a blank line. */
-function eventsOf(frames: readonly string[]): BaseEvent[] {
-  return frames.map((frame) => {
-    expect(frame).toMatch(/^data: [^\n]*\n\n$/);
-    return JSON.parse(frame.slice('data: '.length)) as BaseEvent;
-  });
-}
-
-async function expectWellFormed(frames: readonly string[]): Promise<void> {
-  const events = eventsOf(frames);
-  for (const event of events) EventSchemas.parse(event);
-  await expect(lastValueFrom(from(events).pipe(verifyEvents(), toArray()))).resolves.toHaveLength(
-    events.length,
-  );
-  const terminal = events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR');
-  expect(terminal).toHaveLength(1);
-  expect(events.at(-1)).toBe(terminal[0]);
-}
 
 function refused(body: unknown, options = OPTIONS): HttpError {
   try {
@@ -189,8 +170,8 @@ describe('AgUiWire', () => {
     const frames = [...wire.start(), ...events.flatMap((event) => wire.push(event))];
     expect(wire.finish({ stopReason: 'completed' } as never)).toEqual([]);
     expect(wire.tail()).toEqual([]);
-    await expectWellFormed(frames);
-    expect(eventsOf(frames)[0]).toEqual({
+    await expectWellFormedAgUi(frames);
+    expect(agUiEventsOf(frames)[0]).toEqual({
       type: 'RUN_STARTED',
       threadId: 'th',
       runId: 'r1',
@@ -208,8 +189,8 @@ describe('AgUiWire', () => {
     for (const event of events) {
       const tail = wire.tail();
       if (tail.length > 0) {
-        await expectWellFormed([...written, ...tail]);
-        expect(eventsOf(tail).at(-1)).toEqual({ type: 'RUN_ERROR', ...AG_UI_INSTANCE_LOST });
+        await expectWellFormedAgUi([...written, ...tail]);
+        expect(agUiEventsOf(tail).at(-1)).toEqual({ type: 'RUN_ERROR', ...AG_UI_INSTANCE_LOST });
       }
       written.push(...wire.push(event));
     }
@@ -223,12 +204,12 @@ describe('AgUiWire', () => {
       ...wire.push({ type: 'step-start', step: 1 }),
       ...wire.finish({ stopReason: 'error', message: 'lost the model' } as never),
     ];
-    expect(eventsOf(frames).at(-1)).toEqual({
+    expect(agUiEventsOf(frames).at(-1)).toEqual({
       type: 'RUN_ERROR',
       code: 'error',
       message: 'lost the model',
     });
-    await expectWellFormed(frames);
+    await expectWellFormedAgUi(frames);
 
     const failing = new AgUiWire(IDS);
     const failed = [
@@ -236,8 +217,8 @@ describe('AgUiWire', () => {
       ...failing.push({ type: 'text-delta', id: 't', delta: 'x' }),
       ...failing.failure('the encoder threw'),
     ];
-    await expectWellFormed(failed);
-    expect(eventsOf(failed).at(-1)).toEqual({
+    await expectWellFormedAgUi(failed);
+    expect(agUiEventsOf(failed).at(-1)).toEqual({
       type: 'RUN_ERROR',
       code: 'server_error',
       message: 'the encoder threw',
@@ -246,7 +227,7 @@ describe('AgUiWire', () => {
   });
 
   it("the store's failure frame is a RUN_ERROR AG-UI reads", () => {
-    const [event] = eventsOf([agUiStoreFailureFrame('redis went away')]);
+    const [event] = agUiEventsOf([agUiStoreFailureFrame('redis went away')]);
     expect(EventSchemas.parse(event)).toEqual({
       type: 'RUN_ERROR',
       code: 'store_unavailable',
@@ -379,7 +360,7 @@ describe('POST /api/ag-ui', () => {
     const ids = [...posted.matchAll(/^id: (\S+)$/gm)].map((match) => match[1]!);
     const datas = posted.split('\n').filter((line) => line.startsWith('data: '));
     expect(ids.length).toBe(datas.length);
-    await expectWellFormed(datas.map((line) => `${line}\n\n`));
+    await expectWellFormedAgUi(datas.map((line) => `${line}\n\n`));
 
     const again = await a.app.request(`/api/ag-ui/threads/${agent.threadId}/runs/r-1/events`);
     expect(await again.text()).toBe(posted);
@@ -518,8 +499,8 @@ describe('POST /api/ag-ui', () => {
       .split('\n')
       .filter((line) => line.startsWith('data: '))
       .map((line) => `${line}\n\n`);
-    await expectWellFormed(frames);
-    expect(eventsOf(frames).slice(-3)).toEqual([
+    await expectWellFormedAgUi(frames);
+    expect(agUiEventsOf(frames).slice(-3)).toEqual([
       { type: 'TEXT_MESSAGE_END', messageId: 'r-1:text:1' },
       { type: 'STEP_FINISHED', stepName: 'step-1' },
       { type: 'RUN_ERROR', ...AG_UI_INSTANCE_LOST },
