@@ -38,7 +38,7 @@ export class RedisStoreError extends ToolwireError {
 }
 
 /** `host:port/db` of a Redis URL, for messages: a password or user name never appears. */
-export function redisWhere(url: string): string {
+function redisWhere(url: string): string {
   try {
     const parsed = new URL(url);
     const db = parsed.pathname.replace(/^\//, '') || '0';
@@ -75,7 +75,7 @@ async function loadRedis(): Promise<RedisModule> {
   }
 }
 
-/** One Redis connection with deadlines; `blocking()` gives a dedicated one for XREAD BLOCK. */
+/** One Redis connection with deadlines; `duplicate()` makes one for XREAD BLOCK or SUBSCRIBE. */
 export class RedisConnection {
   readonly where: string;
   readonly callDeadlineMs: number;

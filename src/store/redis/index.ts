@@ -7,7 +7,7 @@ import { DEFAULT_RUN_STORE_LIMITS, type RunStoreLimits } from '../run-store.ts';
 import { RedisConnection, type RedisConnectOptions } from './connect.ts';
 import { RedisRunStore } from './redis-run-store.ts';
 
-export { RedisConnection, RedisStoreError, redisWhere } from './connect.ts';
+export { RedisStoreError } from './connect.ts';
 export { RedisRunStore } from './redis-run-store.ts';
 
 export interface RedisRunStoreOptions extends RedisConnectOptions {
