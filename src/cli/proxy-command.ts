@@ -12,7 +12,6 @@ import {
   type UpstreamTarget,
   upstreamTarget,
 } from '../proxy/index.ts';
-import type { RunStore } from '../store/run-store.ts';
 import { parseCommandLine } from './command-line.ts';
 import { FORMAT_FILE_FLAGS, formatFileChoice } from './format-flags.ts';
 import { oneLine, readFormatFile } from './format-source.ts';
@@ -21,7 +20,7 @@ import { hostSettings } from './host-settings.ts';
 import { protocolSetting, wholeNumber } from './model-settings.ts';
 import { serverChatTemplate } from './server-chat-template.ts';
 import { listenOrSay, untilStopped } from './server-lifetime.ts';
-import { openStoreOrSay, STORE_FLAGS, type StoreSettings, storeSetting } from './store-flag.ts';
+import { STORE_FLAGS, sharedStoreOrSay, storeSetting } from './store-flag.ts';
 import { neutraliseControls } from './terminal-text.ts';
 import { PROXY_USAGE } from './usage.ts';
 import { UsageError } from './usage-error.ts';
@@ -274,9 +273,10 @@ export async function proxyCommand(
     err,
   );
 
-  const stored = { maxStoredResponses, maxStoredResponseBytes };
-  const store = await sharedStore(storeSettings, stored, err);
-  if (store === null) return 1;
+  // The stored-response limits: of a shared store, or of the proxy's own memory.
+  const stored = definedOnly({ maxStoredResponses, maxStoredResponseBytes });
+  const shared = await sharedStoreOrSay(storeSettings, { limits: stored }, err);
+  if (shared === undefined) return 1;
   try {
     const proxy = createProxyApp({
       // The URL as given: createProxyApp takes its credentials out for the Authorization header.
@@ -290,8 +290,7 @@ export async function proxyCommand(
       // What the proxy learns (the server's kind, a refused constraint), shown, not acted on, by
       // the terminal.
       log: (line) => err.write(`toolwire proxy: ${neutraliseControls(oneLine(line))}\n`),
-      // A shared store holds the stored-response limits itself; the proxy's own memory takes them here.
-      ...(store === undefined ? definedOnly(stored) : { store }),
+      ...(shared.store === undefined ? stored : shared),
       allowedHostnames: hosts.allowedHostnames,
       allowIpAddressHosts: hosts.allowIpAddressHosts,
       limits: { ...DEFAULT_PROXY_LIMITS, ...limits },
@@ -311,7 +310,7 @@ export async function proxyCommand(
     return 0;
   } finally {
     // The proxy leaves a given store open: it is closed here, on every way out.
-    await store?.close();
+    await shared.store?.close();
   }
 }
 
@@ -320,19 +319,4 @@ function definedOnly<T extends object>(options: T): { [K in keyof T]?: Exclude<T
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
   };
-}
-
-/**
- * The store `--store` names, opened: undefined for `memory` (the proxy's own memory, bounded by
- * `--max-stored-responses` and `--max-stored-response-mb`, as without the flag), a Redis store
- * whose limits those flags give, or null when it cannot be used (one line on `err` said why).
- */
-async function sharedStore(
-  settings: StoreSettings,
-  stored: { maxStoredResponses: number | undefined; maxStoredResponseBytes: number | undefined },
-  err: Output,
-): Promise<RunStore | undefined | null> {
-  if (settings.kind === 'memory') return undefined;
-  const store = await openStoreOrSay(settings, { limits: definedOnly(stored) }, err);
-  return store ?? null;
 }

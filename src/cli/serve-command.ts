@@ -16,7 +16,7 @@ import { parseCommandLine } from './command-line.ts';
 import { HELP_OPTION, helpOf } from './help.ts';
 import { hostSettings } from './host-settings.ts';
 import { closeWithin, listenOrSay, untilStopped } from './server-lifetime.ts';
-import { openStoreOrSay, STORE_FLAGS, type StoreSettings, storeSetting } from './store-flag.ts';
+import { STORE_FLAGS, type StoreSettings, sharedStoreOrSay, storeSetting } from './store-flag.ts';
 
 export { type HostSettings, hostSettings } from './host-settings.ts';
 
@@ -165,16 +165,12 @@ export async function serveCommand(
   };
   // Memory: the app's own store, shaped by its limits. Redis: opened here with the same limits,
   // and closed here once the app has closed (the app leaves a given store open).
-  const store =
-    storeSettings.kind === 'memory'
-      ? undefined
-      : await openStoreOrSay(storeSettings, { limits: runStoreLimits(limits) }, err);
-  if (storeSettings.kind !== 'memory' && store === undefined) return 1;
+  const shared = await sharedStoreOrSay(storeSettings, { limits: runStoreLimits(limits) }, err);
+  if (shared === undefined) return 1;
   try {
-    const served = { ...options, ...(store ? { store } : {}) };
-    return await serve(served, { port, host }, shown, { out, err });
+    return await serve({ ...options, ...shared }, { port, host }, shown, { out, err });
   } finally {
-    await store?.close();
+    await shared.store?.close();
   }
 }
 

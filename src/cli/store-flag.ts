@@ -106,6 +106,21 @@ export async function openStoreOrSay(
   }
 }
 
+/**
+ * The store for a command that keeps its own memory otherwise: `{}` for `memory`, `{ store }`
+ * for Redis (the caller closes it), or undefined when it cannot be opened (`openStoreOrSay` said
+ * why on `err`).
+ */
+export async function sharedStoreOrSay(
+  settings: StoreSettings,
+  options: OpenStoreOptions,
+  err: Output,
+): Promise<{ readonly store?: RunStore } | undefined> {
+  if (settings.kind === 'memory') return {};
+  const store = await openStoreOrSay(settings, options, err);
+  return store === undefined ? undefined : { store };
+}
+
 /** `redis://HOST:PORT/DB` of a valid `--store` value, or a UsageError that shows no credentials. */
 function redisAddress(spec: string, source: string): string {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(spec);
