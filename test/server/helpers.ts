@@ -103,6 +103,14 @@ export function joined(
     .join('');
 }
 
+/** Model turns (the xml format) over `repository()`: a search, a question for the user, the answer. */
+export const SEARCH_TURN =
+  '<thinking>Find the login code.</thinking>\n<search>\n<query>loginUser</query>\n</search>';
+export const ASK_TURN =
+  '<ask_user>\n<question>Which file should I explain?</question>\n</ask_user>';
+export const ANSWER_TURN =
+  '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
+
 /** A small repository for the code tools. */
 export function repository(): string {
   const root = mkdtempSync(join(tmpdir(), 'toolwire-serve-'));

@@ -12,11 +12,8 @@ import { decodeBlocks } from '../../src/stream/index.ts';
 import { type StartedChild, startCli } from '../support/child-process.ts';
 import { type FakeServer, startFakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
-import { EventReader, ofType, postJson, repository } from './helpers.ts';
+import { ANSWER_TURN, ASK_TURN, EventReader, ofType, postJson, repository } from './helpers.ts';
 
-const ASK_TURN = '<ask_user>\n<question>Which file should I explain?</question>\n</ask_user>';
-const ANSWER_TURN =
-  '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
 const LONG_TURN = '<thinking>Working on it, step by step, and then some more steps';
 /** A's lease: short, so the test takes a few seconds (the default is 10 s). */
 const LEASE_MS = 2000;

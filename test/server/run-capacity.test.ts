@@ -11,11 +11,7 @@ import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import type { NewRun, PausedClaim, RunLease } from '../../src/store/run-store.ts';
 import { decodeBlocks } from '../../src/stream/index.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
-import { ofType, repository } from './helpers.ts';
-
-const ASK_TURN = '<ask_user>\n<question>Which file should I explain?</question>\n</ask_user>';
-const ANSWER_TURN =
-  '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
+import { ANSWER_TURN, ASK_TURN, ofType, repository } from './helpers.ts';
 
 /** A promise and what settles it. */
 function deferred<T = void>() {

@@ -8,9 +8,11 @@ import type { RunStore } from '../../src/store/run-store.ts';
 import { BlockEncoder, decodeBlocks, type MetaInitData } from '../../src/stream/index.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import {
+  ANSWER_TURN,
   ofType,
   postJson,
   repository,
+  SEARCH_TURN,
   startTestServer,
   type TestServer,
   waitForAsync,
@@ -24,10 +26,6 @@ import {
   storeWith,
 } from './run-fixtures.ts';
 
-const SEARCH_TURN =
-  '<thinking>Find the login code.</thinking>\n<search>\n<query>loginUser</query>\n</search>';
-const ANSWER_TURN =
-  '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
 const META: MetaInitData = { format: 'xml', user_query: 'Q', agent_uuid: 'r1', model: 'scripted' };
 
 const servers: TestServer[] = [];

@@ -9,12 +9,16 @@ import { createRedisRunStore, type RedisRunStore } from '../../src/store/redis/i
 import { decodeBlocks } from '../../src/stream/index.ts';
 import { scriptedModel } from '../agent/scripted-model.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
-import { ofType, postJson, repository, startTestServer, type TestServer } from './helpers.ts';
+import {
+  ANSWER_TURN,
+  ASK_TURN,
+  ofType,
+  postJson,
+  repository,
+  startTestServer,
+  type TestServer,
+} from './helpers.ts';
 import { closeServers } from './run-fixtures.ts';
-
-const ASK_TURN = '<ask_user>\n<question>Which file should I explain?</question>\n</ask_user>';
-const ANSWER_TURN =
-  '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
 
 let redis: RedisServer;
 let prefixes = 0;

@@ -4,21 +4,18 @@ import { MemoryRunStoreBacking } from '../../../src/store/memory/memory-run-stor
 import { decodeBlocks } from '../../../src/stream/index.ts';
 import { scriptedModel } from '../../agent/scripted-model.ts';
 import {
+  ANSWER_TURN,
+  ASK_TURN,
   ofType,
   postJson,
   repository,
+  SEARCH_TURN,
   startTestServer,
   type TestServer,
   waitFor,
   waitForAsync,
 } from '../helpers.ts';
 import { closeServers } from '../run-fixtures.ts';
-
-const SEARCH_TURN =
-  '<thinking>Find the login code.</thinking>\n<search>\n<query>loginUser</query>\n</search>';
-const ASK_TURN = '<ask_user>\n<question>Which file should I explain?</question>\n</ask_user>';
-const ANSWER_TURN =
-  '<attempt_completion><result>Login is handled by `loginUser` in login.js.</result></attempt_completion>';
 
 const servers: TestServer[] = [];
 afterEach(() => closeServers(servers));
