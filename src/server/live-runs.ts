@@ -40,8 +40,9 @@ export interface RunSlot {
  * What one instance knows of runs that only it can know: the runs it runs (their leases and
  * abort controllers, counted against `maxConcurrentRuns`, which is per instance, together with
  * the slots requests reserved for runs not yet owned), and the runs its responses are reading
- * now (reported to the store so a read run is not aborted as unread). Everything else about a run is in the store. Stops asked for on any instance reach
- * the owned run through the store's `onAbort`.
+ * now (reported to the store so a read run is not aborted as unread). Everything else about a
+ * run is in the store. Stops asked for on any instance reach the owned run through the store's
+ * `onAbort`.
  */
 export class LiveRuns {
   private readonly owned = new Map<string, OwnedRun>();
