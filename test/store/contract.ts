@@ -69,6 +69,26 @@ export async function readAll(
   return items;
 }
 
+/** Reads `log` live into `items`; `first` resolves at its first item, `reading` when it ends. */
+export function follow(
+  store: RunStore,
+  log: string,
+  signal: AbortSignal = new AbortController().signal,
+) {
+  const items: LogItem[] = [];
+  let sawFirst: () => void = () => {};
+  const first = new Promise<void>((resolve) => {
+    sawFirst = resolve;
+  });
+  const reading = (async () => {
+    for await (const item of store.read(log, undefined, signal)) {
+      items.push(item);
+      sawFirst();
+    }
+  })();
+  return { items, first, reading };
+}
+
 /** What `promise` rejects with; throws when it resolves. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -403,17 +423,7 @@ export function runStoreContract(name: string, openBacking: OpenContractBacking)
         const lease = await running(a, 'r1');
         await a.append(lease, [frame('1')], TAIL);
         const controller = new AbortController();
-        const items: LogItem[] = [];
-        let sawFirst: () => void = () => {};
-        const first = new Promise<void>((resolve) => {
-          sawFirst = resolve;
-        });
-        const reading = (async () => {
-          for await (const item of a.read('r1', undefined, controller.signal)) {
-            items.push(item);
-            sawFirst();
-          }
-        })();
+        const { items, first, reading } = follow(a, 'r1', controller.signal);
         await first;
         controller.abort();
         await reading;

@@ -10,7 +10,7 @@ import { isErrorOfKind } from '../../src/core/errors.ts';
 import { createRedisRunStore, type RedisRunStore } from '../../src/store/redis/index.ts';
 import type { LogItem } from '../../src/store/run-store.ts';
 import { type RedisServer, skipRedisTests, startRedis } from '../support/redis-server.ts';
-import { frame, newRun, rejection, TAIL } from './contract.ts';
+import { follow, frame, newRun, rejection, TAIL } from './contract.ts';
 
 const T0 = 1_700_000_000_000;
 const PASSWORD = 'pa55-w0rd-never-shown';
@@ -24,22 +24,6 @@ function expectStoreUnavailable(error: Error, what: RegExp, port: number): void 
   expect(error.message).toMatch(what);
   expect(error.message).toContain(`127.0.0.1:${port}/0`);
   expect(error.message).not.toContain(PASSWORD);
-}
-
-/** Reads `log` live into `items`; `first` resolves with its first item, `reading` when it ends. */
-function follow(store: RedisRunStore, log: string) {
-  const items: LogItem[] = [];
-  let sawFirst: () => void = () => {};
-  const first = new Promise<void>((resolve) => {
-    sawFirst = resolve;
-  });
-  const reading = (async () => {
-    for await (const item of store.read(log, undefined, new AbortController().signal)) {
-      items.push(item);
-      sawFirst();
-    }
-  })();
-  return { items, first, reading };
 }
 
 /** Calls `attempt` until it succeeds: the client reconnects on its own schedule. Bounded by count. */
