@@ -135,6 +135,29 @@ async function withReference(
   return { serve, reference };
 }
 
+/**
+ * A server whose model thinks slowly (a run to stop midway), a page on it (`openPage`'s drops
+ * and hold), and the abort requests the page sends.
+ */
+async function slowRun(
+  dropAfter: readonly (number | null)[],
+  holdReloadRead = false,
+): Promise<{ serve: ServeProcess; page: Page; aborts: string[] }> {
+  const fake = await startFakeOpenAIServer({
+    turns: [`<thinking>${'Thinking slowly. '.repeat(400)}</thinking>`],
+    chunkSize: 3,
+    chunkDelayMs: 20,
+  });
+  cleanups.push(() => fake.close());
+  const serve = await startServe(fake);
+  const page = await openPage(serve.url, dropAfter, holdReloadRead);
+  const aborts: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().endsWith('/abort')) aborts.push(request.url());
+  });
+  return { serve, page, aborts };
+}
+
 describe.skipIf(!HAS_CHROMIUM)('the page reconnects and resumes (Chromium)', () => {
   it(
     title('reconnects by itself after dropped connections; the transcript is the unbroken one'),
@@ -262,19 +285,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page reconnects and resumes (Chromium)', () 
   );
 
   it(title('Stop after a reconnect stops the run on the server (its abort route)'), async () => {
-    const fake = await startFakeOpenAIServer({
-      turns: [`<thinking>${'Thinking slowly. '.repeat(400)}</thinking>`],
-      chunkSize: 3,
-      chunkDelayMs: 20,
-    });
-    cleanups.push(() => fake.close());
-    const serve = await startServe(fake);
-    const page = await openPage(serve.url, [400]);
-    const aborts: string[] = [];
-    page.on('request', (request) => {
-      if (request.method() === 'POST' && request.url().endsWith('/abort'))
-        aborts.push(request.url());
-    });
+    const { serve, page, aborts } = await slowRun([400]);
     await ask(page, 'Take your time');
     // Reconnected, and reading events that came after the reconnect.
     await expect.poll(async () => (await runRequests(page)).length, { timeout: 20_000 }).toBe(2);
@@ -307,19 +318,7 @@ describe.skipIf(!HAS_CHROMIUM)('the page reconnects and resumes (Chromium)', () 
   });
 
   it(title('Stop pressed while a reload asks for the run again stops it'), async () => {
-    const fake = await startFakeOpenAIServer({
-      turns: [`<thinking>${'Thinking slowly. '.repeat(400)}</thinking>`],
-      chunkSize: 3,
-      chunkDelayMs: 20,
-    });
-    cleanups.push(() => fake.close());
-    const serve = await startServe(fake);
-    const page = await openPage(serve.url, [], true);
-    const aborts: string[] = [];
-    page.on('request', (request) => {
-      if (request.method() === 'POST' && request.url().endsWith('/abort'))
-        aborts.push(request.url());
-    });
+    const { page, aborts } = await slowRun([], true);
     await ask(page, 'Take your time');
     await page.locator('[data-block="thinking"]').waitFor({ timeout: 20_000 });
     await page.reload();
