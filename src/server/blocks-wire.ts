@@ -76,6 +76,10 @@ function nonEmpty(frame: string): boolean {
   return frame.length > 0;
 }
 
+const LESS_THAN = 0x3c;
+const GREATER_THAN = 0x3e;
+const SPACE = 0x20;
+
 /** The blocks a frame may leave open: their start tag is a frame of its own. */
 const STREAMED_BLOCK_TAGS = [TAG.thinking, TAG.text, TAG.toolCall, TAG.serverToolCall];
 
@@ -89,17 +93,26 @@ const STREAMED_BLOCK_TAGS = [TAG.thinking, TAG.text, TAG.toolCall, TAG.serverToo
 export class BlocksReadFailure {
   private openTag: string | undefined;
 
-  /** Notes a frame sent to the reader. */
+  /**
+   * Notes a frame sent to the reader. Every frame of every reader comes here, deltas of any
+   * length among them: only a frame's first characters are looked at, and a start tag's frame
+   * (short) is the only one searched for an end tag.
+   */
   sent(frame: string): void {
-    const xml = frame.startsWith('data: ') ? frame.slice(6) : frame;
-    if (xml.startsWith('</')) {
+    const at = frame.startsWith('data: ') ? 6 : 0;
+    if (frame.startsWith('</', at)) {
       this.openTag = undefined;
       return;
     }
-    if (!xml.startsWith('<') || xml.includes('</')) return;
-    const name = xml.slice(1).split(/[\s>]/, 1)[0];
-    const tag = STREAMED_BLOCK_TAGS.find((candidate) => candidate === name);
-    if (tag !== undefined) this.openTag = tag;
+    for (const tag of STREAMED_BLOCK_TAGS) {
+      if (!frame.startsWith(tag, at + 1) || frame.charCodeAt(at) !== LESS_THAN) continue;
+      const after = frame.charCodeAt(at + 1 + tag.length);
+      // `<content-block-text>` opens; `<content-block-tool_call … ></content-block-tool_call>` is whole.
+      if ((after === GREATER_THAN || after === SPACE) && !frame.includes('</', at)) {
+        this.openTag = tag;
+      }
+      return;
+    }
   }
 
   /** The frames that end the reader's stream: the open block closed, then the error. */
