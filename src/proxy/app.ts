@@ -185,7 +185,9 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     json: { maxDepth: limits.maxJsonDepth, maxValues: limits.maxJsonValues },
     transport,
   };
-  const log = options.log ?? ((line: string) => console.error(`toolwire proxy: ${line}`));
+  const given = options.log ?? ((line: string) => console.error(`toolwire proxy: ${line}`));
+  // Every line for the operator is one line, whatever a model server or the store put in it.
+  const log = (line: string) => given(logLine(line));
   const handle = createProxyContext({
     limits,
     protocol: choice,
@@ -195,7 +197,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     detectUpstream: (signal) => detectUpstreamKind(upstream, signal),
     log,
   });
-  const kept = keptConversationsFor(options, limits, (line) => log(logLine(line)));
+  const kept = keptConversationsFor(options, limits, log);
   const proxy = handle.context;
 
   const app = new Hono();
@@ -204,7 +206,7 @@ export function createProxyApp(options: ProxyOptions): ProxyApp {
     // A failure that is neither a refusal nor the model server's is the proxy's own: logged.
     // One line, as every line the proxy logs: the stack's frames joined on it.
     if (!HttpError.isInstance(error) && !ModelCallError.isInstance(error))
-      log(logLine(`unexpected failure: ${error.stack ?? `${error.name}: ${error.message}`}`));
+      log(`unexpected failure: ${error.stack ?? `${error.name}: ${error.message}`}`);
     return errorResponse(apiOfPath(c.req.path), failure);
   });
   app.notFound((c) =>

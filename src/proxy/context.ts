@@ -16,7 +16,6 @@ import {
   protocolNameFor,
 } from '../protocols/index.ts';
 import type { ChatRequest } from './conversation.ts';
-import { logLine } from './log-line.ts';
 import { MemoryBudget, type MemoryReservation } from './memory-budget.ts';
 import { type ProxyLimits, REQUEST_ENVELOPE_DEPTH } from './options.ts';
 import type { ReplyEvent } from './reply-events.ts';
@@ -95,7 +94,7 @@ export interface ProxyContextSettings {
   /** The model server's kind, or `auto`: found out by `detectUpstream` when first needed. */
   readonly upstreamKind: UpstreamKind | 'auto';
   readonly detectUpstream: (signal: AbortSignal) => Promise<DetectedUpstream>;
-  /** One line for the operator: the kind found, a constraint refused (made one line by `logLine`). */
+  /** One line for the operator: the kind found, a constraint refused (one line: app.ts `logLine`s it). */
   readonly log: (line: string) => void;
 }
 
@@ -158,9 +157,8 @@ function saysFieldUnknown(option: ConstraintOption, detail: string | undefined):
 function upstreamConstraint(
   settings: ProxyContextSettings,
   closing: AbortSignal,
-  log: (line: string) => void,
 ): UpstreamConstraint {
-  const { constrain, upstreamKind } = settings;
+  const { constrain, upstreamKind, log } = settings;
   let detection: Promise<DetectedUpstream> | undefined =
     upstreamKind === 'auto'
       ? undefined
@@ -238,9 +236,7 @@ export function createProxyContext(settings: ProxyContextSettings): ProxyContext
   const controllers = new Set<AbortController>();
   // Aborted when the proxy closes: stops a detection of the model server's kind.
   const closing = new AbortController();
-  // Every line for the operator is one line, whatever the model server put in it.
-  const log = (line: string) => settings.log(logLine(line));
-  const constraint = upstreamConstraint(settings, closing.signal, log);
+  const constraint = upstreamConstraint(settings, closing.signal);
   let active = 0;
   const { protocol: given } = settings;
 
