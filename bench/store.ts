@@ -13,16 +13,15 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { MemoryRunStoreBacking } from '../src/store/memory/index.ts';
 import { createRedisRunStore } from '../src/store/redis/index.ts';
 import type { NewRun, RunLease, RunStore } from '../src/store/run-store.ts';
+import { freePort, REDIS_SERVER_PATH, redisServerArgs } from '../test/support/redis-process.ts';
 import { benchInChild, collectGarbage, formatRatio, formatTable, median } from './measure.ts';
 import { percentile } from './proxy-figures.ts';
 import { failureLines, reportSectionFailures, runSectionAlone } from './sections.ts';
 
-const REDIS_SERVER_PATH = '/usr/bin/redis-server';
 const ROUNDS = 5;
 /** Events each latency round sends, one at a time (the next after the reader has the last). */
 const LATENCY_EVENTS = 400;
@@ -220,26 +219,12 @@ async function redisPair(url: string, prefix: string): Promise<StorePair> {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A redis-server for this bench: resolves once it accepts connections; `stop` kills it. */
 async function startRedisServer(): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    REDIS_SERVER_PATH,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcess = spawn(REDIS_SERVER_PATH, redisServerArgs(port), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

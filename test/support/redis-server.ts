@@ -5,10 +5,8 @@
  * (CI), where a missing server is a failure.
  */
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { type StartedChild, startChild } from './child-process.ts';
-
-export const REDIS_SERVER_PATH = '/usr/bin/redis-server';
+import { freePort, REDIS_SERVER_PATH, redisServerArgs } from './redis-process.ts';
 
 /** Why the Redis tests cannot run here, or undefined when they can. */
 function redisMissingReason(): string | undefined {
@@ -39,41 +37,13 @@ export interface RedisServer {
   pid(): number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function spawnRedis(port: number, extra: readonly string[]): Promise<StartedChild> {
   if (redisMissingReason() !== undefined) {
     return Promise.reject(new Error(`cannot start Redis: ${redisMissingReason()}`));
   }
-  return startChild(
-    REDIS_SERVER_PATH,
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--daemonize',
-      'no',
-      '--protected-mode',
-      'yes',
-      ...extra,
-    ],
-    { readyWhen: /Ready to accept connections/ },
-  );
+  return startChild(REDIS_SERVER_PATH, redisServerArgs(port, extra), {
+    readyWhen: /Ready to accept connections/,
+  });
 }
 
 export interface StartRedisOptions {
