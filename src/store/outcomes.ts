@@ -1,4 +1,4 @@
-import { formatBytes } from '../http/memory-estimate.ts';
+import { formatBytes } from '../core/format-bytes.ts';
 
 /**
  * The outcomes a store writes itself (the server writes the others: `completed`, `aborted`, …),

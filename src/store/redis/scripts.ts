@@ -39,7 +39,7 @@ local function idless(a, b)
   return ams < bms
 end
 
--- Bytes as src/http/memory-estimate.ts formatBytes writes them: '512 KiB', '1.5 MiB'.
+-- Bytes as src/core/format-bytes.ts formatBytes writes them: '512 KiB', '1.5 MiB'.
 local function fmtbytes(bytes)
   local size, unit = bytes / 1024, 'KiB'
   if size >= 1024 then size, unit = size / 1024, 'MiB' end
